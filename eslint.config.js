@@ -1,0 +1,48 @@
+// Lint rules that guard errand's conventions: type-aware promise checks, type-only imports,
+// no console in library code, and the layer rule (domain folders never import adapters).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const adapterModules = [
+  "better-sqlite3",
+  "hono",
+  "hono/*",
+  "@hono/*",
+  "@modelcontextprotocol/*",
+  "playwright-core",
+  "node:http",
+  "node:https",
+];
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "test/fixtures/static/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/interfaces/cli/output.ts"],
+    rules: { "no-console": "error" },
+  },
+  {
+    // Domain layers stay free of transports, drivers and the browser library.
+    files: ["src/task/**", "src/policy/**", "src/journal/**", "src/operations/**", "src/runner/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: adapterModules.map((group) => ({ group: [group], message: "Domain code must not import an adapter module; depend on an interface instead." })) }],
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,30 @@
+// Runs every *.test.ts under test/ with Node's built-in test runner (TypeScript through tsx).
+// Node 20's --test does not expand globs itself, so the files are listed here.
+// Usage: node scripts/test.mjs [substring filter ...]
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+function findTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (entry === "fixtures" || entry === "node_modules") continue;
+    if (statSync(full).isDirectory()) found.push(...findTests(full));
+    else if (entry.endsWith(".test.ts")) found.push(full);
+  }
+  return found;
+}
+
+const filters = process.argv.slice(2);
+const files = findTests("test")
+  .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
+  .sort();
+if (files.length === 0) {
+  console.error("no test files matched");
+  process.exit(2);
+}
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {
+  stdio: "inherit",
+});
+process.exit(result.status ?? 1);

@@ -1,0 +1,26 @@
+import { canonicalJson } from "../../../task/canonicalJson.js";
+import { EXIT } from "../exitCodes.js";
+import { printErr, printOut } from "../output.js";
+import { parseJsonText, readInputText } from "../readInput.js";
+import type { Command, CommandContext } from "../commandContext.js";
+
+export const canonicalCommand: Command = {
+  name: "canonical",
+  summary: "print the RFC 8785 canonical form of a JSON document",
+  options: {},
+  maxPositionals: 1,
+  run: runCanonical,
+  help: `errand canonical <file|->
+  Prints the RFC 8785 (JCS) canonical form of any JSON document, then one newline.
+  Exit 2 when the input is not JSON.`,
+};
+
+export function runCanonical(ctx: CommandContext): number {
+  const parsed = parseJsonText(readInputText(ctx.positionals[0]));
+  if (!parsed.ok) {
+    printErr(`error: input is not valid JSON: ${parsed.message} [invalid_json]`);
+    return EXIT.usage;
+  }
+  printOut(canonicalJson(parsed.value));
+  return EXIT.pass;
+}

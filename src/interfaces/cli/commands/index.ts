@@ -1,0 +1,7 @@
+import type { Command } from "../commandContext.js";
+import { canonicalCommand } from "./canonical.js";
+import { digestCommand } from "./digest.js";
+import { validateCommand } from "./validate.js";
+
+/** Every CLI command, in the order the help lists them. */
+export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand];

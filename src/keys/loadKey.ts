@@ -1,0 +1,57 @@
+import { chmodSync, mkdirSync, openSync, readFileSync, writeSync, closeSync, constants } from "node:fs";
+import { randomBytes, hkdfSync } from "node:crypto";
+import { join } from "node:path";
+import { MIN_KEY_BYTES } from "../task/requestDigest.js";
+
+/** A key problem the CLI turns into exit 2 with code key_error. */
+export class KeyError extends Error {
+  readonly code = "key_error" as const;
+}
+
+const HEX_KEY = /^(?:[0-9a-fA-F]{2})+$/;
+
+/** Reads a hex key file; surrounding whitespace and a trailing newline are ignored. */
+export function readHexKeyFile(path: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8").trim();
+  } catch {
+    throw new KeyError(`Cannot read key file ${path}.`);
+  }
+  if (!HEX_KEY.test(text)) throw new KeyError(`Key file ${path} must hold the key as hexadecimal digits only.`);
+  const key = Buffer.from(text, "hex");
+  if (key.length < MIN_KEY_BYTES) throw new KeyError(`Key file ${path} holds ${key.length} bytes; at least ${MIN_KEY_BYTES} are required.`);
+  return key;
+}
+
+/**
+ * The master key: ERRAND_HOME/keys/master.key, created on first use with 32 random bytes and mode 0600.
+ * Creation uses O_EXCL so two processes starting together cannot write different keys.
+ */
+export function loadOrCreateMasterKey(errandHome: string): Buffer {
+  const dir = join(errandHome, "keys");
+  const file = join(dir, "master.key");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      writeSync(fd, `${randomBytes(32).toString("hex")}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(file, 0o600);
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) {
+      throw new KeyError(`Cannot create key file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return readHexKeyFile(file);
+}
+
+/**
+ * The request-digest key is the master key itself (so a key file given with --key-file reproduces
+ * digests directly); every other purpose derives its own subkey with HKDF and a purpose label.
+ */
+export function deriveSubkey(master: Uint8Array, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", master, new Uint8Array(0), `errand/subkey/${purpose}`, 32));
+}

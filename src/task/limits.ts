@@ -1,0 +1,19 @@
+/** Bounds of task schema v1. Changing one changes the contract: update docs/TASK_SCHEMA.md too. */
+export const TASK_LIMITS = {
+  urlChars: 2048,
+  selectorChars: 1024,
+  textChars: 10_000,
+  labelChars: 200,
+  taskBytes: 256 * 1024,
+  minSteps: 1,
+  maxSteps: 50,
+  maxAllowedHosts: 20,
+  hostnameChars: 253,
+  attributeChars: 256,
+  /** Per-step timeout, milliseconds. */
+  stepTimeoutMs: { min: 100, max: 120_000 },
+  /** Whole-task browser timeout, milliseconds. */
+  taskTimeoutMs: { min: 1_000, max: 600_000 },
+} as const;
+
+export const SCHEMA_VERSION = "errand.task.v1";

@@ -1,0 +1,159 @@
+import { pointer } from "./jsonPointer.js";
+import { TASK_LIMITS } from "./limits.js";
+import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
+import { looksLikeSecretField } from "./secretFieldSelector.js";
+import { FieldReader, clip, describeType, isJsonObject } from "./fieldReader.js";
+import { TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
+import type { Step, StepAction } from "./taskTypes.js";
+
+/** The fields each action takes besides "action" and "timeoutMs". There is no script or command field. */
+export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
+  goto: ["url"],
+  wait_for: ["selector"],
+  click: ["selector"],
+  fill: ["selector", "value"],
+  fill_secret: ["selector", "envVar"],
+  type: ["selector", "text"],
+  select: ["selector", "value"],
+  extract_text: ["selector", "name"],
+  extract_attribute: ["selector", "attribute", "name"],
+  expect_text: ["text", "selector", "match"],
+  expect_url: ["url", "match"],
+};
+
+export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
+
+export const ENV_VAR_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+export const OUTPUT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const ATTRIBUTE_NAME = /^[^\s"'>/=\u0000-\u001f]+$/;
+
+/** Reads one step; returns undefined (with problems recorded) when it is not valid. */
+export function readStep(reader: FieldReader, raw: unknown, path: string): Step | undefined {
+  if (!isJsonObject(raw)) {
+    reader.report("invalid_type", path, `Each step must be an object, not ${describeType(raw)}.`);
+    return undefined;
+  }
+  const actionPath = pointer(path, "action");
+  if (!Object.hasOwn(raw, "action")) {
+    reader.report("missing_field", actionPath, `A step needs "action": one of ${STEP_ACTIONS.join(", ")}.`);
+    return undefined;
+  }
+  const action = raw["action"];
+  if (typeof action !== "string" || !Object.hasOwn(STEP_FIELDS, action)) {
+    const shown = typeof action === "string" ? `"${clip(action)}"` : describeType(action);
+    reader.report("unknown_action", actionPath, `Action ${shown} does not exist; use one of ${STEP_ACTIONS.join(", ")}. errand runs no JavaScript or shell.`);
+    return undefined;
+  }
+  const kind = action as StepAction;
+  const before = reader.problems.length;
+  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind]], path, `A ${kind} step`);
+  const timeoutMs = reader.integer(raw, "timeoutMs", path, TASK_LIMITS.stepTimeoutMs);
+  const step = readActionFields(reader, raw, path, kind);
+  if (step === undefined || reader.problems.length > before) return undefined;
+  if (timeoutMs !== undefined) step.timeoutMs = timeoutMs;
+  return step;
+}
+
+function readActionFields(reader: FieldReader, raw: Record<string, unknown>, path: string, action: StepAction): Step | undefined {
+  const selector = (required: boolean): string | undefined =>
+    reader.string(raw, "selector", path, { min: 1, max: TASK_LIMITS.selectorChars, required });
+  const text = (key: string, min: number): string | undefined =>
+    reader.string(raw, key, path, { min, max: TASK_LIMITS.textChars, required: true });
+  const url = (): string | undefined => {
+    const value = reader.string(raw, "url", path, { min: 1, max: Number.MAX_SAFE_INTEGER, required: true });
+    if (value === undefined) return undefined;
+    const checked = normalizeHttpUrl(value, pointer(path, "url"));
+    if (!checked.ok) {
+      reader.problems.push(checked.problem);
+      return undefined;
+    }
+    return checked.href;
+  };
+  const outputName = (): string | undefined => {
+    const value = reader.string(raw, "name", path, { min: 1, max: 64, required: true });
+    if (value !== undefined && !OUTPUT_NAME.test(value)) {
+      reader.report("invalid_output_name", pointer(path, "name"), `"name" must start with a letter or "_" and hold only letters, digits, "_", "." or "-" (at most 64).`);
+      return undefined;
+    }
+    return value;
+  };
+  const refuseLiteralSecret = (field: string, s: string | undefined): void => {
+    if (s !== undefined && looksLikeSecretField(s)) {
+      reader.report("use_fill_secret", pointer(path, field), `This ${action} step targets what looks like a password, secret, token or one-time-code field; use {"action":"fill_secret","selector":...,"envVar":"NAME"} so the value never enters the task.`);
+    }
+  };
+
+  switch (action) {
+    case "goto": {
+      const u = url();
+      return u === undefined ? undefined : { action, url: u };
+    }
+    case "wait_for":
+    case "click": {
+      const s = selector(true);
+      return s === undefined ? undefined : { action, selector: s };
+    }
+    case "fill":
+    case "select": {
+      const s = selector(true);
+      const value = text("value", 0);
+      if (action === "fill") refuseLiteralSecret("selector", s);
+      return s === undefined || value === undefined ? undefined : { action, selector: s, value };
+    }
+    case "type": {
+      const s = selector(true);
+      const t = text("text", 1);
+      refuseLiteralSecret("selector", s);
+      return s === undefined || t === undefined ? undefined : { action, selector: s, text: t };
+    }
+    case "fill_secret": {
+      const s = selector(true);
+      const envVar = reader.string(raw, "envVar", path, { min: 1, max: 64, required: true });
+      if (envVar !== undefined && !ENV_VAR_NAME.test(envVar)) {
+        reader.report("invalid_env_var", pointer(path, "envVar"), `"envVar" must be an environment-variable name (capital letters, digits and "_", not starting with a digit, at most 64), never the secret itself.`);
+        return undefined;
+      }
+      return s === undefined || envVar === undefined ? undefined : { action, selector: s, envVar };
+    }
+    case "extract_text": {
+      const s = selector(true);
+      const name = outputName();
+      return s === undefined || name === undefined ? undefined : { action, selector: s, name };
+    }
+    case "extract_attribute": {
+      const s = selector(true);
+      const name = outputName();
+      const attribute = readAttribute(reader, raw, path);
+      return s === undefined || name === undefined || attribute === undefined ? undefined : { action, selector: s, attribute, name };
+    }
+    case "expect_text": {
+      const t = text("text", 1);
+      const s = selector(false);
+      const match = reader.choice(raw, "match", path, TEXT_MATCHES, "contains");
+      if (t === undefined || match === undefined) return undefined;
+      return s === undefined ? { action, text: t, match } : { action, text: t, selector: s, match };
+    }
+    case "expect_url": {
+      const u = url();
+      const match = reader.choice(raw, "match", path, URL_MATCHES, "exact");
+      return u === undefined || match === undefined ? undefined : { action, url: u, match };
+    }
+  }
+}
+
+/** Attribute names are case-insensitive in HTML, so they are trimmed and lowercased. "value" is never readable. */
+function readAttribute(reader: FieldReader, raw: Record<string, unknown>, path: string): string | undefined {
+  const value = reader.string(raw, "attribute", path, { min: 1, max: TASK_LIMITS.attributeChars, required: true });
+  if (value === undefined) return undefined;
+  const name = value.trim().toLowerCase();
+  const attributePath = pointer(path, "attribute");
+  if (name === "value") {
+    reader.report("value_attribute_forbidden", attributePath, `extract_attribute may not read "value": after a fill it could hand back what was typed. Use extract_text on visible text instead.`);
+    return undefined;
+  }
+  if (!ATTRIBUTE_NAME.test(name)) {
+    reader.report("invalid_attribute", attributePath, `"attribute" must be an attribute name such as "title" or "href".`);
+    return undefined;
+  }
+  return name;
+}

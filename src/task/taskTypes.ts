@@ -1,0 +1,83 @@
+/** The normalized shape of a task (schema errand.task.v1). Every default is filled in. */
+
+export const RISK_LEVELS = ["read_only", "reversible_write", "consequential"] as const;
+export type Risk = (typeof RISK_LEVELS)[number];
+
+export const PROVIDER_NAMES = ["auto", "local", "kernel", "browserless", "browserbase", "steel"] as const;
+export type ProviderChoice = (typeof PROVIDER_NAMES)[number];
+
+export const RETENTION_LEVELS = ["minimal", "full"] as const;
+export type EvidenceRetention = (typeof RETENTION_LEVELS)[number];
+
+export const TEXT_MATCHES = ["contains", "exact"] as const;
+export const URL_MATCHES = ["exact", "prefix"] as const;
+
+interface StepBase {
+  /** Per-step timeout in milliseconds; the executor's default applies when absent. */
+  timeoutMs?: number;
+}
+export interface GotoStep extends StepBase { action: "goto"; url: string }
+export interface WaitForStep extends StepBase { action: "wait_for"; selector: string }
+export interface ClickStep extends StepBase { action: "click"; selector: string }
+export interface FillStep extends StepBase { action: "fill"; selector: string; value: string }
+export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; envVar: string }
+export interface TypeStep extends StepBase { action: "type"; selector: string; text: string }
+export interface SelectStep extends StepBase { action: "select"; selector: string; value: string }
+export interface ExtractTextStep extends StepBase { action: "extract_text"; selector: string; name: string }
+export interface ExtractAttributeStep extends StepBase {
+  action: "extract_attribute";
+  selector: string;
+  attribute: string;
+  name: string;
+}
+export interface ExpectTextStep extends StepBase {
+  action: "expect_text";
+  text: string;
+  selector?: string;
+  match: (typeof TEXT_MATCHES)[number];
+}
+export interface ExpectUrlStep extends StepBase {
+  action: "expect_url";
+  url: string;
+  match: (typeof URL_MATCHES)[number];
+}
+
+export type Step =
+  | GotoStep
+  | WaitForStep
+  | ClickStep
+  | FillStep
+  | FillSecretStep
+  | TypeStep
+  | SelectStep
+  | ExtractTextStep
+  | ExtractAttributeStep
+  | ExpectTextStep
+  | ExpectUrlStep;
+
+export type StepAction = Step["action"];
+
+export interface TaskTimeouts {
+  taskMs?: number;
+  stepMs?: number;
+}
+
+export interface Task {
+  schemaVersion: "errand.task.v1";
+  operationId: string;
+  label?: string;
+  target: { url: string };
+  allowedHosts: string[];
+  risk: Risk;
+  approved: boolean;
+  secretApproval: boolean;
+  evidenceRetention: EvidenceRetention;
+  provider: ProviderChoice;
+  timeouts?: TaskTimeouts;
+  steps: Step[];
+}
+
+/** Steps that check the page; PASS needs at least one of these and all must hold. */
+export function isExpectation(step: Step): step is ExpectTextStep | ExpectUrlStep {
+  return step.action === "expect_text" || step.action === "expect_url";
+}

@@ -1,0 +1,192 @@
+import type { Problem, Result } from "../errors/result.js";
+import { failed, ok } from "../errors/result.js";
+import { FieldReader, clip, describeType, isJsonObject } from "./fieldReader.js";
+import { pointer } from "./jsonPointer.js";
+import { SCHEMA_VERSION, TASK_LIMITS } from "./limits.js";
+import { normalizeHostPattern } from "./normalizeHostPattern.js";
+import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
+import { readStep } from "./readStep.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS } from "./taskTypes.js";
+import type { Step, Task, TaskTimeouts } from "./taskTypes.js";
+
+const TASK_FIELDS = [
+  "schemaVersion",
+  "operationId",
+  "label",
+  "target",
+  "allowedHosts",
+  "risk",
+  "approved",
+  "secretApproval",
+  "evidenceRetention",
+  "provider",
+  "timeouts",
+  "steps",
+] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Codes that mean "well formed, but not approved": a runner reports these as BLOCKED, not as bad input. */
+export const POLICY_CODES: ReadonlySet<Problem["code"]> = new Set(["approval_required", "secret_approval_required"]);
+
+/**
+ * Validates untrusted JSON against task schema v1 and returns the normalized task, or every problem
+ * found, each with a code and the JSON Pointer of the offending field. Never throws on any JSON value.
+ */
+export function validateTask(input: unknown): Result<Task> {
+  const size = jsonByteLength(input);
+  if (size > TASK_LIMITS.taskBytes) {
+    return failed([{ code: "task_too_large", path: "", message: `The task is ${size} bytes; the limit is ${TASK_LIMITS.taskBytes} (256 KiB).` }]);
+  }
+  if (!isJsonObject(input)) {
+    return failed([{ code: "invalid_type", path: "", message: `A task must be a JSON object, not ${describeType(input)}.` }]);
+  }
+  const reader = new FieldReader();
+  reader.rejectUnknownKeys(input, TASK_FIELDS, "", "A task");
+
+  readSchemaVersion(reader, input);
+  const operationId = readOperationId(reader, input);
+  const label = reader.string(input, "label", "", { max: TASK_LIMITS.labelChars, required: false });
+  const targetUrl = readTarget(reader, input);
+  const allowedHosts = readAllowedHosts(reader, input);
+  const risk = reader.choice(input, "risk", "", RISK_LEVELS);
+  const approved = reader.boolean(input, "approved", "", false);
+  const secretApproval = reader.boolean(input, "secretApproval", "", false);
+  const evidenceRetention = reader.choice(input, "evidenceRetention", "", RETENTION_LEVELS, "minimal");
+  const provider = reader.choice(input, "provider", "", PROVIDER_NAMES, "auto");
+  const timeouts = readTimeouts(reader, input);
+  const steps = readSteps(reader, input);
+
+  if (risk !== undefined && risk !== "read_only" && !approved) {
+    reader.report("approval_required", "/approved", `A ${risk} task changes things on the site; it runs only with "approved": true, set after the person has agreed to it.`);
+  }
+  if (steps?.some((step) => step.action === "fill_secret") && !secretApproval) {
+    reader.report("secret_approval_required", "/secretApproval", `This task uses fill_secret; it runs only with "secretApproval": true, set after the person has agreed to let errand use that secret.`);
+  }
+
+  if (reader.problems.length > 0) return failed(reader.problems);
+  // Every required field was read successfully when no problem was recorded.
+  const task: Task = {
+    schemaVersion: SCHEMA_VERSION,
+    operationId: operationId!,
+    ...(label === undefined ? {} : { label }),
+    target: { url: targetUrl! },
+    allowedHosts: allowedHosts ?? [],
+    risk: risk!,
+    approved,
+    secretApproval,
+    evidenceRetention: evidenceRetention!,
+    provider: provider!,
+    ...(timeouts === undefined ? {} : { timeouts }),
+    steps: steps!,
+  };
+  return ok(task);
+}
+
+function readSchemaVersion(reader: FieldReader, input: Record<string, unknown>): void {
+  const value = reader.string(input, "schemaVersion", "", { max: 64, required: true });
+  if (value !== undefined && value !== SCHEMA_VERSION) {
+    reader.report("unsupported_schema_version", "/schemaVersion", `schemaVersion "${clip(value)}" is not supported; use "${SCHEMA_VERSION}".`);
+  }
+}
+
+function readOperationId(reader: FieldReader, input: Record<string, unknown>): string | undefined {
+  const value = reader.string(input, "operationId", "", { max: 64, required: true });
+  if (value === undefined) return undefined;
+  if (!UUID.test(value) || /^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(value)) {
+    reader.report("invalid_operation_id", "/operationId", `"operationId" must be a UUID you choose and reuse on every retry (e.g. 3f0c6a52-6c1e-4a8e-9c39-2b1c1f1d4e55).`);
+    return undefined;
+  }
+  return value.toLowerCase();
+}
+
+function readTarget(reader: FieldReader, input: Record<string, unknown>): string | undefined {
+  const target = reader.object(input, "target", "", true);
+  if (target === undefined) return undefined;
+  reader.rejectUnknownKeys(target, ["url"], "/target", "target");
+  const raw = reader.string(target, "url", "/target", { min: 1, max: Number.MAX_SAFE_INTEGER, required: true });
+  if (raw === undefined) return undefined;
+  const checked = normalizeHttpUrl(raw, "/target/url");
+  if (!checked.ok) {
+    reader.problems.push(checked.problem);
+    return undefined;
+  }
+  return checked.href;
+}
+
+/** allowedHosts is a set: normalized, de-duplicated and sorted, so equal sets digest equally. */
+function readAllowedHosts(reader: FieldReader, input: Record<string, unknown>): string[] | undefined {
+  const list = reader.array(input, "allowedHosts", "", false);
+  if (list === undefined) return undefined;
+  if (list.length > TASK_LIMITS.maxAllowedHosts) {
+    reader.report("too_many", "/allowedHosts", `allowedHosts has ${list.length} entries; the limit is ${TASK_LIMITS.maxAllowedHosts}.`);
+    return undefined;
+  }
+  const patterns = new Set<string>();
+  list.forEach((entry, index) => {
+    const path = pointer("/allowedHosts", index);
+    if (typeof entry !== "string") {
+      reader.report("invalid_type", path, `Each allowedHosts entry must be a string, not ${describeType(entry)}.`);
+      return;
+    }
+    if (entry.length > TASK_LIMITS.hostnameChars + 3) {
+      reader.report("too_long", path, `This allowedHosts entry is ${entry.length} characters; a hostname has at most ${TASK_LIMITS.hostnameChars}.`);
+      return;
+    }
+    const checked = normalizeHostPattern(entry, path);
+    if (checked.ok) patterns.add(checked.pattern);
+    else reader.problems.push(checked.problem);
+  });
+  return [...patterns].sort();
+}
+
+function readTimeouts(reader: FieldReader, input: Record<string, unknown>): TaskTimeouts | undefined {
+  const timeouts = reader.object(input, "timeouts", "", false);
+  if (timeouts === undefined) return undefined;
+  reader.rejectUnknownKeys(timeouts, ["taskMs", "stepMs"], "/timeouts", "timeouts");
+  const taskMs = reader.integer(timeouts, "taskMs", "/timeouts", TASK_LIMITS.taskTimeoutMs);
+  const stepMs = reader.integer(timeouts, "stepMs", "/timeouts", TASK_LIMITS.stepTimeoutMs);
+  const result: TaskTimeouts = {};
+  if (taskMs !== undefined) result.taskMs = taskMs;
+  if (stepMs !== undefined) result.stepMs = stepMs;
+  return result;
+}
+
+function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] | undefined {
+  const list = reader.array(input, "steps", "", true);
+  if (list === undefined) return undefined;
+  if (list.length < TASK_LIMITS.minSteps) {
+    reader.report("too_short", "/steps", "A task needs at least one step.");
+    return undefined;
+  }
+  if (list.length > TASK_LIMITS.maxSteps) {
+    reader.report("too_many", "/steps", `The task has ${list.length} steps; the limit is ${TASK_LIMITS.maxSteps}.`);
+    return undefined;
+  }
+  const steps: Step[] = [];
+  const outputNames = new Map<string, number>();
+  list.forEach((raw, index) => {
+    const path = pointer("/steps", index);
+    const step = readStep(reader, raw, path);
+    if (step === undefined) return;
+    if (step.action === "extract_text" || step.action === "extract_attribute") {
+      const earlier = outputNames.get(step.name);
+      if (earlier !== undefined) {
+        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by step ${earlier}; give each extract step its own name.`);
+      }
+      outputNames.set(step.name, index);
+    }
+    steps.push(step);
+  });
+  return steps;
+}
+
+/** Size of the value as UTF-8 JSON; values JSON cannot represent count as zero (they fail later as types). */
+function jsonByteLength(value: unknown): number {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? 0 : new TextEncoder().encode(text).length;
+  } catch {
+    return 0;
+  }
+}
