@@ -1,0 +1,109 @@
+import type { ErrorCode } from "../errors/errorCodes.js";
+import type { EvidenceRetention } from "../task/taskTypes.js";
+
+/**
+ * PASS: at least one expectation and all held. PARTIAL: everything ran, nothing was expected.
+ * FAIL: a step or expectation failed. BLOCKED: refused before any browser action, or a write that
+ * failed before its mutation boundary. UNCERTAIN: a write that may have crossed its boundary and did
+ * not finish cleanly. CANCELLED: stopped on request before the boundary.
+ */
+export const RECEIPT_STATUSES = ["PASS", "PARTIAL", "FAIL", "BLOCKED", "UNCERTAIN", "CANCELLED"] as const;
+export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+
+export type MutationBoundary = "not_crossed" | "crossed";
+
+export interface ReceiptError {
+  code: ErrorCode;
+  message: string;
+  /** Index of the step in task.steps, or null when the failure is not tied to a step (-1 is never used). */
+  step: number | null;
+}
+
+export interface Check {
+  step: number;
+  action: "expect_text" | "expect_url";
+  expected: string;
+  match: string;
+  selector?: string;
+  passed: boolean;
+  /** What was seen instead, shortened; absent when the check passed. */
+  observed?: string;
+}
+
+export interface BlockedRequest {
+  url: string;
+  method: string;
+  resourceType: string;
+  code: string;
+  reason: string;
+}
+
+export interface NetworkEvidence {
+  /** Requests aborted because a read_only task may not send anything but GET/HEAD/OPTIONS. */
+  nonGetAborted: number;
+  /** Requests aborted by host or address policy. */
+  blockedRequests: number;
+  navigationsBlocked: number;
+  popupsClosed: number;
+  dialogsDismissed: number;
+  downloadsRefused: number;
+  /** The first few blocked requests, for the person reading the receipt. */
+  blocked: BlockedRequest[];
+  /** Per-host preflight evidence: addresses, resolver, verdict. */
+  preflight: PreflightEvidence[];
+}
+
+export interface PreflightEvidence {
+  url: string;
+  host: string;
+  verdict: "allow" | "block";
+  code: string;
+  resolver: string;
+  addresses: { ip: string; verdict: string }[];
+}
+
+export interface StepRecord {
+  index: number;
+  action: string;
+  status: "ok" | "failed" | "skipped";
+  durationMs: number;
+}
+
+export interface FallbackRecord {
+  provider: string;
+  outcome: "used" | "skipped" | "failed";
+  code?: string;
+  reason?: string;
+}
+
+export interface Receipt {
+  receiptVersion: "errand.receipt.v1";
+  status: ReceiptStatus;
+  operationId: string;
+  requestDigest: string;
+  label?: string;
+  risk: string;
+  provider: string;
+  finalUrl: string | null;
+  checks: Check[];
+  steps: StepRecord[];
+  error: ReceiptError | null;
+  startedAt: string;
+  durationMs: number;
+  attempts: number;
+  network: NetworkEvidence;
+  mutationBoundary: MutationBoundary;
+  evidenceRetention: EvidenceRetention;
+  fallback: FallbackRecord[];
+  /** Extracted values: present only with evidenceRetention "full". */
+  outputs?: Record<string, string>;
+  /** Provider session id: present only with evidenceRetention "full". */
+  providerSessionId?: string;
+}
+
+/** Values handed back once, live, and never persisted unless retention is full. */
+export interface EphemeralEvidence {
+  ephemeral: true;
+  outputs: Record<string, string>;
+  providerSessionId?: string;
+}
