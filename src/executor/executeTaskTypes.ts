@@ -1,0 +1,32 @@
+import type { EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
+import type { Task } from "../task/taskTypes.js";
+
+/** What the runner hands the executor for one attempt. */
+export interface AttemptContext {
+  requestDigest: string;
+  /** 1-based attempt number, reported in the receipt. */
+  attempt: number;
+  /** Aborted on cancel or lost lease; the executor stops at the next safe point and reports it. */
+  signal: AbortSignal;
+  /**
+   * Awaited before the first step that can change the site is dispatched in a write task, so the
+   * runner can record durably that the mutation boundary is about to be crossed.
+   */
+  beforeMutationBoundary: () => Promise<void>;
+  /** Progress for the person watching (CLI stderr, logs). Never carries secret values. */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export type ProgressEvent =
+  | { kind: "step_started"; index: number; action: string; total: number }
+  | { kind: "step_finished"; index: number; action: string; ok: boolean; durationMs: number }
+  | { kind: "note"; message: string };
+
+export interface AttemptOutcome {
+  receipt: Receipt;
+  /** Extracted values and provider session id, returned live once and never persisted (unless full retention). */
+  ephemeral: EphemeralEvidence;
+}
+
+/** Runs one attempt of a task and always returns a receipt (failures are receipts, not throws). */
+export type ExecuteTask = (task: Task, context: AttemptContext) => Promise<AttemptOutcome>;
