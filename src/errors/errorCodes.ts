@@ -31,6 +31,13 @@ export const ERROR_CODES = {
   secret_approval_required: "A task with fill_secret lacks secretApproval: true.",
   secret_missing: "An environment variable named by fill_secret is not set.",
   network_blocked: "A URL's destination is refused by the network policy.",
+  userinfo_blocked: "A URL carries a user name or password; credentials in URLs are refused.",
+  port_blocked: "A destination port is not the scheme's default (80/443) and no operator allowance names it.",
+  ip_blocked: "A destination IP lies in a special-purpose range (loopback, private, link-local, reserved, IPv4-in-IPv6, outside 2000::/3, ...).",
+  name_blocked: "A host name is refused by name whatever DNS says (localhost, metadata, internal, single-label or malformed names).",
+  host_not_allowed: "A URL's host matches none of the allowed hosts.",
+  dns_failed: "A host name did not resolve (NXDOMAIN, no answer, timeout or resolver failure); errand fails closed.",
+  dns_private_answer: "A host name resolved to at least one address that is not public.",
   navigation_blocked: "The browser tried to leave the task's allowed hosts.",
   configuration_error: "errand itself is not configured to run this (for example no Chromium).",
   // execution
