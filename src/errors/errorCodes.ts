@@ -46,6 +46,14 @@ export const ERROR_CODES = {
   timeout: "A step or the whole task ran out of time.",
   cancelled: "The operation was cancelled.",
   internal_error: "errand failed in a way it did not anticipate; the message says where.",
+  method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",
+  // providers
+  provider_unconfigured: "The chosen provider has no credential configured.",
+  provider_auth_failed: "The provider refused errand's credential (401/403).",
+  provider_capacity: "The provider is at its concurrency or rate limit (429); try later.",
+  provider_unavailable: "The provider or browser failed (5xx, connect failure, crash, provider timeout).",
+  circuit_open: "The provider's circuit breaker is open after repeated failures.",
+  budget_exhausted: "The provider's monthly budget cap would be passed by another session.",
   // identity and storage
   identity_mismatch: "The same operationId was submitted with a different request digest.",
   key_error: "The digest key file is missing, malformed or too short.",

@@ -1,0 +1,34 @@
+import type { BlockedRequest, Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
+
+/** At most this many blocked requests are listed in a receipt; all are counted. */
+export const MAX_LISTED_BLOCKS = 20;
+
+/** Everything one attempt learns; guards and steps write here, the receipt builder reads it. */
+export class AttemptState {
+  readonly network: NetworkEvidence = {
+    nonGetAborted: 0,
+    blockedRequests: 0,
+    navigationsBlocked: 0,
+    popupsClosed: 0,
+    dialogsDismissed: 0,
+    downloadsRefused: 0,
+    blocked: [],
+    preflight: [],
+  };
+  readonly checks: Check[] = [];
+  readonly steps: StepRecord[] = [];
+  readonly outputs: Record<string, string> = {};
+  mutationBoundary: MutationBoundary = "not_crossed";
+  /** The main frame's URL after its latest navigation (kept even if the page is closed later). */
+  lastUrl: string | null = null;
+  error: ReceiptError | null = null;
+  /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
+  navigationViolation: { code: string; message: string } | null = null;
+
+  recordBlocked(entry: BlockedRequest, kind: "policy" | "method" | "navigation"): void {
+    if (kind === "method") this.network.nonGetAborted += 1;
+    else this.network.blockedRequests += 1;
+    if (kind === "navigation") this.network.navigationsBlocked += 1;
+    if (this.network.blocked.length < MAX_LISTED_BLOCKS) this.network.blocked.push(entry);
+  }
+}

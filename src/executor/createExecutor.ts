@@ -1,0 +1,226 @@
+import type { Page } from "playwright-core";
+import { ERROR_CODES } from "../errors/errorCodes.js";
+import type { ErrorCode } from "../errors/errorCodes.js";
+import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
+import { ProviderError } from "../providers/providerTypes.js";
+import type { Task } from "../task/taskTypes.js";
+import { AttemptState } from "./attemptState.js";
+import { buildReceipt } from "./buildReceipt.js";
+import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
+import { createHostAllowlist } from "./hostAllowlist.js";
+import { guardPages, installGuards } from "./installGuards.js";
+import type { NetworkGuard } from "./networkGuard.js";
+import { performStep } from "./performStep.js";
+import { Redactor } from "./redactor.js";
+import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+
+export interface ExecutorOptions {
+  provider: BrowserProvider;
+  guard: NetworkGuard;
+  /** Where fill_secret values are read from, at the moment they are typed. */
+  env: NodeJS.ProcessEnv;
+  /** Whole-task browser time when the task does not set timeouts.taskMs (milliseconds). */
+  defaultTaskTimeoutMs: number;
+  /** Per-step time when neither the step nor the task sets one (milliseconds). */
+  defaultStepTimeoutMs: number;
+}
+
+/** Steps that can change the site; in a write task the mutation boundary is crossed before the first. */
+const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select"]);
+/** Time allowed beyond the task budget for a step to notice its own timeout before errand gives up on it. */
+const HARD_STOP_GRACE_MS = 2_000;
+
+/**
+ * The executor: refuses what must be refused before any browser action (approval, secrets,
+ * preflight, configuration), then runs the steps on a fresh provider session under the guards,
+ * and always returns a receipt. The session is released in finally, whatever happens.
+ */
+export function createExecutor(options: ExecutorOptions): ExecuteTask {
+  return async (task, context) => {
+    const startedAt = new Date();
+    const state = new AttemptState();
+    const redactor = new Redactor();
+    let provider = options.provider.name;
+    let finalUrl: string | null = null;
+    let sessionId: string | undefined;
+    let refused = false;
+
+    const finish = (): AttemptOutcome =>
+      buildReceipt(
+        { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }), refusedBeforeBrowser: refused },
+        state,
+        redactor,
+      );
+    const refuse = (code: ErrorCode, message: string): AttemptOutcome => {
+      refused = true;
+      state.error = { code, message, step: null };
+      return finish();
+    };
+
+    if (task.risk !== "read_only" && !task.approved) return refuse("approval_required", `A ${task.risk} task runs only with "approved": true.`);
+    const secretVars = [...new Set(task.steps.flatMap((step) => (step.action === "fill_secret" ? [step.envVar] : [])))];
+    if (secretVars.length > 0 && !task.secretApproval) return refuse("secret_approval_required", `This task uses fill_secret; it runs only with "secretApproval": true.`);
+    for (const name of secretVars) {
+      const value = options.env[name];
+      if (value === undefined || value === "") return refuse("secret_missing", `The environment variable ${name} named by fill_secret is not set on the errand host; set it there (the task carries only its name).`);
+      redactor.add(value);
+    }
+
+    const target = await options.guard.preflight(task.target.url);
+    state.network.preflight.push(target);
+    if (target.verdict === "block" || target.href === null) {
+      return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
+    }
+    const missing = options.provider.missingConfiguration();
+    if (missing !== null) return refuse("configuration_error", missing);
+
+    const taskMs = task.timeouts?.taskMs ?? options.defaultTaskTimeoutMs;
+    const deadline = Date.now() + taskMs;
+    let session: ProviderSession | null = null;
+    try {
+      session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal });
+      provider = session.provider;
+      sessionId = session.sessionId;
+      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options });
+      const page = await withHardStop(outcome, taskMs + HARD_STOP_GRACE_MS);
+      finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        if (error.code === "configuration_error" || error.code === "provider_unconfigured") return refuse("configuration_error", error.message);
+        state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null };
+      } else if (error instanceof HardStop) {
+        state.error = { code: "timeout", message: `The task ran past its ${taskMs} ms budget and was stopped.`, step: null };
+      } else if (state.error === null) {
+        state.error = { code: "internal_error", message: redactor.scrub(firstLine(error)), step: null };
+      }
+    } finally {
+      await session?.release();
+    }
+    return finish();
+  };
+}
+
+interface RunDeps {
+  state: AttemptState;
+  redactor: Redactor;
+  deadline: number;
+  options: ExecutorOptions;
+}
+
+/** Opens the target, then performs each step in order; stops at the first failure. Returns the page. */
+async function runSteps(task: Task, context: AttemptContext, session: ProviderSession, targetHref: string, deps: RunDeps): Promise<Page | null> {
+  const { state, redactor, deadline, options } = deps;
+  const hostAllowed = createHostAllowlist(task);
+  const write = task.risk !== "read_only";
+  let crossing: Promise<void> | null = null;
+  const crossBoundary = (): Promise<void> => {
+    crossing ??= context.beforeMutationBoundary().then(() => {
+      state.mutationBoundary = "crossed";
+    });
+    return crossing;
+  };
+
+  let page: Page | null = null;
+  await installGuards(session.context, {
+    readOnly: !write,
+    guard: options.guard,
+    hostAllowed,
+    state,
+    redactor,
+    mainPage: () => page,
+    beforeMutationBoundary: crossBoundary,
+  });
+  page = await session.context.newPage();
+  guardPages(session.context, page, state);
+  const onAbort = () => void page?.close().catch(() => undefined);
+  context.signal.addEventListener("abort", onAbort, { once: true });
+
+  const stepTimeout = (index: number): number => {
+    const step = task.steps[index];
+    const wanted = step?.timeoutMs ?? task.timeouts?.stepMs ?? options.defaultStepTimeoutMs;
+    return Math.max(1, Math.min(wanted, deadline - Date.now()));
+  };
+  const fail = (code: ErrorCode, message: string, step: number | null) => {
+    const violation = state.navigationViolation;
+    state.error = violation !== null ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step } : { code, message: redactor.scrub(message), step };
+  };
+
+  try {
+    await page.goto(targetHref, { timeout: Math.max(1, Math.min(options.defaultStepTimeoutMs * 2, deadline - Date.now())), waitUntil: "load" });
+  } catch (error) {
+    if (context.signal.aborted) fail("cancelled", "The operation was cancelled while the target was loading.", null);
+    else fail(isTimeout(error) ? "timeout" : "step_failed", `Opening the target failed: ${firstLine(error)}`, null);
+    return page;
+  }
+  if (state.navigationViolation !== null) {
+    fail("navigation_blocked", "", null);
+    return page;
+  }
+
+  const env = {
+    page,
+    timeoutMs: 0,
+    readSecret: (name: string) => {
+      const value = options.env[name];
+      if (value === undefined || value === "") throw new StepFailure("secret_missing", `The environment variable ${name} disappeared before it was used.`);
+      return value;
+    },
+    approveNavigation: async (url: string) => {
+      const verdict = await options.guard.preflight(url);
+      state.network.preflight.push(verdict);
+      if (verdict.verdict === "block" || verdict.href === null) throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
+      if (!hostAllowed(verdict.href)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} leaves the task's hosts; add its host to allowedHosts if it is meant.`);
+      return verdict.href;
+    },
+    scrub: (text: string) => redactor.scrub(text),
+  };
+
+  for (const [index, step] of task.steps.entries()) {
+    if (context.signal.aborted) {
+      fail("cancelled", `The operation was cancelled before step ${index}.`, index);
+      break;
+    }
+    if (Date.now() >= deadline) {
+      fail("timeout", `The task's time ran out before step ${index} (${step.action}).`, index);
+      break;
+    }
+    context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
+    const began = Date.now();
+    try {
+      if (write && MUTATING_ACTIONS.has(step.action)) await crossBoundary();
+      const result = await performStep(step, index, { ...env, timeoutMs: stepTimeout(index) });
+      if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
+      if (result.check !== undefined) state.checks.push(result.check);
+      if (state.navigationViolation !== null) throw new StepFailure("navigation_blocked", "");
+      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at step ${index} did not hold: expected ${result.check.match} "${result.check.expected}", saw "${result.check.observed ?? ""}".`);
+      state.steps.push({ index, action: step.action, status: "ok", durationMs: Date.now() - began });
+      context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: true, durationMs: Date.now() - began });
+    } catch (error) {
+      state.steps.push({ index, action: step.action, status: "failed", durationMs: Date.now() - began });
+      context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: false, durationMs: Date.now() - began });
+      if (context.signal.aborted) fail("cancelled", `The operation was cancelled during step ${index} (${step.action}).`, index);
+      else if (error instanceof StepFailure) fail(error.code, error.message, index);
+      else fail("step_failed", `Step ${index} (${step.action}) failed: ${firstLine(error)}`, index);
+      break;
+    }
+  }
+  context.signal.removeEventListener("abort", onAbort);
+  for (let index = state.steps.length; index < task.steps.length; index += 1) {
+    state.steps.push({ index, action: task.steps[index]?.action ?? "unknown", status: "skipped", durationMs: 0 });
+  }
+  return page;
+}
+
+class HardStop extends Error {}
+
+function withHardStop<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HardStop()), ms);
+  });
+  return Promise.race([work, stop]).finally(() => clearTimeout(timer));
+}
+
+function asErrorCode(code: string, fallback: ErrorCode): ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code) ? (code as ErrorCode) : fallback;
+}

@@ -1,0 +1,118 @@
+import type { Page } from "playwright-core";
+import type { Check } from "../receipt/receiptTypes.js";
+import type { ExpectTextStep, ExpectUrlStep, Step } from "../task/taskTypes.js";
+import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+
+/** Extracted text is capped so a page cannot flood a receipt. */
+export const MAX_EXTRACT_CHARS = 10_000;
+const POLL_MS = 100;
+
+export interface StepEnvironment {
+  page: Page;
+  timeoutMs: number;
+  /** Reads a fill_secret value at the moment it is typed; it is never kept. */
+  readSecret: (envVar: string) => string;
+  /** Checks a goto URL against layer 1 and the host allowlist; throws StepFailure when refused. */
+  approveNavigation: (url: string) => Promise<string>;
+  scrub: (text: string) => string;
+}
+
+export type StepResult = { output?: { name: string; value: string }; check?: Check };
+
+/** Performs one step. Failures throw StepFailure with a code; Playwright errors are translated here. */
+export async function performStep(step: Step, index: number, env: StepEnvironment): Promise<StepResult> {
+  const { page, timeoutMs } = env;
+  try {
+    switch (step.action) {
+      case "goto": {
+        const href = await env.approveNavigation(step.url);
+        await page.goto(href, { timeout: timeoutMs, waitUntil: "load" });
+        return {};
+      }
+      case "wait_for":
+        await page.locator(step.selector).first().waitFor({ state: "visible", timeout: timeoutMs });
+        return {};
+      case "click":
+        await page.locator(step.selector).click({ timeout: timeoutMs });
+        return {};
+      case "fill":
+        await page.locator(step.selector).fill(step.value, { timeout: timeoutMs });
+        return {};
+      case "fill_secret":
+        await page.locator(step.selector).fill(env.readSecret(step.envVar), { timeout: timeoutMs });
+        return {};
+      case "type":
+        await page.locator(step.selector).pressSequentially(step.text, { timeout: timeoutMs });
+        return {};
+      case "select": {
+        const chosen = await page.locator(step.selector).selectOption(step.value, { timeout: timeoutMs });
+        if (!chosen.includes(step.value)) throw new StepFailure("step_failed", `No option with value "${step.value}" was selected.`);
+        return {};
+      }
+      case "extract_text": {
+        const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
+        return { output: { name: step.name, value: env.scrub(text).slice(0, MAX_EXTRACT_CHARS) } };
+      }
+      case "extract_attribute": {
+        const value = await page.locator(step.selector).getAttribute(step.attribute, { timeout: timeoutMs });
+        if (value === null) throw new StepFailure("step_failed", `The element has no "${step.attribute}" attribute.`);
+        return { output: { name: step.name, value: env.scrub(value).slice(0, MAX_EXTRACT_CHARS) } };
+      }
+      case "expect_text":
+        return { check: await expectText(step, index, env) };
+      case "expect_url":
+        return { check: await expectUrl(step, index, env) };
+    }
+  } catch (error) {
+    if (error instanceof StepFailure) throw error;
+    if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms: ${env.scrub(firstLine(error))}`);
+    throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed: ${env.scrub(firstLine(error))}`);
+  }
+}
+
+/** Whitespace runs count as one space, so layout line breaks do not decide a check. */
+function normalizeSpace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+async function expectText(step: ExpectTextStep, index: number, env: StepEnvironment): Promise<Check> {
+  const expected = normalizeSpace(step.text);
+  const holds = (seen: string) => (step.match === "exact" ? normalizeSpace(seen) === expected : normalizeSpace(seen).includes(expected));
+  let observed = "";
+  const deadline = Date.now() + env.timeoutMs;
+  for (;;) {
+    const remaining = Math.max(1, deadline - Date.now());
+    try {
+      const locator = step.selector === undefined ? env.page.locator("body") : env.page.locator(step.selector);
+      observed = await locator.innerText({ timeout: Math.min(remaining, 1_000) });
+      if (holds(observed)) break;
+    } catch (error) {
+      if (!isTimeout(error)) throw error;
+      // Keep what was last seen; say "nothing matched" only if nothing ever did.
+      if (observed === "") observed = step.selector === undefined ? "(no page body)" : `(no element matches ${step.selector})`;
+    }
+    if (Date.now() >= deadline) {
+      return failedCheck(step, index, env.scrub(normalizeSpace(observed)));
+    }
+    await env.page.waitForTimeout(POLL_MS);
+  }
+  return { step: index, action: step.action, expected: step.text, match: step.match, ...(step.selector === undefined ? {} : { selector: step.selector }), passed: true };
+}
+
+async function expectUrl(step: ExpectUrlStep, index: number, env: StepEnvironment): Promise<Check> {
+  const holds = (seen: string) => (step.match === "exact" ? seen === step.url : seen.startsWith(step.url));
+  const deadline = Date.now() + env.timeoutMs;
+  let seen = env.page.url();
+  while (!holds(seen)) {
+    if (Date.now() >= deadline) return failedCheck(step, index, env.scrub(seen));
+    await env.page.waitForTimeout(POLL_MS);
+    seen = env.page.url();
+  }
+  return { step: index, action: step.action, expected: step.url, match: step.match, passed: true };
+}
+
+function failedCheck(step: ExpectTextStep | ExpectUrlStep, index: number, observed: string): Check {
+  const expected = step.action === "expect_text" ? step.text : step.url;
+  const selector = step.action === "expect_text" && step.selector !== undefined ? { selector: step.selector } : {};
+  return { step: index, action: step.action, expected, match: step.match, ...selector, passed: false, observed: observed.slice(0, 300) };
+}

@@ -1,0 +1,21 @@
+import type { ErrorCode } from "../errors/errorCodes.js";
+
+/** A step that could not be done, with the code the receipt will carry. Thrown inside the executor only. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Playwright messages carry a call log after the first line; a receipt needs only the first line. */
+export function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split("\n")[0] ?? text).replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, "").trim();
+}
+
+export function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
+}

@@ -1,0 +1,192 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { createExecutor } from "../../src/executor/createExecutor.js";
+import type { AttemptContext } from "../../src/executor/executeTaskTypes.js";
+import { createLocalProvider } from "../../src/providers/local/localProvider.js";
+import { validateTask } from "../../src/task/validateTask.js";
+import type { Task } from "../../src/task/taskTypes.js";
+import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { loopbackGuard } from "./loopbackGuard.js";
+
+const SECRET = "s3cr3t value&more/+%";
+let sites: Awaited<ReturnType<typeof startFixtureSites>>;
+const provider = createLocalProvider({ env: process.env });
+let execute: ReturnType<typeof createExecutor>;
+
+function task(partial: Record<string, unknown>): Task {
+  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", ...partial });
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.value;
+}
+
+function context(overrides: Partial<AttemptContext> = {}): AttemptContext {
+  return { requestDigest: "hmac-sha256:test", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve(), ...overrides };
+}
+
+before(async () => {
+  sites = await startFixtureSites();
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([sites.site.origin]),
+    env: { ...process.env, FIXTURE_PASSWORD: SECRET },
+    defaultTaskTimeoutMs: 15_000,
+    defaultStepTimeoutMs: 3_000,
+  });
+});
+after(async () => {
+  await provider.shutdown();
+  await sites.close();
+});
+
+describe("executor on local Chromium", () => {
+  it("runs read steps and passes when every expectation held", async () => {
+    const { receipt, ephemeral } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/` },
+        steps: [
+          { action: "wait_for", selector: "#title" },
+          { action: "extract_text", selector: "#title", name: "title" },
+          { action: "extract_attribute", selector: "#intro", attribute: "title", name: "tip" },
+          { action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" },
+          { action: "expect_text", text: "Welcome" },
+          { action: "expect_url", url: `${sites.site.origin}/` },
+        ],
+      }),
+      context(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.equal(receipt.checks.length, 3);
+    assert.ok(receipt.checks.every((c) => c.passed));
+    assert.deepEqual(ephemeral.outputs, { title: "Fixture Home", tip: "greeting" });
+    assert.equal(receipt.outputs, undefined, "minimal retention keeps extracted values out of the receipt");
+    assert.equal(receipt.mutationBoundary, "not_crossed");
+  });
+
+  it("is PARTIAL when nothing was expected, and keeps outputs with full retention", async () => {
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, evidenceRetention: "full", steps: [{ action: "extract_text", selector: "#title", name: "title" }] }),
+      context(),
+    );
+    assert.equal(receipt.status, "PARTIAL");
+    assert.deepEqual(receipt.outputs, { title: "Fixture Home" });
+    assert.match(receipt.providerSessionId ?? "", /^local-/);
+  });
+
+  it("fails with expectation_failed and names the step", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 300 }] }), context());
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(receipt.error?.code, "expectation_failed");
+    assert.equal(receipt.error?.step, 0);
+    assert.equal(receipt.checks[0]?.observed, "Fixture Home");
+  });
+
+  it("waits for late content and runs an approved write with fill, fill_secret, select, type and click", async () => {
+    const crossings: number[] = [];
+    const { receipt } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/form` },
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        steps: [
+          { action: "fill", selector: "#name", value: "Ada" },
+          { action: "fill_secret", selector: "#password", envVar: "FIXTURE_PASSWORD" },
+          { action: "type", selector: "#note", text: "hello" },
+          { action: "select", selector: "#color", value: "blue" },
+          { action: "click", selector: "#submit" },
+          { action: "expect_text", text: "Saved Ada", selector: "#result" },
+          { action: "expect_url", url: `${sites.site.origin}/saved`, match: "prefix" },
+        ],
+      }),
+      context({ beforeMutationBoundary: () => Promise.resolve(void crossings.push(Date.now())) }),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.equal(receipt.mutationBoundary, "crossed");
+    assert.equal(crossings.length, 1, "the boundary hook runs once");
+    const post = sites.site.hits.filter((h) => h.path === "/save" && h.method === "POST").at(-1);
+    assert.ok(post?.body.includes("color=blue") && post.body.includes("note=hello"));
+    assert.ok(post.body.includes(encodeURIComponent(SECRET).replace(/%20/g, "+")) || post.body.includes(new URLSearchParams({ s: SECRET }).toString().slice(2)), "the secret reached the site");
+    assert.ok(!JSON.stringify(receipt).includes("s3cr3t"), "the secret is not in the receipt");
+  });
+
+  it("scrubs a secret that the page reflects into extracted text", async () => {
+    const { receipt, ephemeral } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/echo-secret-field` },
+        secretApproval: true,
+        evidenceRetention: "full",
+        steps: [
+          { action: "fill_secret", selector: "#password", envVar: "FIXTURE_PASSWORD" },
+          { action: "click", selector: "#show" },
+          { action: "extract_text", selector: "#out", name: "out" },
+        ],
+      }),
+      context(),
+    );
+    assert.equal(receipt.status, "PARTIAL", JSON.stringify(receipt.error));
+    assert.equal(ephemeral.outputs["out"], "[REDACTED]");
+    assert.ok(!JSON.stringify({ receipt, ephemeral }).includes("s3cr3t"));
+  });
+
+  it("is BLOCKED before the browser when a secret is missing or approval is absent", async () => {
+    const before = sites.site.hits.length;
+    const missing = await execute(
+      task({ target: { url: `${sites.site.origin}/form` }, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", envVar: "NOT_SET_ANYWHERE_XYZ" }] }),
+      context(),
+    );
+    assert.equal(missing.receipt.status, "BLOCKED");
+    assert.equal(missing.receipt.error?.code, "secret_missing");
+    const unapproved = { ...task({ target: { url: `${sites.site.origin}/form` }, steps: [{ action: "click", selector: "#submit" }] }), risk: "consequential" as const };
+    const refused = await execute(unapproved, context());
+    assert.equal(refused.receipt.status, "BLOCKED");
+    assert.equal(refused.receipt.error?.code, "approval_required");
+    assert.equal(sites.site.hits.length, before, "nothing reached the site");
+  });
+
+  it("is BLOCKED when the target fails preflight, without opening a browser", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.other.origin}/` }, steps: [{ action: "expect_text", text: "x" }] }), context());
+    assert.equal(receipt.status, "BLOCKED");
+    assert.equal(receipt.error?.code, "ip_blocked");
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("times out a step with a coded failure naming the step", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 300 }] }), context());
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(receipt.error?.code, "timeout");
+    assert.equal(receipt.error?.step, 0);
+    assert.match(receipt.error?.message ?? "", /wait_for/);
+  });
+
+  it("times out the whole task at its budget", async () => {
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 1_000 }, steps: [{ action: "goto", url: `${sites.site.origin}/slow`, timeoutMs: 5_000 }] }),
+      context(),
+    );
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(receipt.error?.code, "timeout");
+    assert.ok(receipt.durationMs < 5_000);
+  });
+
+  it("waits for content that appears later", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/late` }, steps: [{ action: "expect_text", text: "arrived", selector: "#late" }] }), context());
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+  });
+
+  it("reports a write that timed out after its boundary as UNCERTAIN", async () => {
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "x" }, { action: "wait_for", selector: "#never", timeoutMs: 200 }] }),
+      context(),
+    );
+    assert.equal(receipt.status, "UNCERTAIN");
+    assert.equal(receipt.mutationBoundary, "crossed");
+  });
+
+  it("stops on cancel: CANCELLED before the boundary", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 5_000 }] }), context({ signal: controller.signal }));
+    assert.equal(receipt.status, "CANCELLED");
+  });
+});
