@@ -1,0 +1,116 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { createExecutor } from "../../src/executor/createExecutor.js";
+import type { AttemptContext } from "../../src/executor/executeTaskTypes.js";
+import { createLocalProvider } from "../../src/providers/local/localProvider.js";
+import { validateTask } from "../../src/task/validateTask.js";
+import type { Task } from "../../src/task/taskTypes.js";
+import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { loopbackGuard } from "./loopbackGuard.js";
+
+let sites: Awaited<ReturnType<typeof startFixtureSites>>;
+const provider = createLocalProvider({ env: process.env });
+let execute: ReturnType<typeof createExecutor>;
+
+function task(partial: Record<string, unknown>): Task {
+  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", ...partial });
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.value;
+}
+const context = (): AttemptContext => ({ requestDigest: "hmac-sha256:test", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+
+before(async () => {
+  sites = await startFixtureSites();
+  execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), env: process.env, defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+});
+after(async () => {
+  await provider.shutdown();
+  await sites.close();
+});
+
+describe("guards, tried from the attacker's side", () => {
+  it("a redirect off the task's hosts is stopped before the other host receives anything", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.site.origin}/redirect-off` }] }), context());
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(receipt.error?.step, 0);
+    assert.ok(["navigation_blocked", "ip_blocked"].includes(receipt.error?.code ?? ""), receipt.error?.code);
+    assert.ok(receipt.network.navigationsBlocked >= 1);
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("a two-hop redirect chain that ends off-host is stopped before the last hop", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/redirect-hop` }, steps: [{ action: "expect_text", text: "x" }] }), context());
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(receipt.error?.step, null, "the target load itself failed");
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("an on-host redirect is followed", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/redirect-home` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), context());
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+  });
+
+  it("meta refresh, JavaScript location and link clicks to another host are blocked", async () => {
+    for (const path of ["/meta-refresh", "/js-location"]) {
+      const { receipt } = await execute(task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "wait_for", selector: "#nothing", timeoutMs: 800 }] }), context());
+      assert.equal(receipt.status, "FAIL", path);
+      assert.ok(receipt.network.blockedRequests >= 1, path);
+    }
+    const click = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "click", selector: "#off" }, { action: "wait_for", selector: "#nothing", timeoutMs: 500 }] }), context());
+    assert.equal(click.receipt.status, "FAIL");
+    assert.ok(["navigation_blocked", "ip_blocked"].includes(click.receipt.error?.code ?? ""));
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("goto to a host outside allowedHosts fails with navigation_blocked", async () => {
+    const guardAll = createExecutor({ provider, guard: loopbackGuard([sites.site.origin, sites.other.origin]), env: process.env, defaultTaskTimeoutMs: 10_000, defaultStepTimeoutMs: 2_000 });
+    const { receipt } = await guardAll(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.other.origin}/x` }] }), context());
+    assert.equal(receipt.error?.code, "navigation_blocked");
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("subresources, iframes and fetches to a refused address are aborted", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/subresources` }, steps: [{ action: "expect_text", text: "subs" }] }), context());
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.ok(receipt.network.blockedRequests >= 2, `blocked ${receipt.network.blockedRequests}`);
+    assert.equal(sites.other.hits.length, 0);
+  });
+
+  it("read_only aborts POSTs, beacons and form submissions: zero reach the site", async () => {
+    const beforeTrack = sites.site.count("/track") + sites.site.count("/beacon");
+    const load = await execute(task({ target: { url: `${sites.site.origin}/post-on-load` }, steps: [{ action: "expect_text", text: "loaded" }] }), context());
+    assert.equal(load.receipt.status, "PASS");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(sites.site.count("/track") + sites.site.count("/beacon"), beforeTrack);
+    assert.ok(load.receipt.network.nonGetAborted >= 1);
+
+    const savesBefore = sites.site.count("/save", "POST");
+    const form = await execute(task({ target: { url: `${sites.site.origin}/post-form` }, steps: [{ action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved", timeoutMs: 800 }] }), context());
+    assert.equal(form.receipt.status, "FAIL");
+    assert.equal(sites.site.count("/save", "POST"), savesBefore, "the POST never reached the site");
+    assert.ok(form.receipt.network.nonGetAborted >= 1);
+  });
+
+  it("popups are closed at once, dialogs dismissed, downloads refused", async () => {
+    const { receipt } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/popup` },
+        steps: [
+          { action: "click", selector: "#open" },
+          { action: "click", selector: "#blank" },
+          { action: "goto", url: `${sites.site.origin}/dialog` },
+          { action: "click", selector: "#b" },
+          { action: "expect_text", text: "after", selector: "#r" },
+          { action: "goto", url: `${sites.site.origin}/download` },
+          { action: "click", selector: "#dl" },
+          { action: "expect_url", url: `${sites.site.origin}/download` },
+        ],
+      }),
+      context(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.ok(receipt.network.popupsClosed >= 2, `popups ${receipt.network.popupsClosed}`);
+    assert.equal(receipt.network.dialogsDismissed, 1);
+  });
+});
