@@ -116,7 +116,7 @@ export class FieldReader {
       this.report("invalid_type", path, `"${key}" must be an array, not ${describeType(value)}.`);
       return undefined;
     }
-    return value;
+    return value as unknown[];
   }
 }
 

@@ -2,7 +2,8 @@ import { pointer } from "./jsonPointer.js";
 import { TASK_LIMITS } from "./limits.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { looksLikeSecretField } from "./secretFieldSelector.js";
-import { FieldReader, clip, describeType, isJsonObject } from "./fieldReader.js";
+import { clip, describeType, isJsonObject } from "./fieldReader.js";
+import type { FieldReader } from "./fieldReader.js";
 import { TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
 
@@ -25,6 +26,8 @@ export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
 
 export const ENV_VAR_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 export const OUTPUT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+// Control characters are exactly what this class excludes.
+// eslint-disable-next-line no-control-regex
 const ATTRIBUTE_NAME = /^[^\s"'>/=\u0000-\u001f]+$/;
 
 /** Reads one step; returns undefined (with problems recorded) when it is not valid. */

@@ -149,7 +149,8 @@ function readTimeouts(reader: FieldReader, input: Record<string, unknown>): Task
   const result: TaskTimeouts = {};
   if (taskMs !== undefined) result.taskMs = taskMs;
   if (stepMs !== undefined) result.stepMs = stepMs;
-  return result;
+  // An empty object sets nothing, so it normalizes like an absent one (same meaning, same digest).
+  return Object.keys(result).length === 0 ? undefined : result;
 }
 
 function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] | undefined {
