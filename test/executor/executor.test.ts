@@ -105,7 +105,7 @@ describe("executor on local Chromium", () => {
     assert.equal(receipt.mutationBoundary, "crossed");
     assert.equal(crossings.length, 1, "the boundary hook runs once");
     const post = sites.site.hits.filter((h) => h.path === "/save" && h.method === "POST").at(-1);
-    assert.ok(post?.body.includes("color=blue") && post.body.includes("note=hello"));
+    assert.ok(post !== undefined && post.body.includes("color=blue") && post.body.includes("note=hello"));
     assert.ok(post.body.includes(encodeURIComponent(SECRET).replace(/%20/g, "+")) || post.body.includes(new URLSearchParams({ s: SECRET }).toString().slice(2)), "the secret reached the site");
     assert.ok(!JSON.stringify(receipt).includes("s3cr3t"), "the secret is not in the receipt");
   });

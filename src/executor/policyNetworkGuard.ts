@@ -1,0 +1,33 @@
+import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
+import { checkUrlWithoutDns, preflightUrl } from "../policy/preflightUrl.js";
+import type { Resolver } from "../policy/resolver.js";
+import type { NetworkGuard } from "./networkGuard.js";
+
+export interface PolicyGuardOptions {
+  resolver: Resolver;
+  /** Operator allowances only; a task can never add to these. */
+  allowPrivate: readonly PrivateAllowance[];
+}
+
+/** The executor's view of the network policy: layer 1 with DNS for URLs the task names, layer 2 without DNS per request. */
+export function createPolicyNetworkGuard(options: PolicyGuardOptions): NetworkGuard {
+  return {
+    async preflight(url) {
+      const verdict = await preflightUrl(url, { resolver: options.resolver, allowPrivate: options.allowPrivate });
+      return {
+        url: verdict.url ?? url,
+        href: verdict.verdict === "allow" ? verdict.url : null,
+        host: verdict.host,
+        verdict: verdict.verdict,
+        code: verdict.code,
+        reason: verdict.reason,
+        resolver: verdict.resolver,
+        addresses: verdict.addresses,
+      };
+    },
+    checkRequest(url) {
+      const verdict = checkUrlWithoutDns(url, { allowPrivate: options.allowPrivate });
+      return { allowed: verdict.verdict === "allow", code: verdict.code, reason: verdict.reason };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { createExecutor } from "../../executor/createExecutor.js";
+import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import { createPolicyNetworkGuard } from "../../executor/policyNetworkGuard.js";
+import { createDohResolver } from "../../policy/dohResolver.js";
+import { parseAllowPrivate } from "../../policy/parseAllowPrivate.js";
+import type { Resolver } from "../../policy/resolver.js";
+import { createSystemResolver } from "../../policy/systemResolver.js";
+import { createLocalProvider } from "../../providers/local/localProvider.js";
+import type { BrowserProvider } from "../../providers/providerTypes.js";
+import { UsageError } from "./usageError.js";
+
+/** Per-step time when neither the step nor the task sets one. */
+export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
+
+export interface BuiltExecutor {
+  execute: ExecuteTask;
+  provider: BrowserProvider;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Wires the executor the CLI uses: the local provider, the network policy with the operator's
+ * private allowances (flags plus ERRAND_ALLOW_PRIVATE) and the configured resolver.
+ */
+export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[], browserTimeoutMs: number): BuiltExecutor {
+  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
+  if (!allowances.ok) throw new UsageError(allowances.errors.map((e) => e.message).join("; "));
+  const provider = createLocalProvider({ env });
+  const execute = createExecutor({
+    provider,
+    guard: createPolicyNetworkGuard({ resolver: chooseResolver(env), allowPrivate: allowances.value }),
+    env,
+    defaultTaskTimeoutMs: browserTimeoutMs,
+    defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
+  });
+  return { execute, provider, shutdown: () => provider.shutdown() };
+}
+
+/** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */
+function chooseResolver(env: NodeJS.ProcessEnv): Resolver {
+  const kind = env["ERRAND_RESOLVER"] ?? "doh";
+  if (kind === "system") return createSystemResolver();
+  if (kind !== "doh") throw new UsageError(`ERRAND_RESOLVER must be "doh" or "system", not "${kind}"`);
+  const endpoint = env["ERRAND_DOH_URL"];
+  return createDohResolver(endpoint === undefined || endpoint === "" ? {} : { endpoint });
+}

@@ -1,0 +1,61 @@
+import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
+import { EXIT } from "./exitCodes.js";
+
+const STATUS_EXIT: Record<ReceiptStatus, number> = {
+  PASS: EXIT.pass,
+  FAIL: EXIT.fail,
+  PARTIAL: EXIT.partial,
+  BLOCKED: EXIT.blocked,
+  UNCERTAIN: EXIT.uncertain,
+  CANCELLED: EXIT.cancelled,
+};
+
+export function exitCodeFor(status: ReceiptStatus): number {
+  return STATUS_EXIT[status];
+}
+
+const STATUS_MEANING: Record<ReceiptStatus, string> = {
+  PASS: "every expectation held",
+  PARTIAL: "all steps ran, but the task expected nothing, so nothing is proven",
+  FAIL: "a step or an expectation failed",
+  BLOCKED: "refused before anything could change the site",
+  UNCERTAIN: "a write may have happened; errand will not repeat it, check the site",
+  CANCELLED: "cancelled before anything could change the site",
+};
+
+/** A receipt as a person reads it in a terminal. Extracted values, if any, are marked as live-only. */
+export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): string {
+  const lines = [
+    `${receipt.status}: ${STATUS_MEANING[receipt.status]}`,
+    `  operation   ${receipt.operationId}${receipt.label === undefined ? "" : ` (${receipt.label})`}`,
+    `  digest      ${receipt.requestDigest}`,
+    `  provider    ${receipt.provider}, attempt ${receipt.attempts}, ${receipt.durationMs} ms`,
+    `  final URL   ${receipt.finalUrl ?? "(none)"}`,
+    `  boundary    mutation ${receipt.mutationBoundary.replace("_", " ")}`,
+  ];
+  for (const check of receipt.checks) {
+    const mark = check.passed ? "held" : "FAILED";
+    const seen = check.passed ? "" : `; saw "${check.observed ?? ""}"`;
+    lines.push(`  check       step ${check.step} ${check.action} ${check.match} "${check.expected}" ${mark}${seen}`);
+  }
+  if (receipt.error !== null) {
+    lines.push(`  error       ${receipt.error.code}${receipt.error.step === null ? "" : ` at step ${receipt.error.step}`}: ${receipt.error.message}`);
+  }
+  const n = receipt.network;
+  const guards = [
+    [n.blockedRequests, "requests blocked"],
+    [n.nonGetAborted, "non-GET aborted"],
+    [n.navigationsBlocked, "navigations blocked"],
+    [n.popupsClosed, "popups closed"],
+    [n.dialogsDismissed, "dialogs dismissed"],
+    [n.downloadsRefused, "downloads refused"],
+  ].filter(([count]) => count !== 0);
+  if (guards.length > 0) lines.push(`  guards      ${guards.map(([count, what]) => `${count} ${what}`).join(", ")}`);
+  const outputs = receipt.outputs ?? ephemeral?.outputs ?? {};
+  const live = receipt.outputs === undefined;
+  for (const [name, value] of Object.entries(outputs)) {
+    const shown = value.length > 200 ? `${value.slice(0, 197)}...` : value;
+    lines.push(`  output      ${name} = ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
+  }
+  return lines.join("\n");
+}
