@@ -4,6 +4,9 @@ import { pointer } from "./jsonPointer.js";
 
 export type JsonObject = Record<string, unknown>;
 
+/** With the u flag a surrogate pair is one code point, so this matches only an unpaired half. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -43,6 +46,11 @@ export class FieldReader {
     const value = object[key];
     if (typeof value !== "string") {
       this.report("invalid_type", path, `"${key}" must be a string, not ${describeType(value)}.`);
+      return undefined;
+    }
+    if (LONE_SURROGATE.test(value)) {
+      // RFC 8785 canonical JSON (and so the digest) is defined only for well-formed Unicode text.
+      this.report("invalid_type", path, `"${key}" must be valid Unicode text; it holds an unpaired surrogate (U+D800 to U+DFFF).`);
       return undefined;
     }
     if (value.length < (bounds.min ?? 0)) {

@@ -7,11 +7,14 @@ import { ERROR_CODES } from "../../src/errors/errorCodes.js";
 import type { Problem } from "../../src/errors/result.js";
 import { canonicalJson } from "../../src/task/canonicalJson.js";
 import { parseTaskText } from "../../src/task/parseTaskText.js";
+import { requestDigest } from "../../src/task/requestDigest.js";
 import { STEP_FIELDS } from "../../src/task/readStep.js";
 import { looksLikeSecretField } from "../../src/task/secretFieldSelector.js";
 import type { Task } from "../../src/task/taskTypes.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { POINTER_SYNTAX, parentOf, resolvePointer, withOwnKey } from "./taskFixtures.js";
+
+const FUZZ_KEY = new Uint8Array(32).fill(7);
 
 /** Codes whose path may name a field that is absent (it says where the field should be). */
 const MAY_POINT_AT_ABSENT = new Set<Problem["code"]>(["missing_field", "approval_required", "secret_approval_required"]);
@@ -21,6 +24,8 @@ function validateAndCheck(input: unknown): ReturnType<typeof validateTask> {
   const result = validateTask(input);
   if (result.ok) {
     assert.deepEqual(JSON.parse(JSON.stringify(result.value)), result.value, "a normalized task is plain JSON");
+    // Whatever validates must also have a canonical form and a digest (no lone surrogates, no Infinity).
+    assert.match(requestDigest(FUZZ_KEY, result.value), /^hmac-sha256:[0-9a-f]{64}$/);
     return result;
   }
   assert.ok(result.errors.length > 0, "a refusal has at least one problem");
@@ -116,9 +121,13 @@ const validTask = fc
 const ODD_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "script", "eval", "command", "js", "", "a/b", "~0", ...ACTIONS];
 const ALL_FIELD_NAMES = [...new Set(["action", "timeoutMs", ...Object.values(STEP_FIELDS).flat()])];
 const oddKey = fc.oneof(fc.constantFrom(...ODD_KEYS, ...ALL_FIELD_NAMES), fc.string({ maxLength: 8 }));
+/** Any UTF-16 code unit, so unpaired surrogate halves (which JSON "\\ud800" escapes can carry) appear too. */
+const anyCodeUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 6 });
 const oddValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
+  anyCodeUnits,
   fc.constantFrom("value", " VALUE\u3000", "javascript:alert(1)", "data:,x", "0x7f.1", "*.com", "#password", "hunter2", "", "x".repeat(2049)),
+  fc.constantFrom("\ud800", "a\udc00", "\ud83d\ude02", "https://example.com/\ud800", "ex\udfffample.com", 1e308 * 10, -0, 1.5),
 );
 
 type Mutation =

@@ -294,6 +294,25 @@ describe("validateTask: types and allowed values", () => {
   });
 });
 
+describe("validateTask: text must be well-formed Unicode (canonical JSON has no form for lone surrogates)", () => {
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ["label", minimalTask({ label: "bad \ud800 label" }), "/label"],
+    ["expect_text text", taskWithStep({ action: "expect_text", text: "\udc00" }), "/steps/0/text"],
+    ["fill value", taskWithStep({ action: "fill", selector: "#q", value: "x\ud83d" }), "/steps/0/value"],
+    ["selector", taskWithStep({ action: "click", selector: "#\ud800" }), "/steps/0/selector"],
+    ["target.url", minimalTask({ target: { url: "https://example.com/\ud800" } }), "/target/url"],
+  ];
+  for (const [where, input, path] of cases) {
+    test(`an unpaired surrogate in ${where} is invalid_type`, () => {
+      expectOnlyProblem(input, "invalid_type", path);
+    });
+  }
+
+  test("paired surrogates (emoji) are fine", () => {
+    assert.equal(expectValid(minimalTask({ label: "done \ud83d\ude02" })).label, "done 😂");
+  });
+});
+
 describe("validateTask: operationId is a caller-chosen UUID", () => {
   for (const bad of [
     "not-a-uuid",

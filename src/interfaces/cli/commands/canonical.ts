@@ -21,6 +21,15 @@ export function runCanonical(ctx: CommandContext): number {
     printErr(`error: input is not valid JSON: ${parsed.message} [invalid_json]`);
     return EXIT.usage;
   }
-  printOut(canonicalJson(parsed.value));
+  // JSON.parse accepts a few documents RFC 8785 has no form for (1e400 becomes Infinity, an
+  // unpaired surrogate escape); those are bad input, not an errand failure.
+  let canonical: string;
+  try {
+    canonical = canonicalJson(parsed.value);
+  } catch (error) {
+    printErr(`error: input has no RFC 8785 canonical form: ${error instanceof Error ? error.message : String(error)} [invalid_json]`);
+    return EXIT.usage;
+  }
+  printOut(canonical);
   return EXIT.pass;
 }
