@@ -1,0 +1,167 @@
+// canonicalJson against the RFC 8785 reference vectors (test/fixtures/rfc8785, see SOURCE.txt there),
+// number-formatting cases, and property tests for idempotence and key-order independence.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { canonicalJson } from "../../src/task/canonicalJson.js";
+
+const VECTORS = new URL("../fixtures/rfc8785/cyberphone/", import.meta.url);
+
+describe("canonicalJson: RFC 8785 reference vectors", () => {
+  const names = readdirSync(new URL("input/", VECTORS)).filter((name) => name.endsWith(".json")).sort();
+
+  test("the fixture set is complete and carries its source notice", () => {
+    assert.deepEqual(names, ["arrays.json", "french.json", "structures.json", "unicode.json", "values.json", "weird.json"]);
+    assert.deepEqual(readdirSync(new URL("output/", VECTORS)).sort(), names);
+    const notice = readFileSync(new URL("../fixtures/rfc8785/SOURCE.txt", import.meta.url), "utf8");
+    assert.match(notice, /cyberphone\/json-canonicalization/);
+    assert.match(notice, /Apache License 2\.0/);
+  });
+
+  for (const name of names) {
+    test(`${name}: canonical bytes equal the expected output exactly`, () => {
+      const input = readFileSync(new URL(`input/${name}`, VECTORS), "utf8");
+      const expected = readFileSync(new URL(`output/${name}`, VECTORS));
+      const actual = Buffer.from(canonicalJson(JSON.parse(input)), "utf8");
+      assert.ok(actual.equals(expected), `got ${actual.toString("utf8")}\nwanted ${expected.toString("utf8")}`);
+    });
+  }
+});
+
+describe("canonicalJson: numbers use the ECMAScript shortest round-trip form", () => {
+  // IEEE 754 bit patterns and the text RFC 8785 requires for them.
+  const NUMBERS: Array<[string, string]> = [
+    ["0000000000000000", "0"],
+    ["8000000000000000", "0"], // minus zero
+    ["0000000000000001", "5e-324"],
+    ["8000000000000001", "-5e-324"],
+    ["7fefffffffffffff", "1.7976931348623157e+308"],
+    ["ffefffffffffffff", "-1.7976931348623157e+308"],
+    ["4340000000000000", "9007199254740992"],
+    ["c340000000000000", "-9007199254740992"],
+    ["4430000000000000", "295147905179352830000"],
+    ["44b52d02c7e14af5", "9.999999999999997e+22"],
+    ["44b52d02c7e14af6", "1e+23"],
+    ["44b52d02c7e14af7", "1.0000000000000001e+23"],
+    ["444b1ae4d6e2ef4e", "999999999999999700000"],
+    ["444b1ae4d6e2ef4f", "999999999999999900000"],
+    ["444b1ae4d6e2ef50", "1e+21"],
+    ["3eb0c6f7a0b5ed8c", "9.999999999999997e-7"],
+    ["3eb0c6f7a0b5ed8d", "0.000001"],
+    ["41b3de4355555553", "333333333.3333332"],
+    ["41b3de4355555554", "333333333.33333325"],
+    ["41b3de4355555555", "333333333.3333333"],
+    ["41b3de4355555556", "333333333.3333334"],
+    ["41b3de4355555557", "333333333.33333343"],
+    ["becbf647612f3696", "-0.0000033333333333333333"],
+    ["43143ff3c1cb0959", "1424953923781206.2"],
+  ];
+  for (const [bits, text] of NUMBERS) {
+    test(`0x${bits} → ${text}`, () => {
+      assert.equal(canonicalJson(Buffer.from(bits, "hex").readDoubleBE(0)), text);
+    });
+  }
+
+  test("numbers written differently in the source give the same bytes", () => {
+    assert.equal(canonicalJson(JSON.parse("[1.0, 1E0, 10e-1, 0.1e1, -0, 0.0]")), "[1,1,1,1,0,0]");
+  });
+
+  test("NaN and infinities have no canonical form and throw", () => {
+    assert.throws(() => canonicalJson(Number.NaN));
+    assert.throws(() => canonicalJson(Number.POSITIVE_INFINITY));
+    assert.throws(() => canonicalJson([JSON.parse("1e400") as number]));
+  });
+});
+
+describe("canonicalJson: strings and keys", () => {
+  test("only the required characters are escaped; everything else is literal UTF-8", () => {
+    assert.equal(canonicalJson("\b\f\n\r\t\"\\"), '"\\b\\f\\n\\r\\t\\"\\\\"');
+    assert.equal(canonicalJson("\u0000\u001f\u007f"), '"\\u0000\\u001f\u007f"');
+    assert.equal(canonicalJson("/ < > & ' \u2028 \u2029 é 😂"), '"/ < > & \' \u2028 \u2029 é 😂"');
+  });
+
+  test("keys sort by UTF-16 code units, not by code points or locale", () => {
+    // U+1F602 is stored as D83D DE02, which sorts before U+E000 and U+FB33 by code unit.
+    const value = { "\ufb33": 1, "\ue000": 2, "😂": 3, é: 4, Z: 5, a: 6, "10": 7, "1": 8, "": 9 };
+    assert.equal(canonicalJson(value), '{"":9,"1":8,"10":7,"Z":5,"a":6,"é":4,"😂":3,"\ue000":2,"\ufb33":1}');
+  });
+
+  test("Unicode is not normalized (A + combining ring stays two code points)", () => {
+    assert.equal(canonicalJson("A\u030a"), '"A\u030a"');
+    assert.notEqual(canonicalJson("A\u030a"), canonicalJson("\u00c5"));
+  });
+
+  test("an unpaired surrogate has no canonical form and throws", () => {
+    assert.throws(() => canonicalJson("\ud800"));
+    assert.throws(() => canonicalJson({ ["\udc00"]: 1 }));
+  });
+
+  test("values with no JSON form throw instead of silently vanishing", () => {
+    assert.throws(() => canonicalJson(undefined), TypeError);
+    assert.throws(() => canonicalJson(() => 1), TypeError);
+  });
+
+  test("a __proto__ key from JSON.parse is an ordinary key", () => {
+    assert.equal(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":1},"a":2}')), '{"__proto__":{"x":1},"a":2,"b":1}');
+  });
+});
+
+/** Rebuilds every object with its keys in an order picked by `seed`, leaving the content alone. */
+function shuffleKeys(value: unknown, seed: number): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => shuffleKeys(item, seed + i));
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value);
+  let state = seed >>> 0 || 1;
+  for (let i = entries.length - 1; i > 0; i -= 1) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    const j = state % (i + 1);
+    [entries[i], entries[j]] = [entries[j]!, entries[i]!];
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of entries) {
+    Object.defineProperty(out, key, { value: shuffleKeys(item, state + key.length), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+describe("canonicalJson: properties", () => {
+  const json = fc.jsonValue({ maxDepth: 4 });
+
+  test("canonical(JSON.parse(canonical(x))) === canonical(x)", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const once = canonicalJson(value);
+        assert.equal(canonicalJson(JSON.parse(once)), once);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  test("the canonical text parses back to the same JSON value", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        assert.deepEqual(JSON.parse(canonicalJson(value)), JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("key order in the input does not matter", () => {
+    fc.assert(
+      fc.property(json, fc.integer(), (value, seed) => {
+        assert.equal(canonicalJson(shuffleKeys(value, seed)), canonicalJson(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("insignificant whitespace in the source does not matter", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        assert.equal(canonicalJson(JSON.parse(JSON.stringify(value, null, 3))), canonicalJson(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
