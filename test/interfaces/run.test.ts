@@ -1,0 +1,112 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { startFixtureSites } from "../fixtures/fixtureSite.js";
+
+const SECRET = "Zq9 pass/word+&%!";
+let sites: Awaited<ReturnType<typeof startFixtureSites>>;
+let home: string;
+
+/** Runs the CLI as a real process (asynchronously: the fixture site lives in this process). */
+function errand(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? "");
+  });
+}
+
+function taskFile(partial: Record<string, unknown>): string {
+  const file = join(home, `${randomUUID()}.json`);
+  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", ...partial }));
+  return file;
+}
+
+function everyFileUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? everyFileUnder(full) : [full];
+  });
+}
+
+before(async () => {
+  sites = await startFixtureSites();
+  home = mkdtempSync(join(tmpdir(), "errand-run-"));
+});
+after(() => sites.close());
+
+describe("errand run", () => {
+  it("exits 0 on PASS and 3 on PARTIAL, with the receipt on stdout and progress on stderr", async () => {
+    const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
+    const pass = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] }), ...allow]);
+    assert.equal(pass.code, 0, pass.stderr);
+    assert.match(pass.stdout, /^PASS/);
+    assert.match(pass.stderr, /step 1\/1 expect_text/);
+    const partial = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#title" }] }), ...allow, "--json"]);
+    assert.equal(partial.code, 3);
+    assert.equal((JSON.parse(partial.stdout) as { receipt: { status: string } }).receipt.status, "PARTIAL");
+  });
+
+  it("exits 1 on FAIL, 2 on invalid input, 4 on BLOCKED (missing approval, private target without allowance)", async () => {
+    const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
+    const fail = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "absent", timeoutMs: 200 }] }), ...allow]);
+    assert.equal(fail.code, 1);
+    const invalid = await errand(["run", "-"], {}, "{not json");
+    assert.equal(invalid.code, 2);
+    assert.match(invalid.stderr, /invalid_json/);
+    const unapproved = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, risk: "consequential", steps: [{ action: "click", selector: "#to-form" }] }), ...allow, "--json"]);
+    assert.equal(unapproved.code, 4);
+    assert.equal((JSON.parse(unapproved.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "approval_required");
+    const hitsBefore = sites.site.hits.length;
+    const privateTarget = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "x" }] })]);
+    assert.equal(privateTarget.code, 4, "a loopback target needs an operator allowance");
+    assert.equal(sites.site.hits.length, hitsBefore, "nothing reached the site");
+  });
+
+  it("a task can never widen the operator's allowance: an IP in allowedHosts is refused", async () => {
+    const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] })]);
+    assert.equal(r.code, 2, "IP literals are not hostnames");
+  });
+
+  it("never lets a secret value reach stdout, stderr, the receipt file or ERRAND_HOME", async () => {
+    const receiptOut = join(home, "receipt.json");
+    const file = taskFile({
+      target: { url: `${sites.site.origin}/login-get` },
+      secretApproval: true,
+      evidenceRetention: "full",
+      steps: [
+        { action: "fill_secret", selector: "#password", envVar: "FIXTURE_SECRET" },
+        { action: "click", selector: "#go" },
+        { action: "extract_text", selector: "#msg", name: "message" },
+        { action: "expect_text", text: "Welcome" },
+        { action: "expect_text", text: "this text is not there", timeoutMs: 200 },
+      ],
+    });
+    for (const json of [[], ["--json"]]) {
+      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { FIXTURE_SECRET: SECRET });
+      assert.equal(r.code, 1, r.stderr);
+      assert.ok(sites.site.hits.some((h) => h.path === "/welcome"), "the form was submitted with the secret");
+      const spellings = [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ s: SECRET }).toString().slice(2), "Zq9"];
+      for (const place of [r.stdout, r.stderr, readFileSync(receiptOut, "utf8"), ...everyFileUnder(home).map((f) => readFileSync(f, "latin1"))]) {
+        for (const spelling of spellings) assert.ok(!place.includes(spelling), `found ${spelling}`);
+      }
+      assert.match(r.stdout, /REDACTED/);
+    }
+  });
+});
+
+describe("errand demo", () => {
+  it("prints two receipts, both PASS", async () => {
+    const r = await errand(["demo"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.stdout.match(/^PASS/gm)?.length, 2);
+  });
+});
