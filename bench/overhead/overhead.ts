@@ -7,7 +7,6 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { chromium } from "playwright-core";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
