@@ -57,6 +57,12 @@ export const ERROR_CODES = {
   // identity and storage
   identity_mismatch: "The same operationId was submitted with a different request digest.",
   key_error: "The digest key file is missing, malformed or too short.",
+  operation_not_found: "No operation (and no tombstone of one) has this operationId.",
+  lease_expired: "The runner holding an attempt stopped renewing its lease (crash, kill, lost database).",
+  journal_quota_exceeded: "The journal has reached its storage quota; compact it before submitting more.",
+  journal_tampered: "The journal or an operation's stored state does not match its MACs.",
+  store_busy: "The database stayed locked by other errand processes for too long.",
+  store_schema_too_new: "The database was written by a newer errand than this one.",
   usage: "The command line is malformed.",
 } as const;
 

@@ -1,0 +1,97 @@
+import { MINUTE, MiB, SECOND } from "./units.js";
+
+/**
+ * Everything the queue, runner and journal need to know at run time. Resolved in this order:
+ * built-in defaults → environment (ERRAND_*) → explicit overrides (command-line flags, tests).
+ * A configuration file layer will slot in between defaults and environment when it exists.
+ */
+export interface RuntimeConfig {
+  /** Directory holding errand.db and keys/. Env ERRAND_HOME. Default ".errand". */
+  errandHome: string;
+  /** How long a claimed operation belongs to its runner without a heartbeat (ms). Env ERRAND_LEASE_MS. Default 90 s. */
+  leaseMs: number;
+  /** How often a runner renews its lease (ms). Derived: a third of the lease, so two heartbeats may be missed. */
+  heartbeatMs: number;
+  /** Delay before a failed read_only operation runs again (ms). Env ERRAND_RETRY_DELAY_MS. Default 10 s. */
+  retryDelayMs: number;
+  /** Attempts an operation may use, counting attempts lost to a crash. Env ERRAND_MAX_ATTEMPTS. Default 2. */
+  maxAttempts: number;
+  /** Browser time one attempt gets when the task sets no timeouts.taskMs (ms). Env ERRAND_BROWSER_TIMEOUT_MS. Default 25 s. */
+  browserTimeoutMs: number;
+  /** Bytes of journal and retained task documents after which submit refuses new operations. Env ERRAND_JOURNAL_QUOTA_BYTES. Default 64 MiB. */
+  journalQuotaBytes: number;
+  /** How long one SQLite statement waits for the write lock before errand retries it asynchronously (ms). Env ERRAND_BUSY_TIMEOUT_MS. Default 1 s. */
+  busyTimeoutMs: number;
+  /** Consecutive provider-class failures that open a provider's circuit. Default 3. */
+  breakerThreshold: number;
+  /** How long an open circuit refuses work before it lets one probe through (ms). Default 15 min. */
+  breakerCooldownMs: number;
+  /** How often a runner looks for a cancel request on the operation it is running (ms). Default 1 s. */
+  cancelPollMs: number;
+}
+
+export const DEFAULT_RUNTIME_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
+  errandHome: ".errand",
+  leaseMs: 90 * SECOND,
+  heartbeatMs: 30 * SECOND,
+  retryDelayMs: 10 * SECOND,
+  maxAttempts: 2,
+  browserTimeoutMs: 25 * SECOND,
+  journalQuotaBytes: 64 * MiB,
+  busyTimeoutMs: 1 * SECOND,
+  breakerThreshold: 3,
+  breakerCooldownMs: 15 * MINUTE,
+  cancelPollMs: 1 * SECOND,
+});
+
+/** A configuration value errand cannot use; the message names the variable and what it accepts. */
+export class ConfigError extends Error {
+  readonly code = "configuration_error" as const;
+}
+
+interface IntegerSetting {
+  env: string;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs">;
+  min: number;
+  max: number;
+}
+
+const ENV_SETTINGS: readonly IntegerSetting[] = [
+  { env: "ERRAND_LEASE_MS", field: "leaseMs", min: 300, max: 24 * 60 * MINUTE },
+  { env: "ERRAND_RETRY_DELAY_MS", field: "retryDelayMs", min: 0, max: 24 * 60 * MINUTE },
+  { env: "ERRAND_MAX_ATTEMPTS", field: "maxAttempts", min: 1, max: 10 },
+  { env: "ERRAND_BROWSER_TIMEOUT_MS", field: "browserTimeoutMs", min: 100, max: 60 * MINUTE },
+  { env: "ERRAND_JOURNAL_QUOTA_BYTES", field: "journalQuotaBytes", min: 4096, max: Number.MAX_SAFE_INTEGER },
+  { env: "ERRAND_BUSY_TIMEOUT_MS", field: "busyTimeoutMs", min: 0, max: 60 * SECOND },
+];
+
+/**
+ * Resolves the runtime configuration. Throws ConfigError for an environment value that is not an
+ * integer within its bounds: a typo must not silently fall back to a default.
+ */
+export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<RuntimeConfig> = {}): RuntimeConfig {
+  const config: RuntimeConfig = { ...DEFAULT_RUNTIME_CONFIG };
+  const home = env["ERRAND_HOME"];
+  if (home !== undefined && home !== "") config.errandHome = home;
+  for (const setting of ENV_SETTINGS) {
+    const raw = env[setting.env];
+    if (raw === undefined || raw === "") continue;
+    config[setting.field] = parseBoundedInteger(raw, setting);
+  }
+  const explicitHeartbeat = overrides.heartbeatMs !== undefined;
+  Object.assign(config, withoutUndefined(overrides));
+  if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
+  return config;
+}
+
+function parseBoundedInteger(raw: string, setting: IntegerSetting): number {
+  const value = /^\d{1,16}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < setting.min || value > setting.max) {
+    throw new ConfigError(`${setting.env}="${raw.slice(0, 40)}" is not usable: give an integer from ${setting.min} to ${setting.max}.`);
+  }
+  return value;
+}
+
+function withoutUndefined(overrides: Partial<RuntimeConfig>): Partial<RuntimeConfig> {
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+}
