@@ -1,0 +1,369 @@
+// The errand CLI as a real process: exit codes, exact output shapes, key handling and error lines.
+// Every run gets its own ERRAND_HOME (or working directory) under a temp dir; nothing leaves the machine.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, describe, test } from "node:test";
+
+const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
+const TSX = import.meta.resolve("tsx");
+const VECTORS = JSON.parse(readFileSync(new URL("../../contracts/v1/vectors/request-digest-v1.json", import.meta.url), "utf8")) as {
+  keyHex: string;
+  vectors: Array<{ name: string; input: unknown; normalized: unknown; requestDigest: string }>;
+};
+const RFC8785 = new URL("../fixtures/rfc8785/cyberphone/", import.meta.url);
+
+const scratch = mkdtempSync(join(tmpdir(), "errand-cli-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+let counter = 0;
+/** A fresh directory under the scratch dir. */
+function freshDir(name: string): string {
+  counter += 1;
+  const dir = join(scratch, `${counter}-${name}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function writeScratch(name: string, content: string): string {
+  const file = join(freshDir("file"), name);
+  writeFileSync(file, content);
+  return file;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `errand ...args` with a private ERRAND_HOME unless the caller supplies the environment. */
+function errand(args: string[], options: { stdin?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("ERRAND_") && key !== "NODE_OPTIONS") env[key] = value;
+  }
+  Object.assign(env, options.env ?? { ERRAND_HOME: join(freshDir("home"), ".errand") });
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], { cwd: options.cwd ?? scratch, env, stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? "");
+  });
+}
+
+const STACK_LINE = /^\s+at .+[:(]/m;
+
+function assertNoStack(run: Run): void {
+  assert.doesNotMatch(run.stderr, STACK_LINE, `no stack trace without --debug:\n${run.stderr}`);
+  assert.doesNotMatch(run.stdout, STACK_LINE);
+}
+
+const VALID_TASK = {
+  schemaVersion: "errand.task.v1",
+  operationId: "3F0C6A52-6C1E-4A8E-9C39-2B1C1F1D4E55",
+  target: { url: "HTTPS://Example.COM" },
+  risk: "read_only",
+  steps: [{ action: "expect_text", text: "Example Domain" }],
+};
+const NORMALIZED = {
+  schemaVersion: "errand.task.v1",
+  operationId: "3f0c6a52-6c1e-4a8e-9c39-2b1c1f1d4e55",
+  target: { url: "https://example.com/" },
+  allowedHosts: [],
+  risk: "read_only",
+  approved: false,
+  secretApproval: false,
+  evidenceRetention: "minimal",
+  provider: "auto",
+  steps: [{ action: "expect_text", text: "Example Domain", match: "contains" }],
+};
+/** Three problems; the third is the issue's own example path. */
+const INVALID_TASK = {
+  ...VALID_TASK,
+  risk: "consequential",
+  script: "alert(1)",
+  steps: [
+    { action: "goto", url: "https://example.com/a" },
+    { action: "click", selector: "#b" },
+    { action: "wait_for", selector: "#c" },
+    { action: "extract_attribute", selector: "#password", attribute: " Value ", name: "pw" },
+  ],
+};
+const INVALID_PROBLEMS = [
+  { code: "unknown_field", path: "/script" },
+  { code: "value_attribute_forbidden", path: "/steps/3/attribute" },
+  { code: "approval_required", path: "/approved" },
+];
+
+describe("errand validate", { concurrency: 3 }, () => {
+  test("a valid file: exit 0, the normalized task on stdout, nothing on stderr", async () => {
+    const run = await errand(["validate", writeScratch("task.json", JSON.stringify(VALID_TASK))]);
+    assert.equal(run.code, 0);
+    assert.equal(run.stderr, "");
+    assert.deepEqual(JSON.parse(run.stdout), NORMALIZED);
+    assert.equal(run.stdout, `${JSON.stringify(NORMALIZED, null, 2)}\n`);
+  });
+
+  test("- reads the task from standard input", async () => {
+    const run = await errand(["validate", "-"], { stdin: JSON.stringify(VALID_TASK) });
+    assert.equal(run.code, 0);
+    assert.deepEqual(JSON.parse(run.stdout), NORMALIZED);
+  });
+
+  test("an invalid task: exit 2, one line per problem on stderr, nothing on stdout", async () => {
+    const run = await errand(["validate", "-"], { stdin: JSON.stringify(INVALID_TASK) });
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, "");
+    const lines = run.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, INVALID_PROBLEMS.length, run.stderr);
+    INVALID_PROBLEMS.forEach(({ code, path }, i) => {
+      assert.ok(lines[i]!.startsWith(`error ${path}: `), lines[i]);
+      assert.ok(lines[i]!.endsWith(` [${code}]`), lines[i]);
+    });
+    assertNoStack(run);
+  });
+
+  test("--json on a valid task prints {ok:true, task}", async () => {
+    const run = await errand(["validate", "--json", writeScratch("task.json", JSON.stringify(VALID_TASK))]);
+    assert.equal(run.code, 0);
+    assert.equal(run.stderr, "");
+    assert.ok(run.stdout.endsWith("}\n") && run.stdout.indexOf("\n") === run.stdout.length - 1, "one line of JSON");
+    assert.deepEqual(JSON.parse(run.stdout), { ok: true, task: NORMALIZED });
+  });
+
+  test("--json on an invalid task prints {ok:false, errors:[{code,path,message}]} on stdout and exits 2", async () => {
+    const run = await errand(["validate", "-", "--json"], { stdin: JSON.stringify(INVALID_TASK) });
+    assert.equal(run.code, 2);
+    const body = JSON.parse(run.stdout) as { ok: boolean; errors: Array<Record<string, unknown>> };
+    assert.deepEqual(Object.keys(body), ["ok", "errors"]);
+    assert.equal(body.ok, false);
+    assert.deepEqual(
+      body.errors.map(({ code, path }) => ({ code, path })),
+      INVALID_PROBLEMS,
+    );
+    for (const error of body.errors) {
+      assert.deepEqual(Object.keys(error).sort(), ["code", "message", "path"]);
+      assert.equal(typeof error["message"], "string");
+    }
+  });
+
+  test("text that is not JSON is one invalid_json line and exit 2", async () => {
+    const run = await errand(["validate", "-"], { stdin: "{not json" });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /^error \(task\): .+ \[invalid_json\]\n$/);
+    assertNoStack(run);
+  });
+
+  test("--json with text that is not JSON is still the JSON error shape", async () => {
+    const run = await errand(["validate", "--json", "-"], { stdin: "[1," });
+    assert.equal(run.code, 2);
+    const body = JSON.parse(run.stdout) as { ok: boolean; errors: Array<{ code: string; path: string }> };
+    assert.equal(body.ok, false);
+    assert.deepEqual(body.errors.map((e) => [e.code, e.path]), [["invalid_json", ""]]);
+  });
+
+  test("a file that does not exist is a usage error (exit 2), no stack", async () => {
+    const run = await errand(["validate", join(scratch, "no-such-file.json")]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /cannot read/);
+    assertNoStack(run);
+  });
+
+  test("a task over 256 KiB is task_too_large", async () => {
+    const run = await errand(["validate", "-"], { stdin: JSON.stringify(VALID_TASK) + " ".repeat(256 * 1024) });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /\[task_too_large\]\n$/);
+  });
+});
+
+describe("errand canonical", { concurrency: 3 }, () => {
+  // Two reference vectors through the real process; test/task/canonicalJson.test.ts checks them all in process.
+  const names = readdirSync(new URL("input/", RFC8785)).filter((n) => n === "structures.json" || n === "weird.json");
+  assert.equal(names.length, 2);
+  for (const name of names) {
+    test(`${name}: the RFC 8785 output followed by exactly one newline`, async () => {
+      const run = await errand(["canonical", fileURLToPath(new URL(`input/${name}`, RFC8785))]);
+      assert.equal(run.code, 0);
+      assert.equal(run.stderr, "");
+      const expected = Buffer.concat([readFileSync(new URL(`output/${name}`, RFC8785)), Buffer.from("\n")]);
+      assert.ok(Buffer.from(run.stdout, "utf8").equals(expected), `got ${JSON.stringify(run.stdout)}`);
+    });
+  }
+
+  test("reads standard input with -", async () => {
+    const run = await errand(["canonical", "-"], { stdin: '{ "b" : [1.0, "x"], "a" : {"d":null, "c":true} }\n' });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, '{"a":{"c":true,"d":null},"b":[1,"x"]}\n');
+  });
+
+  for (const [label, text] of [
+    ["broken JSON", '{"a":1} x'],
+    ["a number JSON.parse turns into Infinity", "[1e400]"],
+    ["an unpaired surrogate escape", '{"a":"\\ud800"}'],
+  ]) {
+    test(`${label}: exit 2 with one invalid_json line and nothing on stdout`, async () => {
+      const run = await errand(["canonical", "-"], { stdin: text });
+      assert.equal(run.code, 2);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, /^error: .+ \[invalid_json\]\n$/);
+      assertNoStack(run);
+    });
+  }
+});
+
+describe("errand digest", { concurrency: 3 }, () => {
+  const keyFile = writeScratch("test.key", `  \n\t${VECTORS.keyHex}  \n`);
+
+  // Three golden vectors through the real process; test/task/requestDigest.test.ts checks them all in process.
+  const chosen = VECTORS.vectors.filter((v) => ["untidy-spelling", "approved-write-non-ascii", "consequential-every-action"].includes(v.name));
+  assert.equal(chosen.length, 3);
+  for (const vector of chosen) {
+    test(`--key-file reproduces golden vector ${vector.name}`, async () => {
+      const run = await errand(["digest", writeScratch("task.json", JSON.stringify(vector.input)), "--key-file", keyFile]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr, "");
+      const operationId = (vector.normalized as { operationId: string }).operationId;
+      assert.equal(run.stdout, `${JSON.stringify({ operationId, requestDigest: vector.requestDigest })}\n`);
+    });
+  }
+
+  test("--json prints the same object; an invalid task with --json gets the error shape", async () => {
+    const vector = VECTORS.vectors[0]!;
+    const good = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(vector.input) });
+    assert.equal(good.code, 0);
+    assert.deepEqual(JSON.parse(good.stdout), { operationId: (vector.normalized as { operationId: string }).operationId, requestDigest: vector.requestDigest });
+    const bad = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(INVALID_TASK) });
+    assert.equal(bad.code, 2);
+    const body = JSON.parse(bad.stdout) as { ok: boolean; errors: Array<{ code: string; path: string }> };
+    assert.equal(body.ok, false);
+    assert.deepEqual(body.errors.map(({ code, path }) => ({ code, path })), INVALID_PROBLEMS);
+  });
+
+  test("an invalid task: exit 2, one line per problem, no digest", async () => {
+    const run = await errand(["digest", "-", "--key-file", keyFile], { stdin: JSON.stringify(INVALID_TASK) });
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, "");
+    assert.equal(run.stderr.trimEnd().split("\n").length, INVALID_PROBLEMS.length);
+    assertNoStack(run);
+  });
+
+  test("without --key-file: creates ERRAND_HOME/keys/master.key (0600) once and reuses it", async () => {
+    const home = join(freshDir("home"), "state");
+    const task = writeScratch("task.json", JSON.stringify(VALID_TASK));
+    const first = await errand(["digest", task], { env: { ERRAND_HOME: home } });
+    assert.equal(first.code, 0, first.stderr);
+    const keyPath = join(home, "keys", "master.key");
+    assert.equal(statSync(keyPath).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, "keys")).mode & 0o077, 0, "the keys directory is private to its owner");
+    const keyText = readFileSync(keyPath, "utf8");
+    assert.match(keyText, /^[0-9a-f]{64}\n$/, "32 random bytes as hex");
+
+    const second = await errand(["digest", task], { env: { ERRAND_HOME: home } });
+    assert.equal(second.code, 0);
+    assert.equal(second.stdout, first.stdout, "the second call reuses the key");
+    assert.equal(readFileSync(keyPath, "utf8"), keyText, "the key file is not rewritten");
+
+    const viaFile = await errand(["digest", task, "--key-file", keyPath]);
+    assert.equal(viaFile.stdout, first.stdout, "--key-file with the master key gives the same digest");
+
+    const otherHome = await errand(["digest", task], { env: { ERRAND_HOME: join(freshDir("home"), "other") } });
+    assert.notEqual(JSON.parse(otherHome.stdout).requestDigest, JSON.parse(first.stdout).requestDigest, "a new home gets a new random key");
+  });
+
+  test("ERRAND_HOME defaults to ./.errand in the working directory", async () => {
+    const cwd = freshDir("cwd");
+    const run = await errand(["digest", "-"], { cwd, env: {}, stdin: JSON.stringify(VALID_TASK) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(statSync(join(cwd, ".errand", "keys", "master.key")).mode & 0o777, 0o600);
+  });
+
+  const badKeys: Array<[string, string]> = [
+    ["31 bytes", "ab".repeat(31)],
+    ["not hexadecimal", `zz${"ab".repeat(32)}`],
+    ["empty", "\n"],
+  ];
+  for (const [label, content] of badKeys) {
+    test(`a key file that is ${label}: exit 2, key_error, key not echoed`, async () => {
+      const run = await errand(["digest", "-", "--key-file", writeScratch("bad.key", content)], { stdin: JSON.stringify(VALID_TASK) });
+      assert.equal(run.code, 2);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, /^error: .+ \[key_error\]\n$/);
+      if (content.trim().length > 0) assert.ok(!run.stderr.includes(content.trim()), "the key material is not printed");
+      assertNoStack(run);
+    });
+  }
+
+  test("a key file that does not exist: exit 2, key_error", async () => {
+    const run = await errand(["digest", "-", "--key-file", join(scratch, "missing.key")], { stdin: JSON.stringify(VALID_TASK) });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /\[key_error\]\n$/);
+  });
+});
+
+describe("errand: command line handling", { concurrency: 3 }, () => {
+  test("an unknown command: exit 2 and a pointer to --help", async () => {
+    const run = await errand(["frobnicate"]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /unknown command "frobnicate"/);
+    assertNoStack(run);
+  });
+
+  for (const args of [
+    ["validate", "--bogus", "task.json"],
+    ["digest", "-", "--key-file"],
+    ["validate", "a.json", "b.json"],
+  ]) {
+    test(`${args.join(" ")}: usage error, exit 2`, async () => {
+      const run = await errand(args);
+      assert.equal(run.code, 2);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, /^error: /);
+      assert.match(run.stderr, /usage: errand /);
+      assertNoStack(run);
+    });
+  }
+
+  test("a command without its input is a usage error", async () => {
+    const run = await errand(["canonical"]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /missing input/);
+  });
+
+  test("no command prints the help and exits 2", async () => {
+    const run = await errand([]);
+    assert.equal(run.code, 2);
+    assert.match(run.stdout, /usage: errand <command>/);
+  });
+
+  test("--help and <command> --help exit 0", async () => {
+    const general = await errand(["--help"]);
+    assert.equal(general.code, 0);
+    for (const name of ["validate", "canonical", "digest"]) assert.match(general.stdout, new RegExp(`\\b${name}\\b`));
+    const validate = await errand(["validate", "--help"]);
+    assert.equal(validate.code, 0);
+    assert.match(validate.stdout, /errand validate <file\|->/);
+  });
+
+  test("an unexpected failure is one line without --debug and shows the stack with --debug", async () => {
+    // ERRAND_HOME is a regular file, so the key directory cannot be created under it.
+    const home = writeScratch("not-a-directory", "x");
+    const task = writeScratch("task.json", JSON.stringify(VALID_TASK));
+    const quiet = await errand(["digest", task], { env: { ERRAND_HOME: home } });
+    assert.notEqual(quiet.code, 0);
+    assert.equal(quiet.stdout, "");
+    assert.equal(quiet.stderr.trimEnd().split("\n").length, 1, quiet.stderr);
+    assert.match(quiet.stderr, /^error: /);
+    assertNoStack(quiet);
+    const loud = await errand(["digest", task, "--debug"], { env: { ERRAND_HOME: home } });
+    assert.notEqual(loud.code, 0);
+    assert.match(loud.stderr, STACK_LINE);
+  });
+});
