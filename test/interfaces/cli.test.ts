@@ -275,7 +275,8 @@ describe("errand digest", { concurrency: 3 }, () => {
     assert.equal(viaFile.stdout, first.stdout, "--key-file with the master key gives the same digest");
 
     const otherHome = await errand(["digest", task], { env: { ERRAND_HOME: join(freshDir("home"), "other") } });
-    assert.notEqual(JSON.parse(otherHome.stdout).requestDigest, JSON.parse(first.stdout).requestDigest, "a new home gets a new random key");
+    const digestOf = (run: Run): string => (JSON.parse(run.stdout) as { requestDigest: string }).requestDigest;
+    assert.notEqual(digestOf(otherHome), digestOf(first), "a new home gets a new random key");
   });
 
   test("ERRAND_HOME defaults to ./.errand in the working directory", async () => {
