@@ -1,0 +1,74 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "../task/canonicalJson.js";
+import type { HeadFields, JournalEventRow, TombstoneFields } from "./journalTypes.js";
+
+export const MIN_JOURNAL_KEY_BYTES = 32;
+
+const DOMAIN = {
+  event: "errand/journal/event/v1",
+  genesis: "errand/journal/genesis/v1",
+  head: "errand/journal/head/v1",
+  tombstone: "errand/journal/tombstone/v1",
+  keyId: "errand/journal/key-id/v1",
+} as const;
+
+const HEX = /^(?:[0-9a-f]{2})+$/;
+
+/** The fields of an event that its MAC covers; the body enters through its hash. */
+export type EventMacFields = Omit<JournalEventRow, "body" | "mac">;
+
+/**
+ * Computes and checks every MAC of the journal with one key. Inputs are domain-separated
+ * (`domain \0 canonical JSON`) so a MAC made for one purpose never verifies for another, and
+ * comparisons are constant-time and fail closed on anything malformed.
+ */
+export interface JournalSealer {
+  readonly keyId: string;
+  genesis(journalId: string): string;
+  bodyHash(body: string): string;
+  eventMac(journalId: string, fields: EventMacFields): string;
+  headMac(head: HeadFields): string;
+  tombstoneMac(journalId: string, tombstone: TombstoneFields): string;
+  /** Constant-time equality of two hex strings (MACs, key ids); false for anything malformed. */
+  macEquals(expected: string, actual: unknown): boolean;
+}
+
+export function createJournalSealer(key: Uint8Array): JournalSealer {
+  if (key.length < MIN_JOURNAL_KEY_BYTES) throw new RangeError(`journal key must be at least ${MIN_JOURNAL_KEY_BYTES} bytes`);
+  const secret = Buffer.from(key);
+  const mac = (domain: string, text: string): string => createHmac("sha256", secret).update(`${domain}\u0000${text}`, "utf8").digest("hex");
+  const keyId = mac(DOMAIN.keyId, "").slice(0, 16);
+  return {
+    keyId,
+    genesis: (journalId) => mac(DOMAIN.genesis, canonicalJson({ journal: journalId })),
+    bodyHash: (body) => createHash("sha256").update(body, "utf8").digest("hex"),
+    eventMac: (journalId, f) =>
+      mac(DOMAIN.event, canonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+    headMac: (h) =>
+      mac(DOMAIN.head, canonicalJson({ journal: h.journalId, keyId: h.keyId, seq: h.seq, mac: h.mac, baseSeq: h.baseSeq, baseMac: h.baseMac, storedBytes: h.storedBytes, tombstones: h.tombstones })),
+    tombstoneMac: (journalId, t) =>
+      mac(
+        DOMAIN.tombstone,
+        canonicalJson({
+          journal: journalId,
+          operation: t.operationId,
+          requestDigest: t.requestDigest,
+          phase: t.phase,
+          receiptStatus: t.receiptStatus,
+          attempts: t.attempts,
+          revision: t.revision,
+          mutationBoundary: t.mutationBoundary,
+          lastSeq: t.lastSeq,
+          createdMs: t.createdMs,
+          finishedMs: t.finishedMs,
+          compactedMs: t.compactedMs,
+        }),
+      ),
+    macEquals: (expected, actual) => constantTimeHexEqual(expected, actual),
+  };
+}
+
+function constantTimeHexEqual(expected: string, actual: unknown): boolean {
+  if (typeof actual !== "string" || actual.length !== expected.length || !HEX.test(actual) || !HEX.test(expected)) return false;
+  return timingSafeEqual(Buffer.from(expected, "hex"), Buffer.from(actual, "hex"));
+}

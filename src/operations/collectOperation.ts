@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { readAuthenticated, tombstoneSummary } from "./inspectOperation.js";
+import type { ServiceContext } from "./serviceContext.js";
+import type { CollectOptions, CollectResult, ServiceFailure } from "./serviceTypes.js";
+import { statusOfPhase } from "./serviceTypes.js";
+
+export const COLLECT_LIMITS = {
+  pollIntervalMs: { min: 0, max: 60_000, default: 1_000 },
+  timeoutMs: { min: 0, max: 3_600_000, default: 30_000 },
+} as const;
+
+/**
+ * Returns where the operation stands, with its durable receipt once it is terminal. With `wait`, it
+ * looks again every pollIntervalMs until the operation is terminal or timeoutMs passes (it only
+ * observes: it never runs the queue). Extracted values come back live only from the process that
+ * ran the attempt, and only once.
+ */
+export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}): Promise<CollectResult> {
+  const poll = checkBound("pollIntervalMs", options.pollIntervalMs, COLLECT_LIMITS.pollIntervalMs);
+  if (typeof poll !== "number") return poll;
+  const timeout = checkBound("timeoutMs", options.timeoutMs, COLLECT_LIMITS.timeoutMs);
+  if (typeof timeout !== "number") return timeout;
+  const deadline = Date.now() + timeout;
+
+  for (;;) {
+    const view = await readAuthenticated(ctx, operationId);
+    if ("ok" in view) return view;
+    if (view.kind === "compacted") {
+      return { ok: true, status: statusOfPhase(view.handle.phase), handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
+    }
+    const status = statusOfPhase(view.operation.phase);
+    if (status !== "pending" || options.wait !== true || Date.now() >= deadline) {
+      const ephemeral = status === "pending" ? undefined : ctx.ephemeral.get(view.operation.operationId);
+      if (ephemeral !== undefined) ctx.ephemeral.delete(view.operation.operationId);
+      return {
+        ok: true,
+        status,
+        handle: view.handle,
+        ...(view.receipt === undefined ? {} : { receipt: view.receipt }),
+        ...(ephemeral === undefined ? {} : { ephemeral }),
+      };
+    }
+    await sleep(Math.max(0, Math.min(poll, deadline - Date.now())));
+  }
+}
+
+function checkBound(name: string, value: number | undefined, bound: { min: number; max: number; default: number }): number | ServiceFailure {
+  if (value === undefined) return bound.default;
+  if (!Number.isInteger(value) || value < bound.min || value > bound.max) {
+    return { ok: false, code: "invalid_number", message: `${name} must be an integer from ${bound.min} to ${bound.max} (milliseconds), not ${String(value)}.` };
+  }
+  return value;
+}

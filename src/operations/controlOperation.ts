@@ -1,0 +1,53 @@
+import { readStoredTask } from "../runner/readStoredTask.js";
+import { synthesizeReceipt } from "../runner/synthesizeReceipt.js";
+import { makeHandle } from "./handle.js";
+import { journalIdentity } from "./journalAccess.js";
+import type { ServiceContext } from "./serviceContext.js";
+import type { ControlRequest, ControlResult } from "./serviceTypes.js";
+import { statusOfPhase } from "./serviceTypes.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Cancels an operation, exactly once per caller-owned controlActionId. A queued operation is
+ * cancelled at once. A running one is stopped only while its mutation boundary is not crossed (the
+ * boundary can then no longer be crossed); past it, the answer is "uncertain" and the write is left
+ * to finish, since interrupting it could not undo anything. A repeated controlActionId returns the
+ * first outcome and never acts again.
+ */
+export async function controlOperation(ctx: ServiceContext, operationId: string, request: ControlRequest): Promise<ControlResult> {
+  if (request.action !== "cancel") return { ok: false, code: "invalid_enum", message: `action must be "cancel".` };
+  if (!UUID.test(request.controlActionId)) {
+    return { ok: false, code: "invalid_operation_id", message: "controlActionId must be a UUID you choose and reuse if you repeat this same request." };
+  }
+  const identity = await journalIdentity(ctx);
+  if (!identity.ok) return identity;
+
+  const startedAt = new Date(await ctx.store.now());
+  const result = await ctx.store.cancelOperation(operationId.toLowerCase(), request.controlActionId.toLowerCase(), (operation, taskJson) => {
+    return synthesizeReceipt({
+      operationId: operation.operationId,
+      requestDigest: operation.requestDigest,
+      task: readStoredTask(taskJson),
+      status: "CANCELLED",
+      error: { code: "cancelled", message: "The operation was cancelled while it was queued; nothing was run." },
+      attempts: operation.attempts,
+      mutationBoundary: operation.mutationBoundary,
+      provider: "",
+      steps: "skipped",
+      startedAt,
+    });
+  });
+
+  switch (result.kind) {
+    case "not_found":
+      return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}; nothing was cancelled.` };
+    case "compacted":
+      return { ok: false, code: "operation_not_found", message: `Operation ${operationId} finished (${result.tombstone.receiptStatus ?? result.tombstone.phase}) and was compacted; there is nothing left to cancel.` };
+    case "control_id_reused":
+      return { ok: false, code: "identity_mismatch", message: `controlActionId ${request.controlActionId} was already used for another request (operation ${result.operationId}); choose a new one.` };
+    case "applied":
+    case "repeated":
+      return { ok: true, status: statusOfPhase(result.operation.phase), outcome: result.outcome, repeated: result.kind === "repeated", handle: makeHandle(result.operation) };
+  }
+}

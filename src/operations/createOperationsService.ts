@@ -1,0 +1,68 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { ConfigError } from "../config/runtimeConfig.js";
+import { verifyJournal } from "../journal/verifyJournal.js";
+import { runQueue } from "../runner/runQueue.js";
+import { collectOperation } from "./collectOperation.js";
+import { controlOperation } from "./controlOperation.js";
+import { inspectOperation } from "./inspectOperation.js";
+import type { OperationsServiceOptions, ServiceContext } from "./serviceContext.js";
+import type { OperationsService } from "./serviceTypes.js";
+import { submitOperation } from "./submitOperation.js";
+import { journalIdentity } from "./journalAccess.js";
+
+/** A runner id that tells processes apart in leases and events: host, pid and a random suffix. */
+export function defaultRunnerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Builds the operations service over an opened store. Every method returns a fresh handle, or a
+ * failure with an error code and a message for whoever must act; only programming errors throw.
+ */
+export function createOperationsService(options: OperationsServiceOptions): OperationsService {
+  const ctx: ServiceContext = { ...options, ephemeral: new Map() };
+  const runnerId = options.runnerId ?? defaultRunnerId();
+  return {
+    submit: (input) => submitOperation(ctx, input),
+    inspect: (operationId) => inspectOperation(ctx, operationId),
+    collect: (operationId, collectOptions) => collectOperation(ctx, operationId, collectOptions),
+    control: (operationId, request) => controlOperation(ctx, operationId, request),
+    async runQueue(queueOptions) {
+      if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
+      const identity = await journalIdentity(ctx);
+      if (!identity.ok) throw new ConfigError(identity.message);
+      return runQueue(
+        {
+          store: ctx.store,
+          execute: ctx.execute,
+          digestKey: ctx.digestKey,
+          config: ctx.config,
+          runnerId,
+          ...(ctx.providerFor === undefined ? {} : { providerFor: ctx.providerFor }),
+          ...(ctx.onRunnerEvent === undefined ? {} : { onEvent: ctx.onRunnerEvent }),
+          onEphemeral: (operationId, ephemeral) => ctx.ephemeral.set(operationId, ephemeral),
+        },
+        queueOptions,
+      );
+    },
+    async status() {
+      const [store, head, breakers] = await Promise.all([ctx.store.status(), ctx.store.readJournalHead(), ctx.store.listBreakers()]);
+      return {
+        store: { ...store, backend: ctx.store.backend },
+        journal: { seq: head?.seq ?? 0, storedBytes: head?.storedBytes ?? 0, quotaBytes: ctx.config.journalQuotaBytes },
+        breakers,
+      };
+    },
+    verifyJournal: () => verifyJournal(ctx.store, ctx.sealer),
+    async compactJournal({ olderThanMs }) {
+      if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
+      const verdict = await verifyJournal(ctx.store, ctx.sealer);
+      if (!verdict.ok) {
+        return { ok: false, code: "journal_tampered", message: `The journal does not verify (${verdict.fault} at event ${verdict.seq ?? "-"}); compaction would destroy the evidence, so nothing was compacted.` };
+      }
+      const report = await ctx.store.compact((await ctx.store.now()) - olderThanMs);
+      return { ok: true, ...report };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { OperationTombstone } from "../journal/journalTypes.js";
+import { authenticateView } from "./authenticateView.js";
+import { journalIdentity } from "./journalAccess.js";
+import type { AuthenticatedView } from "./authenticateView.js";
+import type { ServiceContext } from "./serviceContext.js";
+import type { InspectResult, ServiceFailure, TombstoneSummary } from "./serviceTypes.js";
+import { statusOfPhase } from "./serviceTypes.js";
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** Reads an operation (or its tombstone) and authenticates it against the journal. */
+export async function readAuthenticated(ctx: ServiceContext, operationId: string): Promise<AuthenticatedView | ServiceFailure> {
+  const identity = await journalIdentity(ctx);
+  if (!identity.ok) return identity;
+  const view = await ctx.store.readOperation(operationId.toLowerCase());
+  if (view === undefined) {
+    return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.` };
+  }
+  return authenticateView(view, ctx.sealer, identity.journalId);
+}
+
+export function tombstoneSummary(tombstone: OperationTombstone): TombstoneSummary {
+  return {
+    phase: tombstone.phase,
+    receiptStatus: tombstone.receiptStatus,
+    attempts: tombstone.attempts,
+    createdAt: new Date(tombstone.createdMs).toISOString(),
+    finishedAt: new Date(tombstone.finishedMs).toISOString(),
+    compactedAt: new Date(tombstone.compactedMs).toISOString(),
+  };
+}
+
+/** The durable state of one operation, authenticated by the journal; never touches a browser. */
+export async function inspectOperation(ctx: ServiceContext, operationId: string): Promise<InspectResult> {
+  const view = await readAuthenticated(ctx, operationId);
+  if ("ok" in view) return view;
+  if (view.kind === "compacted") return { ok: true, status: "compacted", handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
+  const op = view.operation;
+  return {
+    ok: true,
+    status: statusOfPhase(op.phase),
+    handle: view.handle,
+    operation: {
+      risk: op.risk,
+      attempts: op.attempts,
+      maxAttempts: op.maxAttempts,
+      receiptStatus: op.receiptStatus,
+      cancelRequested: op.cancelRequested,
+      createdAt: new Date(op.createdMs).toISOString(),
+      updatedAt: new Date(op.updatedMs).toISOString(),
+      finishedAt: iso(op.finishedMs),
+      runAfter: op.phase === "queued" ? new Date(op.runAfterMs).toISOString() : null,
+      leaseOwner: op.phase === "running" ? op.leaseOwner : null,
+      leaseExpiresAt: op.phase === "running" ? iso(op.leaseExpiresMs) : null,
+    },
+    attempts: await ctx.store.listAttempts(op.operationId),
+  };
+}

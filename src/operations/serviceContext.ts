@@ -1,0 +1,28 @@
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import type { ExecuteTask } from "../executor/executeTaskTypes.js";
+import type { JournalSealer } from "../journal/createJournalSealer.js";
+import type { EphemeralEvidence } from "../receipt/receiptTypes.js";
+import type { RunnerEvent } from "../runner/runnerTypes.js";
+import type { Store } from "../store/Store.js";
+import type { Task } from "../task/taskTypes.js";
+
+/** What the service is built from. Everything is injected; nothing is read from the environment here. */
+export interface OperationsServiceOptions {
+  store: Store;
+  /** Journal MAC key holder (deriveSubkey(master, "journal")). */
+  sealer: JournalSealer;
+  /** Request-digest key (the master key). */
+  digestKey: Uint8Array;
+  config: RuntimeConfig;
+  /** The executor runQueue uses; absent for processes that only submit and observe. */
+  execute?: ExecuteTask;
+  runnerId?: string;
+  providerFor?: (task: Task) => string;
+  onRunnerEvent?: (event: RunnerEvent) => void;
+}
+
+/** Shared by the service's methods. */
+export interface ServiceContext extends OperationsServiceOptions {
+  /** Live values held by this process for operations it ran; handed out once by collect. */
+  ephemeral: Map<string, EphemeralEvidence>;
+}

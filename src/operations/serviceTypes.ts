@@ -1,0 +1,123 @@
+import type { ErrorCode } from "../errors/errorCodes.js";
+import type { Problem } from "../errors/result.js";
+import type { JournalVerdict } from "../journal/verifyJournal.js";
+import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { RunQueueOptions, RunQueueReport } from "../runner/runnerTypes.js";
+import type { AttemptRecord, BreakerRecord, CancelOutcome, CompactionReport, OperationPhase, StoreStatus } from "../store/Store.js";
+import type { Handle } from "./handle.js";
+
+/**
+ * Where an operation stands, in the words callers act on:
+ * pending (queued or running: collect again later), completed (a receipt with PASS, PARTIAL or FAIL),
+ * blocked (refused or stopped before any change: safe to fix and submit anew), uncertain (a write may
+ * have happened: check the site, do not resubmit blindly), cancelled, and, from inspect only,
+ * compacted (finished long ago; only its tombstone remains).
+ */
+export type OperationStatus = "pending" | "completed" | "blocked" | "uncertain" | "cancelled";
+
+export function statusOfPhase(phase: OperationPhase): OperationStatus {
+  return phase === "queued" || phase === "running" ? "pending" : phase;
+}
+
+/** A call the service refused; `message` tells whoever must act what to do next. */
+export interface ServiceFailure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  /** Every problem found in a refused task, each with its JSON Pointer. */
+  problems?: Problem[];
+  /** The handle of the operation concerned, when there is one (for example on identity_mismatch). */
+  handle?: Handle;
+}
+
+export interface SubmitAccepted {
+  ok: true;
+  status: OperationStatus;
+  /** False when the operation already existed under this id and digest: nothing new was created or run. */
+  created: boolean;
+  handle: Handle;
+}
+export type SubmitResult = SubmitAccepted | ServiceFailure;
+
+export interface OperationSummary {
+  risk: string;
+  attempts: number;
+  maxAttempts: number;
+  receiptStatus: ReceiptStatus | null;
+  cancelRequested: boolean;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  /** When a queued operation becomes eligible (retry delay). */
+  runAfter: string | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+}
+
+export interface TombstoneSummary {
+  phase: string;
+  receiptStatus: string | null;
+  attempts: number;
+  createdAt: string;
+  finishedAt: string;
+  compactedAt: string;
+}
+
+export type InspectResult =
+  | { ok: true; status: OperationStatus; handle: Handle; operation: OperationSummary; attempts: AttemptRecord[] }
+  | { ok: true; status: "compacted"; handle: Handle; compacted: TombstoneSummary }
+  | ServiceFailure;
+
+export interface CollectOptions {
+  /** Wait until the operation is terminal or timeoutMs passes. Default false. */
+  wait?: boolean;
+  /** Longest wait (ms), 0..3 600 000. Default 30 000. */
+  timeoutMs?: number;
+  /** Pause between looks while waiting (ms), 0..60 000. Default 1 000. */
+  pollIntervalMs?: number;
+}
+
+export type CollectResult =
+  | {
+      ok: true;
+      status: OperationStatus;
+      handle: Handle;
+      /** The durable receipt, once terminal. Absent while pending and after compaction. */
+      receipt?: Receipt;
+      /** Extracted values returned live, once, by the process that ran the attempt; never stored with minimal retention. */
+      ephemeral?: EphemeralEvidence;
+      /** Present when the receipt was compacted: what remains of it. */
+      compacted?: TombstoneSummary;
+    }
+  | ServiceFailure;
+
+export interface ControlRequest {
+  action: "cancel";
+  /** Caller-owned UUID; a repeated id returns the first outcome and does nothing again. */
+  controlActionId: string;
+}
+
+export type ControlResult =
+  | { ok: true; status: OperationStatus; outcome: CancelOutcome; repeated: boolean; handle: Handle }
+  | ServiceFailure;
+
+export interface StatusReport {
+  store: StoreStatus & { backend: string };
+  journal: { seq: number; storedBytes: number; quotaBytes: number };
+  breakers: BreakerRecord[];
+}
+
+export type CompactResult = ({ ok: true } & CompactionReport) | ServiceFailure;
+
+/** The operations service: one object, every interface (CLI, REST, MCP) calls it the same way. */
+export interface OperationsService {
+  submit(input: unknown): Promise<SubmitResult>;
+  inspect(operationId: string): Promise<InspectResult>;
+  collect(operationId: string, options?: CollectOptions): Promise<CollectResult>;
+  control(operationId: string, request: ControlRequest): Promise<ControlResult>;
+  /** Runs the queue with the injected executor (see runner/runQueue). */
+  runQueue(options?: RunQueueOptions): Promise<RunQueueReport>;
+  status(): Promise<StatusReport>;
+  verifyJournal(): Promise<JournalVerdict>;
+  compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;
+}

@@ -1,0 +1,76 @@
+import { requestDigest } from "../task/requestDigest.js";
+import { canonicalJson } from "../task/canonicalJson.js";
+import { POLICY_CODES, validateTask } from "../task/validateTask.js";
+import { authenticateView } from "./authenticateView.js";
+import { makeHandle } from "./handle.js";
+import { journalIdentity } from "./journalAccess.js";
+import type { ServiceContext } from "./serviceContext.js";
+import type { SubmitResult } from "./serviceTypes.js";
+import { statusOfPhase } from "./serviceTypes.js";
+
+/**
+ * Validates the task, computes its request digest and creates the operation, or returns the one
+ * that already holds the id. Same id and same digest: the same operation, nothing created or run
+ * again. Same id, different digest: identity_mismatch, with the existing operation's handle. A task
+ * the contract refuses (including a missing approval) creates nothing, so it can be fixed and
+ * submitted again under the same id.
+ */
+export async function submitOperation(ctx: ServiceContext, input: unknown): Promise<SubmitResult> {
+  const validated = validateTask(input);
+  if (!validated.ok) {
+    const policyOnly = validated.errors.every((problem) => POLICY_CODES.has(problem.code));
+    const first = validated.errors[0];
+    return {
+      ok: false,
+      code: first?.code ?? "invalid_type",
+      message: policyOnly
+        ? `The task is well formed but not approved: ${first?.message ?? ""} Nothing was queued; submit it again with the approval, under the same operationId.`
+        : `The task was refused (${validated.errors.length} problem${validated.errors.length === 1 ? "" : "s"}); nothing was queued. Fix it and submit again under the same operationId.`,
+      problems: validated.errors,
+    };
+  }
+  const identity = await journalIdentity(ctx);
+  if (!identity.ok) return identity;
+
+  const task = validated.value;
+  const digest = requestDigest(ctx.digestKey, task);
+  const created = await ctx.store.createOperation(
+    {
+      operationId: task.operationId,
+      requestDigest: digest,
+      risk: task.risk,
+      maxAttempts: ctx.config.maxAttempts,
+      taskJson: canonicalJson(task),
+      details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention },
+    },
+    ctx.config.journalQuotaBytes,
+  );
+
+  switch (created.kind) {
+    case "quota_exceeded":
+      return {
+        ok: false,
+        code: "journal_quota_exceeded",
+        message: `The journal holds ${created.storedBytes} bytes of its ${created.quotaBytes}-byte quota, so no new operation was accepted and nothing was deleted. Run "errand journal compact --older-than 30d" (or raise ERRAND_JOURNAL_QUOTA_BYTES), then submit again under the same operationId.`,
+      };
+    case "created":
+      return { ok: true, status: "pending", created: true, handle: makeHandle(created.operation) };
+    case "existing":
+    case "compacted": {
+      const view = created.kind === "existing" ? await ctx.store.readOperation(task.operationId) : { kind: "compacted" as const, tombstone: created.tombstone };
+      if (view === undefined) return { ok: false, code: "internal_error", message: `Operation ${task.operationId} vanished while it was being read; submit again.` };
+      const authenticated = authenticateView(view, ctx.sealer, identity.journalId);
+      if ("ok" in authenticated) return authenticated;
+      if (authenticated.handle.requestDigest !== digest) {
+        return {
+          ok: false,
+          code: "identity_mismatch",
+          message: `operationId ${task.operationId} already names a different request (digest ${authenticated.handle.requestDigest}); nothing was created or run. Reuse an operationId only to retry the very same task; choose a new one for a changed task.`,
+          handle: authenticated.handle,
+        };
+      }
+      const status = authenticated.kind === "live" ? statusOfPhase(authenticated.operation.phase) : statusOfPhase(authenticated.handle.phase);
+      return { ok: true, status, created: false, handle: authenticated.handle };
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { EvidenceRetention } from "../task/taskTypes.js";
+import type { AttemptResolution, OperationRecord, TerminalPhase } from "../store/Store.js";
+
+/** Receipt status → the phase an operation ends in. */
+export function phaseForStatus(status: ReceiptStatus): TerminalPhase {
+  switch (status) {
+    case "PASS":
+    case "PARTIAL":
+    case "FAIL":
+      return "completed";
+    case "BLOCKED":
+      return "blocked";
+    case "UNCERTAIN":
+      return "uncertain";
+    case "CANCELLED":
+      return "cancelled";
+  }
+}
+
+/**
+ * The status a write task ends with. A write that ran to its end keeps its status (PASS, PARTIAL,
+ * or FAIL because an expectation was checked and did not hold). Anything else did not finish: it is
+ * BLOCKED (or CANCELLED) when the boundary was provably not crossed, and UNCERTAIN when it was.
+ */
+function writeStatus(status: ReceiptStatus, code: string | undefined, crossed: boolean): ReceiptStatus {
+  if (status === "PASS" || status === "PARTIAL") return status;
+  if (code === "cancelled" && !crossed) return "CANCELLED";
+  if (status === "FAIL" && code === "expectation_failed") return status;
+  if (crossed) return "UNCERTAIN";
+  return status === "CANCELLED" ? "CANCELLED" : "BLOCKED";
+}
+
+export interface AttemptFacts {
+  /** The operation as the store holds it at the moment the attempt is resolved. */
+  operation: OperationRecord;
+  receipt: Receipt;
+  /** The task's evidenceRetention: outputs and the provider session id stay only with "full". */
+  retention: EvidenceRetention;
+  retryDelayMs: number;
+}
+
+/**
+ * What becomes of an operation after an attempt returned a receipt:
+ * - a read_only FAIL with attempts left and no cancel pending goes back to the queue after the retry delay;
+ * - a write is never retried: if it did not run to its end it ends BLOCKED (or CANCELLED) when the
+ *   boundary was provably not crossed and UNCERTAIN when it was, whatever the receipt claimed;
+ * - everything else finishes with the receipt's status.
+ * The receipt is made consistent with the store (identity, attempt number, boundary) and loses the
+ * values minimal retention does not keep.
+ */
+export function decideAttempt(facts: AttemptFacts): AttemptResolution {
+  const { operation } = facts;
+  const crossed = operation.mutationBoundary === "crossed" || facts.receipt.mutationBoundary === "crossed";
+  const { outputs, providerSessionId, ...rest } = facts.receipt;
+  const kept = facts.retention === "full" ? { ...(outputs === undefined ? {} : { outputs }), ...(providerSessionId === undefined ? {} : { providerSessionId }) } : {};
+  const code = rest.error?.code;
+  const write = operation.risk !== "read_only";
+  const status = write ? writeStatus(rest.status, code, crossed) : code === "cancelled" && rest.status === "FAIL" ? "CANCELLED" : rest.status;
+  const receipt: Receipt = {
+    ...rest,
+    ...kept,
+    status,
+    operationId: operation.operationId,
+    requestDigest: operation.requestDigest,
+    attempts: operation.attempts,
+    mutationBoundary: crossed ? "crossed" : "not_crossed",
+    evidenceRetention: facts.retention,
+  };
+  if (!write && status === "FAIL" && operation.attempts < operation.maxAttempts && !operation.cancelRequested) {
+    return { kind: "requeue", delayMs: facts.retryDelayMs, attemptOutcome: status, errorCode: code ?? null, provider: receipt.provider || null, reason: "retry_read_only_failure" };
+  }
+  return { kind: "finish", phase: phaseForStatus(status), receipt, reason: "attempt_finished" };
+}

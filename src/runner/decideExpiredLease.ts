@@ -1,0 +1,50 @@
+import type { ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { AttemptResolution, ExpiredLease } from "../store/Store.js";
+import { phaseForStatus } from "./decideAttempt.js";
+import { readStoredTask } from "./readStoredTask.js";
+import { synthesizeReceipt } from "./synthesizeReceipt.js";
+
+/**
+ * What becomes of an operation whose runner stopped renewing its lease (the attempt counts):
+ * - read_only with attempts left and no cancel pending: back to the queue, eligible at once;
+ * - read_only otherwise: FAIL (or CANCELLED when a cancel was pending);
+ * - a write past its mutation boundary: UNCERTAIN, never retried;
+ * - a write before it: BLOCKED (or CANCELLED). The boundary is recorded durably before the
+ *   executor may dispatch the first mutating step, so "not crossed" here is proven, not assumed.
+ */
+export function decideExpiredLease(expired: ExpiredLease, now: Date): AttemptResolution {
+  const { operation } = expired;
+  const crossed = operation.mutationBoundary === "crossed";
+  if (operation.risk === "read_only" && operation.attempts < operation.maxAttempts && !operation.cancelRequested) {
+    return { kind: "requeue", delayMs: 0, attemptOutcome: "lost", errorCode: "lease_expired", provider: null, reason: "lease_expired" };
+  }
+  let status: ReceiptStatus;
+  let message: string;
+  const lost = `The runner of attempt ${operation.attempts} stopped renewing its lease (it crashed, was killed or lost the database)`;
+  if (crossed) {
+    status = "UNCERTAIN";
+    message = `${lost} after the write crossed its mutation boundary: the change may or may not have happened. Check the site before acting again; errand will not retry it.`;
+  } else if (operation.cancelRequested) {
+    status = "CANCELLED";
+    message = `${lost} while a cancel was pending; nothing was changed on the site.`;
+  } else if (operation.risk === "read_only") {
+    status = "FAIL";
+    message = `${lost}, and no attempts are left (${operation.attempts} of ${operation.maxAttempts}).`;
+  } else {
+    status = "BLOCKED";
+    message = `${lost} before the write reached its mutation boundary: nothing was changed on the site. Submit it again with a new operationId to retry.`;
+  }
+  const receipt = synthesizeReceipt({
+    operationId: operation.operationId,
+    requestDigest: operation.requestDigest,
+    task: readStoredTask(expired.taskJson),
+    status,
+    error: { code: status === "CANCELLED" ? "cancelled" : "lease_expired", message },
+    attempts: operation.attempts,
+    mutationBoundary: operation.mutationBoundary,
+    provider: "",
+    steps: "unknown",
+    startedAt: now,
+  });
+  return { kind: "finish", phase: phaseForStatus(status), receipt, reason: "lease_expired" };
+}

@@ -1,0 +1,156 @@
+import type { AttemptContext, AttemptOutcome } from "../executor/executeTaskTypes.js";
+import type { ErrorCode } from "../errors/errorCodes.js";
+import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { AttemptResolution, ClaimedOperation, OperationRecord } from "../store/Store.js";
+import { requestDigest } from "../task/requestDigest.js";
+import type { Task } from "../task/taskTypes.js";
+import { AttemptStop } from "./attemptStop.js";
+import { passBreaker, reportToBreaker } from "./breakerGate.js";
+import type { BreakerPolicy } from "./circuitBreaker.js";
+import { classifyOutcome } from "./classifyOutcome.js";
+import { decideAttempt, phaseForStatus } from "./decideAttempt.js";
+import { startLeaseKeeper } from "./leaseKeeper.js";
+import { readStoredTask } from "./readStoredTask.js";
+import type { AttemptReport, RunnerDeps } from "./runnerTypes.js";
+import { synthesizeReceipt } from "./synthesizeReceipt.js";
+
+/** Time the executor gets past the task's own budget to notice it and return a receipt (ms). */
+const OVERRUN_GRACE_MS = 5_000;
+/** After the signal is aborted, time the executor gets to clean up before the lease is left to expire (ms). */
+const ABORT_CLEANUP_MS = 5_000;
+
+export function breakerPolicy(config: RunnerDeps["config"]): BreakerPolicy {
+  return { threshold: config.breakerThreshold, cooldownMs: config.breakerCooldownMs, probeTimeoutMs: config.leaseMs + config.browserTimeoutMs };
+}
+
+/**
+ * Runs one claimed attempt to its end: checks the stored task against its digest, passes the
+ * provider's circuit breaker, keeps the lease alive while the executor works, records the mutation
+ * boundary durably before the executor may cross it, and resolves the attempt with a write fenced
+ * by the lease token. A runner that lost its lease writes nothing and reports "lease_lost".
+ */
+export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation): Promise<AttemptReport> {
+  const { store, config } = deps;
+  const { operation, lease, attempt } = claimed;
+  const startedAt = new Date();
+  const report = (outcome: AttemptReport["outcome"], phase: AttemptReport["phase"] = null, status: ReceiptStatus | null = null): AttemptReport => ({
+    operationId: operation.operationId,
+    attempt,
+    outcome,
+    phase,
+    status,
+  });
+
+  const task = readStoredTask(claimed.taskJson);
+  if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest) {
+    return finishWithout(deps, claimed, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
+  }
+
+  const provider = deps.providerFor?.(task) ?? (task.provider === "auto" ? "local" : task.provider);
+  const policy = breakerPolicy(config);
+  const gate = await passBreaker(store, provider, policy);
+  if (!gate.admitted) {
+    const when = gate.retryAtMs === null ? "after the probe in flight reports" : `at ${new Date(gate.retryAtMs).toISOString()}`;
+    return finishWithout(deps, claimed, task, "BLOCKED", "circuit_open", `Provider ${provider} failed repeatedly, so its circuit is open; it lets one probe through ${when}. Nothing was run; submit again with a new operationId later.`, startedAt, provider);
+  }
+
+  const controller = new AbortController();
+  const keeper = startLeaseKeeper(store, lease, {
+    leaseMs: config.leaseMs,
+    heartbeatMs: config.heartbeatMs,
+    cancelPollMs: config.cancelPollMs,
+    controller,
+    onStoreError: (message) => deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message }),
+  });
+  const budgetMs = task.timeouts?.taskMs ?? config.browserTimeoutMs;
+  const overrun = setTimeout(() => controller.abort(new AttemptStop("timeout", `The attempt ran past its ${budgetMs} ms budget.`)), budgetMs + OVERRUN_GRACE_MS);
+  const abandon = setTimeout(() => keeper.stop(), budgetMs + OVERRUN_GRACE_MS + ABORT_CLEANUP_MS);
+
+  const context: AttemptContext = {
+    requestDigest: operation.requestDigest,
+    attempt,
+    signal: controller.signal,
+    beforeMutationBoundary: async () => {
+      if (controller.signal.aborted) throw stopReason(controller.signal);
+      const result = await store.crossMutationBoundary(lease);
+      if (result === "crossed") return;
+      const stop = result === "cancel_requested" ? new AttemptStop("cancelled", "The operation was cancelled before its first change.") : new AttemptStop("lease_lost", "This runner lost the operation's lease.");
+      controller.abort(stop);
+      throw stop;
+    },
+    onProgress: (progress) => deps.onEvent?.({ kind: "progress", operationId: operation.operationId, progress }),
+  };
+
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await deps.execute(task, context);
+  } catch (error) {
+    // The executor contract is to always return a receipt; a throw is errand's own fault.
+    const message = `The executor failed instead of returning a receipt: ${error instanceof Error ? error.message : String(error)}`;
+    outcome = { receipt: synthesize(operation, task, "FAIL", "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
+  } finally {
+    clearTimeout(overrun);
+    clearTimeout(abandon);
+    keeper.stop();
+  }
+  if (keeper.lost) {
+    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
+    return report("lease_lost");
+  }
+
+  const applied = await store.finishAttempt(lease, (current) =>
+    decideAttempt({ operation: current, receipt: outcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
+  );
+  if (applied === undefined) {
+    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
+    return report("lease_lost");
+  }
+  const usedProvider = outcome.receipt.provider || provider;
+  await reportToBreaker(store, usedProvider, classifyOutcome(outcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
+  if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
+  return reportApplied(deps, operation.operationId, attempt, applied, outcome);
+}
+
+function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, applied: AttemptResolution, outcome: AttemptOutcome | null): AttemptReport {
+  if (applied.kind === "requeue") {
+    deps.onEvent?.({ kind: "requeued", operationId, attempt, delayMs: applied.delayMs });
+    return { operationId, attempt, outcome: "requeued", phase: "queued", status: null };
+  }
+  if (outcome !== null && Object.keys(outcome.ephemeral.outputs).length + (outcome.ephemeral.providerSessionId === undefined ? 0 : 1) > 0) {
+    deps.onEphemeral?.(operationId, outcome.ephemeral);
+  }
+  deps.onEvent?.({ kind: "finished", operationId, attempt, phase: applied.phase, status: applied.receipt.status });
+  return { operationId, attempt, outcome: "finished", phase: applied.phase, status: applied.receipt.status };
+}
+
+/** Ends an attempt that never reached the executor (tampered task, open circuit) with a receipt errand writes itself. */
+async function finishWithout(deps: RunnerDeps, claimed: ClaimedOperation, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider = ""): Promise<AttemptReport> {
+  const applied = await deps.store.finishAttempt(claimed.lease, (current) => {
+    const receipt = synthesize(current, task, status, code, message, startedAt, provider);
+    return { kind: "finish", phase: phaseForStatus(status), receipt, reason: code };
+  });
+  if (applied === undefined) {
+    deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt });
+    return { operationId: claimed.operation.operationId, attempt: claimed.attempt, outcome: "lease_lost", phase: null, status: null };
+  }
+  return reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied, null);
+}
+
+function synthesize(operation: OperationRecord, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {
+  return synthesizeReceipt({
+    operationId: operation.operationId,
+    requestDigest: operation.requestDigest,
+    task,
+    status,
+    error: { code, message },
+    attempts: operation.attempts,
+    mutationBoundary: operation.mutationBoundary,
+    provider,
+    steps: "skipped",
+    startedAt,
+  });
+}
+
+function stopReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new AttemptStop("cancelled", "The attempt was stopped.");
+}

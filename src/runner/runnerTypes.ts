@@ -1,0 +1,55 @@
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import type { ExecuteTask, ProgressEvent } from "../executor/executeTaskTypes.js";
+import type { EphemeralEvidence, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { OperationPhase, RecoveredLease, Store } from "../store/Store.js";
+import type { Task } from "../task/taskTypes.js";
+
+/** Everything the runner needs, injected: the store, the executor, the digest key and the timing. */
+export interface RunnerDeps {
+  store: Store;
+  execute: ExecuteTask;
+  /** Key of the request digest: a stored task is re-digested before it runs, so a tampered one never does. */
+  digestKey: Uint8Array;
+  config: Pick<RuntimeConfig, "leaseMs" | "heartbeatMs" | "retryDelayMs" | "browserTimeoutMs" | "breakerThreshold" | "breakerCooldownMs" | "cancelPollMs">;
+  /** Names this runner in leases and events (host:pid:random by default). */
+  runnerId: string;
+  /** The provider whose circuit breaker gates a task. Default: the task's provider, "local" for "auto". */
+  providerFor?: (task: Task) => string;
+  /** Structured notices for whoever watches the runner (CLI stderr, logs). */
+  onEvent?: (event: RunnerEvent) => void;
+  /** Live values from an attempt that finished the operation; never persisted here. */
+  onEphemeral?: (operationId: string, ephemeral: EphemeralEvidence) => void;
+}
+
+export type RunnerEvent =
+  | { kind: "recovered"; operationId: string; resolution: RecoveredLease["resolution"]; phase: OperationPhase }
+  | { kind: "claimed"; operationId: string; attempt: number }
+  | { kind: "progress"; operationId: string; progress: ProgressEvent }
+  | { kind: "finished"; operationId: string; attempt: number; phase: OperationPhase; status: ReceiptStatus }
+  | { kind: "requeued"; operationId: string; attempt: number; delayMs: number }
+  | { kind: "lease_lost"; operationId: string; attempt: number }
+  | { kind: "store_error"; operationId: string; message: string };
+
+export interface AttemptReport {
+  operationId: string;
+  attempt: number;
+  /** "lease_lost": the attempt's outcome was discarded because another runner owns the operation now. */
+  outcome: "finished" | "requeued" | "lease_lost";
+  phase: OperationPhase | null;
+  status: ReceiptStatus | null;
+}
+
+export interface RunQueueOptions {
+  /** Stop after this many attempts. Default: no limit. */
+  max?: number;
+  /** Stop claiming once this much time has passed (ms); a running attempt is finished first. Default: no limit. */
+  budgetMs?: number;
+  /** Stop claiming when aborted (SIGINT); a running attempt is finished first. */
+  signal?: AbortSignal;
+}
+
+export interface RunQueueReport {
+  recovered: RecoveredLease[];
+  attempts: AttemptReport[];
+  stoppedBecause: "drained" | "max" | "budget" | "aborted";
+}

@@ -1,0 +1,232 @@
+import type { JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
+import type { MutationBoundary, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { Risk } from "../task/taskTypes.js";
+
+/**
+ * The durable state of operations, attempts, leases, cancel requests, provider circuit breakers and
+ * the authenticated journal, behind one async interface. Every method that changes an operation
+ * appends its journal event in the same transaction, so state and history cannot diverge.
+ *
+ * Backends own the clock (SQLite: the process clock, injectable for tests; PostgreSQL: now()), so
+ * lease expiry is judged by one clock however many runners there are.
+ *
+ * The interface admits PostgreSQL: claimNext maps to `UPDATE … WHERE operation_id = (SELECT …
+ * FOR UPDATE SKIP LOCKED) RETURNING …`, and every fenced write to `… WHERE lease_token = $token`.
+ */
+export interface Store {
+  readonly backend: string;
+  /** Milliseconds since the epoch on the store's clock. */
+  now(): Promise<number>;
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+
+  // ---- submit, inspect ----------------------------------------------------------------------
+  /** Creates the operation, or returns what already holds its id; never overwrites anything. */
+  createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult>;
+  /** The operation with its latest event and receipt event, read in one consistent snapshot. */
+  readOperation(operationId: string): Promise<OperationView | undefined>;
+  listAttempts(operationId: string): Promise<AttemptRecord[]>;
+
+  // ---- runner --------------------------------------------------------------------------------
+  /** Atomically moves the next eligible queued operation to running with a fresh lease token. */
+  claimNext(runnerId: string, leaseMs: number): Promise<ClaimedOperation | undefined>;
+  /** Extends the lease if the token still holds it; reports a pending cancel request. */
+  renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck>;
+  /** Reads (without writing) whether the token still holds the lease and whether cancel was asked. */
+  checkLease(lease: LeaseRef): Promise<LeaseCheck>;
+  /**
+   * Records durably that the write is about to cross its mutation boundary. Refused when the lease
+   * is lost or a cancel request came first: then nothing may be dispatched.
+   */
+  crossMutationBoundary(lease: LeaseRef): Promise<BoundaryResult>;
+  /**
+   * Ends the attempt the token holds (terminal or back to the queue) with what `resolve` returns for
+   * the operation as it stands inside the transaction (a cancel request that landed a moment ago is
+   * seen). Returns the applied resolution, or undefined when the lease was lost and nothing changed.
+   */
+  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution): Promise<AttemptResolution | undefined>;
+  /**
+   * Resolves every running operation whose lease expired, with the resolution `decide` returns for
+   * it (evaluated inside the transaction, so the state it sees is the state that is changed).
+   */
+  recoverExpiredLeases(decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]>;
+
+  // ---- control -------------------------------------------------------------------------------
+  /** Applies a cancel exactly once per controlActionId (see CancelOutcome). */
+  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult>;
+
+  // ---- provider circuit breakers ---------------------------------------------------------------
+  readBreaker(provider: string): Promise<BreakerRecord>;
+  listBreakers(): Promise<BreakerRecord[]>;
+  /** Compare-and-set on the breaker's revision; journals the change. False when someone else moved it. */
+  writeBreaker(next: BreakerRecord, expectedRevision: number): Promise<boolean>;
+
+  // ---- journal -------------------------------------------------------------------------------
+  readJournalHead(): Promise<JournalHead | undefined>;
+  readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]>;
+  readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]>;
+  /** Compacts terminal operations that finished before cutoffMs into tombstones (see CompactionReport). */
+  compact(cutoffMs: number): Promise<CompactionReport>;
+
+  status(): Promise<StoreStatus>;
+}
+
+export const OPERATION_PHASES = ["queued", "running", "completed", "blocked", "uncertain", "cancelled"] as const;
+export type OperationPhase = (typeof OPERATION_PHASES)[number];
+export type TerminalPhase = Exclude<OperationPhase, "queued" | "running">;
+export const TERMINAL_PHASES: ReadonlySet<OperationPhase> = new Set<OperationPhase>(["completed", "blocked", "uncertain", "cancelled"]);
+
+export function isTerminalPhase(phase: OperationPhase): phase is TerminalPhase {
+  return TERMINAL_PHASES.has(phase);
+}
+
+export interface OperationRecord {
+  operationId: string;
+  requestDigest: string;
+  risk: Risk;
+  phase: OperationPhase;
+  /** Increases by one with every journaled change of the operation. */
+  revision: number;
+  /** Attempts started so far, including attempts lost to a crash. */
+  attempts: number;
+  maxAttempts: number;
+  mutationBoundary: MutationBoundary;
+  runAfterMs: number;
+  createdMs: number;
+  updatedMs: number;
+  finishedMs: number | null;
+  cancelRequested: boolean;
+  receiptStatus: ReceiptStatus | null;
+  /** Runner holding the lease while running (diagnostic; the token itself never leaves the store and runner). */
+  leaseOwner: string | null;
+  leaseExpiresMs: number | null;
+}
+
+export interface NewOperation {
+  operationId: string;
+  requestDigest: string;
+  risk: Risk;
+  maxAttempts: number;
+  /** The normalized task as JSON; it is what the runner executes. */
+  taskJson: string;
+  /** Extra fields for the operation_created event (ids, counts, choices; no task content). */
+  details: Record<string, unknown>;
+}
+
+export type CreateOperationResult =
+  | { kind: "created"; operation: OperationRecord }
+  | { kind: "existing"; operation: OperationRecord }
+  | { kind: "compacted"; tombstone: OperationTombstone }
+  | { kind: "quota_exceeded"; storedBytes: number; quotaBytes: number };
+
+export type OperationView =
+  | { kind: "live"; operation: OperationRecord; latestEvent: JournalEventRow | undefined; receiptEvent: JournalEventRow | undefined }
+  | { kind: "compacted"; tombstone: OperationTombstone };
+
+export interface AttemptRecord {
+  operationId: string;
+  attempt: number;
+  runnerId: string;
+  startedMs: number;
+  endedMs: number | null;
+  /** Receipt status of the attempt, "lost" when its runner vanished, null while it runs. */
+  outcome: string | null;
+  errorCode: string | null;
+  provider: string | null;
+}
+
+export interface LeaseRef {
+  operationId: string;
+  token: string;
+}
+
+export interface ClaimedOperation {
+  operation: OperationRecord;
+  taskJson: string;
+  lease: LeaseRef;
+  attempt: number;
+}
+
+export interface LeaseCheck {
+  held: boolean;
+  cancelRequested: boolean;
+}
+
+export type BoundaryResult = "crossed" | "lease_lost" | "cancel_requested";
+
+/** How an attempt ends: the operation finishes, or goes back to the queue to run again later. */
+export type AttemptResolution =
+  | { kind: "finish"; phase: TerminalPhase; receipt: Receipt; reason: string }
+  | { kind: "requeue"; delayMs: number; attemptOutcome: string; errorCode: string | null; provider: string | null; reason: string };
+
+export interface ExpiredLease {
+  operation: OperationRecord;
+  taskJson: string;
+}
+
+export interface RecoveredLease {
+  operationId: string;
+  resolution: AttemptResolution["kind"];
+  phase: OperationPhase;
+}
+
+export type CancelOutcome =
+  /** The operation was queued and is now cancelled. */
+  | "cancelled"
+  /** It was running before its mutation boundary: the runner stops it at its next safe point. */
+  | "cancel_requested"
+  /** It was running past its mutation boundary: stopping now could not undo anything, so it is not interrupted. */
+  | "uncertain"
+  /** It had already finished; nothing was changed. */
+  | "already_terminal";
+
+export type CancelResult =
+  | { kind: "applied"; outcome: CancelOutcome; operation: OperationRecord }
+  /** This controlActionId was already applied to this operation: its first outcome, nothing repeated. */
+  | { kind: "repeated"; outcome: CancelOutcome; operation: OperationRecord }
+  /** This controlActionId was already used for another operation or action. */
+  | { kind: "control_id_reused"; operationId: string }
+  | { kind: "not_found" }
+  | { kind: "compacted"; tombstone: OperationTombstone };
+
+export const BREAKER_STATES = ["CLOSED", "OPEN", "HALF_OPEN"] as const;
+export type BreakerState = (typeof BREAKER_STATES)[number];
+
+export interface BreakerRecord {
+  provider: string;
+  state: BreakerState;
+  /** Consecutive provider-class failures while CLOSED. */
+  failures: number;
+  /** OPEN: refuse work until this time; then one probe may start. */
+  openUntilMs: number | null;
+  /** HALF_OPEN: the probe in flight and when it is considered abandoned. */
+  probeToken: string | null;
+  probeExpiresMs: number | null;
+  /** 0 for a provider never recorded. */
+  revision: number;
+  updatedMs: number;
+}
+
+export interface CompactionReport {
+  /** Operations turned into tombstones. */
+  operations: number;
+  /** Events whose bodies were dropped. */
+  eventBodies: number;
+  /** Events removed entirely by folding the compacted prefix of the chain into the head. */
+  eventsRemoved: number;
+  bytesFreed: number;
+  storedBytes: number;
+}
+
+export interface StoreStatus {
+  phases: Record<OperationPhase, number>;
+  /** Running operations whose lease has expired (they are recovered by the next runner). */
+  expiredLeases: number;
+  /** Queued operations that are not yet eligible (retry delay), and when the first becomes eligible. */
+  delayed: number;
+  nextEligibleMs: number | null;
+  tombstones: number;
+  journalSeq: number;
+  storedBytes: number;
+  schemaVersion: number;
+}

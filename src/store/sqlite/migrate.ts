@@ -1,0 +1,32 @@
+import type Database from "better-sqlite3";
+import { SchemaTooNewError } from "../storeErrors.js";
+import type { Migration } from "./migrations.js";
+
+/**
+ * Brings the database up to the newest migration this errand knows. Each migration runs in its own
+ * BEGIN IMMEDIATE transaction together with the row that records it, so a crash leaves either both
+ * or neither, and two processes opening a fresh file at once apply each migration exactly once.
+ * A database recorded at a higher version than `migrations` knows is refused before anything runs.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[], where: string): number {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
+  const supported = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const current = db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)");
+
+  const found = current.get()?.v ?? 0;
+  if (found > supported) throw new SchemaTooNewError(found, supported, where);
+
+  const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  for (const migration of ordered) {
+    const apply = db.transaction(() => {
+      const now = current.get()?.v ?? 0;
+      if (now > supported) throw new SchemaTooNewError(now, supported, where);
+      if (now >= migration.version) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    });
+    apply.immediate();
+  }
+  return current.get()?.v ?? 0;
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import type { JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
+import { genesisHead } from "../../journal/sealEvent.js";
+import type { Receipt } from "../../receipt/receiptTypes.js";
+import type {
+  AttemptRecord,
+  AttemptResolution,
+  BoundaryResult,
+  BreakerRecord,
+  CancelResult,
+  ClaimedOperation,
+  CompactionReport,
+  CreateOperationResult,
+  ExpiredLease,
+  LeaseCheck,
+  LeaseRef,
+  NewOperation,
+  OperationRecord,
+  OperationView,
+  RecoveredLease,
+  Store,
+  StoreStatus,
+} from "../Store.js";
+import { busyRetry } from "./busyRetry.js";
+import { selectHead, writeHead } from "./journalHeadSql.js";
+import { migrate } from "./migrate.js";
+import { MIGRATIONS } from "./migrations.js";
+import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
+import { cancelOperation } from "./queries/cancelOperation.js";
+import { claimNext } from "./queries/claimNext.js";
+import { collapsePrefix, compactBatch, recordCompaction } from "./queries/compact.js";
+import { createOperation } from "./queries/createOperation.js";
+import { crossMutationBoundary } from "./queries/crossMutationBoundary.js";
+import { finishAttempt } from "./queries/finishAttempt.js";
+import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
+import { checkLease, renewLease } from "./queries/leaseSql.js";
+import { listAttempts } from "./queries/listAttempts.js";
+import { readOperation } from "./queries/readOperation.js";
+import { recoverExpiredLeases } from "./queries/recoverExpiredLeases.js";
+import { status } from "./queries/status.js";
+import type { SqliteContext } from "./sqliteContext.js";
+import { createSqliteContext } from "./sqliteContext.js";
+
+export interface SqliteStoreOptions {
+  /** The database file (created with its directory when absent). */
+  path: string;
+  sealer: JournalSealer;
+  /** How long one statement waits for the write lock inside SQLite (ms); keep it short (see busyRetry). */
+  busyTimeoutMs: number;
+  /** How long errand keeps retrying a locked write before it reports store_busy (ms). Default 30 s. */
+  busyPatienceMs?: number;
+  /** The store's clock; tests inject one to move time without sleeping. */
+  clock?: () => number;
+  /** Migrations to apply; tests pass a longer list to simulate a newer errand. */
+  migrations?: typeof MIGRATIONS;
+}
+
+/** Compaction works in batches of this many operations, one short transaction each. */
+const COMPACTION_BATCH = 200;
+
+/** The database file inside ERRAND_HOME. */
+export function sqliteStorePath(errandHome: string): string {
+  return join(errandHome, "errand.db");
+}
+
+/**
+ * Opens (creating and migrating when needed) the SQLite store: WAL so readers never block the
+ * writer, synchronous=FULL so an acknowledged submit or receipt survives power loss, a short busy
+ * timeout so a waiting process does not freeze its own heartbeats, and BEGIN IMMEDIATE for every
+ * transaction that writes, so a read-then-write never fails half way with SQLITE_BUSY.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    const version = migrate(db, options.migrations ?? MIGRATIONS, options.path);
+    const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
+    db.transaction(() => {
+      if (selectHead(ctx) === undefined) writeHead(ctx, genesisHead(ctx.sealer, randomUUID()));
+    }).immediate();
+    return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+class SqliteStore implements Store {
+  readonly backend = "sqlite";
+
+  constructor(
+    private readonly ctx: SqliteContext,
+    private readonly version: number,
+    private readonly patienceMs: number,
+  ) {}
+
+  /** A write transaction: BEGIN IMMEDIATE, retried asynchronously while another process holds the lock. */
+  private write<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.ctx.db.transaction(step).immediate(), this.patienceMs);
+  }
+
+  /** A read transaction, so several SELECTs see one snapshot. */
+  private read<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.ctx.db.transaction(step).deferred(), this.patienceMs);
+  }
+
+  now(): Promise<number> {
+    return Promise.resolve(this.ctx.clock());
+  }
+  schemaVersion(): Promise<number> {
+    return Promise.resolve(this.version);
+  }
+  close(): Promise<void> {
+    if (this.ctx.db.open) this.ctx.db.close();
+    return Promise.resolve();
+  }
+
+  createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult> {
+    return this.write(() => createOperation(this.ctx, input, quotaBytes));
+  }
+  readOperation(operationId: string): Promise<OperationView | undefined> {
+    return this.read(() => readOperation(this.ctx, operationId));
+  }
+  listAttempts(operationId: string): Promise<AttemptRecord[]> {
+    return this.read(() => listAttempts(this.ctx, operationId));
+  }
+
+  claimNext(runnerId: string, leaseMs: number): Promise<ClaimedOperation | undefined> {
+    return this.write(() => claimNext(this.ctx, runnerId, leaseMs));
+  }
+  renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck> {
+    return this.write(() => renewLease(this.ctx, lease, leaseMs));
+  }
+  checkLease(lease: LeaseRef): Promise<LeaseCheck> {
+    return this.read(() => checkLease(this.ctx, lease));
+  }
+  crossMutationBoundary(lease: LeaseRef): Promise<BoundaryResult> {
+    return this.write(() => crossMutationBoundary(this.ctx, lease));
+  }
+  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution): Promise<AttemptResolution | undefined> {
+    return this.write(() => finishAttempt(this.ctx, lease, resolve));
+  }
+  recoverExpiredLeases(decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
+    return this.write(() => recoverExpiredLeases(this.ctx, decide, limit));
+  }
+
+  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {
+    return this.write(() => cancelOperation(this.ctx, operationId, controlActionId, cancelledReceipt));
+  }
+
+  readBreaker(provider: string): Promise<BreakerRecord> {
+    return this.read(() => readBreaker(this.ctx, provider));
+  }
+  listBreakers(): Promise<BreakerRecord[]> {
+    return this.read(() => listBreakers(this.ctx));
+  }
+  writeBreaker(next: BreakerRecord, expectedRevision: number): Promise<boolean> {
+    return this.write(() => writeBreaker(this.ctx, next, expectedRevision));
+  }
+
+  readJournalHead(): Promise<JournalHead | undefined> {
+    return this.read(() => selectHead(this.ctx));
+  }
+  readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]> {
+    return this.read(() => readJournalEvents(this.ctx, afterSeq, limit));
+  }
+  readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]> {
+    return this.read(() => readTombstones(this.ctx, afterOperationId, limit));
+  }
+  async compact(cutoffMs: number): Promise<CompactionReport> {
+    const report: CompactionReport = { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0, storedBytes: 0 };
+    for (;;) {
+      const batch = await this.write(() => compactBatch(this.ctx, cutoffMs, COMPACTION_BATCH));
+      report.operations += batch.operations;
+      report.eventBodies += batch.eventBodies;
+      report.bytesFreed += batch.bytesFreed;
+      if (batch.operations < COMPACTION_BATCH) break;
+    }
+    const folded = await this.write(() => collapsePrefix(this.ctx, cutoffMs));
+    report.eventsRemoved = folded.eventsRemoved;
+    report.bytesFreed += folded.bytesFreed;
+    if (report.operations > 0 || report.eventsRemoved > 0) {
+      await this.write(() => recordCompaction(this.ctx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }));
+    }
+    report.storedBytes = (await this.readJournalHead())?.storedBytes ?? 0;
+    return report;
+  }
+
+  status(): Promise<StoreStatus> {
+    return this.read(() => status(this.ctx, this.version));
+  }
+}

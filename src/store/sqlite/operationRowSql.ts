@@ -1,0 +1,33 @@
+import type { OperationStateFields } from "../../journal/operationEvent.js";
+import type { OperationRow } from "./rows.js";
+import type { SqliteContext } from "./sqliteContext.js";
+
+/** Reads one operation row by id. */
+export function selectOperationRow(ctx: SqliteContext, operationId: string): OperationRow | undefined {
+  return ctx.sql("SELECT * FROM operations WHERE operation_id = ?").get(operationId) as OperationRow | undefined;
+}
+
+/** Writes every mutable column of an operation row computed by the caller. */
+export function writeOperationRow(ctx: SqliteContext, row: OperationRow): void {
+  ctx
+    .sql(
+      `UPDATE operations SET phase = @phase, revision = @revision, attempts = @attempts, mutation_boundary = @mutation_boundary,
+         run_after_ms = @run_after_ms, lease_token = @lease_token, lease_owner = @lease_owner, lease_expires_ms = @lease_expires_ms,
+         cancel_requested_ms = @cancel_requested_ms, receipt_status = @receipt_status, receipt_seq = @receipt_seq,
+         updated_ms = @updated_ms, finished_ms = @finished_ms
+       WHERE operation_id = @operation_id`,
+    )
+    .run(row);
+}
+
+/** The state fields an operation event repeats, taken from the row as it is after the change. */
+export function stateOf(row: OperationRow): OperationStateFields {
+  return {
+    operationId: row.operation_id,
+    requestDigest: row.request_digest,
+    revision: row.revision,
+    phase: row.phase,
+    mutationBoundary: row.mutation_boundary,
+    attempts: row.attempts,
+  };
+}

@@ -1,0 +1,16 @@
+import type { JournalEventRow, OperationTombstone } from "../../../journal/journalTypes.js";
+import type { EventRow, TombstoneRow } from "../rows.js";
+import { toEvent, toTombstone } from "../rows.js";
+import type { SqliteContext } from "../sqliteContext.js";
+
+/** A page of events in sequence order, after `afterSeq`. */
+export function readJournalEvents(ctx: SqliteContext, afterSeq: number, limit: number): JournalEventRow[] {
+  return (ctx.sql("SELECT * FROM journal_events WHERE seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit) as EventRow[]).map(toEvent);
+}
+
+/** A page of tombstones in operation-id order, after `afterOperationId` ("" for the first page). */
+export function readTombstones(ctx: SqliteContext, afterOperationId: string, limit: number): OperationTombstone[] {
+  return (ctx.sql("SELECT * FROM operation_tombstones WHERE operation_id > ? ORDER BY operation_id LIMIT ?").all(afterOperationId, limit) as TombstoneRow[]).map(
+    toTombstone,
+  );
+}

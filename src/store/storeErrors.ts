@@ -1,0 +1,16 @@
+/** The database was written by a newer errand: opening it with this one could corrupt it. */
+export class SchemaTooNewError extends Error {
+  readonly code = "store_schema_too_new" as const;
+  constructor(
+    readonly found: number,
+    readonly supported: number,
+    where: string,
+  ) {
+    super(`The database ${where} has schema version ${found}, but this errand understands versions up to ${supported}. Upgrade errand; do not open this database with an older one.`);
+  }
+}
+
+/** The database stayed locked by other processes longer than errand is willing to wait. */
+export class StoreBusyError extends Error {
+  readonly code = "store_busy" as const;
+}
