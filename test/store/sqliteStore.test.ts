@@ -61,7 +61,7 @@ describe("SQLite store", () => {
     }
   });
 
-  test("a migration and its record commit together: a failing migration leaves the version where it was", async () => {
+  test("a migration and its record commit together: a failing migration leaves the version where it was", () => {
     const home = makeTempHome();
     try {
       const path = join(home, "errand.db");
