@@ -72,7 +72,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
     }
     const missing = options.provider.missingConfiguration();
-    if (missing !== null) return refuse("configuration_error", missing);
+    if (missing !== null) return refuse(options.provider.kind === "cloud" ? "provider_unconfigured" : "configuration_error", missing);
 
     const taskMs = task.timeouts?.taskMs ?? options.defaultTaskTimeoutMs;
     const deadline = Date.now() + taskMs;
@@ -85,8 +85,11 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       const page = await withHardStop(outcome, taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
     } catch (error) {
-      if (error instanceof ProviderError) {
-        if (error.code === "configuration_error" || error.code === "provider_unconfigured") return refuse("configuration_error", error.message);
+      if (context.signal.aborted && session === null) {
+        state.error = { code: "cancelled", message: "The operation was cancelled while the provider session was opening.", step: null };
+      } else if (error instanceof ProviderError) {
+        // Refusals before any browser action: nothing ran, so the attempt is BLOCKED.
+        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse(error.code, redactor.scrub(error.message));
         state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null };
       } else if (error instanceof HardStop) {
         state.error = { code: "timeout", message: `The task ran past its ${taskMs} ms budget and was stopped.`, step: null };
@@ -94,6 +97,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state.error = { code: "internal_error", message: redactor.scrub(firstLine(error)), step: null };
       }
     } finally {
+      if (session !== null) blameLostSession(session, state);
       await session?.release();
     }
     return finish();
@@ -209,6 +213,22 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     state.steps.push({ index, action: task.steps[index]?.action ?? "unknown", status: "skipped", durationMs: 0 });
   }
   return page;
+}
+
+/** Provider failures that refuse the attempt before any browser action (the receipt is BLOCKED). */
+const REFUSING_PROVIDER_CODES = new Set<ErrorCode>(["configuration_error", "provider_unconfigured", "provider_auth_failed", "provider_capacity"]);
+/** Failures a lost browser causes in whatever step was running; the loss is the better explanation. */
+const LOSS_MASKED_CODES = new Set<ErrorCode>(["step_failed", "expectation_failed", "timeout", "internal_error"]);
+
+/**
+ * When the provider ended the session under a failing task (dropped connection, crash, its own
+ * session timeout), the step's failure is reported as provider_unavailable: a provider-class
+ * failure for the breaker, and for a write past its boundary an UNCERTAIN receipt.
+ */
+function blameLostSession(session: ProviderSession, state: AttemptState): void {
+  const lost = session.lostReason?.() ?? null;
+  if (lost === null || state.error === null || !LOSS_MASKED_CODES.has(state.error.code)) return;
+  state.error = { code: "provider_unavailable", message: lost, step: state.error.step };
 }
 
 class HardStop extends Error {}

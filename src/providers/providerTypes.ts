@@ -10,6 +10,12 @@ export interface ProviderSession {
   ownsContext: boolean;
   /** Ends the session; must finish (or give up) within the cleanup bound and never throw. */
   release(): Promise<void>;
+  /**
+   * Why the provider ended the session under errand (connection dropped, browser crashed, the
+   * provider's own session timeout), or null while it is intact. Read by the executor when a step
+   * fails, so a lost browser is reported as provider_unavailable rather than as a site failure.
+   */
+  lostReason?(): string | null;
 }
 
 export interface OpenSessionOptions {
@@ -20,6 +26,11 @@ export interface OpenSessionOptions {
 
 export interface BrowserProvider {
   name: string;
+  /**
+   * "cloud" providers need a credential: a missing one is provider_unconfigured. The "local"
+   * provider needs a Chromium: a missing one is configuration_error. Absent means local.
+   */
+  kind?: "local" | "cloud";
   /** Which configuration is missing, or null when the provider can be used. */
   missingConfiguration(): string | null;
   openSession(options: OpenSessionOptions): Promise<ProviderSession>;
@@ -27,12 +38,31 @@ export interface BrowserProvider {
   shutdown(): Promise<void>;
 }
 
-/** A provider failure the router and breaker understand. */
+export type ProviderErrorCode = "provider_unconfigured" | "provider_auth_failed" | "provider_capacity" | "provider_unavailable" | "configuration_error";
+
+/**
+ * A provider failure the router and breaker understand. Codes:
+ * - provider_unconfigured: no credential; the provider is skipped, its health untouched.
+ * - provider_auth_failed: 401/403; shown on the provider's state, does not open the circuit.
+ * - provider_capacity: 429 (concurrency, create rate, queue full); skip until retryAfterSeconds.
+ * - provider_unavailable: 5xx, connect failure, dropped connection, provider timeout; feeds the breaker.
+ * - configuration_error: errand's own setup (no Chromium, a request the provider rejects as malformed).
+ * Messages never carry a credential or a CDP URL.
+ */
 export class ProviderError extends Error {
+  /** Seconds the provider asked us to wait (Retry-After), when it said; only for provider_capacity. */
+  readonly retryAfterSeconds?: number;
+  /** The HTTP status the provider answered with, when there was one. */
+  readonly status?: number;
+
   constructor(
-    readonly code: "provider_unconfigured" | "provider_auth_failed" | "provider_capacity" | "provider_unavailable" | "configuration_error",
+    readonly code: ProviderErrorCode,
     message: string,
+    details: { retryAfterSeconds?: number; status?: number } = {},
   ) {
     super(message);
+    this.name = "ProviderError";
+    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.status !== undefined) this.status = details.status;
   }
 }

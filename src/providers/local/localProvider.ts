@@ -57,6 +57,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
 
   return {
     name: "local",
+    kind: "local",
     missingConfiguration: () => (findChromium(options.env) === null ? CHROMIUM_INSTALL_HINT : null),
     async openSession(_open: OpenSessionOptions): Promise<ProviderSession> {
       const browser = await warmBrowser();

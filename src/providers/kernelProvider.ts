@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import Kernel from "@onkernel/sdk";
+import type { CloudProviderOptions } from "./cloudProviderOptions.js";
+import { readEnv } from "./cloudProviderOptions.js";
+import { openCdpSession } from "./openCdpSession.js";
+import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
+import { ProviderError } from "./providerTypes.js";
+
+/** Kernel's documented bounds for timeout_seconds (its inactivity timeout). */
+export const KERNEL_MIN_TIMEOUT_SECONDS = 10;
+export const KERNEL_MAX_TIMEOUT_SECONDS = 259_200;
+export const KERNEL_DEFAULT_BASE_URL = "https://api.onkernel.com/";
+
+export interface KernelProviderOptions extends CloudProviderOptions {
+  /** Headless browsers cost an eighth of headful ones and have no live view. Default true. */
+  headless?: boolean;
+}
+
+/** The attempt budget as Kernel's timeout_seconds: whole seconds rounded up, held to 10..259200. */
+export function kernelTimeoutSeconds(budgetMs: number): number {
+  const seconds = Math.ceil(Math.max(0, budgetMs) / 1000);
+  return Math.min(KERNEL_MAX_TIMEOUT_SECONDS, Math.max(KERNEL_MIN_TIMEOUT_SECONDS, seconds));
+}
+
+/**
+ * Kernel (https://www.kernel.sh) through @onkernel/sdk. Env: KERNEL_API_KEY (required),
+ * KERNEL_BASE_URL (optional, for a private endpoint or an emulator). Each attempt creates one
+ * browser (headless by default, timeout_seconds from the budget, a unique name so an unclear
+ * create can be found and deleted), connects over CDP, drives the default context, and always
+ * deletes the browser: closing the CDP connection alone would leave it in standby, holding a
+ * concurrency slot until its timeout.
+ */
+export function createKernelProvider(options: KernelProviderOptions): BrowserProvider {
+  const headless = options.headless ?? true;
+  const apiKey = () => readEnv(options.env, "KERNEL_API_KEY");
+
+  return {
+    name: "kernel",
+    kind: "cloud",
+    missingConfiguration: () => (apiKey() === undefined ? "Kernel needs KERNEL_API_KEY; set it on the errand host to use Kernel." : null),
+    async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
+      const key = apiKey();
+      if (key === undefined) throw new ProviderError("provider_unconfigured", "Kernel needs KERNEL_API_KEY; set it on the errand host to use Kernel.");
+      const client = new Kernel({ apiKey: key, baseURL: readEnv(options.env, "KERNEL_BASE_URL") ?? KERNEL_DEFAULT_BASE_URL, maxRetries: 0, logLevel: "off" });
+      const name = `errand-${randomUUID()}`;
+      const deleteBrowser = async (idOrName: string, signal: AbortSignal, maxRetries: number): Promise<boolean> => {
+        try {
+          await client.browsers.deleteByID(idOrName, { signal, maxRetries });
+          return true;
+        } catch (error) {
+          if ((error as { status?: unknown }).status === 404) return false;
+          throw error;
+        }
+      };
+      return openCdpSession(
+        {
+          provider: "kernel",
+          displayName: "Kernel",
+          credentialEnv: "KERNEL_API_KEY",
+          secrets: [key],
+          async create({ timeoutMs, signal }) {
+            const browser = await client.browsers.create(
+              { headless, stealth: false, timeout_seconds: kernelTimeoutSeconds(open.budgetMs), name, tags: { "created-by": "errand" } },
+              { maxRetries: 0, timeout: timeoutMs, signal },
+            );
+            return { sessionId: browser.session_id, cdpUrl: browser.cdp_ws_url };
+          },
+          async release(sessionId, signal) {
+            await deleteBrowser(sessionId, signal, 2);
+          },
+          async sweepAfterUnclearCreate(signal) {
+            return (await deleteBrowser(name, signal, 1)) ? 1 : 0;
+          },
+        },
+        open,
+        options,
+      );
+    },
+    shutdown: () => Promise.resolve(),
+  };
+}

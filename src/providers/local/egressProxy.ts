@@ -1,0 +1,271 @@
+import { createServer, request as httpRequest } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { connect } from "node:net";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { AddressEvidence } from "../../policy/checkAddress.js";
+import { checkDestination } from "../../policy/checkDestination.js";
+import { normalizeHost } from "../../policy/classifyHostName.js";
+import type { DestinationVerdict } from "../../policy/networkVerdict.js";
+import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
+import type { Resolver } from "../../policy/resolver.js";
+
+export interface EgressProxyOptions {
+  /** Resolves every destination name; the proxy dials only addresses this lookup returned and the policy passed. */
+  resolver: Resolver;
+  /** Operator allowances (exact private host:port). Never from a task. */
+  allowPrivate?: readonly PrivateAllowance[];
+  /** Milliseconds for resolving, checking and opening the upstream connection. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** How many blocked connections the log keeps (the count goes on). Default 1000. */
+  maxRecords?: number;
+  /** Called once for every blocked connection, as it happens. */
+  onBlocked?: (record: BlockedConnection) => void;
+}
+
+/** One connection the proxy refused, for the receipt. */
+export interface BlockedConnection {
+  at: string;
+  /** "CONNECT" for tunnels (https, wss, ws), otherwise the HTTP method of a plain forward request. */
+  method: string;
+  host: string;
+  port: number;
+  code: string;
+  reason: string;
+  addresses: AddressEvidence[];
+}
+
+export interface EgressProxy {
+  /** `http://127.0.0.1:PORT`, for Playwright's `proxy.server`. */
+  readonly url: string;
+  readonly port: number;
+  /** The blocked connections so far (a copy), oldest first. */
+  blocked(): BlockedConnection[];
+  stats(): { allowed: number; blocked: number };
+  /** Stops listening and destroys every client and upstream socket. */
+  close(): Promise<void>;
+}
+
+/** Headers that describe one hop, not the message; never forwarded in either direction. */
+const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+type Target = { host: string; port: number; path: string } | { error: string };
+
+/**
+ * Layer 3 of network safety: an HTTP proxy on 127.0.0.1 that the local Chromium sends all traffic
+ * through (plain http forwarding, and CONNECT tunnels, which carry https, ws and wss). For each
+ * destination it resolves the name once, applies the network policy to every answer, and dials one
+ * of exactly the addresses it checked, so neither a redirect nor a DNS answer that changes after the
+ * preflight (rebinding) can reach a private address. Refusals answer 403 and are logged.
+ *
+ * One proxy per browser context gives each context its own log; a proxy costs one listening socket.
+ */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const maxRecords = options.maxRecords ?? 1_000;
+  const sockets = new Set<Duplex>();
+  const log: BlockedConnection[] = [];
+  const counts = { allowed: 0, blocked: 0 };
+  let closing = false;
+
+  function track(socket: Duplex): void {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  }
+
+  function refuse(method: string, verdict: Pick<DestinationVerdict, "host" | "port" | "code" | "reason" | "addresses">): string {
+    counts.blocked++;
+    const record: BlockedConnection = { at: new Date().toISOString(), method, host: verdict.host, port: verdict.port, code: verdict.code, reason: verdict.reason, addresses: verdict.addresses };
+    if (log.length < maxRecords) log.push(record);
+    options.onBlocked?.(record);
+    return `errand egress proxy refused ${verdict.host}:${verdict.port}: ${verdict.reason} [${verdict.code}]\n`;
+  }
+
+  /** Resolves and checks once, then dials the checked addresses in order, or says why not. */
+  async function open(method: string, host: string, port: number): Promise<{ socket: Socket } | { status: number; body: string }> {
+    const deadline = AbortSignal.timeout(connectTimeoutMs);
+    const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
+    if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
+    for (const address of verdict.addresses) {
+      const socket = await dial(address.ip, port, deadline);
+      if (socket !== null) {
+        counts.allowed++;
+        track(socket);
+        return { socket };
+      }
+    }
+    return { status: 502, body: `errand egress proxy could not connect to ${verdict.host}:${port}\n` };
+  }
+
+  const server = createServer();
+  server.on("connection", track);
+
+  // Plain http:// forwarding: the request line carries an absolute URL.
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    guarded(res, async () => {
+      const target = forwardTarget(req.url ?? "");
+      if ("error" in target) return plainReply(res, 400, refuse(req.method ?? "GET", invalid(req.url ?? "", target.error)));
+      const opened = await open(req.method ?? "GET", target.host, target.port);
+      if (!("socket" in opened)) return plainReply(res, opened.status, opened.body);
+      res.once("close", () => opened.socket.destroy());
+      const upstream = httpRequest({
+        method: req.method,
+        path: target.path,
+        headers: endToEnd(req.headers),
+        createConnection: () => opened.socket,
+        agent: false,
+      });
+      upstream.on("response", (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+        answer.pipe(res);
+      });
+      upstream.on("error", () => (res.headersSent ? res.destroy() : plainReply(res, 502, "errand egress proxy: upstream failed\n")));
+      req.pipe(upstream);
+    });
+  });
+
+  // CONNECT host:port tunnels: https, wss, and ws.
+  server.on("connect", (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    guarded(client, async () => {
+      const target = authorityTarget(req.url ?? "");
+      if ("error" in target) return rawReply(client, 400, refuse("CONNECT", invalid(req.url ?? "", target.error)));
+      const opened = await open("CONNECT", target.host, target.port);
+      if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
+      if (client.destroyed) return void opened.socket.destroy();
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      splice(client, opened.socket, head);
+    });
+  });
+
+  // A plain-forward request asking for a protocol upgrade (ws:// without CONNECT).
+  server.on("upgrade", (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    guarded(client, async () => {
+      const target = forwardTarget(req.url ?? "");
+      if ("error" in target) return rawReply(client, 400, refuse(req.method ?? "GET", invalid(req.url ?? "", target.error)));
+      const opened = await open(req.method ?? "GET", target.host, target.port);
+      if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
+      if (client.destroyed) return void opened.socket.destroy();
+      const lines = [`${req.method ?? "GET"} ${target.path} HTTP/1.1`];
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i] ?? "";
+        if (!name.toLowerCase().startsWith("proxy-")) lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ""}`);
+      }
+      opened.socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+      splice(client, opened.socket, head);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    blocked: () => log.map((r) => ({ ...r, addresses: [...r.addresses] })),
+    stats: () => ({ ...counts }),
+    async close(): Promise<void> {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+/** Runs a connection handler; an unexpected failure closes that one connection, never the proxy. */
+function guarded(connection: { destroy(): void }, handler: () => Promise<void>): void {
+  handler().catch(() => connection.destroy());
+}
+
+/** Opens a TCP connection to exactly this address (an IP, so no lookup happens), or null. */
+function dial(ip: string, port: number, deadline: AbortSignal): Promise<Socket | null> {
+  return new Promise((resolve) => {
+    if (deadline.aborted) return resolve(null);
+    const socket = connect({ host: ip, port });
+    const giveUp = (): void => {
+      socket.destroy();
+      resolve(null);
+    };
+    deadline.addEventListener("abort", giveUp, { once: true });
+    socket.once("connect", () => {
+      deadline.removeEventListener("abort", giveUp);
+      resolve(socket);
+    });
+    socket.once("error", giveUp);
+  });
+}
+
+/** Joins two sockets, after writing bytes the client already sent. Either side ending ends both. */
+function splice(client: Duplex, upstream: Socket, head: Buffer): void {
+  if (head.length > 0) upstream.write(head);
+  upstream.pipe(client);
+  client.pipe(upstream);
+  upstream.on("error", () => client.destroy());
+  client.on("error", () => upstream.destroy());
+  upstream.on("close", () => client.destroy());
+  client.on("close", () => upstream.destroy());
+}
+
+/** Reads the absolute-form target of a forward request; only http: is forwarded in the clear. */
+function forwardTarget(raw: string): Target {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { error: "not an absolute URL (this is a proxy)" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "ws:") return { error: `scheme ${url.protocol} is not forwarded in the clear` };
+  if (url.username !== "" || url.password !== "") return { error: "userinfo in a proxied URL" };
+  return { host: url.hostname, port: url.port === "" ? 80 : Number(url.port), path: `${url.pathname}${url.search}` };
+}
+
+/** Reads CONNECT's authority-form target: host:port, IPv6 in brackets, the port always explicit. */
+function authorityTarget(raw: string): Target {
+  const colon = raw.lastIndexOf(":");
+  const hostText = colon < 0 ? "" : raw.slice(0, colon);
+  const portText = colon < 0 ? "" : raw.slice(colon + 1);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535 || hostText === "") return { error: "CONNECT needs host:port" };
+  if (hostText.includes(":") && !hostText.startsWith("[")) return { error: "IPv6 CONNECT targets need brackets" };
+  let host: string;
+  try {
+    const url = new URL(`http://${hostText}/`);
+    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") return { error: "not a plain host" };
+    host = url.hostname;
+  } catch {
+    return { error: "not a valid host" };
+  }
+  return { host, port: Number(portText), path: "" };
+}
+
+function invalid(raw: string, error: string): Pick<DestinationVerdict, "host" | "port" | "code" | "reason" | "addresses"> {
+  const shown = raw.length > 200 ? `${raw.slice(0, 197)}...` : raw;
+  return { host: normalizeHost(shown), port: 0, code: "invalid_url", reason: `proxy target "${shown}": ${error}`, addresses: [] };
+}
+
+/** Copies end-to-end headers, dropping hop-by-hop ones (and any the Connection header names). */
+function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = new Set(String(headers["connection"] ?? "").toLowerCase().split(",").map((s) => s.trim()));
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+function plainReply(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+  res.end(body);
+}
+
+function rawReply(socket: Duplex, status: number, body: string): void {
+  const text = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway" }[status] ?? "Error";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
