@@ -31,7 +31,7 @@ export function synthesizeReceipt(input: SynthesizedReceiptInput): Receipt {
     requestDigest: input.requestDigest,
     ...(task?.label === undefined ? {} : { label: task.label }),
     risk: task?.risk ?? "read_only",
-    provider: input.provider,
+    provider: input.provider === "" ? "none" : input.provider,
     finalUrl: null,
     checks: [],
     steps: input.steps === "skipped" && task !== null ? task.steps.map((step, index) => ({ index, action: step.action, status: "skipped", durationMs: 0 })) : [],

@@ -1,10 +1,18 @@
 import type { Command } from "../commandContext.js";
+import { cancelCommand } from "./cancel.js";
 import { canonicalCommand } from "./canonical.js";
+import { collectCommand } from "./collect.js";
 import { demoCommand } from "./demo.js";
 import { digestCommand } from "./digest.js";
+import { inspectCommand } from "./inspect.js";
+import { journalCommand } from "./journal.js";
 import { preflightCommand } from "./preflight.js";
 import { runCommand } from "./run.js";
+import { runnerCommand } from "./runner.js";
+import { statusCommand } from "./status.js";
+import { submitCommand } from "./submit.js";
 import { validateCommand } from "./validate.js";
 
 /** Every CLI command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
+  submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand];

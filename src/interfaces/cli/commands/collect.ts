@@ -1,0 +1,55 @@
+import type { ReceiptStatus } from "../../../receipt/receiptTypes.js";
+import { RECEIPT_STATUSES } from "../../../receipt/receiptTypes.js";
+import { COLLECT_LIMITS } from "../../../operations/collectOperation.js";
+import { flagOption } from "../commandContext.js";
+import type { Command, CommandContext } from "../commandContext.js";
+import { EXIT } from "../exitCodes.js";
+import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
+import { integerOption } from "../integerOption.js";
+import { describeHandle, printFailure, printJson, withoutOk } from "../operationOutput.js";
+import { printOut } from "../output.js";
+import { UsageError } from "../usageError.js";
+import { withOperations } from "../withOperations.js";
+
+export const collectCommand: Command = {
+  name: "collect",
+  summary: "get an operation's receipt, or say it is still pending",
+  options: { json: { type: "boolean" }, wait: { type: "boolean" }, timeout: { type: "string" }, "poll-interval": { type: "string" } },
+  maxPositionals: 1,
+  run: runCollect,
+  help: `errand collect <operationId> [--wait] [--timeout MS] [--poll-interval MS] [--json]
+  Prints the receipt once the operation is finished, else says it is pending. --wait looks again
+  every --poll-interval ms (0..60000, default 1000) until it finishes or --timeout ms pass (default
+  30000). Extracted values appear only live, from the process that ran the task.
+  --json prints {"status":...,"handle":{...},"receipt":{...}} (receipt once terminal).
+  Exit: 0 PASS, 1 FAIL, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 still pending;
+  1 also when not found or not trustworthy, 2 for a malformed command line.`,
+};
+
+async function runCollect(ctx: CommandContext): Promise<number> {
+  const json = flagOption(ctx, "json");
+  const id = ctx.positionals[0];
+  if (id === undefined) throw new UsageError("missing operationId");
+  const timeoutMs = integerOption(ctx, "timeout", COLLECT_LIMITS.timeoutMs.min, COLLECT_LIMITS.timeoutMs.max);
+  const pollIntervalMs = integerOption(ctx, "poll-interval", COLLECT_LIMITS.pollIntervalMs.min, COLLECT_LIMITS.pollIntervalMs.max);
+  return withOperations(ctx, async ({ service }) => {
+    const result = await service.collect(id, {
+      wait: flagOption(ctx, "wait"),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+    });
+    if (!result.ok) return printFailure(result, json);
+    if (json) printJson(withoutOk(result));
+    else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
+    else if (result.compacted !== undefined) printOut(`${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`);
+    else printOut(`pending: ${describeHandle(result.handle)}\n  it runs when "errand runner" picks it up; collect again later`);
+
+    if (result.status === "pending") return EXIT.pending;
+    const status = result.receipt?.status ?? result.compacted?.receiptStatus;
+    return isReceiptStatus(status) ? exitCodeFor(status) : EXIT.fail;
+  });
+}
+
+function isReceiptStatus(value: unknown): value is ReceiptStatus {
+  return typeof value === "string" && (RECEIPT_STATUSES as readonly string[]).includes(value);
+}

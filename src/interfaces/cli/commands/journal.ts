@@ -1,0 +1,53 @@
+import { parseDuration } from "../../../config/parseDuration.js";
+import { flagOption, stringOption } from "../commandContext.js";
+import type { Command, CommandContext } from "../commandContext.js";
+import { EXIT } from "../exitCodes.js";
+import { printFailure, printJson, withoutOk } from "../operationOutput.js";
+import { printOut } from "../output.js";
+import { UsageError } from "../usageError.js";
+import { withOperations } from "../withOperations.js";
+
+export const journalCommand: Command = {
+  name: "journal",
+  summary: "verify the authenticated journal, or compact old operations",
+  options: { json: { type: "boolean" }, "older-than": { type: "string" } },
+  maxPositionals: 1,
+  run: runJournal,
+  help: `errand journal verify|compact [--older-than DURATION] [--json]
+  verify   checks every MAC of the journal and its head checkpoint; names the first bad event.
+           Exit 0 intact, 1 not.
+  compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
+           more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
+           their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.`,
+};
+
+async function runJournal(ctx: CommandContext): Promise<number> {
+  const json = flagOption(ctx, "json");
+  const action = ctx.positionals[0];
+  if (action !== "verify" && action !== "compact") throw new UsageError('say "verify" or "compact"');
+  let olderThanMs = 0;
+  if (action === "compact") {
+    const raw = stringOption(ctx, "older-than");
+    if (raw === undefined) throw new UsageError("compact needs --older-than DURATION (for example 30d)");
+    const parsed = parseDuration(raw);
+    if (parsed === undefined) throw new UsageError(`--older-than "${raw}" is not a duration like 500ms, 90s, 15m, 12h, 30d or 2w`);
+    olderThanMs = parsed;
+  } else if (stringOption(ctx, "older-than") !== undefined) {
+    throw new UsageError("--older-than belongs to compact");
+  }
+  return withOperations(ctx, async ({ service }) => {
+    if (action === "verify") {
+      const verdict = await service.verifyJournal();
+      if (json) printJson({ status: verdict.ok ? "intact" : "tampered", ...verdict });
+      else if (verdict.ok) printOut(`intact: ${verdict.events} events verified up to the head (seq ${verdict.headSeq}; ${verdict.baseSeq} compacted into it; ${verdict.tombstones} tombstone(s))`);
+      else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
+      return verdict.ok ? EXIT.pass : EXIT.fail;
+    }
+    const report = await service.compactJournal({ olderThanMs });
+    if (!report.ok) return printFailure(report, json);
+    const counts = withoutOk(report);
+    if (json) printJson({ status: "compacted", ...counts });
+    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events folded into the head, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored)`);
+    return EXIT.pass;
+  });
+}

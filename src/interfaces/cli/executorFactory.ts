@@ -1,0 +1,24 @@
+import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+
+/** What the CLI knows when it needs an executor for `errand runner`. */
+export interface ExecutorFactoryOptions {
+  env: NodeJS.ProcessEnv;
+  /** --allow-private HOST:PORT flags (the operator's exact private destinations). */
+  allowPrivate: readonly string[];
+  /** Browser time per attempt when the task sets no timeouts.taskMs (ms; ERRAND_BROWSER_TIMEOUT_MS). */
+  browserTimeoutMs: number;
+}
+
+/** An executor and the way to release what it holds (a warm browser) when the runner exits. */
+export interface WiredExecutor {
+  execute: ExecuteTask;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The one place the CLI obtains the executor `errand runner` uses. It is a stub until the browser
+ * executor is wired in here; everything else (store, journal, queue, runner) is independent of it.
+ */
+export function createExecutor(_options: ExecutorFactoryOptions): WiredExecutor | Promise<WiredExecutor> {
+  throw new Error("The browser executor is not wired into errand runner yet (src/interfaces/cli/executorFactory.ts).");
+}

@@ -1,0 +1,37 @@
+import type { RuntimeConfig } from "../../config/runtimeConfig.js";
+import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
+import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import { createJournalSealer } from "../../journal/createJournalSealer.js";
+import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import { createOperationsService } from "../../operations/createOperationsService.js";
+import type { OperationsService } from "../../operations/serviceTypes.js";
+import type { RunnerEvent } from "../../runner/runnerTypes.js";
+import { openSqliteStore, sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import type { CommandContext } from "./commandContext.js";
+
+export interface OpenedOperations {
+  service: OperationsService;
+  config: RuntimeConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the operations service the way every CLI command does: configuration from the environment,
+ * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the SQLite
+ * store at ERRAND_HOME/errand.db.
+ */
+export function openOperations(ctx: CommandContext, options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void } = {}): OpenedOperations {
+  const config = resolveRuntimeConfig(ctx.env);
+  const key = loadOrCreateMasterKey(config.errandHome);
+  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
+  const store = openSqliteStore({ path: sqliteStorePath(config.errandHome), sealer, busyTimeoutMs: config.busyTimeoutMs });
+  const service = createOperationsService({
+    store,
+    sealer,
+    digestKey: key,
+    config,
+    ...(options.execute === undefined ? {} : { execute: options.execute }),
+    ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
+  });
+  return { service, config, close: () => store.close() };
+}

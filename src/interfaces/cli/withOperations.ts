@@ -1,0 +1,38 @@
+import { ConfigError } from "../../config/runtimeConfig.js";
+import { KeyError } from "../../keys/loadKey.js";
+import { SchemaTooNewError, StoreBusyError } from "../../store/storeErrors.js";
+import { flagOption } from "./commandContext.js";
+import type { CommandContext } from "./commandContext.js";
+import { openOperations } from "./openOperations.js";
+import type { OpenedOperations } from "./openOperations.js";
+import { printFailure } from "./operationOutput.js";
+
+/**
+ * Opens the operations service for one command, runs it, and always closes the store. Errors of
+ * errand's own setup (configuration, a newer database, a locked database) are printed with their
+ * code instead of as internal errors.
+ */
+export async function withOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>, open: (ctx: CommandContext) => OpenedOperations = openOperations): Promise<number> {
+  const json = flagOption(ctx, "json");
+  let opened: OpenedOperations;
+  try {
+    opened = open(ctx);
+  } catch (error) {
+    return printSetupError(error, json);
+  }
+  try {
+    return await body(opened);
+  } catch (error) {
+    return printSetupError(error, json);
+  } finally {
+    await opened.close();
+  }
+}
+
+function printSetupError(error: unknown, json: boolean): number {
+  if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
+  if (error instanceof SchemaTooNewError) return printFailure({ code: "store_schema_too_new", message: error.message }, json);
+  if (error instanceof StoreBusyError) return printFailure({ code: "store_busy", message: error.message }, json);
+  if (error instanceof KeyError) return printFailure({ code: "key_error", message: error.message }, json);
+  throw error;
+}
