@@ -1,4 +1,5 @@
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import { buildExecutor } from "./buildExecutor.js";
 
 /** What the CLI knows when it needs an executor for `errand runner`. */
 export interface ExecutorFactoryOptions {
@@ -15,10 +16,8 @@ export interface WiredExecutor {
   shutdown(): Promise<void>;
 }
 
-/**
- * The one place the CLI obtains the executor `errand runner` uses. It is a stub until the browser
- * executor is wired in here; everything else (store, journal, queue, runner) is independent of it.
- */
-export function createExecutor(_options: ExecutorFactoryOptions): WiredExecutor | Promise<WiredExecutor> {
-  throw new Error("The browser executor is not wired into errand runner yet (src/interfaces/cli/executorFactory.ts).");
+/** The one place the CLI obtains the executor `errand runner` uses: local Chromium under the network policy. */
+export function createExecutor(options: ExecutorFactoryOptions): WiredExecutor {
+  const built = buildExecutor(options.env, options.allowPrivate, options.browserTimeoutMs);
+  return { execute: built.execute, shutdown: built.shutdown };
 }
