@@ -24,7 +24,7 @@ export interface FakeOptions {
 
 /**
  * Behaviours by label: (none)/"pass" PASS; "fail" FAIL expectation_failed; "fail-once" step_failed on
- * attempt 1 then PASS; "provider-down" FAIL provider_unavailable; "config" BLOCKED configuration_error;
+ * attempt 1 then PASS; "partial" PARTIAL; "provider-down" FAIL provider_unavailable; "config" BLOCKED configuration_error;
  * "hang" waits for the abort signal (first attempt only with "hang-once"); "extract" PASS with an
  * extracted value; "throw" throws. Write tasks cross their boundary first, except "write-fail-before".
  * "write-hang" crosses the boundary, sends its write, then waits for the abort signal.
@@ -64,6 +64,8 @@ export function createFakeExecutor(options: FakeOptions = {}): FakeExecutor {
         return done("FAIL", "expectation_failed");
       case "fail-once":
         return context.attempt === 1 ? done("FAIL", "step_failed") : done("PASS");
+      case "partial":
+        return done("PARTIAL");
       case "provider-down":
         return done("FAIL", "provider_unavailable");
       case "write-fail-before":

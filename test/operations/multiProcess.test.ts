@@ -1,0 +1,135 @@
+// Real processes on one SQLite file: concurrent runners, and runners killed with SIGKILL mid-attempt.
+// The fake executor in each runner hits a loopback fixture server that counts what really arrived.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, test } from "node:test";
+import type { RunQueueReport } from "../../src/runner/runnerTypes.js";
+import { startCountingServer } from "./support/countingServer.js";
+import type { CountingServer } from "./support/countingServer.js";
+import { openHarness } from "./support/harness.js";
+import { spawnRunner } from "./support/spawnRunner.js";
+import { readTask, writeTask } from "./support/tasks.js";
+
+const LEASE_MS = 1500;
+let server: CountingServer;
+before(async () => {
+  server = await startCountingServer();
+});
+after(async () => {
+  await server.close();
+});
+
+function runnerEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ERRAND_HOME: home, ERRAND_LEASE_MS: String(LEASE_MS), FAKE_FIXTURE_ORIGIN: server.origin, ...extra };
+}
+
+describe("runners as separate processes", () => {
+  test("4 runner processes drain 200 read-only operations: each executed exactly once, every receipt present", async () => {
+    const h = openHarness();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 200; i += 1) {
+        const id = randomUUID();
+        const submitted = await h.service.submit(readTask(id));
+        assert.ok(submitted.ok);
+        ids.push(id);
+      }
+      const runners = Array.from({ length: 4 }, () => spawnRunner(runnerEnv(h.home, { FAKE_DELAY_MS: "10" })));
+      const results = await Promise.all(runners.map((r) => r.done));
+      const reports = results.map((result) => {
+        assert.equal(result.code, 0, result.stderr);
+        return JSON.parse(result.stdout) as RunQueueReport;
+      });
+      const perRunner = reports.map((r) => r.attempts.length);
+      assert.equal(perRunner.reduce((a, b) => a + b, 0), 200, `attempts per runner: ${perRunner.join("/")}`);
+      assert.ok(perRunner.filter((n) => n > 0).length >= 2, `the work was shared: ${perRunner.join("/")}`);
+
+      for (const id of ids) assert.equal(server.count("GET", `/read/${id}`), 1, `operation ${id} was executed exactly once`);
+      for (const id of ids) {
+        const collected = await h.service.collect(id);
+        assert.ok(collected.ok);
+        assert.equal(collected.receipt?.status, "PASS");
+        assert.equal(collected.receipt?.attempts, 1);
+      }
+      const verdict = await h.service.verifyJournal();
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.equal(verdict.events, 200 * 3, "created, claimed, finished for each");
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("a runner killed with SIGKILL in the middle of a read-only operation: recovered only after the lease, then completed once", async () => {
+    const h = openHarness();
+    try {
+      const id = randomUUID();
+      await h.service.submit(readTask(id, "hang-once"));
+      const doomed = spawnRunner(runnerEnv(h.home));
+      await server.waitFor("GET", `/read/${id}`);
+      doomed.child.kill("SIGKILL");
+      const killed = await doomed.done;
+      assert.equal(killed.signal, "SIGKILL");
+      const killedAt = Date.now();
+
+      const early = await spawnRunner(runnerEnv(h.home)).done;
+      assert.equal(early.code, 0, early.stderr);
+      const earlyReport = JSON.parse(early.stdout) as RunQueueReport;
+      if (Date.now() - killedAt < LEASE_MS - 200) {
+        assert.equal(earlyReport.recovered.length, 0, "a lease that has not expired is left alone");
+        const pending = await h.service.inspect(id);
+        assert.ok(pending.ok && pending.status === "pending");
+      }
+
+      await sleep(Math.max(0, LEASE_MS + 100 - (Date.now() - killedAt)));
+      const rescuer = await spawnRunner(runnerEnv(h.home)).done;
+      assert.equal(rescuer.code, 0, rescuer.stderr);
+      const report = JSON.parse(rescuer.stdout) as RunQueueReport;
+      assert.deepEqual(report.recovered.map((r) => [r.operationId, r.resolution]), [[id, "requeue"]]);
+
+      const collected = await h.service.collect(id);
+      assert.ok(collected.ok);
+      assert.equal(collected.receipt?.status, "PASS");
+      assert.equal(collected.receipt?.attempts, 2, "the attempt lost to the crash counts");
+      assert.equal(server.count("GET", `/read/${id}`), 2);
+      const finished = (await h.store.readJournalEvents(0, 1000)).filter((e) => e.operationId === id && e.type === "operation_finished");
+      assert.equal(finished.length, 1, "completed once");
+      const inspected = await h.service.inspect(id);
+      assert.ok(inspected.ok && "attempts" in inspected);
+      assert.deepEqual(inspected.attempts.map((a) => a.outcome), ["lost", "PASS"]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("a runner killed with SIGKILL after a write crossed its boundary: UNCERTAIN, and the write arrived exactly once", async () => {
+    const h = openHarness();
+    try {
+      const id = randomUUID();
+      await h.service.submit(writeTask(id, "write-hang"));
+      const doomed = spawnRunner(runnerEnv(h.home));
+      await server.waitFor("POST", `/write/${id}`);
+      doomed.child.kill("SIGKILL");
+      await doomed.done;
+      const boundary = await h.service.inspect(id);
+      assert.ok(boundary.ok);
+      assert.equal(boundary.handle.mutationBoundary, "crossed", "the boundary was recorded before the write was sent");
+
+      await sleep(LEASE_MS + 100);
+      const rescuer = await spawnRunner(runnerEnv(h.home)).done;
+      assert.equal(rescuer.code, 0, rescuer.stderr);
+      const collected = await h.service.collect(id);
+      assert.ok(collected.ok);
+      assert.equal(collected.status, "uncertain");
+      assert.equal(collected.receipt?.status, "UNCERTAIN");
+      assert.equal(collected.receipt?.error?.code, "lease_expired");
+
+      const again = await spawnRunner(runnerEnv(h.home)).done;
+      assert.equal(again.code, 0);
+      assert.equal(server.count("POST", `/write/${id}`), 1, "the write was never sent again");
+      assert.ok((await h.service.verifyJournal()).ok);
+    } finally {
+      await h.close();
+    }
+  });
+});
