@@ -40,9 +40,18 @@ export default tseslint.config(
   },
   {
     // Domain layers stay free of transports, drivers and the browser library.
-    files: ["src/task/**", "src/policy/**", "src/journal/**", "src/operations/**", "src/runner/**"],
+    // The Store interface (src/store/*.ts, not its backends) and the config module count as domain too.
+    files: ["src/task/**", "src/policy/**", "src/journal/**", "src/operations/**", "src/runner/**", "src/config/**", "src/store/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: adapterModules.map((group) => ({ group: [group], message: "Domain code must not import an adapter module; depend on an interface instead." })) }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...adapterModules.map((group) => ({ group: [group], message: "Domain code must not import an adapter module; depend on an interface instead." })),
+            { group: ["**/store/sqlite/**", "**/store/postgres/**"], message: "Domain code depends on the Store interface, never on a storage backend." },
+          ],
+        },
+      ],
     },
   },
   {
