@@ -13,6 +13,7 @@ const DOMAIN = {
 } as const;
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The fields of an event that its MAC covers; the body enters through its hash. */
 export type EventMacFields = Omit<JournalEventRow, "body" | "mac">;
@@ -43,9 +44,9 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
     genesis: (journalId) => mac(DOMAIN.genesis, canonicalJson({ journal: journalId })),
     bodyHash: (body) => createHash("sha256").update(body, "utf8").digest("hex"),
     eventMac: (journalId, f) =>
-      mac(DOMAIN.event, canonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+      mac(DOMAIN.event, flatCanonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
     headMac: (h) =>
-      mac(DOMAIN.head, canonicalJson({ journal: h.journalId, keyId: h.keyId, seq: h.seq, mac: h.mac, baseSeq: h.baseSeq, baseMac: h.baseMac, storedBytes: h.storedBytes, tombstones: h.tombstones })),
+      mac(DOMAIN.head, flatCanonicalJson({ journal: h.journalId, keyId: h.keyId, seq: h.seq, mac: h.mac, baseSeq: h.baseSeq, baseMac: h.baseMac, storedBytes: h.storedBytes, tombstones: h.tombstones })),
     tombstoneMac: (journalId, t) =>
       mac(
         DOMAIN.tombstone,
@@ -66,6 +67,25 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
       ),
     macEquals: (expected, actual) => constantTimeHexEqual(expected, actual),
   };
+}
+
+/**
+ * RFC 8785 canonical JSON of a flat record of printable-ASCII strings, safe integers and nulls: keys
+ * sorted, values serialized as JSON.stringify does (which is what JCS prescribes for these types).
+ * The MAC inputs on the hot path (ids, hex digests, type names, counts) are exactly such records;
+ * anything else is refused rather than serialized differently.
+ */
+export function flatCanonicalJson(record: Record<string, string | number | null>): string {
+  const members = Object.keys(record)
+    .sort()
+    .map((key) => {
+      const value = record[key] ?? null;
+      if (typeof value === "number" && !Number.isSafeInteger(value)) throw new TypeError(`flatCanonicalJson: ${key} is not a safe integer`);
+      if (typeof value === "string" && !PRINTABLE_ASCII.test(value)) throw new TypeError(`flatCanonicalJson: ${key} is not printable ASCII`);
+      if (!PRINTABLE_ASCII.test(key)) throw new TypeError("flatCanonicalJson: a key is not printable ASCII");
+      return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    });
+  return `{${members.join(",")}}`;
 }
 
 function constantTimeHexEqual(expected: string, actual: unknown): boolean {

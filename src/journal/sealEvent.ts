@@ -33,8 +33,8 @@ export function genesisHead(sealer: JournalSealer, journalId: string): JournalHe
  * Seals the next event on top of `head` and returns the row to store with the new head. The caller
  * stores both in the same transaction that changes the state the event describes.
  */
-export function sealNextEvent(sealer: JournalSealer, head: JournalHead, draft: EventDraft, atMs: number, extraStoredBytes = 0): { row: JournalEventRow; head: JournalHead } {
-  const body = canonicalJson(draft.body);
+export function sealNextEvent(sealer: JournalSealer, head: JournalHead, draft: EventDraft, atMs: number, extraStoredBytes = 0, bodyText?: string): { row: JournalEventRow; head: JournalHead } {
+  const body = bodyText ?? canonicalJson(draft.body);
   const fields = { seq: head.seq + 1, operationId: draft.operationId, type: draft.type, atMs, bodyHash: sealer.bodyHash(body), prevMac: head.mac };
   const mac = sealer.eventMac(head.journalId, fields);
   const next = sealHead(sealer, { ...headFields(head), seq: fields.seq, mac, storedBytes: head.storedBytes + eventStoredBytes(body) + extraStoredBytes });

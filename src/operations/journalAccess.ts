@@ -2,10 +2,12 @@ import type { ServiceFailure } from "./serviceTypes.js";
 import type { ServiceContext } from "./serviceContext.js";
 
 /**
- * The journal's id, once the head was found and written under this service's key. Anything else
- * fails closed: a journal under another key is never appended to or reported from.
+ * The journal's id, once the head was found and written under this service's key (checked once per
+ * service, then remembered: the id never changes, and the store re-checks the key on every append).
+ * Anything else fails closed: a journal under another key is never reported from.
  */
 export async function journalIdentity(ctx: ServiceContext): Promise<{ ok: true; journalId: string } | ServiceFailure> {
+  if (ctx.journalId !== undefined) return { ok: true, journalId: ctx.journalId };
   const head = await ctx.store.readJournalHead();
   if (head === undefined) return { ok: false, code: "journal_tampered", message: "The journal head is missing; run \"errand journal verify\"." };
   if (!ctx.sealer.macEquals(ctx.sealer.keyId, head.keyId)) {
@@ -15,5 +17,6 @@ export async function journalIdentity(ctx: ServiceContext): Promise<{ ok: true; 
       message: "The journal was written with a different key than ERRAND_HOME/keys/master.key holds; restore the original key (errand refuses to read or extend it under another).",
     };
   }
+  ctx.journalId = head.journalId;
   return { ok: true, journalId: head.journalId };
 }

@@ -25,4 +25,6 @@ export interface OperationsServiceOptions {
 export interface ServiceContext extends OperationsServiceOptions {
   /** Live values held by this process for operations it ran; handed out once by collect. */
   ephemeral: Map<string, EphemeralEvidence>;
+  /** The journal's id once journalIdentity has checked it. */
+  journalId?: string;
 }

@@ -1,7 +1,7 @@
 import type { AttemptContext, AttemptOutcome } from "../executor/executeTaskTypes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
-import type { AttemptResolution, ClaimedOperation, OperationRecord } from "../store/Store.js";
+import type { AttemptResolution, ClaimedOperation, FinishResult, OperationRecord } from "../store/Store.js";
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
 import { AttemptStop } from "./attemptStop.js";
@@ -24,26 +24,33 @@ export function breakerPolicy(config: RunnerDeps["config"]): BreakerPolicy {
 }
 
 /**
+ * Asked just before an attempt is resolved: whether the runner wants another operation, which is
+ * then claimed in the same transaction.
+ */
+export type WantsNext = () => Promise<boolean>;
+
+export interface AttemptRun {
+  report: AttemptReport;
+  /** The next operation, claimed together with this attempt's resolution (see Store.finishAttempt). */
+  next: ClaimedOperation | undefined;
+}
+
+/**
  * Runs one claimed attempt to its end: checks the stored task against its digest, passes the
  * provider's circuit breaker, keeps the lease alive while the executor works, records the mutation
  * boundary durably before the executor may cross it, and resolves the attempt with a write fenced
  * by the lease token. A runner that lost its lease writes nothing and reports "lease_lost".
  */
-export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation): Promise<AttemptReport> {
+export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wantsNext: WantsNext = () => Promise.resolve(false)): Promise<AttemptRun> {
   const { store, config } = deps;
   const { operation, lease, attempt } = claimed;
   const startedAt = new Date();
-  const report = (outcome: AttemptReport["outcome"], phase: AttemptReport["phase"] = null, status: ReceiptStatus | null = null): AttemptReport => ({
-    operationId: operation.operationId,
-    attempt,
-    outcome,
-    phase,
-    status,
-  });
+  const finish = async (resolve: Parameters<typeof store.finishAttempt>[1]): Promise<FinishResult> =>
+    store.finishAttempt(lease, resolve, (await wantsNext()) ? { runnerId: deps.runnerId, leaseMs: config.leaseMs } : undefined);
 
   const task = readStoredTask(claimed.taskJson);
   if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest) {
-    return finishWithout(deps, claimed, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
+    return finishWithout(deps, claimed, finish, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
   }
 
   const provider = deps.providerFor?.(task) ?? (task.provider === "auto" ? "local" : task.provider);
@@ -51,7 +58,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation): P
   const gate = await passBreaker(store, provider, policy);
   if (!gate.admitted) {
     const when = gate.retryAtMs === null ? "after the probe in flight reports" : `at ${new Date(gate.retryAtMs).toISOString()}`;
-    return finishWithout(deps, claimed, task, "BLOCKED", "circuit_open", `Provider ${provider} failed repeatedly, so its circuit is open; it lets one probe through ${when}. Nothing was run; submit again with a new operationId later.`, startedAt, provider);
+    return finishWithout(deps, claimed, finish, task, "BLOCKED", "circuit_open", `Provider ${provider} failed repeatedly, so its circuit is open; it lets one probe through ${when}. Nothing was run; submit again with a new operationId later.`, startedAt, provider);
   }
 
   const controller = new AbortController();
@@ -95,20 +102,25 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation): P
   }
   if (keeper.lost) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
-    return report("lease_lost");
+    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs) : undefined;
+    return { report: lost(claimed), next };
   }
 
-  const applied = await store.finishAttempt(lease, (current) =>
+  const { applied, next } = await finish((current) =>
     decideAttempt({ operation: current, receipt: outcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
   );
   if (applied === undefined) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
-    return report("lease_lost");
+    return { report: lost(claimed), next };
   }
   const usedProvider = outcome.receipt.provider || provider;
   await reportToBreaker(store, usedProvider, classifyOutcome(outcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
   if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
-  return reportApplied(deps, operation.operationId, attempt, applied, outcome);
+  return { report: reportApplied(deps, operation.operationId, attempt, applied, outcome), next };
+}
+
+function lost(claimed: ClaimedOperation): AttemptReport {
+  return { operationId: claimed.operation.operationId, attempt: claimed.attempt, outcome: "lease_lost", phase: null, status: null };
 }
 
 function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, applied: AttemptResolution, outcome: AttemptOutcome | null): AttemptReport {
@@ -124,16 +136,26 @@ function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, a
 }
 
 /** Ends an attempt that never reached the executor (tampered task, open circuit) with a receipt errand writes itself. */
-async function finishWithout(deps: RunnerDeps, claimed: ClaimedOperation, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider = ""): Promise<AttemptReport> {
-  const applied = await deps.store.finishAttempt(claimed.lease, (current) => {
+async function finishWithout(
+  deps: RunnerDeps,
+  claimed: ClaimedOperation,
+  finish: (resolve: (current: OperationRecord) => AttemptResolution) => Promise<FinishResult>,
+  task: Task | null,
+  status: ReceiptStatus,
+  code: ErrorCode,
+  message: string,
+  startedAt: Date,
+  provider = "",
+): Promise<AttemptRun> {
+  const { applied, next } = await finish((current) => {
     const receipt = synthesize(current, task, status, code, message, startedAt, provider);
     return { kind: "finish", phase: phaseForStatus(status), receipt, reason: code };
   });
   if (applied === undefined) {
     deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt });
-    return { operationId: claimed.operation.operationId, attempt: claimed.attempt, outcome: "lease_lost", phase: null, status: null };
+    return { report: lost(claimed), next };
   }
-  return reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied, null);
+  return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied, null), next };
 }
 
 function synthesize(operation: OperationRecord, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {

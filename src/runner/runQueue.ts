@@ -1,7 +1,7 @@
 import { decideExpiredLease } from "./decideExpiredLease.js";
 import { runAttempt } from "./runAttempt.js";
 import type { AttemptReport, RunnerDeps, RunQueueOptions, RunQueueReport } from "./runnerTypes.js";
-import type { RecoveredLease } from "../store/Store.js";
+import type { ClaimedOperation, RecoveredLease } from "../store/Store.js";
 
 /** Expired leases resolved per recovery transaction. */
 const RECOVERY_BATCH = 100;
@@ -21,25 +21,41 @@ export async function recoverExpiredLeases(deps: RunnerDeps): Promise<RecoveredL
 /**
  * One explicit run of the queue: first recover expired leases, then claim and run eligible
  * operations one at a time until none is eligible, `max` attempts ran, the budget is spent or the
- * signal is aborted. Leases of other runners are re-checked every heartbeat period along the way.
- * Operations waiting for a retry delay are not eligible yet; they wait for the next run.
+ * signal is aborted. Each attempt's resolution and the next claim share one transaction. Leases of
+ * other runners are re-checked every heartbeat period along the way. Operations waiting for a retry
+ * delay are not eligible yet; they wait for the next run.
  */
 export async function runQueue(deps: RunnerDeps, options: RunQueueOptions = {}): Promise<RunQueueReport> {
   const started = Date.now();
   const recovered = await recoverExpiredLeases(deps);
   let lastRecovery = Date.now();
   const attempts: AttemptReport[] = [];
-  for (;;) {
-    if (options.signal?.aborted === true) return { recovered, attempts, stoppedBecause: "aborted" };
-    if (options.max !== undefined && attempts.length >= options.max) return { recovered, attempts, stoppedBecause: "max" };
-    if (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs) return { recovered, attempts, stoppedBecause: "budget" };
-    if (Date.now() - lastRecovery >= deps.config.heartbeatMs) {
-      recovered.push(...(await recoverExpiredLeases(deps)));
-      lastRecovery = Date.now();
+  let stoppedBecause: RunQueueReport["stoppedBecause"] = "drained";
+
+  /** Whether to claim another operation now (recovering expired leases first when that is due). */
+  const wantsNext = async (): Promise<boolean> => {
+    const done = attempts.length + (claimed === undefined ? 0 : 1);
+    if (options.signal?.aborted === true) stoppedBecause = "aborted";
+    else if (options.max !== undefined && done >= options.max) stoppedBecause = "max";
+    else if (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs) stoppedBecause = "budget";
+    else {
+      if (Date.now() - lastRecovery >= deps.config.heartbeatMs) {
+        recovered.push(...(await recoverExpiredLeases(deps)));
+        lastRecovery = Date.now();
+      }
+      return true;
     }
-    const claimed = await deps.store.claimNext(deps.runnerId, deps.config.leaseMs);
-    if (claimed === undefined) return { recovered, attempts, stoppedBecause: "drained" };
+    return false;
+  };
+
+  let claimed: ClaimedOperation | undefined;
+  claimed = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs) : undefined;
+  while (claimed !== undefined) {
     deps.onEvent?.({ kind: "claimed", operationId: claimed.operation.operationId, attempt: claimed.attempt });
-    attempts.push(await runAttempt(deps, claimed));
+    const run = await runAttempt(deps, claimed, wantsNext);
+    attempts.push(run.report);
+    claimed = run.next;
+    if (claimed === undefined && stoppedBecause === "drained" && options.signal?.aborted === true) stoppedBecause = "aborted";
   }
+  return { recovered, attempts, stoppedBecause };
 }

@@ -42,9 +42,11 @@ export interface Store {
   /**
    * Ends the attempt the token holds (terminal or back to the queue) with what `resolve` returns for
    * the operation as it stands inside the transaction (a cancel request that landed a moment ago is
-   * seen). Returns the applied resolution, or undefined when the lease was lost and nothing changed.
+   * seen). `applied` is undefined when the lease was lost and nothing changed. With `claimNext`, the
+   * next eligible operation is claimed in the same transaction (one commit per operation instead of
+   * two; graphile-worker and BullMQ fuse "finish + fetch" the same way).
    */
-  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution): Promise<AttemptResolution | undefined>;
+  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution, claimNext?: ClaimRequest): Promise<FinishResult>;
   /**
    * Resolves every running operation whose lease expired, with the resolution `decide` returns for
    * it (evaluated inside the transaction, so the state it sees is the state that is changed).
@@ -145,6 +147,17 @@ export interface ClaimedOperation {
   taskJson: string;
   lease: LeaseRef;
   attempt: number;
+}
+
+export interface ClaimRequest {
+  runnerId: string;
+  leaseMs: number;
+}
+
+export interface FinishResult {
+  applied: AttemptResolution | undefined;
+  /** The operation claimed in the same transaction, when asked for and one was eligible. */
+  next: ClaimedOperation | undefined;
 }
 
 export interface LeaseCheck {

@@ -14,3 +14,11 @@ export class SchemaTooNewError extends Error {
 export class StoreBusyError extends Error {
   readonly code = "store_busy" as const;
 }
+
+/** The journal was written under another key; errand refuses to extend or read it under this one. */
+export class JournalKeyMismatchError extends Error {
+  readonly code = "journal_tampered" as const;
+  constructor() {
+    super("The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key. Nothing was written.");
+  }
+}

@@ -245,3 +245,39 @@ describe("journal verify", () => {
     for (const bad of [mac.slice(2), `${mac}00`, mac.toUpperCase(), null, 42, `zz${mac.slice(2)}`]) assert.equal(sealer.macEquals(mac, bad), false);
   });
 });
+
+describe("journal key", () => {
+  test("a store never appends to a journal written under another key", async () => {
+    const h = await populated();
+    try {
+      const { openSqliteStore } = await import("../../src/store/sqlite/openSqliteStore.js");
+      const { JournalKeyMismatchError } = await import("../../src/store/storeErrors.js");
+      const foreign = openSqliteStore({ path: h.dbPath, sealer: createJournalSealer(randomBytes(32)), busyTimeoutMs: 1000 });
+      try {
+        await assert.rejects(foreign.claimNext("foreign", 1000), JournalKeyMismatchError);
+      } finally {
+        await foreign.close();
+      }
+      assert.ok((await h.service.verifyJournal()).ok, "nothing was written");
+      const still = await h.service.status();
+      assert.equal(still.store.phases.queued, 1, "the claim was rolled back with its refused event");
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("MAC input encoding", () => {
+  test("the flat canonical form used for MAC inputs equals RFC 8785 canonical JSON and refuses what it cannot encode the same way", async () => {
+    const { flatCanonicalJson } = await import("../../src/journal/createJournalSealer.js");
+    const { canonicalJson } = await import("../../src/task/canonicalJson.js");
+    const samples = [
+      { journal: randomUUID(), seq: 1, type: "operation_created", operation: null, at: 1_796_063_492_208, bodyHash: "ab".repeat(32), prev: "cd".repeat(32) },
+      { z: "a\"b\\c", a: 0, m: -42, B: "", "10": "keys that look numeric", "2": "sort as text" },
+    ];
+    for (const sample of samples) assert.equal(flatCanonicalJson(sample), canonicalJson(sample));
+    assert.throws(() => flatCanonicalJson({ a: 1.5 }), TypeError);
+    assert.throws(() => flatCanonicalJson({ a: "é" }), TypeError);
+    assert.throws(() => flatCanonicalJson({ a: "\n" }), TypeError);
+  });
+});

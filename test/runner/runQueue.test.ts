@@ -193,7 +193,7 @@ describe("leases: fencing and recovery", () => {
         resolved = true;
         throw new Error("never asked");
       });
-      assert.equal(zombieFinish, undefined);
+      assert.equal(zombieFinish.applied, undefined);
       assert.equal(resolved, false);
 
       assert.equal(await h.store.crossMutationBoundary(owner.lease), "crossed");

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/runtimeConfig.js";
 import { KeyError } from "../../keys/loadKey.js";
-import { SchemaTooNewError, StoreBusyError } from "../../store/storeErrors.js";
+import { JournalKeyMismatchError, SchemaTooNewError, StoreBusyError } from "../../store/storeErrors.js";
 import { flagOption } from "./commandContext.js";
 import type { CommandContext } from "./commandContext.js";
 import { openOperations } from "./openOperations.js";
@@ -33,6 +33,7 @@ function printSetupError(error: unknown, json: boolean): number {
   if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
   if (error instanceof SchemaTooNewError) return printFailure({ code: "store_schema_too_new", message: error.message }, json);
   if (error instanceof StoreBusyError) return printFailure({ code: "store_busy", message: error.message }, json);
+  if (error instanceof JournalKeyMismatchError) return printFailure({ code: "journal_tampered", message: error.message }, json);
   if (error instanceof KeyError) return printFailure({ code: "key_error", message: error.message }, json);
   throw error;
 }

@@ -16,15 +16,23 @@ export function requireHead(ctx: SqliteContext): JournalHead {
   return head;
 }
 
-/** Writes the head checkpoint row (insert on first use, replace afterwards). */
-export function writeHead(ctx: SqliteContext, head: JournalHead): void {
+/** Creates the head checkpoint row of a new journal. */
+export function insertHead(ctx: SqliteContext, head: JournalHead): void {
   ctx
     .sql(
       `INSERT INTO journal_head (id, journal_id, key_id, seq, mac, base_seq, base_mac, stored_bytes, tombstones, checkpoint_mac)
-       VALUES (1, @journalId, @keyId, @seq, @mac, @baseSeq, @baseMac, @storedBytes, @tombstones, @checkpointMac)
-       ON CONFLICT (id) DO UPDATE SET journal_id = excluded.journal_id, key_id = excluded.key_id, seq = excluded.seq, mac = excluded.mac,
-         base_seq = excluded.base_seq, base_mac = excluded.base_mac, stored_bytes = excluded.stored_bytes,
-         tombstones = excluded.tombstones, checkpoint_mac = excluded.checkpoint_mac`,
+       VALUES (1, @journalId, @keyId, @seq, @mac, @baseSeq, @baseMac, @storedBytes, @tombstones, @checkpointMac)`,
+    )
+    .run(head);
+}
+
+/** Rewrites the head checkpoint row (the journal id and key id never change). */
+export function writeHead(ctx: SqliteContext, head: JournalHead): void {
+  ctx
+    .sql(
+      `UPDATE journal_head SET seq = @seq, mac = @mac, base_seq = @baseSeq, base_mac = @baseMac, stored_bytes = @storedBytes,
+         tombstones = @tombstones, checkpoint_mac = @checkpointMac
+       WHERE id = 1 AND journal_id = @journalId AND key_id = @keyId`,
     )
     .run(head);
 }

@@ -13,9 +13,11 @@ import type {
   BreakerRecord,
   CancelResult,
   ClaimedOperation,
+  ClaimRequest,
   CompactionReport,
   CreateOperationResult,
   ExpiredLease,
+  FinishResult,
   LeaseCheck,
   LeaseRef,
   NewOperation,
@@ -26,7 +28,7 @@ import type {
   StoreStatus,
 } from "../Store.js";
 import { busyRetry } from "./busyRetry.js";
-import { selectHead, writeHead } from "./journalHeadSql.js";
+import { insertHead, selectHead } from "./journalHeadSql.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
@@ -83,7 +85,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const version = migrate(db, options.migrations ?? MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => {
-      if (selectHead(ctx) === undefined) writeHead(ctx, genesisHead(ctx.sealer, randomUUID()));
+      if (selectHead(ctx) === undefined) insertHead(ctx, genesisHead(ctx.sealer, randomUUID()));
     }).immediate();
     return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
   } catch (error) {
@@ -94,21 +96,25 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
 class SqliteStore implements Store {
   readonly backend = "sqlite";
+  /** One transaction wrapper, created once, that runs whatever step it is given. */
+  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
 
   constructor(
     private readonly ctx: SqliteContext,
     private readonly version: number,
     private readonly patienceMs: number,
-  ) {}
+  ) {
+    this.transaction = ctx.db.transaction((step: () => unknown) => step());
+  }
 
   /** A write transaction: BEGIN IMMEDIATE, retried asynchronously while another process holds the lock. */
   private write<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.ctx.db.transaction(step).immediate(), this.patienceMs);
+    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
   }
 
   /** A read transaction, so several SELECTs see one snapshot. */
   private read<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.ctx.db.transaction(step).deferred(), this.patienceMs);
+    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
   }
 
   now(): Promise<number> {
@@ -144,8 +150,8 @@ class SqliteStore implements Store {
   crossMutationBoundary(lease: LeaseRef): Promise<BoundaryResult> {
     return this.write(() => crossMutationBoundary(this.ctx, lease));
   }
-  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution): Promise<AttemptResolution | undefined> {
-    return this.write(() => finishAttempt(this.ctx, lease, resolve));
+  finishAttempt(lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
+    return this.write(() => finishAttempt(this.ctx, lease, resolve, next));
   }
   recoverExpiredLeases(decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
     return this.write(() => recoverExpiredLeases(this.ctx, decide, limit));

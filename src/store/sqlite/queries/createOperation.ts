@@ -46,10 +46,10 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
   const draft = operationEvent("operation_created", stateOf(row), { ...input.details, risk: input.risk, maxAttempts: input.maxAttempts });
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const head = requireHead(ctx);
-  const needed = taskBytes + eventStoredBytes(canonicalJson(draft.body));
-  if (head.storedBytes + needed > quotaBytes) return { kind: "quota_exceeded", storedBytes: head.storedBytes, quotaBytes };
+  const bodyText = canonicalJson(draft.body);
+  if (head.storedBytes + taskBytes + eventStoredBytes(bodyText) > quotaBytes) return { kind: "quota_exceeded", storedBytes: head.storedBytes, quotaBytes };
 
-  appendJournalEvent(ctx, draft, now, taskBytes);
+  appendJournalEvent(ctx, draft, now, taskBytes, { head, bodyText });
   ctx
     .sql(
       `INSERT INTO operations (operation_id, request_digest, risk, task_json, phase, revision, attempts, max_attempts, mutation_boundary,

@@ -1,21 +1,25 @@
-import type { AttemptResolution, LeaseRef, OperationRecord } from "../../Store.js";
+import type { AttemptResolution, ClaimRequest, FinishResult, LeaseRef, OperationRecord } from "../../Store.js";
 import { toOperation } from "../rows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { applyResolution } from "./applyResolution.js";
+import { claimNext } from "./claimNext.js";
 import { selectLeasedRow } from "./leaseSql.js";
 
 /**
  * Ends the attempt the lease token holds with the resolution `resolve` gives for the row as it is
- * now; a runner that lost its lease changes nothing and gets undefined.
+ * now (a runner that lost its lease changes nothing), then, when asked, claims the next eligible
+ * operation in the same transaction.
  */
-export function finishAttempt(ctx: SqliteContext, lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution): AttemptResolution | undefined {
+export function finishAttempt(ctx: SqliteContext, lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): FinishResult {
   const row = selectLeasedRow(ctx, lease);
-  if (row === undefined) return undefined;
-  const resolution = resolve(toOperation(row));
-  const outcome =
-    resolution.kind === "finish"
-      ? { outcome: resolution.receipt.status, errorCode: resolution.receipt.error?.code ?? null, provider: resolution.receipt.provider || null }
-      : { outcome: resolution.attemptOutcome, errorCode: resolution.errorCode, provider: resolution.provider };
-  applyResolution(ctx, row, resolution, outcome);
-  return resolution;
+  let applied: AttemptResolution | undefined;
+  if (row !== undefined) {
+    applied = resolve(toOperation(row));
+    const outcome =
+      applied.kind === "finish"
+        ? { outcome: applied.receipt.status, errorCode: applied.receipt.error?.code ?? null, provider: applied.receipt.provider || null }
+        : { outcome: applied.attemptOutcome, errorCode: applied.errorCode, provider: applied.provider };
+    applyResolution(ctx, row, applied, outcome);
+  }
+  return { applied, next: next === undefined ? undefined : claimNext(ctx, next.runnerId, next.leaseMs) };
 }

@@ -1,0 +1,117 @@
+// Shared pieces of the queue benchmark: the task and receipt used, the bare better-sqlite3 baseline,
+// and opening errand's own service. Not run directly.
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
+import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
+import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";
+import { createOperationsService } from "../../src/operations/createOperationsService.js";
+import type { Receipt } from "../../src/receipt/receiptTypes.js";
+import { openSqliteStore, sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
+
+/** A realistic small read-only task (four steps). */
+export function benchTask(operationId: string = randomUUID()): Record<string, unknown> {
+  return {
+    schemaVersion: "errand.task.v1",
+    operationId,
+    label: "bench",
+    target: { url: "https://shop.example.com/orders/1234" },
+    allowedHosts: ["shop.example.com"],
+    risk: "read_only",
+    steps: [
+      { action: "wait_for", selector: "#order" },
+      { action: "extract_text", selector: "#order .status", name: "status" },
+      { action: "expect_text", text: "Shipped", selector: "#order .status" },
+      { action: "expect_url", url: "https://shop.example.com/orders/", match: "prefix" },
+    ],
+  };
+}
+
+/** The receipt an instant executor returns: the same shape and roughly the size of a real one. */
+export function benchReceipt(operationId: string, requestDigest: string, attempt: number): Receipt {
+  return {
+    receiptVersion: "errand.receipt.v1",
+    status: "PASS",
+    operationId,
+    requestDigest,
+    label: "bench",
+    risk: "read_only",
+    provider: "local",
+    finalUrl: "https://shop.example.com/orders/1234",
+    checks: [
+      { step: 2, action: "expect_text", expected: "Shipped", match: "contains", selector: "#order .status", passed: true },
+      { step: 3, action: "expect_url", expected: "https://shop.example.com/orders/", match: "prefix", passed: true },
+    ],
+    steps: [0, 1, 2, 3].map((index) => ({ index, action: ["wait_for", "extract_text", "expect_text", "expect_url"][index] ?? "", status: "ok", durationMs: 12 })),
+    error: null,
+    startedAt: new Date().toISOString(),
+    durationMs: 180,
+    attempts: attempt,
+    network: {
+      nonGetAborted: 0,
+      blockedRequests: 0,
+      navigationsBlocked: 0,
+      popupsClosed: 0,
+      dialogsDismissed: 0,
+      downloadsRefused: 0,
+      blocked: [],
+      preflight: [{ url: "https://shop.example.com/orders/1234", host: "shop.example.com", verdict: "allow", code: "ok", resolver: "doh", addresses: [{ ip: "93.184.215.14", verdict: "public" }] }],
+    },
+    mutationBoundary: "not_crossed",
+    evidenceRetention: "minimal",
+    fallback: [],
+  };
+}
+
+/** An executor that returns at once: the benchmark measures the store path, not a browser. */
+export const instantExecutor: ExecuteTask = (task, context) =>
+  Promise.resolve({ receipt: benchReceipt(task.operationId, context.requestDigest, context.attempt), ephemeral: { ephemeral: true, outputs: {} } });
+
+export function openErrand(home: string) {
+  const config = resolveRuntimeConfig({ ERRAND_HOME: home });
+  const key = loadOrCreateMasterKey(home);
+  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
+  const store = openSqliteStore({ path: sqliteStorePath(home), sealer, busyTimeoutMs: config.busyTimeoutMs });
+  const service = createOperationsService({ store, sealer, digestKey: key, config, execute: instantExecutor, runnerId: `bench:${process.pid}` });
+  return { service, store };
+}
+
+/**
+ * The baseline: the same claim pattern as a bare better-sqlite3 loop, with the same durability
+ * settings (WAL, synchronous=FULL, BEGIN IMMEDIATE): insert one job per transaction; claim the
+ * oldest eligible job with UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING and a lease token;
+ * complete it with an UPDATE fenced by that token, storing a receipt-sized result.
+ */
+export function openBare(dir: string) {
+  const db = new Database(join(dir, "bare.db"), { timeout: 5000 });
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.exec(`CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, payload TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT, lease_token TEXT, lease_expires_ms INTEGER, run_after_ms INTEGER NOT NULL, created_ms INTEGER NOT NULL, result TEXT);
+    CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (run_after_ms, created_ms) WHERE status = 'queued';`);
+  const insert = db.prepare("INSERT INTO jobs (id, payload, status, run_after_ms, created_ms) VALUES (?, ?, 'queued', ?, ?)");
+  const claim = db.prepare(
+    `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_token = ?, lease_expires_ms = ?
+     WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms LIMIT 1)
+     RETURNING id, payload`,
+  );
+  const complete = db.prepare("UPDATE jobs SET status = 'completed', result = ?, lease_token = NULL WHERE id = ? AND lease_token = ?");
+  const submitTx = db.transaction((id: string, payload: string) => insert.run(id, payload, Date.now(), Date.now()));
+  const claimTx = db.transaction((owner: string, token: string) => claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined);
+  const completeTx = db.transaction((id: string, token: string, result: string) => complete.run(result, id, token));
+  return {
+    submit: (id: string, payload: string) => submitTx.immediate(id, payload),
+    /** Claims and completes one job; false when none is left. */
+    cycle(owner: string): boolean {
+      const token = randomUUID();
+      const job = claimTx.immediate(owner, token);
+      if (job === undefined) return false;
+      completeTx.immediate(job.id, token, JSON.stringify(benchReceipt(job.id, "hmac-sha256:x", 1)));
+      return true;
+    },
+    close: () => db.close(),
+  };
+}
