@@ -1,3 +1,4 @@
+import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
 import type { BlockedRequest, Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
 
 /** At most this many blocked requests are listed in a receipt; all are counted. */
@@ -5,16 +6,7 @@ export const MAX_LISTED_BLOCKS = 20;
 
 /** Everything one attempt learns; guards and steps write here, the receipt builder reads it. */
 export class AttemptState {
-  readonly network: NetworkEvidence = {
-    nonGetAborted: 0,
-    blockedRequests: 0,
-    navigationsBlocked: 0,
-    popupsClosed: 0,
-    dialogsDismissed: 0,
-    downloadsRefused: 0,
-    blocked: [],
-    preflight: [],
-  };
+  readonly network: NetworkEvidence = emptyNetworkEvidence();
   readonly checks: Check[] = [];
   readonly steps: StepRecord[] = [];
   readonly outputs: Record<string, string> = {};

@@ -4,7 +4,7 @@ import type { ErrorCode } from "../errors/errorCodes.js";
 import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
 import type { Task } from "../task/taskTypes.js";
-import { AttemptState } from "./attemptState.js";
+import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
@@ -229,6 +229,16 @@ function blameLostSession(session: ProviderSession, state: AttemptState): void {
   const lost = session.lostReason?.() ?? null;
   if (lost === null || state.error === null || !LOSS_MASKED_CODES.has(state.error.code)) return;
   state.error = { code: "provider_unavailable", message: lost, step: state.error.step };
+}
+
+/** Adds the egress proxy's refusals to the receipt's network evidence. */
+function recordEgressBlocks(session: ProviderSession, state: AttemptState, redactor: Redactor): void {
+  for (const refused of session.egressBlocked?.() ?? []) {
+    state.network.egressBlocked += 1;
+    if (state.network.blocked.length < MAX_LISTED_BLOCKS) {
+      state.network.blocked.push({ url: redactor.scrub(`${refused.host}:${refused.port}`), method: refused.method, resourceType: "connection", code: refused.code, reason: redactor.scrub(refused.reason) });
+    }
+  }
 }
 
 class HardStop extends Error {}

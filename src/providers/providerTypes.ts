@@ -8,6 +8,8 @@ export interface ProviderSession {
   sessionId?: string;
   /** True when errand created the context and may set its options (service workers, downloads). */
   ownsContext: boolean;
+  /** Connections the session's egress filter refused (local provider only), for the receipt. */
+  egressBlocked?: () => { method: string; host: string; port: number; code: string; reason: string }[];
   /** Ends the session; must finish (or give up) within the cleanup bound and never throw. */
   release(): Promise<void>;
   /**

@@ -47,6 +47,8 @@ export interface NetworkEvidence {
   popupsClosed: number;
   dialogsDismissed: number;
   downloadsRefused: number;
+  /** Connections the egress filtering proxy refused (local provider): redirects, rebinding, anything that got past layer 2. */
+  egressBlocked: number;
   /** The first few blocked requests, for the person reading the receipt. */
   blocked: BlockedRequest[];
   /** Per-host preflight evidence: addresses, resolver, verdict. */

@@ -1,3 +1,4 @@
+import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { MutationBoundary, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { Task } from "../task/taskTypes.js";
@@ -39,7 +40,7 @@ export function synthesizeReceipt(input: SynthesizedReceiptInput): Receipt {
     startedAt: input.startedAt.toISOString(),
     durationMs: 0,
     attempts: input.attempts,
-    network: { nonGetAborted: 0, blockedRequests: 0, navigationsBlocked: 0, popupsClosed: 0, dialogsDismissed: 0, downloadsRefused: 0, blocked: [], preflight: [] },
+    network: emptyNetworkEvidence(),
     mutationBoundary: input.mutationBoundary,
     evidenceRetention: task?.evidenceRetention ?? "minimal",
     fallback: [],

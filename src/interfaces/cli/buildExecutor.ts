@@ -5,6 +5,7 @@ import { createDohResolver } from "../../policy/dohResolver.js";
 import { parseAllowPrivate } from "../../policy/parseAllowPrivate.js";
 import type { Resolver } from "../../policy/resolver.js";
 import { createSystemResolver } from "../../policy/systemResolver.js";
+import { startEgressProxy } from "../../providers/local/egressProxy.js";
 import { createLocalProvider } from "../../providers/local/localProvider.js";
 import type { BrowserProvider } from "../../providers/providerTypes.js";
 import { UsageError } from "./usageError.js";
@@ -26,10 +27,19 @@ export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonl
   const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
   const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
   if (!allowances.ok) throw new UsageError(allowances.errors.map((e) => e.message).join("; "));
-  const provider = createLocalProvider({ env });
+  const resolver = chooseResolver(env);
+  // Layer 3: every request of every context goes through its own egress filter, which resolves,
+  // checks and dials the very address it checked.
+  const provider = createLocalProvider({
+    env,
+    proxyForSession: async () => {
+      const proxy = await startEgressProxy({ resolver, allowPrivate: allowances.value });
+      return { server: proxy.url, blocked: () => proxy.blocked(), close: () => proxy.close() };
+    },
+  });
   const execute = createExecutor({
     provider,
-    guard: createPolicyNetworkGuard({ resolver: chooseResolver(env), allowPrivate: allowances.value }),
+    guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }),
     env,
     defaultTaskTimeoutMs: browserTimeoutMs,
     defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,

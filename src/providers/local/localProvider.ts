@@ -23,10 +23,17 @@ export const LOCKED_DOWN_CHROMIUM_ARGS = [
   "--disable-features=NetworkPrediction,Prerender2,SpeculationRulesPrefetchProxy,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,Translate",
 ];
 
+/** A per-session proxy: where Chromium sends traffic, what it refused, and how to stop it. */
+export interface SessionProxy {
+  server: string;
+  blocked(): { method: string; host: string; port: number; code: string; reason: string }[];
+  close(): Promise<void>;
+}
+
 export interface LocalProviderOptions {
   env: NodeJS.ProcessEnv;
   /** A proxy every request of a context goes through (the egress filter), created per session. */
-  proxyForSession?: () => Promise<{ server: string; close(): Promise<void> }>;
+  proxyForSession?: () => Promise<SessionProxy>;
 }
 
 /**
@@ -75,6 +82,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
           context,
           sessionId,
           ownsContext: true,
+          ...(proxy === null ? {} : { egressBlocked: () => proxy.blocked() }),
           async release() {
             await context.close().catch(() => undefined);
             await proxy?.close().catch(() => undefined);
