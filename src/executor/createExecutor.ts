@@ -97,7 +97,10 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state.error = { code: "internal_error", message: redactor.scrub(firstLine(error)), step: null };
       }
     } finally {
-      if (session !== null) blameLostSession(session, state);
+      if (session !== null) {
+        blameLostSession(session, state);
+        recordEgressBlocks(session, state, redactor);
+      }
       await session?.release();
     }
     return finish();
