@@ -1,5 +1,4 @@
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
-import { buildExecutor } from "./buildExecutor.js";
 
 /** What the CLI knows when it needs an executor for `errand runner`. */
 export interface ExecutorFactoryOptions {
@@ -17,7 +16,9 @@ export interface WiredExecutor {
 }
 
 /** The one place the CLI obtains the executor `errand runner` uses: local Chromium under the network policy. */
-export function createExecutor(options: ExecutorFactoryOptions): WiredExecutor {
+export async function createExecutor(options: ExecutorFactoryOptions): Promise<WiredExecutor> {
+  // Loaded on demand: the browser library costs every other command ~0.4 s of start-up.
+  const { buildExecutor } = await import("./buildExecutor.js");
   const built = buildExecutor(options.env, options.allowPrivate, options.browserTimeoutMs);
   return { execute: built.execute, shutdown: built.shutdown };
 }

@@ -5,7 +5,6 @@ import { Redactor } from "../../../executor/redactor.js";
 import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { validateTask } from "../../../task/validateTask.js";
-import { buildExecutor } from "../buildExecutor.js";
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
@@ -37,6 +36,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
   const config = resolveRuntimeConfig(ctx.env);
   const key = loadOrCreateMasterKey(config.errandHome);
   // The demo site is a private (loopback) destination: the demo, as operator, allows exactly it.
+  const { buildExecutor } = await import("../buildExecutor.js");
   const runner = buildExecutor(env, [site.hostPort], config.browserTimeoutMs);
   const json = flagOption(ctx, "json");
   const statuses: string[] = [];

@@ -7,7 +7,7 @@ import { parseTaskText } from "../../../task/parseTaskText.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import type { Task } from "../../../task/taskTypes.js";
 import { POLICY_CODES } from "../../../task/validateTask.js";
-import { buildExecutor } from "../buildExecutor.js";
+import type { BuiltExecutor } from "../buildExecutor.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
@@ -48,6 +48,8 @@ async function runRun(ctx: CommandContext): Promise<number> {
   }
   const config = resolveRuntimeConfig(ctx.env);
   const key = loadOrCreateMasterKey(config.errandHome);
+  // Loaded on demand: the browser library costs every other command ~0.4 s of start-up.
+  const { buildExecutor } = await import("../buildExecutor.js");
   const runner = buildExecutor(ctx.env, listOption(ctx, "allow-private"), config.browserTimeoutMs);
   try {
     const { receipt, ephemeral } = parsed.ok
@@ -62,7 +64,7 @@ async function runRun(ctx: CommandContext): Promise<number> {
   }
 }
 
-type Execute = ReturnType<typeof buildExecutor>["execute"];
+type Execute = BuiltExecutor["execute"];
 
 async function runNow(task: Task, digest: string, execute: Execute, ctx: CommandContext): Promise<{ receipt: Receipt; ephemeral: EphemeralEvidence }> {
   // Every secret this task may type is scrubbed from all terminal output, whatever path it takes.
