@@ -56,6 +56,7 @@ export function benchReceipt(operationId: string, requestDigest: string, attempt
       popupsClosed: 0,
       dialogsDismissed: 0,
       downloadsRefused: 0,
+      egressBlocked: 0,
       blocked: [],
       preflight: [{ url: "https://shop.example.com/orders/1234", host: "shop.example.com", verdict: "allow", code: "ok", resolver: "doh", addresses: [{ ip: "93.184.215.14", verdict: "public" }] }],
     },
@@ -82,7 +83,9 @@ export function openErrand(home: string) {
  * The baseline: the same claim pattern as a bare better-sqlite3 loop, with the same durability
  * settings (WAL, synchronous=FULL, BEGIN IMMEDIATE): insert one job per transaction; claim the
  * oldest eligible job with UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING and a lease token;
- * complete it with an UPDATE fenced by that token, storing a receipt-sized result.
+ * complete it with an UPDATE fenced by that token, storing a receipt-sized result. `cycle` uses two
+ * transactions per job; `fusedCycle` completes the previous job and claims the next in one, as
+ * errand's runner does.
  */
 export function openBare(dir: string) {
   const db = new Database(join(dir, "bare.db"), { timeout: 5000 });
@@ -102,6 +105,11 @@ export function openBare(dir: string) {
   const submitTx = db.transaction((id: string, payload: string) => insert.run(id, payload, Date.now(), Date.now()));
   const claimTx = db.transaction((owner: string, token: string) => claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined);
   const completeTx = db.transaction((id: string, token: string, result: string) => complete.run(result, id, token));
+  const fusedTx = db.transaction((previous: { id: string; token: string } | undefined, owner: string, token: string) => {
+    if (previous !== undefined) complete.run(JSON.stringify(benchReceipt(previous.id, "hmac-sha256:x", 1)), previous.id, previous.token);
+    return claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined;
+  });
+  let held: { id: string; token: string } | undefined;
   return {
     submit: (id: string, payload: string) => submitTx.immediate(id, payload),
     /** Claims and completes one job; false when none is left. */
@@ -111,6 +119,13 @@ export function openBare(dir: string) {
       if (job === undefined) return false;
       completeTx.immediate(job.id, token, JSON.stringify(benchReceipt(job.id, "hmac-sha256:x", 1)));
       return true;
+    },
+    /** Completes the job claimed last time and claims the next in one transaction; false when none is left. */
+    fusedCycle(owner: string): boolean {
+      const token = randomUUID();
+      const job = fusedTx.immediate(held, owner, token);
+      held = job === undefined ? undefined : { id: job.id, token };
+      return job !== undefined;
     },
     close: () => db.close(),
   };
