@@ -49,7 +49,7 @@ export interface EgressProxy {
 /** Headers that describe one hop, not the message; never forwarded in either direction. */
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
 
-type Target = { host: string; port: number; path: string } | { error: string };
+type Target = { host: string; port: number; path: string; authority: string } | { error: string };
 
 /**
  * Layer 3 of network safety: an HTTP proxy on 127.0.0.1 that the local Chromium sends all traffic
@@ -86,7 +86,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Resolves and checks once, then dials the checked addresses in order, or says why not. */
-  async function open(method: string, host: string, port: number): Promise<{ socket: Socket } | { status: number; body: string }> {
+  async function open(method: string, host: string, port: number): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
     const deadline = AbortSignal.timeout(connectTimeoutMs);
     const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
@@ -95,7 +95,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       if (socket !== null) {
         counts.allowed++;
         track(socket);
-        return { socket };
+        return { socket, ip: address.ip };
       }
     }
     return { status: 502, body: `errand egress proxy could not connect to ${verdict.host}:${port}\n` };
@@ -112,12 +112,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const opened = await open(req.method ?? "GET", target.host, target.port);
       if (!("socket" in opened)) return plainReply(res, opened.status, opened.body);
       res.once("close", () => opened.socket.destroy());
+      // The request rides on the socket already opened to the checked address. No agent may be set:
+      // an agent would open its own connection, by name. host/port repeat the checked address anyway.
       const upstream = httpRequest({
+        host: opened.ip,
+        port: target.port,
         method: req.method,
         path: target.path,
-        headers: endToEnd(req.headers),
+        // RFC 9112 3.2.2: the absolute-form target, not the received Host header, names the host.
+        headers: { ...endToEnd(req.headers), host: target.authority },
         createConnection: () => opened.socket,
-        agent: false,
       });
       upstream.on("response", (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
@@ -224,7 +228,7 @@ function forwardTarget(raw: string): Target {
   }
   if (url.protocol !== "http:" && url.protocol !== "ws:") return { error: `scheme ${url.protocol} is not forwarded in the clear` };
   if (url.username !== "" || url.password !== "") return { error: "userinfo in a proxied URL" };
-  return { host: url.hostname, port: url.port === "" ? 80 : Number(url.port), path: `${url.pathname}${url.search}` };
+  return { host: url.hostname, port: url.port === "" ? 80 : Number(url.port), path: `${url.pathname}${url.search}`, authority: url.host };
 }
 
 /** Reads CONNECT's authority-form target: host:port, IPv6 in brackets, the port always explicit. */
@@ -242,7 +246,7 @@ function authorityTarget(raw: string): Target {
   } catch {
     return { error: "not a valid host" };
   }
-  return { host, port: Number(portText), path: "" };
+  return { host, port: Number(portText), path: "", authority: `${host}:${portText}` };
 }
 
 function invalid(raw: string, error: string): Pick<DestinationVerdict, "host" | "port" | "code" | "reason" | "addresses"> {
