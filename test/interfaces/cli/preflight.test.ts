@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * `errand preflight` run as a real process. DNS never leaves the machine: tests either pass --resolve
- * or point ERRAND_DOH_ENDPOINT at a DNS-over-HTTPS stand-in on 127.0.0.1.
+ * or point ERRAND_DOH_URL at a DNS-over-HTTPS stand-in on 127.0.0.1.
  */
 let doh: Server;
 let dohEndpoint: string;
@@ -17,7 +17,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
     execFile(
       process.execPath,
       ["--import", "tsx", "src/interfaces/cli/main.ts", "preflight", ...args],
-      { env: { PATH: process.env["PATH"] ?? "", ERRAND_DOH_ENDPOINT: dohEndpoint, ...env }, timeout: 30_000 },
+      { env: { PATH: process.env["PATH"] ?? "", ERRAND_DOH_URL: dohEndpoint, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
     );
   });
@@ -39,8 +39,8 @@ before(async () => {
     const entry = zone[url.searchParams.get("name") ?? ""];
     const type = url.searchParams.get("type") === "AAAA" ? "AAAA" : "A";
     res.writeHead(200, { "content-type": "application/dns-json" });
-    if (entry === undefined) return res.end(JSON.stringify({ Status: 3 }));
-    res.end(JSON.stringify({ Status: 0, Answer: (entry[type] ?? []).map((data) => ({ type: type === "A" ? 1 : 28, TTL: 60, data })) }));
+    const body = entry === undefined ? { Status: 3 } : { Status: 0, Answer: (entry[type] ?? []).map((data) => ({ type: type === "A" ? 1 : 28, TTL: 60, data })) };
+    res.end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => doh.listen(0, "127.0.0.1", resolve));
   dohEndpoint = `http://127.0.0.1:${(doh.address() as AddressInfo).port}/dns-query`;
@@ -107,7 +107,7 @@ describe("errand preflight", () => {
     assert.equal((await run(["http://127.0.0.1:8080/"], { ERRAND_ALLOW_PRIVATE: "*:8080" })).code, 2);
   });
 
-  it("uses DNS-over-HTTPS by default (endpoint from ERRAND_DOH_ENDPOINT) and blocks a private AAAA", async () => {
+  it("uses DNS-over-HTTPS by default (endpoint from ERRAND_DOH_URL) and blocks a private AAAA", async () => {
     assert.equal((await runJson(["https://site.example/"])).code, 0);
     const rebind = await runJson(["https://rebind.example/", "--resolver", "doh"]);
     assert.equal(rebind.code, 1);
@@ -120,7 +120,8 @@ describe("errand preflight", () => {
       run([]),
       run(["https://a.example/", "--resolver", "system", "--resolve", "a.example=8.8.8.8"]),
       run(["https://a.example/", "--resolve", "a.example=127.1"]),
-      run(["https://a.example/"], { ERRAND_DOH_ENDPOINT: "http://dns.example/dns-query" }),
+      run(["https://a.example/"], { ERRAND_DOH_URL: "http://dns.example/dns-query" }),
+      run(["https://a.example/"], { ERRAND_RESOLVER: "carrier-pigeon" }),
     ]);
     assert.deepEqual(results.map((r) => r.code), results.map(() => 2));
   });

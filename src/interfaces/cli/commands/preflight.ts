@@ -29,7 +29,8 @@ export const preflightCommand: Command = {
   --allow-host H          the URL's host must match one of these (exact, or *.example.com for subdomains)
   --resolve HOST=IP,...   answer DNS from this map instead (HOST= means no answer; other names do not exist)
   --allow-private H:P     admit this exact private destination (also ERRAND_ALLOW_PRIVATE, comma-separated)
-  --resolver doh|system   DNS-over-HTTPS (default; endpoint from ERRAND_DOH_ENDPOINT, default ${DEFAULT_DOH_ENDPOINT}) or the system resolver
+  --resolver doh|system   DNS-over-HTTPS (the default, or ERRAND_RESOLVER; endpoint ERRAND_DOH_URL, default
+                          ${DEFAULT_DOH_ENDPOINT}) or the system resolver
   --json                  print {"verdict","code","reason","url","host","addresses"}
   Exit 0 when allowed, 1 when blocked, 2 on a usage error.`,
 };
@@ -61,19 +62,24 @@ export async function runPreflight(ctx: CommandContext): Promise<number> {
 
 function chooseResolver(ctx: CommandContext): Resolver {
   const entries = listOption(ctx, "resolve");
-  const kind = stringOption(ctx, "resolver");
+  const flag = stringOption(ctx, "resolver");
   if (entries.length > 0) {
-    if (kind !== undefined) throw new UsageError("--resolve replaces DNS; do not combine it with --resolver");
+    if (flag !== undefined) throw new UsageError("--resolve replaces DNS; do not combine it with --resolver");
     const map = parseStaticResolveEntries(entries);
     if (!map.ok) throw new UsageError(describe("--resolve", map.errors));
     return createStaticResolver(map.value, "static:--resolve");
   }
+  const kind = flag ?? nonEmpty(ctx.env["ERRAND_RESOLVER"]) ?? "doh";
   if (kind === "system") return createSystemResolver();
-  if (kind !== undefined && kind !== "doh") throw new UsageError(`--resolver must be doh or system, not "${kind}"`);
-  const endpoint = ctx.env["ERRAND_DOH_ENDPOINT"] ?? DEFAULT_DOH_ENDPOINT;
+  if (kind !== "doh") throw new UsageError(`the resolver must be doh or system, not "${kind}"`);
+  const endpoint = nonEmpty(ctx.env["ERRAND_DOH_URL"]) ?? DEFAULT_DOH_ENDPOINT;
   const problem = checkDohEndpoint(endpoint);
-  if (problem !== null) throw new UsageError(`ERRAND_DOH_ENDPOINT: ${problem}`);
+  if (problem !== null) throw new UsageError(`ERRAND_DOH_URL: ${problem}`);
   return createDohResolver({ endpoint });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
 }
 
 function describe(source: string, problems: readonly Problem[]): string {
