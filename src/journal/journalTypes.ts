@@ -69,6 +69,9 @@ export const JOURNAL_EVENT_TYPES = [
   "operation_finished",
   "breaker_changed",
   "journal_compacted",
+  // Access over HTTP (operation-less): grants, refusals and revocations, and what each caller did.
+  "auth_changed",
+  "request_recorded",
 ] as const;
 export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
 

@@ -1,3 +1,5 @@
+import { ACCESS_MIGRATION } from "./accessMigration.js";
+
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
  * changes go into a new, higher-numbered entry. The migrator records each version in
@@ -111,6 +113,7 @@ CREATE TABLE operation_tombstones (
 );
 `,
   },
+  ACCESS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,0 +1,185 @@
+/**
+ * Durable state of who may call errand over HTTP: the owner's password hash, OAuth clients,
+ * authorization codes, token families (access and refresh tokens), API tokens and the consent
+ * lockout. Secrets never reach a store: every token, code and client secret arrives already hashed
+ * (keyed HMAC), and only hashes are stored and looked up.
+ *
+ * Every method that changes access state appends an `auth_changed` journal event in the same
+ * transaction, so the journal says who was let in, when, and by which grant. `recordRequest` journals
+ * what a caller did (submit, run, cancel, run the queue) under its client or token id.
+ */
+export interface AccessStore {
+  close(): Promise<void>;
+  /** Milliseconds since the epoch on the store's clock. */
+  now(): Promise<number>;
+
+  // ---- owner --------------------------------------------------------------------------------
+  /** The encoded slow hash of the owner password, or undefined when none was set. */
+  readOwnerSecret(): Promise<string | undefined>;
+  writeOwnerSecret(encoded: string): Promise<void>;
+
+  // ---- consent lockout ------------------------------------------------------------------------
+  readLockout(): Promise<LockoutRecord>;
+  /** Compare-and-set on the revision; journals `change` when given. False when someone else moved it. */
+  writeLockout(next: LockoutRecord, expectedRevision: number, change?: Record<string, unknown>): Promise<boolean>;
+
+  // ---- OAuth clients --------------------------------------------------------------------------
+  /**
+   * Registers a client. When `maxClients` are already registered, the oldest client the owner never
+   * approved is forgotten to make room; when every client was approved, nothing is registered.
+   */
+  registerClient(client: NewOAuthClient, maxClients: number): Promise<RegisterClientResult>;
+  readClient(clientId: string): Promise<OAuthClientRecord | undefined>;
+
+  // ---- authorization codes --------------------------------------------------------------------
+  /** Stores a code the owner just approved (journals the approval). */
+  saveAuthorizationCode(code: AuthorizationCodeRecord): Promise<void>;
+  readAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
+  /**
+   * Marks the code used and starts a token family with its first tokens, atomically. A code used
+   * before revokes the family its first use created (RFC 6749 §4.1.2) and issues nothing.
+   */
+  redeemAuthorizationCode(codeHash: string, tokens: NewTokenFamily): Promise<RedeemResult>;
+
+  // ---- OAuth tokens ---------------------------------------------------------------------------
+  readToken(tokenHash: string): Promise<OAuthTokenRecord | undefined>;
+  /**
+   * Uses a refresh token once: it becomes spent and the family gets a new access and refresh
+   * token. A spent refresh token presented again revokes the whole family.
+   */
+  rotateRefreshToken(refreshHash: string, next: NewTokenPair): Promise<RotateResult>;
+  /** Revokes the family of the token (access or refresh) if it belongs to `clientId`. */
+  revokeTokenFamily(tokenHash: string, clientId: string, reason: string): Promise<boolean>;
+  /** Revokes every OAuth token family (the owner's "log everything out"). Returns how many. */
+  revokeAllTokenFamilies(reason: string): Promise<number>;
+  /** Deletes codes and tokens that expired before `beforeMs`. */
+  purgeExpired(beforeMs: number): Promise<number>;
+
+  // ---- API tokens ---------------------------------------------------------------------------
+  createApiToken(token: NewApiToken): Promise<void>;
+  listApiTokens(): Promise<ApiTokenRecord[]>;
+  readApiToken(tokenHash: string): Promise<ApiTokenRecord | undefined>;
+  /** Revokes by id or by name; false when no live token has it. */
+  revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined>;
+
+  // ---- audit ----------------------------------------------------------------------------------
+  /** Journals one action of an authenticated caller (ids, codes and outcomes only; never task content). */
+  recordRequest(record: RequestRecord): Promise<void>;
+}
+
+/**
+ * The consent lockout, a small state machine:
+ *   OPEN (failures < threshold, lockedUntilMs null) ──failure──> OPEN (failures + 1)
+ *   OPEN ──threshold-th failure──> LOCKED (lockedUntilMs = now + base · 2^lockouts, lockouts + 1, failures 0)
+ *   LOCKED ──time passes──> OPEN (lockouts kept, so the next lock lasts twice as long)
+ *   any ──right password──> OPEN (failures 0, lockouts 0)
+ * Transitions are computed in src/interfaces/http/oauth/consentLockout.ts; the store only
+ * compare-and-sets the record.
+ */
+export interface LockoutRecord {
+  failures: number;
+  lockouts: number;
+  lockedUntilMs: number | null;
+  lastFailureMs: number | null;
+  /** 0 for a lockout never written. */
+  revision: number;
+}
+
+export type ClientAuthMethod = "none" | "client_secret_post" | "client_secret_basic";
+
+export interface NewOAuthClient {
+  clientId: string;
+  /** HMAC of the client secret; null for public clients. */
+  secretHash: string | null;
+  authMethod: ClientAuthMethod;
+  clientName: string;
+  redirectUris: string[];
+  /** The registration response as returned to the client (RFC 7591), without the secret. */
+  metadata: Record<string, unknown>;
+}
+
+export interface OAuthClientRecord extends NewOAuthClient {
+  createdMs: number;
+  /** When the owner last approved this client; null while never approved. */
+  lastGrantMs: number | null;
+}
+
+export type RegisterClientResult = { kind: "registered"; evicted: string | null } | { kind: "full" };
+
+export interface AuthorizationCodeRecord {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scopes: string[];
+  resource: string;
+  expiresMs: number;
+  usedMs: number | null;
+}
+
+export interface NewTokenPair {
+  accessHash: string;
+  accessExpiresMs: number;
+  refreshHash: string;
+  refreshExpiresMs: number;
+}
+
+export interface NewTokenFamily extends NewTokenPair {
+  familyId: string;
+  clientId: string;
+  scopes: string[];
+  resource: string;
+}
+
+export type RedeemResult =
+  | { kind: "redeemed" }
+  | { kind: "missing" }
+  | { kind: "expired" }
+  /** The code had been used: its family (if any) is now revoked. */
+  | { kind: "reused"; revokedFamily: string | null };
+
+export interface OAuthTokenRecord {
+  tokenHash: string;
+  kind: "access" | "refresh";
+  familyId: string;
+  clientId: string;
+  scopes: string[];
+  resource: string;
+  generation: number;
+  expiresMs: number;
+  /** Refresh tokens: when it was exchanged (spent). */
+  usedMs: number | null;
+  /** When the family was revoked; null while it is live. */
+  revokedMs: number | null;
+}
+
+export type RotateResult =
+  | { kind: "rotated"; familyId: string; generation: number }
+  | { kind: "missing" }
+  | { kind: "expired" }
+  | { kind: "revoked" }
+  /** A spent refresh token came back: the family is revoked now. */
+  | { kind: "reused"; familyId: string };
+
+export interface NewApiToken {
+  tokenId: string;
+  name: string;
+  tokenHash: string;
+}
+
+export interface ApiTokenRecord {
+  tokenId: string;
+  name: string;
+  createdMs: number;
+  revokedMs: number | null;
+}
+
+export interface RequestRecord {
+  /** "oauth:<clientId>" or "api:<tokenId>". */
+  actor: string;
+  via: "mcp" | "rest";
+  action: string;
+  operationId?: string;
+  /** A status or error code: never content. */
+  result: string;
+}

@@ -1,0 +1,151 @@
+import Database from "better-sqlite3";
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import type {
+  AccessStore,
+  ApiTokenRecord,
+  AuthorizationCodeRecord,
+  LockoutRecord,
+  NewApiToken,
+  NewOAuthClient,
+  NewTokenFamily,
+  NewTokenPair,
+  OAuthClientRecord,
+  OAuthTokenRecord,
+  RedeemResult,
+  RegisterClientResult,
+  RequestRecord,
+  RotateResult,
+} from "../AccessStore.js";
+import { busyRetry } from "./busyRetry.js";
+import { migrate } from "./migrate.js";
+import { MIGRATIONS } from "./migrations.js";
+import { insertApiToken, listApiTokens, revokeApiToken, selectApiTokenByHash } from "./queries/access/apiTokenSql.js";
+import { selectLockout, writeLockout } from "./queries/access/consentLockoutSql.js";
+import { registerClient, selectClient } from "./queries/access/oauthClientSql.js";
+import { insertCode, redeemCode, selectCode } from "./queries/access/oauthCodeSql.js";
+import { purgeExpired, revokeAllFamilies, revokeByToken, rotateRefresh, selectToken } from "./queries/access/oauthTokenSql.js";
+import { selectOwnerSecret, upsertOwnerSecret } from "./queries/access/ownerSecretSql.js";
+import { recordRequest } from "./queries/access/recordRequest.js";
+import type { SqliteContext } from "./sqliteContext.js";
+import { createSqliteContext } from "./sqliteContext.js";
+import { selectHead } from "./journalHeadSql.js";
+
+export interface SqliteAccessStoreOptions {
+  /** The same database file as the operations store (ERRAND_HOME/errand.db). */
+  path: string;
+  sealer: JournalSealer;
+  busyTimeoutMs: number;
+  busyPatienceMs?: number;
+  clock?: () => number;
+}
+
+/**
+ * Opens the access tables on their own connection to errand's database. The operations store must
+ * have been opened first (it creates the journal head); migrations are shared, so whichever
+ * connection comes first applies them, once.
+ */
+export function openSqliteAccessStore(options: SqliteAccessStoreOptions): AccessStore {
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    migrate(db, MIGRATIONS, options.path);
+    const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
+    if (selectHead(ctx) === undefined) throw new Error("the journal is not initialized: open the operations store first");
+    return new SqliteAccessStore(ctx, options.busyPatienceMs ?? 30_000);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+class SqliteAccessStore implements AccessStore {
+  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
+
+  constructor(
+    private readonly ctx: SqliteContext,
+    private readonly patienceMs: number,
+  ) {
+    this.transaction = ctx.db.transaction((step: () => unknown) => step());
+  }
+
+  private write<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
+  }
+
+  private read<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
+  }
+
+  close(): Promise<void> {
+    if (this.ctx.db.open) this.ctx.db.close();
+    return Promise.resolve();
+  }
+  now(): Promise<number> {
+    return Promise.resolve(this.ctx.clock());
+  }
+
+  readOwnerSecret(): Promise<string | undefined> {
+    return this.read(() => selectOwnerSecret(this.ctx));
+  }
+  writeOwnerSecret(encoded: string): Promise<void> {
+    return this.write(() => upsertOwnerSecret(this.ctx, encoded));
+  }
+
+  readLockout(): Promise<LockoutRecord> {
+    return this.read(() => selectLockout(this.ctx));
+  }
+  writeLockout(next: LockoutRecord, expectedRevision: number, change?: Record<string, unknown>): Promise<boolean> {
+    return this.write(() => writeLockout(this.ctx, next, expectedRevision, change));
+  }
+
+  registerClient(client: NewOAuthClient, maxClients: number): Promise<RegisterClientResult> {
+    return this.write(() => registerClient(this.ctx, client, maxClients));
+  }
+  readClient(clientId: string): Promise<OAuthClientRecord | undefined> {
+    return this.read(() => selectClient(this.ctx, clientId));
+  }
+
+  saveAuthorizationCode(code: AuthorizationCodeRecord): Promise<void> {
+    return this.write(() => insertCode(this.ctx, code));
+  }
+  readAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+    return this.read(() => selectCode(this.ctx, codeHash));
+  }
+  redeemAuthorizationCode(codeHash: string, tokens: NewTokenFamily): Promise<RedeemResult> {
+    return this.write(() => redeemCode(this.ctx, codeHash, tokens));
+  }
+
+  readToken(tokenHash: string): Promise<OAuthTokenRecord | undefined> {
+    return this.read(() => selectToken(this.ctx, tokenHash));
+  }
+  rotateRefreshToken(refreshHash: string, next: NewTokenPair): Promise<RotateResult> {
+    return this.write(() => rotateRefresh(this.ctx, refreshHash, next));
+  }
+  revokeTokenFamily(tokenHash: string, clientId: string, reason: string): Promise<boolean> {
+    return this.write(() => revokeByToken(this.ctx, tokenHash, clientId, reason));
+  }
+  revokeAllTokenFamilies(reason: string): Promise<number> {
+    return this.write(() => revokeAllFamilies(this.ctx, reason));
+  }
+  purgeExpired(beforeMs: number): Promise<number> {
+    return this.write(() => purgeExpired(this.ctx, beforeMs));
+  }
+
+  createApiToken(token: NewApiToken): Promise<void> {
+    return this.write(() => insertApiToken(this.ctx, token));
+  }
+  listApiTokens(): Promise<ApiTokenRecord[]> {
+    return this.read(() => listApiTokens(this.ctx));
+  }
+  readApiToken(tokenHash: string): Promise<ApiTokenRecord | undefined> {
+    return this.read(() => selectApiTokenByHash(this.ctx, tokenHash));
+  }
+  revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined> {
+    return this.write(() => revokeApiToken(this.ctx, idOrName));
+  }
+
+  recordRequest(record: RequestRecord): Promise<void> {
+    return this.write(() => recordRequest(this.ctx, record));
+  }
+}

@@ -1,0 +1,41 @@
+import type { ApiTokenRecord, NewApiToken } from "../../../AccessStore.js";
+import type { ApiTokenRow } from "../../accessRows.js";
+import { toApiToken } from "../../accessRows.js";
+import type { SqliteContext } from "../../sqliteContext.js";
+import { journalAuthChange } from "./authEvent.js";
+
+export function insertApiToken(ctx: SqliteContext, token: NewApiToken): void {
+  const now = ctx.clock();
+  ctx.sql("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES (?, ?, ?, ?, NULL)").run(token.tokenId, token.name, token.tokenHash, now);
+  journalAuthChange(ctx, "api_token_created", { tokenId: token.tokenId, name: token.name }, now);
+}
+
+export function listApiTokens(ctx: SqliteContext): ApiTokenRecord[] {
+  return (ctx.sql("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens ORDER BY created_ms, token_id").all() as ApiTokenRow[]).map(toApiToken);
+}
+
+export function selectApiTokenByHash(ctx: SqliteContext, tokenHash: string): ApiTokenRecord | undefined {
+  const row = ctx.sql("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE token_hash = ?").get(tokenHash) as ApiTokenRow | undefined;
+  return row === undefined ? undefined : toApiToken(row);
+}
+
+function selectLiveApiToken(ctx: SqliteContext, idOrName: string): ApiTokenRecord | undefined {
+  const row = ctx
+    .sql("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE (token_id = ? OR name = ?) AND revoked_ms IS NULL ORDER BY token_id = ? DESC, created_ms LIMIT 1")
+    .get(idOrName, idOrName, idOrName) as ApiTokenRow | undefined;
+  return row === undefined ? undefined : toApiToken(row);
+}
+
+function markApiTokenRevoked(ctx: SqliteContext, tokenId: string, now: number): void {
+  ctx.sql("UPDATE api_tokens SET revoked_ms = ? WHERE token_id = ?").run(now, tokenId);
+}
+
+/** Revokes the live token with this id (or, failing that, this name); journals it. */
+export function revokeApiToken(ctx: SqliteContext, idOrName: string): ApiTokenRecord | undefined {
+  const token = selectLiveApiToken(ctx, idOrName);
+  if (token === undefined) return undefined;
+  const now = ctx.clock();
+  markApiTokenRevoked(ctx, token.tokenId, now);
+  journalAuthChange(ctx, "api_token_revoked", { tokenId: token.tokenId, name: token.name }, now);
+  return { ...token, revokedMs: now };
+}
