@@ -83,10 +83,12 @@ function classify(error: unknown): Failure {
   }
   const message = error instanceof Error ? error.message : String(error);
   // Playwright reports a refused WebSocket upgrade as "WebSocket error: <url> <status> <reason>\n<body>".
-  const upgrade = /WebSocket error: \S+ (\d{3}) ([^\n]*)(?:\n([^\n]*))?/.exec(message);
+  const upgrade = /WebSocket error: \S+ (\d{3}) ([^\r\n]*)\r?(?:\n([^\r\n]*))?/.exec(message);
   if (upgrade !== null) {
-    const body = (upgrade[3] ?? "").startsWith("Call log:") ? "" : (upgrade[3] ?? "");
-    return { kind: "http", status: Number(upgrade[1]), detail: [upgrade[2], body].filter((s) => s !== "" && s !== undefined).join(" — ") };
+    const reason = (upgrade[2] ?? "").trim();
+    const body = (upgrade[3] ?? "").trim();
+    const detail = body === "" || body.startsWith("Call log:") ? reason : `${reason} — ${body}`;
+    return { kind: "http", status: Number(upgrade[1]), detail };
   }
   if (/Timeout \d+ms exceeded/.test(message)) return { kind: "timeout" };
   return { kind: "network", detail: firstLine(message) };
