@@ -64,6 +64,12 @@ export const ERROR_CODES = {
   store_busy: "The database stayed locked by other errand processes for too long.",
   store_schema_too_new: "The database was written by a newer errand than this one.",
   usage: "The command line is malformed.",
+  // HTTP (errand serve)
+  unauthorized: "An HTTP request carried no bearer token, or one that is unknown, expired, revoked or issued for another resource.",
+  rate_limited: "Too many failed authentications or registrations from one address; wait for Retry-After.",
+  request_too_large: "An HTTP request body is over its size limit.",
+  not_found: "No HTTP endpoint answers this path and method.",
+  forbidden_host: "The Host header names a host this server does not serve (DNS rebinding defence).",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -177,7 +177,7 @@ export interface ApiTokenRecord {
 export interface RequestRecord {
   /** "oauth:<clientId>" or "api:<tokenId>". */
   actor: string;
-  via: "mcp" | "rest";
+  via: "mcp" | "rest" | "oauth";
   action: string;
   operationId?: string;
   /** A status or error code: never content. */

@@ -8,11 +8,15 @@ import { inspectCommand } from "./inspect.js";
 import { journalCommand } from "./journal.js";
 import { preflightCommand } from "./preflight.js";
 import { runCommand } from "./run.js";
+import { ownerCommand } from "./owner.js";
 import { runnerCommand } from "./runner.js";
+import { serveCommand } from "./serve.js";
 import { statusCommand } from "./status.js";
 import { submitCommand } from "./submit.js";
+import { tokenCommand } from "./token.js";
 import { validateCommand } from "./validate.js";
 
 /** Every CLI command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
-  submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand];
+  submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
+  serveCommand, tokenCommand, ownerCommand];

@@ -1,0 +1,47 @@
+import { createJournalSealer } from "../../journal/createJournalSealer.js";
+import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import type { AccessStore } from "../../store/AccessStore.js";
+import { openSqliteAccessStore } from "../../store/sqlite/openSqliteAccessStore.js";
+import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import type { SecretHasher } from "../http/secretHasher.js";
+import { createSecretHasher } from "../http/secretHasher.js";
+import type { CommandContext } from "./commandContext.js";
+import type { OpenedOperations } from "./openOperations.js";
+import { openOperations } from "./openOperations.js";
+import { withOperations } from "./withOperations.js";
+
+export interface OpenedAccess {
+  access: AccessStore;
+  hasher: SecretHasher;
+}
+
+/**
+ * Opens the access tables next to an opened operations store (which has created and migrated the
+ * database): the secrets hasher uses the master key's "http-secrets" subkey, the journal its
+ * "journal" subkey, as every other errand process does.
+ */
+export function openAccess(opened: OpenedOperations): OpenedAccess {
+  const key = loadOrCreateMasterKey(opened.config.errandHome);
+  const access = openSqliteAccessStore({
+    path: sqliteStorePath(opened.config.errandHome),
+    sealer: createJournalSealer(deriveSubkey(key, "journal")),
+    busyTimeoutMs: opened.config.busyTimeoutMs,
+  });
+  return { access, hasher: createSecretHasher(deriveSubkey(key, "http-secrets")) };
+}
+
+/** Runs a command body with the access store open, and always closes it. */
+export function withAccess(ctx: CommandContext, body: (opened: OpenedAccess & OpenedOperations) => Promise<number>): Promise<number> {
+  return withOperations(
+    ctx,
+    async (operations) => {
+      const access = openAccess(operations);
+      try {
+        return await body({ ...operations, ...access });
+      } finally {
+        await access.access.close();
+      }
+    },
+    (c) => openOperations(c),
+  );
+}

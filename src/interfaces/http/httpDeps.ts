@@ -1,0 +1,48 @@
+import type { Context } from "hono";
+import type { OperationsService } from "../../operations/serviceTypes.js";
+import type { AccessStore } from "../../store/AccessStore.js";
+import type { HttpLogger } from "./httpLogger.js";
+import type { QueueDriver } from "./queueDriver.js";
+import type { SecretHasher } from "./secretHasher.js";
+import type { ServeSettings } from "./serveSettings.js";
+
+/** What a provider can do, as far as this server knows (capabilities and status). */
+export interface ProviderCapability {
+  name: string;
+  kind: "local" | "cloud";
+  /** True when tasks can run on it from this server now. */
+  usable: boolean;
+  note: string;
+}
+
+/** Everything the HTTP app is built from; nothing is read from the environment inside it. */
+export interface AppDeps {
+  settings: ServeSettings;
+  service: OperationsService;
+  access: AccessStore;
+  hasher: SecretHasher;
+  /** The owner's encoded password hash (ERRAND_OWNER_PASSWORD, else the store), or undefined. */
+  ownerSecret(): Promise<string | undefined>;
+  queue: QueueDriver;
+  providers(): ProviderCapability[];
+  /** The client's address for rate limiting; the Node adapter reads the socket. */
+  clientAddress(c: Context): string;
+  logger: HttpLogger;
+  version: string;
+  clock?: () => number;
+}
+
+/** Who is calling, once a bearer token was verified. */
+export interface Principal {
+  /** "oauth:<clientId>" or "api:<tokenId>": what the journal records. */
+  actor: string;
+  kind: "oauth" | "api";
+  clientId?: string;
+  familyId?: string;
+  tokenId?: string;
+  scopes: string[];
+}
+
+export interface AppEnv {
+  Variables: { principal: Principal };
+}

@@ -1,0 +1,71 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+import { COLLECT_LIMITS } from "../../../../operations/collectOperation.js";
+import { taskGuide } from "../../../../task/taskGuide.js";
+import { PAGE_TEXT_LIMITS } from "../../presentResult.js";
+import { REST_ENDPOINTS } from "../../rest/restEndpoints.js";
+import { SUPPORTED_SCOPES } from "../../oauth/scopes.js";
+import type { AnyTool } from "../toolDefinition.js";
+import { defineTool } from "../toolDefinition.js";
+
+export const taskSchemaTool = defineTool({
+  name: "errand_task_schema",
+  title: "Task schema and examples",
+  description:
+    "Use this before writing a task: returns every field and step action of the errand.task.v1 schema with bounds, the rules that get tasks refused, and complete example tasks that validate. Read-only.",
+  input: z.object({}),
+  output: z.object({
+    schemaVersion: z.string().describe("The task schema version to put in schemaVersion."),
+    summary: z.string().describe("What a task is."),
+    fields: z.array(z.object({ name: z.string(), required: z.boolean(), description: z.string() })).describe("Top-level fields."),
+    actions: z.array(z.object({ action: z.string(), fields: z.array(z.string()), changesSite: z.boolean(), description: z.string() })).describe("Step actions, their fields, and whether they can change the site (writes)."),
+    rules: z.array(z.string()).describe("Rules that get tasks refused."),
+    limits: z.record(z.string(), z.unknown()).describe("Size, count and time bounds."),
+    examples: z.array(z.object({ title: z.string(), task: z.record(z.string(), z.unknown()) })).describe("Complete tasks that validate; give each new task a fresh operationId."),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+  handler: () => Promise.resolve(taskGuide() as never),
+  summarize: (output) => `Task schema ${output.schemaVersion}: ${output.actions.length} actions, ${output.examples.length} examples.`,
+});
+
+/** Capabilities describe the server itself, including its tool list, which it receives lazily. */
+export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): AnyTool {
+  return defineTool({
+    name: "errand_capabilities",
+    title: "errand capabilities",
+    description:
+      "Use this to check what this errand server supports before relying on it: MCP protocol versions, tools and REST endpoints, task and wait limits, page-text caps, and which browser providers can run tasks here. Read-only.",
+    input: z.object({}),
+    output: z.object({
+      server: z.object({ name: z.string(), version: z.string() }).describe("This server."),
+      protocol: z.object({ latest: z.string(), supported: z.array(z.string()) }).describe("MCP protocol versions this server speaks."),
+      taskSchemaVersion: z.string().describe("Task schema accepted."),
+      receiptVersion: z.string().describe("Receipt format returned."),
+      tools: z.array(z.object({ name: z.string(), readOnly: z.boolean(), destructive: z.boolean(), openWorld: z.boolean() })).describe("MCP tools and their hints."),
+      rest: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })).describe("REST endpoints (bearer API token)."),
+      oauthScopes: z.array(z.string()).describe("OAuth scopes."),
+      limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (ms), body limits (bytes), page text caps (characters)."),
+      providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+    handler: (_args, { deps }) =>
+      Promise.resolve({
+        server: { name: "errand", version: deps.version },
+        protocol: { latest: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
+        taskSchemaVersion: taskGuide().schemaVersion,
+        receiptVersion: "errand.receipt.v1",
+        tools: listTools().map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint, destructive: t.annotations.destructiveHint, openWorld: t.annotations.openWorldHint })),
+        rest: REST_ENDPOINTS.map((e) => ({ method: e.method, path: e.path, summary: e.summary })),
+        oauthScopes: [...SUPPORTED_SCOPES],
+        limits: {
+          task: taskGuide().limits,
+          waitMs: deps.settings.wait,
+          collectTimeoutMs: COLLECT_LIMITS.timeoutMs,
+          bodyBytes: deps.settings.limits,
+          pageText: PAGE_TEXT_LIMITS,
+        },
+        providers: deps.providers(),
+      }),
+    summarize: (output) => `errand ${output.server.version}: ${output.tools.length} tools, MCP ${output.protocol.latest}; ${output.providers.filter((p) => p.usable).map((p) => p.name).join(", ") || "no"} provider(s) usable.`,
+  });
+}

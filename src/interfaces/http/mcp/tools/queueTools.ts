@@ -1,0 +1,100 @@
+import * as z from "zod/v4";
+import { cancelOperation, inspectOperation, runQueueNow, statusReport } from "../../operationActions.js";
+import { handleSchema, nextSchema, statusSchema } from "../outputSchemas.js";
+import { defineTool } from "../toolDefinition.js";
+
+export const runQueueTool = defineTool({
+  name: "errand_run_queue",
+  title: "Run queued browser tasks",
+  description:
+    "Use this after errand_submit to run every queued task now on this errand server. Waits up to waitSeconds for the queue to empty; the run continues in the background if it takes longer. Then call errand_collect for each operationId.",
+  input: z.object({ waitSeconds: z.number().int().min(0).max(120).default(30).describe("How long to wait for the queue to finish (0 to 120 seconds; default 30).") }),
+  output: z.object({
+    finished: z.boolean().describe("True when the queue was drained within the wait."),
+    attempts: z
+      .array(
+        z.object({
+          operationId: z.string().describe("Operation run."),
+          attempt: z.number().int().describe("Attempt number."),
+          outcome: z.string().describe("finished, requeued (will retry), lease_lost or abandoned."),
+          phase: z.string().nullable().describe("The operation's phase afterwards."),
+          status: z.string().nullable().describe("The attempt's receipt status."),
+        }),
+      )
+      .describe("Attempts made by this run (empty while still running)."),
+    recovered: z.number().int().describe("Operations recovered from runners that vanished."),
+    stoppedBecause: z.string().nullable().describe("drained, max, budget or aborted; null while running."),
+    lastError: z.string().nullable().describe("Why the last run of the queue failed, if it did."),
+    next: nextSchema,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: false },
+  handler: ({ waitSeconds }, { deps, principal }) => runQueueNow(deps, { principal, via: "mcp" }, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  summarize: (output) => (output.finished ? `Queue run finished: ${output.attempts.length} attempt(s).` : "Queue is still running in the background."),
+});
+
+export const inspectTool = defineTool({
+  name: "errand_inspect",
+  title: "Inspect a task",
+  description: "Use this to see where one task stands in detail: phase, attempts, lease, retry timing. Read-only; for the receipt use errand_collect.",
+  input: z.object({ operationId: z.string().min(1).max(64).describe("The task's operationId.") }),
+  output: z.object({
+    status: statusSchema,
+    handle: handleSchema,
+    operation: z.record(z.string(), z.unknown()).optional().describe("risk, attempts, maxAttempts, receiptStatus, cancelRequested, timestamps, lease."),
+    attempts: z.array(z.record(z.string(), z.unknown())).optional().describe("Each attempt: runner, start and end, outcome, error code, provider."),
+    compacted: z.record(z.string(), z.unknown()).optional().describe("What remains of a compacted operation."),
+    next: nextSchema,
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+  handler: ({ operationId }, { deps }) => inspectOperation(deps, operationId) as never,
+  summarize: (output) => `Operation ${output.handle.operationId}: ${output.status} (phase ${output.handle.phase}, revision ${output.handle.revision}).`,
+});
+
+export const cancelTool = defineTool({
+  name: "errand_cancel",
+  title: "Cancel a task",
+  description:
+    "Use this only when the person asks to stop a task. A queued task is cancelled; a running one stops before it changes anything; one already changing the site is not interrupted (status uncertain). Reuse controlActionId when retrying this same cancel.",
+  input: z.object({
+    operationId: z.string().min(1).max(64).describe("The task's operationId."),
+    controlActionId: z.uuid().optional().describe("A UUID naming this cancel request; send the same one on a retry so it applies once."),
+  }),
+  output: z.object({
+    status: statusSchema,
+    outcome: z.enum(["cancelled", "cancel_requested", "uncertain", "already_terminal"]).describe("What the cancel did."),
+    repeated: z.boolean().describe("True when this controlActionId had already been applied."),
+    handle: handleSchema,
+    next: nextSchema,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
+  handler: ({ operationId, controlActionId }, { deps, principal }) => cancelOperation(deps, { principal, via: "mcp" }, operationId, controlActionId) as never,
+  summarize: (output) => `Operation ${output.handle.operationId}: ${output.outcome}.`,
+});
+
+export const statusTool = defineTool({
+  name: "errand_status",
+  title: "errand status",
+  description: "Use this to see errand's state: operations per phase, the queue, the journal against its quota, provider circuit breakers, providers and budgets. Read-only.",
+  input: z.object({}),
+  output: z.object({
+    operations: z.record(z.string(), z.number()).describe("Operations per phase."),
+    queue: z
+      .object({
+        expiredLeases: z.number().int().describe("Running operations whose runner vanished (recovered by the next run)."),
+        delayedRetries: z.number().int().describe("Queued operations waiting for their retry delay."),
+        nextEligibleAt: z.string().nullable().describe("When the next delayed retry becomes eligible."),
+        drainingHere: z.boolean().describe("True while this server is running the queue."),
+        lastError: z.string().nullable().describe("Why the last queue run failed, if it did."),
+      })
+      .describe("The queue."),
+    journal: z.object({ events: z.number().int(), storedBytes: z.number().int(), quotaBytes: z.number().int(), tombstones: z.number().int() }).describe("The authenticated journal: events, bytes stored against the quota, tombstones."),
+    breakers: z.array(z.object({ provider: z.string(), state: z.string(), failures: z.number().int(), openUntil: z.string().nullable() })).describe("Provider circuit breakers (CLOSED, OPEN, HALF_OPEN)."),
+    providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether this server can use them."),
+    budgets: z.object({ tracked: z.boolean(), note: z.string() }).describe("Provider spend tracking."),
+    schemaVersion: z.number().int().describe("Database schema version."),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+  handler: (_args, { deps }) => statusReport(deps) as never,
+  summarize: (output) =>
+    `Operations: ${Object.entries(output.operations).filter(([, n]) => n > 0).map(([phase, n]) => `${phase} ${n}`).join(", ") || "none"}; journal ${output.journal.storedBytes}/${output.journal.quotaBytes} bytes.`,
+});

@@ -1,0 +1,57 @@
+import type { PendingConsent } from "./pendingConsents.js";
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] ?? ch);
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.4rem}.box{border:1px solid #ccc;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
+.warn{color:#8a1c1c;font-weight:600}label{display:block;margin:.75rem 0 .25rem}
+input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+button{font-size:1rem;padding:.5rem 1.25rem;margin:.75rem .5rem 0 0}code{word-break:break-all}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+/** The owner's consent form: who asks, where the answer goes, the password, and Approve / Deny. */
+export function consentPage(consent: PendingConsent, message: string | undefined): string {
+  const redirectHost = new URL(consent.redirectUri).host;
+  return page(
+    "Connect to errand?",
+    `<h1>Connect to errand?</h1>
+<div class="box"><p><strong>${escapeHtml(consent.clientName)}</strong> asks to run browser tasks through this errand
+(scopes: ${escapeHtml(consent.scopes.join(", "))}).</p>
+<p>After you answer you are sent back to <strong>${escapeHtml(redirectHost)}</strong>.</p>
+<p>Client id: <code>${escapeHtml(consent.clientId)}</code></p></div>
+${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(message)}</p>`}
+<form method="post" action="/consent">
+<input type="hidden" name="request" value="${escapeHtml(consent.id)}">
+<input type="hidden" name="csrf" value="${escapeHtml(consent.csrf)}">
+<label for="password">Owner password</label>
+<input id="password" type="password" name="password" autocomplete="current-password" required autofocus>
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+</form>
+<p>Approve only if you started this connection yourself, just now.</p>`,
+  );
+}
+
+export function lockedPage(untilMs: number): string {
+  return page(
+    "errand: locked",
+    `<h1>Too many wrong passwords</h1><p class="warn" role="alert">Approvals are locked until ${escapeHtml(new Date(untilMs).toISOString())}.</p>
+<p>Nothing was approved. Try again after that time; each further lock lasts twice as long. If it was not you, someone is guessing your owner password: change it with <code>errand owner set-password</code>.</p>`,
+  );
+}
+
+export function errorPage(title: string, message: string): string {
+  return page(`errand: ${title}`, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}
+
+/** The CSP of a consent page: no scripts at all, and the form may only post here or lead to the client's callback. */
+export function consentCsp(redirectUri: string | undefined): string {
+  const target = redirectUri === undefined ? "" : ` ${new URL(redirectUri).origin}`;
+  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
+}

@@ -1,0 +1,130 @@
+import type { Handle } from "../../operations/handle.js";
+import type { OperationStatus, ServiceFailure } from "../../operations/serviceTypes.js";
+import type { AttemptReport } from "../../runner/runnerTypes.js";
+import { ApiError } from "./apiError.js";
+import type { AppDeps, Principal } from "./httpDeps.js";
+import type { PageContent } from "./presentResult.js";
+import { nextStep, presentResult } from "./presentResult.js";
+
+/**
+ * The actions MCP tools and REST routes share. Each returns plain data or throws ApiError with a
+ * code and a message saying what to do next; every action that changes something is journaled
+ * with the caller's id (request_recorded).
+ */
+export interface Caller {
+  principal: Principal;
+  via: "mcp" | "rest";
+}
+
+export interface OperationResult {
+  status: OperationStatus | "compacted";
+  handle: Handle;
+  receipt?: Record<string, unknown>;
+  pageContent?: PageContent;
+  next: string;
+}
+
+function fail(failure: ServiceFailure): never {
+  throw new ApiError(failure.code, failure.message, { ...(failure.problems === undefined ? {} : { problems: failure.problems }), ...(failure.handle === undefined ? {} : { handle: failure.handle }) });
+}
+
+async function record(deps: AppDeps, caller: Caller, action: string, result: string, operationId?: string): Promise<void> {
+  await deps.access.recordRequest({ actor: caller.principal.actor, via: caller.via, action, result, ...(operationId === undefined ? {} : { operationId }) });
+}
+
+export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): Promise<{ status: OperationStatus; created: boolean; handle: Handle; next: string }> {
+  const result = await deps.service.submit(task);
+  const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
+  await record(deps, caller, "submit", result.ok ? (result.created ? "created" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
+  if (!result.ok) fail(result);
+  const next = result.status === "pending" ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : nextStep(result.status, result.handle.operationId);
+  return { status: result.status, created: result.created, handle: result.handle, next };
+}
+
+export async function collectOperation(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult> {
+  const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 250 });
+  if (!result.ok) fail(result);
+  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
+}
+
+/** Submits, starts the queue in this process, and waits up to `waitMs` for the receipt. */
+export async function runTask(deps: AppDeps, caller: Caller, task: unknown, waitMs: number): Promise<OperationResult & { created: boolean }> {
+  const submitted = await submitTask(deps, caller, task);
+  if (submitted.status === "pending") void deps.queue.kick();
+  const collected = await collectOperation(deps, submitted.handle.operationId, submitted.status === "pending" ? waitMs : 0);
+  await record(deps, caller, "run", collected.status, submitted.handle.operationId);
+  return { ...collected, created: submitted.created };
+}
+
+export interface QueueRunResult {
+  finished: boolean;
+  attempts: AttemptReport[];
+  recovered: number;
+  stoppedBecause: string | null;
+  lastError: string | null;
+  next: string;
+}
+
+/** Starts (or joins) a drain of the queue and waits up to `waitMs` for it to end. */
+export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number): Promise<QueueRunResult> {
+  await record(deps, caller, "run_queue", "started");
+  const drain = deps.queue.kick();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), waitMs);
+  });
+  const report = await Promise.race([drain, timeout]);
+  clearTimeout(timer);
+  if (report === undefined) {
+    return { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: deps.queue.lastError, next: "The queue is still running. Call errand_collect for each operationId (with waitSeconds) or errand_status to see progress." };
+  }
+  return {
+    finished: true,
+    attempts: report.attempts,
+    recovered: report.recovered.length,
+    stoppedBecause: report.stoppedBecause,
+    lastError: deps.queue.lastError,
+    next: report.attempts.length === 0 ? "Nothing was eligible to run. errand_status shows queued operations and delayed retries." : "Call errand_collect with each operationId to read its receipt.",
+  };
+}
+
+export async function inspectOperation(deps: AppDeps, operationId: string): Promise<Record<string, unknown>> {
+  const result = await deps.service.inspect(operationId);
+  if (!result.ok) fail(result);
+  const { ok: _ok, ...rest } = result;
+  return { ...rest, next: nextStep(result.status, result.handle.operationId) };
+}
+
+export async function cancelOperation(deps: AppDeps, caller: Caller, operationId: string, controlActionId: string | undefined): Promise<Record<string, unknown>> {
+  const result = await deps.service.control(operationId, { action: "cancel", controlActionId: controlActionId ?? crypto.randomUUID() });
+  await record(deps, caller, "cancel", result.ok ? result.outcome : result.code, operationId.slice(0, 64));
+  if (!result.ok) fail(result);
+  const { ok: _ok, ...rest } = result;
+  const next = {
+    cancelled: "Cancelled before it ran; nothing was done.",
+    cancel_requested: "It was running before any change; it stops at its next safe point. Collect it to see the CANCELLED receipt.",
+    uncertain: "It had already started changing the site, so it was not interrupted. Collect it to see how it ended.",
+    already_terminal: "It had already finished; nothing was changed.",
+  }[result.outcome];
+  return { ...rest, next };
+}
+
+export async function statusReport(deps: AppDeps): Promise<Record<string, unknown>> {
+  const report = await deps.service.status();
+  const { store, journal, breakers } = report;
+  return {
+    operations: store.phases,
+    queue: {
+      expiredLeases: store.expiredLeases,
+      delayedRetries: store.delayed,
+      nextEligibleAt: store.nextEligibleMs === null ? null : new Date(store.nextEligibleMs).toISOString(),
+      drainingHere: deps.queue.draining,
+      lastError: deps.queue.lastError,
+    },
+    journal: { events: journal.seq, storedBytes: journal.storedBytes, quotaBytes: journal.quotaBytes, tombstones: store.tombstones },
+    breakers: breakers.map((b) => ({ provider: b.provider, state: b.state, failures: b.failures, openUntil: b.openUntilMs === null ? null : new Date(b.openUntilMs).toISOString() })),
+    providers: deps.providers(),
+    budgets: { tracked: false, note: "This build does not track provider spend; budget caps are not enforced here." },
+    schemaVersion: store.schemaVersion,
+  };
+}

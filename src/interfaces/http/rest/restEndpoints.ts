@@ -1,0 +1,10 @@
+/** The REST API's endpoints: listed once, for the router's test, the OpenAPI document and capabilities. */
+export const REST_ENDPOINTS = [
+  { method: "POST", path: "/v1/operations", operationId: "submitTask", summary: "Queue a task (idempotent per operationId)." },
+  { method: "GET", path: "/v1/operations/{operationId}", operationId: "inspectOperation", summary: "Where an operation stands: phase, attempts, lease." },
+  { method: "POST", path: "/v1/operations/{operationId}/collect", operationId: "collectOperation", summary: "Status and, once finished, the receipt; optionally wait." },
+  { method: "POST", path: "/v1/operations/{operationId}/cancel", operationId: "cancelOperation", summary: "Cancel an operation (once per controlActionId)." },
+  { method: "POST", path: "/v1/runner", operationId: "runQueue", summary: "Run the queue in this server; wait up to waitSeconds." },
+  { method: "GET", path: "/v1/status", operationId: "getStatus", summary: "Operations per phase, queue, journal, breakers, providers." },
+  { method: "GET", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This API's OpenAPI 3.1 document." },
+] as const;

@@ -1,0 +1,71 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { ApiError } from "../apiError.js";
+import type { FailureLimiter } from "../failureLimiter.js";
+import type { AppDeps, AppEnv } from "../httpDeps.js";
+import { cancelOperation, collectOperation, inspectOperation, runQueueNow, statusReport, submitTask } from "../operationActions.js";
+import type { Caller } from "../operationActions.js";
+import { readBoundedBody } from "../readBody.js";
+import { openApiDocument } from "./openApiDocument.js";
+import { requireApiToken } from "./requireApiToken.js";
+
+async function readJson(c: Context, deps: AppDeps, optional: boolean): Promise<unknown> {
+  const body = await readBoundedBody(c.req.raw, deps.settings.limits.restBytes);
+  if (!body.ok) throw new ApiError("request_too_large", `The body is over ${deps.settings.limits.restBytes} bytes.`);
+  if (body.text.trim() === "" && optional) return {};
+  try {
+    return JSON.parse(body.text) as unknown;
+  } catch {
+    throw new ApiError("invalid_json", "The body is not JSON.");
+  }
+}
+
+function objectBody(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ApiError("invalid_type", "The body must be a JSON object.");
+  return value as Record<string, unknown>;
+}
+
+function waitMs(body: Record<string, unknown>, deps: AppDeps, fallbackSeconds: number): number {
+  const raw = body["waitSeconds"] ?? fallbackSeconds;
+  const max = deps.settings.wait.maxMs / 1000;
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > max) throw new ApiError("invalid_number", `waitSeconds must be a whole number from 0 to ${max}.`);
+  return raw * 1000;
+}
+
+function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
+  const extra = Object.keys(body).find((key) => !allowed.includes(key));
+  if (extra !== undefined) throw new ApiError("unknown_field", `Unknown field "${extra.slice(0, 40)}"; allowed: ${allowed.join(", ") || "none"}.`);
+}
+
+/** /v1: the REST API over the same actions as the MCP tools, for scripts and GPT Actions. */
+export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv> {
+  const api = new Hono<AppEnv>();
+  const caller = (c: Context<AppEnv>): Caller => ({ principal: c.get("principal"), via: "rest" });
+  api.use("*", requireApiToken(deps, limiter));
+
+  api.post("/operations", async (c) => {
+    const result = await submitTask(deps, caller(c), await readJson(c, deps, false));
+    return c.json(result, result.created ? 201 : 200);
+  });
+  api.get("/operations/:operationId", async (c) => c.json(await inspectOperation(deps, c.req.param("operationId"))));
+  api.post("/operations/:operationId/collect", async (c) => {
+    const body = objectBody(await readJson(c, deps, true));
+    onlyFields(body, ["waitSeconds"]);
+    return c.json(await collectOperation(deps, c.req.param("operationId"), waitMs(body, deps, 0)));
+  });
+  api.post("/operations/:operationId/cancel", async (c) => {
+    const body = objectBody(await readJson(c, deps, true));
+    onlyFields(body, ["controlActionId"]);
+    const controlActionId = body["controlActionId"];
+    if (controlActionId !== undefined && typeof controlActionId !== "string") throw new ApiError("invalid_type", "controlActionId must be a UUID string.");
+    return c.json(await cancelOperation(deps, caller(c), c.req.param("operationId"), controlActionId));
+  });
+  api.post("/runner", async (c) => {
+    const body = objectBody(await readJson(c, deps, true));
+    onlyFields(body, ["waitSeconds"]);
+    return c.json(await runQueueNow(deps, caller(c), waitMs(body, deps, 30)));
+  });
+  api.get("/status", async (c) => c.json(await statusReport(deps)));
+  api.get("/openapi.json", (c) => c.json(openApiDocument(deps.settings, deps.version)));
+  return api;
+}

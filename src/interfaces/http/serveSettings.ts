@@ -1,0 +1,148 @@
+import { DAY, HOUR, KiB, MINUTE, MiB, SECOND } from "../../config/units.js";
+
+/** Everything the HTTP app needs to know about where it lives and how strict to be. */
+export interface ServeSettings {
+  /** The origin clients use ("https://errand.example.com"), without a trailing slash; also the OAuth issuer. */
+  publicOrigin: string;
+  /** The MCP endpoint URL: the RFC 8707 resource every OAuth token is bound to. */
+  mcpResource: string;
+  /** Host header values accepted (lower case, with port when not the default); null admits any. */
+  allowedHosts: ReadonlySet<string> | null;
+  /** Redirect URIs admitted besides ChatGPT's documented callbacks (exact match; ERRAND_OAUTH_EXTRA_REDIRECTS). */
+  extraRedirects: readonly string[];
+  /** Cookies get Secure when the public origin is https. */
+  secureCookies: boolean;
+  limits: BodyLimits;
+  tokens: TokenLifetimes;
+  lockout: LockoutPolicy;
+  failures: FailureLimitPolicy;
+  /** Clients registered at most; past it the oldest never-approved client is forgotten. */
+  maxClients: number;
+  /** Bounds of the run-now wait and the run-queue wait (ms). */
+  wait: { defaultMs: number; maxMs: number };
+}
+
+export interface BodyLimits {
+  /** POST /mcp (bytes). */
+  mcpBytes: number;
+  /** REST bodies (bytes): a task is at most 256 KiB. */
+  restBytes: number;
+  /** OAuth form posts and registration (bytes). */
+  formBytes: number;
+}
+
+export interface TokenLifetimes {
+  accessMs: number;
+  refreshMs: number;
+  codeMs: number;
+  /** How long a consent page stays answerable. */
+  consentMs: number;
+}
+
+export interface LockoutPolicy {
+  /** Wrong passwords in a row that lock the consent page. */
+  threshold: number;
+  /** First lock; each further lock doubles it, up to maxLockMs. */
+  baseLockMs: number;
+  maxLockMs: number;
+  /** Delay added to each wrong answer, per failure so far (slows guessing before the lock). */
+  slowdownStepMs: number;
+  slowdownMaxMs: number;
+}
+
+export interface FailureLimitPolicy {
+  /** Authentication failures one client address may have per window before it gets 429. */
+  max: number;
+  windowMs: number;
+  /** Client registrations one address may make per window. */
+  registrations: number;
+  registrationWindowMs: number;
+}
+
+export const DEFAULT_LIMITS: BodyLimits = { mcpBytes: 1 * MiB, restBytes: 512 * KiB, formBytes: 16 * KiB };
+export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE };
+export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND };
+export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
+export const DEFAULT_WAIT = { defaultMs: 50 * SECOND, maxMs: 120 * SECOND };
+
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+
+export interface ServeAddress {
+  /** The address the server binds. */
+  host: string;
+  port: number;
+  /** --public-url; absent means the loopback URL is the public one (local use and tests). */
+  publicUrl?: string;
+  extraRedirects?: readonly string[];
+}
+
+/** A problem with the serve options, phrased for the operator. */
+export class ServeSettingsError extends Error {}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/**
+ * Derives the settings from where errand listens and the URL clients use. A non-loopback bind needs
+ * a public URL (the issuer and resource must be what clients see), and a public URL must be https
+ * unless it is itself loopback. The Host header is checked against the public host, plus the
+ * loopback names when bound to loopback (DNS rebinding: a page on evil.example resolving to
+ * 127.0.0.1 sends Host: evil.example and is refused).
+ */
+export function resolveServeSettings(address: ServeAddress, overrides: Partial<ServeSettings> = {}): ServeSettings {
+  const loopback = isLoopbackHost(address.host);
+  let origin: URL;
+  if (address.publicUrl === undefined) {
+    if (!loopback) throw new ServeSettingsError(`--host ${address.host} is not loopback: give --public-url https://... (the URL ChatGPT will use), so tokens are issued for it.`);
+    const host = address.host.includes(":") && !address.host.startsWith("[") ? `[${address.host}]` : address.host;
+    origin = new URL(`http://${host}:${address.port}`);
+  } else {
+    try {
+      origin = new URL(address.publicUrl);
+    } catch {
+      throw new ServeSettingsError(`--public-url "${address.publicUrl}" is not a URL; write it as https://host.example.`);
+    }
+    if (origin.protocol !== "https:" && !(origin.protocol === "http:" && isLoopbackHost(origin.hostname))) {
+      throw new ServeSettingsError(`--public-url must use https (ChatGPT only connects to https); "${address.publicUrl}" does not.`);
+    }
+    if ((origin.pathname !== "/" && origin.pathname !== "") || origin.search !== "" || origin.hash !== "" || origin.username !== "" || origin.password !== "") {
+      throw new ServeSettingsError(`--public-url must be an origin only (https://host[:port]), without path, query or credentials.`);
+    }
+  }
+  const publicOrigin = origin.origin;
+  const hosts = new Set<string>([origin.host.toLowerCase()]);
+  if (loopback) for (const name of LOOPBACK_NAMES) hosts.add(`${name}:${address.port}`);
+  return {
+    publicOrigin,
+    mcpResource: `${publicOrigin}/mcp`,
+    allowedHosts: hosts,
+    extraRedirects: address.extraRedirects ?? [],
+    secureCookies: origin.protocol === "https:",
+    limits: DEFAULT_LIMITS,
+    tokens: DEFAULT_TOKEN_LIFETIMES,
+    lockout: DEFAULT_LOCKOUT,
+    failures: DEFAULT_FAILURE_LIMIT,
+    maxClients: 100,
+    wait: DEFAULT_WAIT,
+    ...overrides,
+  };
+}
+
+/** ERRAND_OAUTH_EXTRA_REDIRECTS: comma-separated absolute URLs, each admitted exactly as written. */
+export function parseExtraRedirects(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const entry of entries) {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ServeSettingsError(`ERRAND_OAUTH_EXTRA_REDIRECTS: "${entry.slice(0, 80)}" is not an absolute URL.`);
+    }
+    if (url.hash !== "" || (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))) {
+      throw new ServeSettingsError(`ERRAND_OAUTH_EXTRA_REDIRECTS: "${entry.slice(0, 80)}" must be https (or http on loopback) and have no fragment.`);
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,117 @@
+import { TASK_LIMITS, SCHEMA_VERSION } from "./limits.js";
+import { STEP_FIELDS } from "./readStep.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS } from "./taskTypes.js";
+import type { StepAction } from "./taskTypes.js";
+
+/**
+ * The task contract written for an assistant that must compose tasks: every field and action with
+ * its bounds, the rules that get tasks refused, and examples that validate. Built from the same
+ * constants validateTask enforces; test/task/taskGuide.test.ts checks that every action is here
+ * and that every example validates.
+ */
+export interface TaskGuide {
+  schemaVersion: string;
+  summary: string;
+  fields: { name: string; required: boolean; description: string }[];
+  actions: { action: StepAction; fields: readonly string[]; changesSite: boolean; description: string }[];
+  rules: string[];
+  limits: typeof TASK_LIMITS;
+  examples: { title: string; task: Record<string, unknown> }[];
+}
+
+const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: string }> = {
+  goto: { changesSite: false, description: "Open url (the target's host or an allowedHosts match)." },
+  wait_for: { changesSite: false, description: "Wait until an element matching selector is visible." },
+  click: { changesSite: true, description: "Click the element matching selector." },
+  fill: { changesSite: true, description: "Replace an input's content with value (never a password: use fill_secret)." },
+  fill_secret: { changesSite: true, description: "Fill an input with the value of the environment variable envVar on the errand host; needs secretApproval: true." },
+  type: { changesSite: true, description: "Type text key by key into the element matching selector." },
+  select: { changesSite: true, description: "Choose the option whose value (or label) is value in a <select>." },
+  extract_text: { changesSite: false, description: "Read the element's visible text into output name (returned as untrusted page content)." },
+  extract_attribute: { changesSite: false, description: "Read attribute (never value) of the element into output name." },
+  expect_text: { changesSite: false, description: "Check text is on the page (or in selector); match contains (default) or exact. PASS needs at least one expectation." },
+  expect_url: { changesSite: false, description: "Check the page URL; match exact (default) or prefix." },
+};
+
+export function taskGuide(): TaskGuide {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    summary:
+      "A task is one JSON object: open target.url, run steps in order, and check expectations. It is data, not a program: no JavaScript, no shell. The receipt is PASS only when at least one expect_* step exists and all hold.",
+    fields: [
+      { name: "schemaVersion", required: true, description: `Always "${SCHEMA_VERSION}".` },
+      { name: "operationId", required: true, description: "A UUID you generate once per task and reuse only to retry the very same task (a changed task needs a new id)." },
+      { name: "label", required: false, description: `Short text for people, at most ${TASK_LIMITS.labelChars} characters.` },
+      { name: "target", required: true, description: `{ "url": "https://..." }: the first page (http or https, at most ${TASK_LIMITS.urlChars} characters).` },
+      { name: "allowedHosts", required: false, description: `Other hosts the page may navigate to: "login.example.com" or "*.example.com"; at most ${TASK_LIMITS.maxAllowedHosts}.` },
+      { name: "risk", required: true, description: `${RISK_LEVELS.join(" | ")}: read_only only looks (GET requests only); writes change the site.` },
+      { name: "approved", required: false, description: "true only after the person explicitly agreed to this write; required for reversible_write and consequential." },
+      { name: "secretApproval", required: false, description: "true only after the person agreed to let errand type a secret; required when any step is fill_secret." },
+      { name: "evidenceRetention", required: false, description: `${RETENTION_LEVELS.join(" | ")} (default minimal: extracted values are returned once, not stored).` },
+      { name: "provider", required: false, description: `${PROVIDER_NAMES.join(" | ")} (default auto).` },
+      { name: "timeouts", required: false, description: `{ "taskMs": ${TASK_LIMITS.taskTimeoutMs.min}..${TASK_LIMITS.taskTimeoutMs.max}, "stepMs": ${TASK_LIMITS.stepTimeoutMs.min}..${TASK_LIMITS.stepTimeoutMs.max} } in milliseconds.` },
+      { name: "steps", required: true, description: `${TASK_LIMITS.minSteps} to ${TASK_LIMITS.maxSteps} step objects, each with "action" and optional "timeoutMs".` },
+    ],
+    actions: (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({ action, fields: STEP_FIELDS[action], ...ACTION_TEXT[action] })),
+    rules: [
+      "Unknown fields are refused (unknown_field), never ignored.",
+      "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"].",
+      "Private, loopback and metadata addresses are refused by the network policy; so are hosts outside target and allowedHosts.",
+      "Never put a password in fill or type; use fill_secret with the name of an environment variable the owner set.",
+      "Ask the person before setting approved or secretApproval to true; say what the task will change.",
+      "Reuse an operationId only to retry the identical task; a different task under a used id is identity_mismatch.",
+    ],
+    limits: TASK_LIMITS,
+    examples: [
+      {
+        title: "Read a value from a page (read_only)",
+        task: {
+          schemaVersion: SCHEMA_VERSION,
+          operationId: "8c1f5e2a-3b7d-4c9e-a1f0-5d6e7f8a9b0c",
+          label: "Opening hours",
+          target: { url: "https://shop.example.com/" },
+          risk: "read_only",
+          steps: [
+            { action: "click", selector: "a[href='/hours']" },
+            { action: "expect_url", url: "https://shop.example.com/hours" },
+            { action: "extract_text", selector: "#hours", name: "openingHours" },
+            { action: "expect_text", text: "Monday", selector: "#hours" },
+          ],
+        },
+      },
+      {
+        title: "Change something the person approved (reversible_write)",
+        task: {
+          schemaVersion: SCHEMA_VERSION,
+          operationId: "2b3c4d5e-6f7a-4b2c-9d3e-4f5a6b7c8d9e",
+          target: { url: "https://notes.example.com/new" },
+          risk: "reversible_write",
+          approved: true,
+          steps: [
+            { action: "fill", selector: "#title", value: "Groceries" },
+            { action: "click", selector: "button[type=submit]" },
+            { action: "expect_text", text: "Note saved" },
+          ],
+        },
+      },
+      {
+        title: "Log in with a secret the owner keeps on the errand host (a login form POSTs, so it is a write)",
+        task: {
+          schemaVersion: SCHEMA_VERSION,
+          operationId: "3c4d5e6f-7a8b-4c3d-8e4f-5a6b7c8d9e0f",
+          target: { url: "https://portal.example.com/login" },
+          allowedHosts: ["account.example.com"],
+          risk: "reversible_write",
+          approved: true,
+          secretApproval: true,
+          steps: [
+            { action: "fill", selector: "#email", value: "ada@example.com" },
+            { action: "fill_secret", selector: "#password", envVar: "PORTAL_PASSWORD" },
+            { action: "click", selector: "role=button[name=\"Sign in\"]" },
+            { action: "expect_url", url: "https://account.example.com/", match: "prefix" },
+          ],
+        },
+      },
+    ],
+  };
+}
