@@ -21,6 +21,7 @@ export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContex
     const body = failure.toBody().error;
     const lines = [`${failure.code}: ${failure.message}`];
     for (const problem of failure.details.problems ?? []) lines.push(`- ${problem.path === "" ? "(task)" : problem.path}: ${problem.message} [${problem.code}]`);
-    return { isError: true, content: [{ type: "text", text: lines.join("\n") }], structuredContent: { error: body } };
+    // No structuredContent on errors: clients check it against the output schema, which describes success.
+    return { isError: true, content: [{ type: "text", text: lines.join("\n") }, { type: "text", text: JSON.stringify({ error: body }) }] };
   }
 }

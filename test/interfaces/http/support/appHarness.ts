@@ -1,0 +1,130 @@
+// Builds errand's HTTP app over a real temporary store and a fake executor, in process or on a
+// real loopback socket. Not a test file.
+import { deriveSubkey } from "../../../../src/keys/loadKey.js";
+import { createApp } from "../../../../src/interfaces/http/createApp.js";
+import type { AppDeps, ProviderCapability } from "../../../../src/interfaces/http/httpDeps.js";
+import type { HttpLogger } from "../../../../src/interfaces/http/httpLogger.js";
+import { hashOwnerPassword } from "../../../../src/interfaces/http/oauth/ownerPassword.js";
+import { createQueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
+import type { QueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
+import { createSecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
+import type { SecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
+import { listenNode, nodeClientAddress } from "../../../../src/interfaces/http/serveNode.js";
+import type { ServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
+import { resolveServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
+import type { AccessStore } from "../../../../src/store/AccessStore.js";
+import { openSqliteAccessStore } from "../../../../src/store/sqlite/openSqliteAccessStore.js";
+import { createFakeExecutor } from "../../../operations/support/fakeExecutor.js";
+import type { Harness } from "../../../operations/support/harness.js";
+import { openHarness } from "../../../operations/support/harness.js";
+
+export const OWNER_PASSWORD = "correct horse battery staple";
+export const CALLBACK = "http://127.0.0.1:1/callback";
+
+let ownerHash: Promise<string> | undefined;
+
+export interface LoggedLine {
+  level: string;
+  message: string;
+}
+
+export interface AppHarness {
+  ops: Harness;
+  access: AccessStore;
+  hasher: SecretHasher;
+  deps: AppDeps;
+  queue: QueueDriver;
+  logs: LoggedLine[];
+  app: ReturnType<typeof createApp>;
+  settings: ServeSettings;
+  /** app.request with the Host header a browser would send. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Mints an API token directly in the store. */
+  apiToken(name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  port?: number;
+  settings?: Partial<ServeSettings>;
+  home?: string;
+  clock?: () => number;
+}
+
+function collectingLogger(logs: LoggedLine[]): HttpLogger {
+  return {
+    info: (message) => logs.push({ level: "info", message }),
+    warn: (message) => logs.push({ level: "warn", message }),
+    error: (message, error) => logs.push({ level: "error", message: `${message}: ${error instanceof Error ? error.message : String(error)}` }),
+  };
+}
+
+export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "local", usable: true, note: "fake executor" }];
+
+export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
+  const fake = createFakeExecutor();
+  const ops = openHarness({ execute: fake.execute, ...(options.home === undefined ? {} : { home: options.home }) });
+  const access = openSqliteAccessStore({ path: ops.dbPath, sealer: ops.sealer, busyTimeoutMs: 1000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
+  ownerHash ??= hashOwnerPassword(OWNER_PASSWORD);
+  const secret = await ownerHash;
+  const logs: LoggedLine[] = [];
+  const logger = collectingLogger(logs);
+  const queue = createQueueDriver({ service: ops.service, logger });
+  const port = options.port ?? 8787;
+  const settings = resolveServeSettings({ host: "127.0.0.1", port, extraRedirects: [CALLBACK] }, options.settings);
+  const deps: AppDeps = {
+    settings,
+    service: ops.service,
+    access,
+    hasher,
+    ownerSecret: () => Promise.resolve(secret),
+    queue,
+    providers: () => TEST_PROVIDERS,
+    clientAddress: (c) => (options.port === undefined ? (c.req.header("x-test-address") ?? "test") : nodeClientAddress(c)),
+    logger,
+    version: "test",
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  };
+  const app = createApp(deps);
+  return {
+    ops,
+    access,
+    hasher,
+    deps,
+    queue,
+    logs,
+    app,
+    settings,
+    request: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has("host")) headers.set("host", `127.0.0.1:${port}`);
+      return Promise.resolve(app.request(`http://127.0.0.1:${port}${path}`, { ...init, headers }));
+    },
+    async apiToken(name = "test") {
+      const token = hasher.mint("api");
+      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash("api", token) });
+      return token;
+    },
+    async close() {
+      await queue.close();
+      await access.close();
+      await ops.close();
+    },
+  };
+}
+
+/** The same app on a real loopback socket (port chosen by the OS). */
+export async function startAppServer(options: Omit<HarnessOptions, "port"> = {}): Promise<AppHarness & { origin: string }> {
+  const listener = await listenNode({ host: "127.0.0.1", port: 0 });
+  const harness = await openAppHarness({ ...options, port: listener.port });
+  listener.setHandler((request, env) => harness.app.fetch(request, env));
+  return {
+    ...harness,
+    origin: `http://127.0.0.1:${listener.port}`,
+    async close() {
+      await listener.close();
+      await harness.close();
+    },
+  };
+}
