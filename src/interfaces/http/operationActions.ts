@@ -91,7 +91,8 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
 export async function inspectOperation(deps: AppDeps, operationId: string): Promise<Record<string, unknown>> {
   const result = await deps.service.inspect(operationId);
   if (!result.ok) fail(result);
-  const { ok: _ok, ...rest } = result;
+  const rest: Record<string, unknown> = { ...result };
+  delete rest["ok"];
   return { ...rest, next: nextStep(result.status, result.handle.operationId) };
 }
 
@@ -99,7 +100,8 @@ export async function cancelOperation(deps: AppDeps, caller: Caller, operationId
   const result = await deps.service.control(operationId, { action: "cancel", controlActionId: controlActionId ?? crypto.randomUUID() });
   await record(deps, caller, "cancel", result.ok ? result.outcome : result.code, operationId.slice(0, 64));
   if (!result.ok) fail(result);
-  const { ok: _ok, ...rest } = result;
+  const rest: Record<string, unknown> = { ...result };
+  delete rest["ok"];
   const next = {
     cancelled: "Cancelled before it ran; nothing was done.",
     cancel_requested: "It was running before any change; it stops at its next safe point. Collect it to see the CANCELLED receipt.",

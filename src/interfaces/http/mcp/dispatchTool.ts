@@ -11,7 +11,7 @@ import type { AnyTool, ToolContext } from "./toolDefinition.js";
 export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   try {
     const output = await tool.handler(args as never, ctx);
-    return { content: [{ type: "text", text: tool.summarize(output) }], structuredContent: output as Record<string, unknown> };
+    return { content: [{ type: "text", text: tool.summarize(output) }], structuredContent: output };
   } catch (error) {
     const failure =
       error instanceof ApiError

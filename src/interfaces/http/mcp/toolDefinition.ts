@@ -35,5 +35,5 @@ export type AnyTool = ToolDefinition<z.ZodObject, z.ZodObject>;
 
 /** Checks a tool's types where it is written, then erases them so tools of every shape fit one list. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): AnyTool {
-  return tool as unknown as AnyTool;
+  return tool;
 }

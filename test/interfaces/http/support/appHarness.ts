@@ -38,10 +38,10 @@ export interface AppHarness {
   app: ReturnType<typeof createApp>;
   settings: ServeSettings;
   /** app.request with the Host header a browser would send. */
-  request(path: string, init?: RequestInit): Promise<Response>;
+  request: (path: string, init?: RequestInit) => Promise<Response>;
   /** Mints an API token directly in the store. */
-  apiToken(name?: string): Promise<string>;
-  close(): Promise<void>;
+  apiToken: (name?: string) => Promise<string>;
+  close: () => Promise<void>;
 }
 
 export interface HarnessOptions {

@@ -20,6 +20,6 @@ export function writeLockout(ctx: SqliteContext, next: LockoutRecord, expectedRe
          last_failure_ms = excluded.last_failure_ms, revision = excluded.revision`,
     )
     .run({ ...next, revision: expectedRevision + 1 });
-  if (change !== undefined) journalAuthChange(ctx, String(change["change"] ?? "consent_lockout"), change, ctx.clock());
+  if (change !== undefined) journalAuthChange(ctx, typeof change["change"] === "string" ? change["change"] : "consent_lockout", change, ctx.clock());
   return true;
 }
