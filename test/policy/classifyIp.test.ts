@@ -1,4 +1,4 @@
-import { describe, it } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
@@ -59,14 +59,14 @@ const uint128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
 const RUNS = { numRuns: 2000 };
 
 describe("classifyIp", () => {
-  it("agrees with the interval reference on random IPv4 addresses", () => {
+  test("agrees with the interval reference on random IPv4 addresses", () => {
     fc.assert(fc.property(uint32, (n) => {
       assert.equal(classifyIp(dotted(n)).verdict, v4ReferenceBlocked(n) ? "blocked" : "public", dotted(n));
     }), { numRuns: 20_000 });
   });
 
   for (const block of V4_BLOCKED) {
-    it(`always blocks random addresses in ${block[0]}/${block[1]} (${block[2]})`, () => {
+    test(`always blocks random addresses in ${block[0]}/${block[1]} (${block[2]})`, () => {
       const [lo, hi] = v4Interval(block);
       fc.assert(fc.property(fc.integer({ min: lo, max: hi }), (n) => {
         const verdict = classifyIp(dotted(n));
@@ -76,14 +76,14 @@ describe("classifyIp", () => {
     });
   }
 
-  it("passes random addresses from plainly public IPv4 space", () => {
+  test("passes random addresses from plainly public IPv4 space", () => {
     const publicFirstOctets = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 20, 31, 45, 64, 80, 93, 99, 101, 126, 128, 151, 185, 193, 200, 209, 216, 223];
     fc.assert(fc.property(fc.constantFrom(...publicFirstOctets), fc.integer({ min: 0, max: 0xffffff }), (first, rest) => {
       assert.deepEqual(classifyIp(dotted(first * 2 ** 24 + rest)), { verdict: "public" });
     }), RUNS);
   });
 
-  it("checks both edges of every IPv4 block and the addresses just outside", () => {
+  test("checks both edges of every IPv4 block and the addresses just outside", () => {
     for (const block of V4_BLOCKED) {
       const [lo, hi] = v4Interval(block);
       for (const n of [lo, hi]) assert.equal(classifyIp(dotted(n)).verdict, "blocked", dotted(n));
@@ -94,20 +94,20 @@ describe("classifyIp", () => {
     }
   });
 
-  it("blocks every address outside 2000::/3 and agrees with the reference on random IPv6", () => {
+  test("blocks every address outside 2000::/3 and agrees with the reference on random IPv6", () => {
     fc.assert(fc.property(uint128, (n) => {
       assert.equal(classifyIp(bigToV6(n)).verdict, v6ReferenceBlocked(n) ? "blocked" : "public", bigToV6(n));
     }), { numRuns: 20_000 });
   });
 
-  it("agrees with the reference on random IPv6 inside 2000::/3", () => {
+  test("agrees with the reference on random IPv6 inside 2000::/3", () => {
     fc.assert(fc.property(fc.bigInt({ min: GLOBAL[0], max: GLOBAL[1] }), (n) => {
       assert.equal(classifyIp(bigToV6(n)).verdict, v6ReferenceBlocked(n) ? "blocked" : "public", bigToV6(n));
     }), { numRuns: 20_000 });
   });
 
   for (const block of [...V6_BLOCKED_OUTSIDE, ...V6_BLOCKED_IN_GLOBAL]) {
-    it(`always blocks random addresses in ${block[0]}/${block[1]} (${block[2]})`, () => {
+    test(`always blocks random addresses in ${block[0]}/${block[1]} (${block[2]})`, () => {
       const [lo, hi] = v6Interval(block);
       fc.assert(fc.property(fc.bigInt({ min: lo, max: hi }), (n) => {
         const verdict = classifyIp(bigToV6(n));
@@ -116,7 +116,7 @@ describe("classifyIp", () => {
     });
   }
 
-  it("blocks every IPv4 embedded in IPv6 (mapped, compatible, translated, NAT64, 6to4, Teredo), public or not", () => {
+  test("blocks every IPv4 embedded in IPv6 (mapped, compatible, translated, NAT64, 6to4, Teredo), public or not", () => {
     fc.assert(fc.property(uint32, (n) => {
       const v4 = dotted(n);
       const hi = (n >>> 16).toString(16);
@@ -130,14 +130,14 @@ describe("classifyIp", () => {
     }), RUNS);
   });
 
-  it("refuses the IPv6 space ipaddr.js calls unicast outside 2000::/3 (reference section 0)", () => {
+  test("refuses the IPv6 space ipaddr.js calls unicast outside 2000::/3 (reference section 0)", () => {
     for (const ip of ["::7f00:1", "::a9fe:a9fe", "::2", "1::1", "4000::1", "e000::1", "fe00::1", "100:0:0:1::1"]) {
       assert.equal(ipaddr.parse(ip).range(), "unicast", `premise: ipaddr.js calls ${ip} unicast`);
       assert.equal(classifyIp(ip).verdict, "blocked", ip);
     }
   });
 
-  it("blocks text that is not a plain IP rather than guessing", () => {
+  test("blocks text that is not a plain IP rather than guessing", () => {
     for (const text of ["", "localhost", "127.1", "0x7f.0.0.1", "0177.0.0.1", "127.000.0.1", "[::1]", "fe80::1%eth0", "::1%25lo", "1.2.3.4.5", "256.1.1.1", " 8.8.8.8", "8.8.8.8 ", "::g", "2001:db8::/32"]) {
       const verdict = classifyIp(text);
       assert.equal(verdict.verdict, "blocked", JSON.stringify(text));
@@ -145,7 +145,7 @@ describe("classifyIp", () => {
     }
   });
 
-  it("canonicalizes IPv6 text (RFC 5952) and keeps IPv4 as is", () => {
+  test("canonicalizes IPv6 text (RFC 5952) and keeps IPv4 as is", () => {
     assert.equal(canonicalIp("2001:DB8:0:0:0:0:0:1"), "2001:db8::1");
     assert.equal(canonicalIp("0:0:0:0:0:ffff:127.0.0.1"), "::ffff:7f00:1");
     assert.equal(canonicalIp("8.8.8.8"), "8.8.8.8");

@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, it } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -45,7 +45,7 @@ beforeEach(() => {
 });
 
 describe("createDohResolver", () => {
-  it("asks for A and AAAA with the dns-json media type and merges the answers, A first", async () => {
+  test("asks for A and AAAA with the dns-json media type and merges the answers, A first", async () => {
     zone["site.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "2606:4700:0:0:0:0:6810:84E5"]]);
     const result = await createDohResolver({ endpoint }).resolve("Site.Example.");
     assert.deepEqual(result, { addresses: ["93.184.215.14", "2606:4700::6810:84e5"] });
@@ -53,12 +53,12 @@ describe("createDohResolver", () => {
     assert.ok(queries.every((q) => q.name === "site.example" && q.accept === "application/dns-json"));
   });
 
-  it("follows the answer past CNAME records and reads only records of the asked type", async () => {
+  test("follows the answer past CNAME records and reads only records of the asked type", async () => {
     zone["alias.example"] = (type) => answer(type, [["CNAME", 60, "target.example."], ["A", 60, "1.1.1.1"], ["A", 60, "1.0.0.1"]]);
     assert.deepEqual(await createDohResolver({ endpoint }).resolve("alias.example"), { addresses: ["1.1.1.1", "1.0.0.1"] });
   });
 
-  it("reports NXDOMAIN, no answer, DNS error status, HTTP error and non-JSON as failures", async () => {
+  test("reports NXDOMAIN, no answer, DNS error status, HTTP error and non-JSON as failures", async () => {
     const resolver = createDohResolver({ endpoint });
     zone["empty.example"] = (type) => answer(type, []);
     zone["servfail.example"] = () => ({ body: { Status: 2 } });
@@ -74,7 +74,7 @@ describe("createDohResolver", () => {
     }
   });
 
-  it("fails closed on a malformed address or one of the wrong family", async () => {
+  test("fails closed on a malformed address or one of the wrong family", async () => {
     const resolver = createDohResolver({ endpoint });
     zone["short.example"] = (type) => answer(type, [["A", 60, "127.1"]]);
     zone["family.example"] = (type) => (type === "AAAA" ? { body: { Status: 0, Answer: [{ type: 28, TTL: 60, data: "127.0.0.1" }] } } : answer(type, []));
@@ -86,7 +86,7 @@ describe("createDohResolver", () => {
     }
   });
 
-  it("times out a resolver that never answers, and honours the caller's abort", async () => {
+  test("times out a resolver that never answers, and honours the caller's abort", async () => {
     zone["slow.example"] = () => ({ hang: true });
     const started = Date.now();
     assert.deepEqual(await createDohResolver({ endpoint, timeoutMs: 150 }).resolve("slow.example"), { error: "timeout" });
@@ -96,7 +96,7 @@ describe("createDohResolver", () => {
     assert.deepEqual(await createDohResolver({ endpoint, timeoutMs: 10_000 }).resolve("slow.example", controller.signal), { error: "timeout" });
   });
 
-  it("refuses a redirect from the endpoint and an oversized answer", async () => {
+  test("refuses a redirect from the endpoint and an oversized answer", async () => {
     zone["redirect.example"] = () => ({ status: 302, raw: "", headers: { location: "http://127.0.0.1:1/" } });
     zone["huge.example"] = () => ({ raw: JSON.stringify({ Status: 0, Answer: [], pad: "x".repeat(70_000) }) });
     const resolver = createDohResolver({ endpoint });
@@ -106,7 +106,7 @@ describe("createDohResolver", () => {
     }
   });
 
-  it("caches answers for their smallest TTL, capped, and does not cache failures", async () => {
+  test("caches answers for their smallest TTL, capped, and does not cache failures", async () => {
     let clock = 1_000_000;
     const resolver = createDohResolver({ endpoint, maxTtlSeconds: 60, now: () => clock });
     zone["cached.example"] = (type) => answer(type, [["A", 30, "8.8.8.8"], ["A", 20, "8.8.4.4"]]);
@@ -127,7 +127,7 @@ describe("createDohResolver", () => {
     assert.equal(queries.length, 12, "failures are asked again");
   });
 
-  it("keeps at most maxEntries names, dropping the oldest", async () => {
+  test("keeps at most maxEntries names, dropping the oldest", async () => {
     const resolver = createDohResolver({ endpoint, maxEntries: 2 });
     for (const name of ["a.example", "b.example", "c.example"]) zone[name] = (type) => answer(type, [["A", 300, "8.8.8.8"]]);
     await resolver.resolve("a.example");
@@ -141,7 +141,7 @@ describe("createDohResolver", () => {
     assert.equal(queries.length, 2, "a.example was evicted");
   });
 
-  it("only accepts https endpoints, or plain http to loopback", () => {
+  test("only accepts https endpoints, or plain http to loopback", () => {
     assert.equal(checkDohEndpoint("https://dns.example/dns-query"), null);
     assert.equal(checkDohEndpoint("http://127.0.0.1:8053/dns-query"), null);
     assert.equal(checkDohEndpoint("http://[::1]:8053/dns-query"), null);
@@ -151,7 +151,7 @@ describe("createDohResolver", () => {
     }
   });
 
-  it("drives preflightUrl end to end: public answers allow, a private answer blocks, a failing resolver blocks", async () => {
+  test("drives preflightUrl end to end: public answers allow, a private answer blocks, a failing resolver blocks", async () => {
     zone["good.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "2606:4700::1"]]);
     zone["rebind.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "::1"]]);
     zone["down.example"] = () => ({ status: 502, raw: "" });

@@ -1,11 +1,11 @@
-import { describe, it } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { allowanceMatches, parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { dotted } from "./policyFixtures.js";
 
 describe("parseAllowPrivate", () => {
-  it("reads HOST:PORT entries from several strings, comma-separated, normalizing hosts", () => {
+  test("reads HOST:PORT entries from several strings, comma-separated, normalizing hosts", () => {
     const parsed = parseAllowPrivate(["127.0.0.1:8080, Intranet.Corp.:8443", "[0:0:0:0:0:0:0:1]:9000,localhost:3000", "", "127.1:8080"]);
     assert.deepEqual(parsed, {
       ok: true,
@@ -18,7 +18,7 @@ describe("parseAllowPrivate", () => {
     });
   });
 
-  it("refuses entries without an exact host and port", () => {
+  test("refuses entries without an exact host and port", () => {
     for (const bad of ["127.0.0.1", "127.0.0.1:", ":8080", "::1:8080", "[::1]", "*.corp:80", "host:0", "host:65536", "host:80x", "a b:80", "user@host:80", "http://host:80", "host/x:80", "[fe80::1%25eth0]:80", "host:-1"]) {
       const parsed = parseAllowPrivate([bad]);
       assert.equal(parsed.ok, false, bad);
@@ -26,7 +26,7 @@ describe("parseAllowPrivate", () => {
     }
   });
 
-  it("round-trips any IPv4 or IPv6 address and port", () => {
+  test("round-trips any IPv4 or IPv6 address and port", () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 65535 }), (n, port) => {
       assert.deepEqual(parseAllowPrivate([`${dotted(n)}:${port}`]), { ok: true, value: [{ host: dotted(n), port }] });
     }));
@@ -38,7 +38,7 @@ describe("parseAllowPrivate", () => {
     }));
   });
 
-  it("matches hosts case-insensitively, without trailing dot or brackets, and never by prefix or suffix", () => {
+  test("matches hosts case-insensitively, without trailing dot or brackets, and never by prefix or suffix", () => {
     const parsed = parseAllowPrivate(["intranet.corp:8443", "[::1]:9000"]);
     assert.ok(parsed.ok);
     assert.ok(allowanceMatches(parsed.value, "INTRANET.corp.", 8443));

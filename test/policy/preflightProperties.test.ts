@@ -1,4 +1,4 @@
-import { describe, it } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { classifyIp } from "../../src/policy/classifyIp.js";
@@ -29,7 +29,7 @@ const blockedAddress = fc.oneof(
 const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/).filter((l) => !l.startsWith("xn--"));
 
 describe("preflightUrl properties", () => {
-  it("decodes every per-octet radix mix of an IPv4 address to the same host and the same verdict as classifyIp", async () => {
+  test("decodes every per-octet radix mix of an IPv4 address to the same host and the same verdict as classifyIp", async () => {
     await fc.assert(fc.asyncProperty(uint32, fc.array(fc.constantFrom<0 | 1 | 2>(0, 1, 2), { minLength: 4, maxLength: 4 }), fc.boolean(), async (n, radixes, upper) => {
       const ip = dotted(n);
       const octets = ip.split(".").map(Number);
@@ -40,7 +40,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("gives the dword, hex and short forms the same verdict as the dotted quad", async () => {
+  test("gives the dword, hex and short forms the same verdict as the dotted quad", async () => {
     await fc.assert(fc.asyncProperty(uint32, async (n) => {
       const ip = dotted(n);
       const expected = classifyIp(ip).verdict === "public" ? "allow" : "block";
@@ -53,7 +53,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("blocks a name when any one of its answers is not public, wherever it sits among public ones", async () => {
+  test("blocks a name when any one of its answers is not public, wherever it sits among public ones", async () => {
     await fc.assert(fc.asyncProperty(fc.array(publicIpv4.map(dotted), { maxLength: 4 }), blockedAddress, fc.nat(), async (good, bad, at) => {
       const answers = [...good];
       answers.splice(at % (good.length + 1), 0, bad);
@@ -64,7 +64,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("allows a name whose answers are all public, and reports each of them", async () => {
+  test("allows a name whose answers are all public, and reports each of them", async () => {
     await fc.assert(fc.asyncProperty(fc.array(fc.oneof(publicIpv4.map(dotted), publicIpv6), { minLength: 1, maxLength: 6 }), async (answers) => {
       const verdict = await preflightUrl("https://site.example/", { resolver: createStaticResolver({ "site.example": answers }) });
       assert.equal(verdict.verdict, "allow", verdict.reason);
@@ -72,7 +72,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("blocks any URL that carries userinfo, whatever the host", async () => {
+  test("blocks any URL that carries userinfo, whatever the host", async () => {
     await fc.assert(fc.asyncProperty(fc.string({ minLength: 1, maxLength: 12 }), fc.option(fc.string({ maxLength: 12 })), async (user, password) => {
       const userinfo = encodeURIComponent(user) + (password === null ? "" : `:${encodeURIComponent(password)}`);
       const verdict = await preflightUrl(`https://${userinfo}@example.com/`, { resolver: noDns });
@@ -81,7 +81,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("blocks every port but the scheme's default when no allowance names it", async () => {
+  test("blocks every port but the scheme's default when no allowance names it", async () => {
     await fc.assert(fc.asyncProperty(fc.constantFrom("http", "https"), fc.integer({ min: 0, max: 65535 }), async (scheme, port) => {
       const verdict = await preflightUrl(`${scheme}://example.com:${port}/`, { resolver: createStaticResolver({ "example.com": ["93.184.215.14"] }) });
       const isDefault = (scheme === "http" && port === 80) || (scheme === "https" && port === 443);
@@ -89,7 +89,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("never lets an allowance for one host:port open another port or another private host", async () => {
+  test("never lets an allowance for one host:port open another port or another private host", async () => {
     await fc.assert(fc.asyncProperty(blockedAddress, fc.integer({ min: 1, max: 65535 }), fc.integer({ min: 1, max: 65535 }), async (ip, allowedPort, port) => {
       fc.pre(allowedPort !== port);
       const host = ip.includes(":") ? `[${ip}]` : ip;
@@ -102,7 +102,7 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("blocks every name under localhost and the private-use suffixes, whatever it resolves to", async () => {
+  test("blocks every name under localhost and the private-use suffixes, whatever it resolves to", async () => {
     await fc.assert(fc.asyncProperty(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom("localhost", "internal", "local", "home.arpa", "localdomain", "lan", "svc", "google.internal"), async (labels, suffix) => {
       const host = `${labels.join(".")}.${suffix}`;
       const verdict = await preflightUrl(`https://${host}/`, { resolver: createStaticResolver({ [host]: ["93.184.215.14"] }) });
@@ -110,14 +110,14 @@ describe("preflightUrl properties", () => {
     }), RUNS);
   });
 
-  it("blocks single-label names whatever they resolve to", async () => {
+  test("blocks single-label names whatever they resolve to", async () => {
     await fc.assert(fc.asyncProperty(label.filter((l) => !/^(?:\d+|0x[0-9a-f]*)$/.test(l)), async (name) => {
       const verdict = await preflightUrl(`http://${name}/`, { resolver: createStaticResolver({ [name]: ["93.184.215.14"] }) });
       assert.equal(verdict.code, "name_blocked", name);
     }), RUNS);
   });
 
-  it("checkUrlWithoutDns agrees with preflightUrl whenever the preflight decided without DNS", async () => {
+  test("checkUrlWithoutDns agrees with preflightUrl whenever the preflight decided without DNS", async () => {
     const url = fc.oneof(
       uint32.map((n) => `http://${n}/`),
       fc.tuple(label, label).map(([a, b]) => `https://${a}.${b}/`),

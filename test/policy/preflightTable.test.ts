@@ -1,4 +1,4 @@
-import { describe, it } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { preflightUrl } from "../../src/policy/preflightUrl.js";
 import type { PreflightOptions } from "../../src/policy/preflightUrl.js";
@@ -338,7 +338,7 @@ for (const [title, cases, resolver] of groups) {
   total += cases.length;
   describe(`preflightUrl table: ${title}`, () => {
     for (const c of cases) {
-      it(`${JSON.stringify(c.url)} -> ${c.expect}`, async () => {
+      test(`${JSON.stringify(c.url)} -> ${c.expect}`, async () => {
         const verdict = await preflightUrl(c.url, { resolver, ...c.options });
         const got = verdict.verdict === "allow" ? "allow" : verdict.code;
         assert.equal(got, c.expect, `${verdict.reason} (host ${verdict.host})`);
@@ -357,7 +357,7 @@ for (const [title, cases, resolver] of groups) {
 }
 
 describe("preflightUrl table: size", () => {
-  it("has several hundred cases", () => {
+  test("has several hundred cases", () => {
     assert.ok(total >= 500, `only ${total} cases`);
   });
 });

@@ -1,16 +1,16 @@
-import { describe, it } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { validateAllowedHostsPolicy } from "../../src/policy/validateAllowedHostsPolicy.js";
 
 describe("validateAllowedHostsPolicy", () => {
-  it("normalizes good entries (case, trailing dot, IDN) and drops duplicates", () => {
+  test("normalizes good entries (case, trailing dot, IDN) and drops duplicates", () => {
     assert.deepEqual(validateAllowedHostsPolicy(["Example.COM.", "*.example.org", "example.com", "bücher.example"]), {
       ok: true,
       value: ["example.com", "*.example.org", "xn--bcher-kva.example"],
     });
   });
 
-  it("refuses schemes, ports, paths, IPs, localhost, metadata and private-use names, with the entry's path", () => {
+  test("refuses schemes, ports, paths, IPs, localhost, metadata and private-use names, with the entry's path", () => {
     const bad = [
       "https://example.com", "example.com:443", "example.com/path", "user@example.com", "127.0.0.1", "0x7f.1", "[::1]", "::1",
       "localhost", "foo.localhost", "*.google.internal", "metadata.google.internal", "metadata", "instance-data", "metadata.goog",

@@ -1,4 +1,4 @@
-import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createServer, request } from "node:http";
@@ -114,10 +114,11 @@ let site: Server;
 let sitePort: number;
 let received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = [];
 const BINARY = Buffer.from(Array.from({ length: 256 * 64 }, (_, i) => i % 256));
-let proxy: EgressProxy | undefined;
+let proxies: EgressProxy[] = [];
 
 async function start(options: Partial<EgressProxyOptions> & { resolver: Resolver }): Promise<EgressProxy> {
-  proxy = await startEgressProxy({ connectTimeoutMs: 2_000, ...options });
+  const proxy = await startEgressProxy({ connectTimeoutMs: 2_000, ...options });
+  proxies.push(proxy);
   return proxy;
 }
 
@@ -151,12 +152,12 @@ beforeEach(() => {
   received = [];
 });
 afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
+  await Promise.all(proxies.map((p) => p.close()));
+  proxies = [];
 });
 
 describe("egress proxy: refusals never reach the private service", () => {
-  it("refuses a plain http request to a name that resolves to a private address", async () => {
+  test("refuses a plain http request to a name that resolves to a private address", async () => {
     const p = await start({ resolver: createStaticResolver({ "intranet.example": ["127.0.0.1"] }) });
     const answer = await viaProxy(p, `http://intranet.example:${privateService.port}/admin`);
     assert.equal(answer.status, 403);
@@ -167,10 +168,9 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.match(viaPort.body.toString(), /dns_private_answer/);
     assert.equal(privateService.connections, 0);
     assert.deepEqual(ported.blocked().map((b) => [b.method, b.host, b.port, b.code]), [["GET", "intranet.example", privateService.port, "dns_private_answer"]]);
-    await ported.close();
   });
 
-  it("refuses a CONNECT tunnel to a name that resolves to a private address", async () => {
+  test("refuses a CONNECT tunnel to a name that resolves to a private address", async () => {
     const p = await start({ resolver: createStaticResolver({ "intranet.example": ["10.0.0.1", "127.0.0.1"] }), allowPrivate: [{ host: "127.0.0.9", port: privateService.port }] });
     const result = await tunnel(p, `intranet.example:${privateService.port}`);
     assert.equal(result.status, 403);
@@ -180,7 +180,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.deepEqual(record?.addresses, [{ ip: "10.0.0.1", verdict: "blocked:private" }, { ip: "127.0.0.1", verdict: "blocked:loopback" }]);
   });
 
-  it("refuses literal private addresses, by plain http and by CONNECT, in any spelling", async () => {
+  test("refuses literal private addresses, by plain http and by CONNECT, in any spelling", async () => {
     const p = await start({ resolver: createStaticResolver({}) });
     for (const host of ["127.0.0.1", "127.1", "0x7f000001", "2130706433"]) {
       assert.equal((await viaProxy(p, `http://${host}:${privateService.port}/`)).status, 403, host);
@@ -193,7 +193,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.deepEqual(p.stats(), { allowed: 0, blocked: 10 });
   });
 
-  it("survives DNS rebinding: the preflight saw a public answer, the proxy sees the private one and refuses", async () => {
+  test("survives DNS rebinding: the preflight saw a public answer, the proxy sees the private one and refuses", async () => {
     const rebinding = scriptedResolver([{ addresses: ["93.184.215.14"] }, { addresses: ["127.0.0.1"] }]);
     const preflight = await preflightUrl(`https://rebind.example/`, { resolver: rebinding });
     assert.equal(preflight.verdict, "allow");
@@ -204,7 +204,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal(p.blocked()[0]?.code, "dns_private_answer");
   });
 
-  it("refuses a name when any one answer is private, without dialing the public one", async () => {
+  test("refuses a name when any one answer is private, without dialing the public one", async () => {
     const mixed = scriptedResolver([{ addresses: ["93.184.215.14", "127.0.0.1"] }]);
     const p = await start({ resolver: mixed });
     assert.equal((await tunnel(p, "mixed.example:443")).status, 403);
@@ -212,7 +212,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal(p.stats().allowed, 0);
   });
 
-  it("refuses names by name without asking DNS: localhost, metadata, single labels", async () => {
+  test("refuses names by name without asking DNS: localhost, metadata, single labels", async () => {
     const counting = scriptedResolver([{ addresses: ["127.0.0.1"] }]);
     const p = await start({ resolver: counting });
     for (const authority of [`localhost:${privateService.port}`, "metadata.google.internal:80", "LOCALHOST.:443", "instance-data:80", "intranet:443", `a.localhost:${privateService.port}`]) {
@@ -225,7 +225,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal(privateService.connections, 0);
   });
 
-  it("refuses ports other than 80 and 443 to public names, and fails closed when DNS fails", async () => {
+  test("refuses ports other than 80 and 443 to public names, and fails closed when DNS fails", async () => {
     const p = await start({ resolver: createStaticResolver({ "public.example": ["93.184.215.14"], "empty.example": [] }) });
     assert.equal((await tunnel(p, "public.example:22")).status, 403);
     assert.equal((await tunnel(p, "missing.example:443")).status, 403);
@@ -233,7 +233,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.deepEqual(p.blocked().map((b) => b.code), ["port_blocked", "dns_failed", "dns_failed"]);
   });
 
-  it("answers 400 to requests that are not proxy requests and logs them", async () => {
+  test("answers 400 to requests that are not proxy requests and logs them", async () => {
     const p = await start({ resolver: createStaticResolver({}) });
     assert.equal((await viaProxy(p, "/relative")).status, 400);
     assert.equal((await viaProxy(p, "https://public.example/")).status, 400);
@@ -244,7 +244,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.ok(p.blocked().every((b) => b.code === "invalid_url"));
   });
 
-  it("refuses a protocol upgrade sent as a plain forward request to a private destination", async () => {
+  test("refuses a protocol upgrade sent as a plain forward request to a private destination", async () => {
     const p = await start({ resolver: createStaticResolver({ "ws.example": ["127.0.0.1"] }) });
     const socket = connect(p.port, "127.0.0.1");
     socket.write(`GET ws://ws.example:${privateService.port}/ HTTP/1.1\r\nHost: ws.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`);
@@ -254,7 +254,7 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal(privateService.connections, 0);
   });
 
-  it("reports each block to onBlocked as it happens", async () => {
+  test("reports each block to onBlocked as it happens", async () => {
     const seen: string[] = [];
     const p = await start({ resolver: createStaticResolver({}), onBlocked: (r) => seen.push(`${r.host}:${r.port} ${r.code}`) });
     await tunnel(p, "169.254.169.254:80");
@@ -263,7 +263,7 @@ describe("egress proxy: refusals never reach the private service", () => {
 });
 
 describe("egress proxy: allowed destinations pass through unchanged", () => {
-  it("forwards plain http byte for byte, request body included, without proxy headers", async () => {
+  test("forwards plain http byte for byte, request body included, without proxy headers", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
     const got = await viaProxy(p, `http://127.0.0.1:${sitePort}/file?x=1`, { headers: { "x-custom": "kept", "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive" } });
     assert.equal(got.status, 200);
@@ -281,7 +281,7 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     assert.deepEqual(p.stats(), { allowed: 2, blocked: 0 });
   });
 
-  it("tunnels CONNECT byte for byte, including bytes sent along with the CONNECT request", async () => {
+  test("tunnels CONNECT byte for byte, including bytes sent along with the CONNECT request", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: echo.port }] });
     const head = randomBytes(1_000);
     const opened = await tunnel(p, `127.0.0.1:${echo.port}`, head);
@@ -293,7 +293,7 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     opened.socket.destroy();
   });
 
-  it("dials the address it checked: one lookup per connection, the name is never resolved again", async () => {
+  test("dials the address it checked: one lookup per connection, the name is never resolved again", async () => {
     const other = await countingListener("127.0.0.2", echo.port, (socket) => socket.pipe(socket)).catch(() => null);
     const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { addresses: ["127.0.0.2"] }]);
     const p = await start({ resolver: rebinding, allowPrivate: [{ host: "127.0.0.1", port: echo.port }] });
@@ -313,7 +313,7 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     }
   });
 
-  it("admits a name allowance on its port only", async () => {
+  test("admits a name allowance on its port only", async () => {
     const p = await start({ resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"] }), allowPrivate: [{ host: "fixture.test", port: sitePort }] });
     assert.equal((await viaProxy(p, `http://fixture.test:${sitePort}/file`)).status, 200);
     assert.equal((await viaProxy(p, `http://fixture.test:${privateService.port}/`)).status, 403);
@@ -321,7 +321,7 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     assert.equal(privateService.connections, 0);
   });
 
-  it("passes a protocol upgrade sent as a plain forward request, then carries its bytes", async () => {
+  test("passes a protocol upgrade sent as a plain forward request, then carries its bytes", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
     const socket = connect(p.port, "127.0.0.1");
     socket.write(`GET ws://127.0.0.1:${sitePort}/socket HTTP/1.1\r\nHost: 127.0.0.1:${sitePort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n`);
@@ -334,13 +334,12 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     socket.destroy();
   });
 
-  it("ends open tunnels on close()", async () => {
+  test("ends open tunnels on close()", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: echo.port }] });
     const opened = await tunnel(p, `127.0.0.1:${echo.port}`);
     assert.equal(opened.status, 200);
     const closed = new Promise((resolve) => opened.socket.on("close", resolve));
     await p.close();
-    proxy = undefined;
     await closed;
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(echo.sockets.size, 0, "the upstream side was closed too");

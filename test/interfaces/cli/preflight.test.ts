@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
@@ -51,7 +51,7 @@ after(async () => {
 });
 
 describe("errand preflight", () => {
-  it("exits 0 for an allowed URL and prints exactly the documented JSON shape", async () => {
+  test("exits 0 for an allowed URL and prints exactly the documented JSON shape", async () => {
     const { code, json } = await runJson(["HTTPS://Site.Example./a?b#c", "--resolve", "site.example=93.184.215.14,2606:4700::1"]);
     assert.equal(code, 0);
     assert.deepEqual(Object.keys(json), ["verdict", "code", "reason", "url", "host", "addresses"]);
@@ -62,7 +62,7 @@ describe("errand preflight", () => {
     assert.deepEqual(json["addresses"], [{ ip: "93.184.215.14", verdict: "public" }, { ip: "2606:4700::1", verdict: "public" }]);
   });
 
-  it("exits 1 for a blocked URL, with the block's code", async () => {
+  test("exits 1 for a blocked URL, with the block's code", async () => {
     const { code, json } = await runJson(["http://0x7f.1/"]);
     assert.equal(code, 1);
     assert.equal(json["code"], "ip_blocked");
@@ -70,14 +70,14 @@ describe("errand preflight", () => {
     assert.deepEqual(json["addresses"], [{ ip: "127.0.0.1", verdict: "blocked:loopback" }]);
   });
 
-  it("treats an unparseable URL as a block with its own code and a null url", async () => {
+  test("treats an unparseable URL as a block with its own code and a null url", async () => {
     const { code, json } = await runJson(["http://[::1"]);
     assert.equal(code, 1);
     assert.equal(json["code"], "invalid_url");
     assert.equal(json["url"], null);
   });
 
-  it("applies --allow-host as an allowlist and exits 2 on an invalid entry", async () => {
+  test("applies --allow-host as an allowlist and exits 2 on an invalid entry", async () => {
     const allowed = await runJson(["https://www.site.example/", "--allow-host", "*.site.example", "--resolve", "www.site.example=8.8.8.8"]);
     assert.equal(allowed.code, 0);
     const refused = await runJson(["https://site.example/", "--allow-host", "*.site.example", "--resolve", "site.example=8.8.8.8"]);
@@ -88,7 +88,7 @@ describe("errand preflight", () => {
     assert.deepEqual(codes, bad.map(() => 2));
   });
 
-  it("reads --resolve as a complete static DNS: HOST= has no answer and other names do not exist", async () => {
+  test("reads --resolve as a complete static DNS: HOST= has no answer and other names do not exist", async () => {
     const empty = await runJson(["https://site.example/", "--resolve", "site.example="]);
     assert.equal(empty.code, 1);
     assert.equal(empty.json["code"], "dns_failed");
@@ -100,14 +100,14 @@ describe("errand preflight", () => {
     assert.equal(rebind.json["code"], "dns_private_answer");
   });
 
-  it("admits exact private destinations from --allow-private and ERRAND_ALLOW_PRIVATE, and exits 2 on a bad one", async () => {
+  test("admits exact private destinations from --allow-private and ERRAND_ALLOW_PRIVATE, and exits 2 on a bad one", async () => {
     assert.equal((await runJson(["http://127.0.0.1:8080/", "--allow-private", "127.0.0.1:8080"])).code, 0);
     assert.equal((await runJson(["http://[::1]:9000/"], { ERRAND_ALLOW_PRIVATE: "127.0.0.1:8080, [::1]:9000" })).code, 0);
     assert.equal((await run(["http://127.0.0.1:8080/", "--allow-private", "127.0.0.1"])).code, 2);
     assert.equal((await run(["http://127.0.0.1:8080/"], { ERRAND_ALLOW_PRIVATE: "*:8080" })).code, 2);
   });
 
-  it("uses DNS-over-HTTPS by default (endpoint from ERRAND_DOH_URL) and blocks a private AAAA", async () => {
+  test("uses DNS-over-HTTPS by default (endpoint from ERRAND_DOH_URL) and blocks a private AAAA", async () => {
     assert.equal((await runJson(["https://site.example/"])).code, 0);
     const rebind = await runJson(["https://rebind.example/", "--resolver", "doh"]);
     assert.equal(rebind.code, 1);
@@ -115,7 +115,7 @@ describe("errand preflight", () => {
     assert.equal((await runJson(["https://missing.example/"])).json["code"], "dns_failed");
   });
 
-  it("exits 2 on usage errors", async () => {
+  test("exits 2 on usage errors", async () => {
     const results = await Promise.all([
       run([]),
       run(["https://a.example/", "--resolver", "system", "--resolve", "a.example=8.8.8.8"]),
@@ -126,7 +126,7 @@ describe("errand preflight", () => {
     assert.deepEqual(results.map((r) => r.code), results.map(() => 2));
   });
 
-  it("prints a readable verdict without --json", async () => {
+  test("prints a readable verdict without --json", async () => {
     const result = await run(["http://metadata.google.internal/computeMetadata/v1/"]);
     assert.equal(result.code, 1);
     assert.match(result.stdout, /^block http:\/\/metadata\.google\.internal\/computeMetadata\/v1\/\n/);
