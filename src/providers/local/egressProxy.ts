@@ -153,10 +153,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const opened = await open(req.method ?? "GET", target.host, target.port);
       if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
       if (client.destroyed) return void opened.socket.destroy();
-      const lines = [`${req.method ?? "GET"} ${target.path} HTTP/1.1`];
+      const lines = [`${req.method ?? "GET"} ${target.path} HTTP/1.1`, `Host: ${target.authority}`];
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i] ?? "";
-        if (!name.toLowerCase().startsWith("proxy-")) lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ""}`);
+        const name = (req.rawHeaders[i] ?? "").toLowerCase();
+        if (!name.startsWith("proxy-") && name !== "host") lines.push(`${req.rawHeaders[i] ?? ""}: ${req.rawHeaders[i + 1] ?? ""}`);
       }
       opened.socket.write(`${lines.join("\r\n")}\r\n\r\n`);
       splice(client, opened.socket, head);
