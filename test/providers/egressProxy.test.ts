@@ -254,6 +254,17 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal(privateService.connections, 0);
   });
 
+  test("refuses this machine's own public addresses, which reach services bound to 0.0.0.0", async () => {
+    const p = await start({ resolver: createStaticResolver({ "self.example": ["93.184.215.14"] }), localAddresses: () => ["93.184.215.14"] });
+    assert.equal((await tunnel(p, "self.example:443")).status, 403);
+    assert.equal((await viaProxy(p, "http://93.184.215.14/")).status, 403);
+    assert.deepEqual(p.blocked().map((b) => [b.code, b.reason]), [
+      ["ip_blocked", "93.184.215.14 is an address of this machine"],
+      ["ip_blocked", "93.184.215.14 is an address of this machine"],
+    ]);
+    assert.equal(p.stats().allowed, 0);
+  });
+
   test("reports each block to onBlocked as it happens", async () => {
     const seen: string[] = [];
     const p = await start({ resolver: createStaticResolver({}), onBlocked: (r) => seen.push(`${r.host}:${r.port} ${r.code}`) });

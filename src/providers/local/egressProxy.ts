@@ -1,10 +1,12 @@
 import { createServer, request as httpRequest } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { connect } from "node:net";
+import { networkInterfaces } from "node:os";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AddressEvidence } from "../../policy/checkAddress.js";
 import { checkDestination } from "../../policy/checkDestination.js";
+import { canonicalIp } from "../../policy/classifyIp.js";
 import { normalizeHost } from "../../policy/classifyHostName.js";
 import type { DestinationVerdict } from "../../policy/networkVerdict.js";
 import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
@@ -21,6 +23,11 @@ export interface EgressProxyOptions {
   maxRecords?: number;
   /** Called once for every blocked connection, as it happens. */
   onBlocked?: (record: BlockedConnection) => void;
+  /**
+   * This machine's own addresses, refused even when public (a public address on a local interface
+   * reaches services bound to 0.0.0.0). Read per connection; default: every interface's addresses.
+   */
+  localAddresses?: () => readonly string[];
 }
 
 /** One connection the proxy refused, for the receipt. */
@@ -90,6 +97,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const deadline = AbortSignal.timeout(connectTimeoutMs);
     const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
+    const own = ownAddress(verdict.addresses);
+    if (own !== undefined) {
+      const reason = `${own.ip} is an address of this machine`;
+      return { status: 403, body: refuse(method, { ...verdict, code: "ip_blocked", reason }) };
+    }
     for (const address of verdict.addresses) {
       const socket = await dial(address.ip, port, deadline);
       if (socket !== null) {
@@ -99,6 +111,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       }
     }
     return { status: 502, body: `errand egress proxy could not connect to ${verdict.host}:${port}\n` };
+  }
+
+  /** A public address that belongs to this machine, unless an operator allowance admitted it. */
+  function ownAddress(addresses: readonly AddressEvidence[]): AddressEvidence | undefined {
+    const local = new Set((options.localAddresses ?? interfaceAddresses)().map((ip) => canonicalIp(ip) ?? ip));
+    return addresses.find((a) => a.verdict === "public" && local.has(a.ip));
   }
 
   const server = createServer();
@@ -182,6 +200,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       await closed;
     },
   };
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address.split("%")[0] ?? ""));
 }
 
 /** Runs a connection handler; an unexpected failure closes that one connection, never the proxy. */
