@@ -251,12 +251,12 @@ describe("authorization and the consent page", () => {
       const response = await h.request(await authorizeQuery(h));
       const html = await response.text();
       assert.match(html, /<strong>t<\/strong>/);
-      assert.match(html, /<strong>127\.0\.0\.1:1<\/strong>/);
+      assert.match(html, /<strong>127\.0\.0\.1:47999<\/strong>/);
       assert.match(html, /<input id="password" type="password"/);
       assert.match(html, /value="approve">Approve<\/button>/);
       assert.match(html, /value="deny" formnovalidate>Deny<\/button>/);
       assert.equal(response.headers.get("x-frame-options"), "DENY");
-      assert.equal(response.headers.get("content-security-policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:1; frame-ancestors 'none'; base-uri 'none'");
+      assert.equal(response.headers.get("content-security-policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:47999; frame-ancestors 'none'; base-uri 'none'");
       assert.match(response.headers.getSetCookie()[0] ?? "", /HttpOnly; SameSite=Strict/);
     }));
 

@@ -10,7 +10,7 @@ export function securityHeaders(): MiddlewareHandler {
     const headers = c.res.headers;
     if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
     headers.set("x-content-type-options", "nosniff");
-    headers.set("referrer-policy", "no-referrer");
+    if (!headers.has("referrer-policy")) headers.set("referrer-policy", "no-referrer");
     headers.set("x-frame-options", "DENY");
     if (!headers.has("content-security-policy")) headers.set("content-security-policy", "default-src 'none'; frame-ancestors 'none'");
   };

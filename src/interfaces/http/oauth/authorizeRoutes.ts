@@ -13,8 +13,16 @@ import { grantedScopes } from "./scopes.js";
 
 const PKCE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 
+/**
+ * Consent pages use Referrer-Policy same-origin, not no-referrer: with no-referrer Chromium sends
+ * "Origin: null" on the form post, and the Origin check could not tell errand's page from a
+ * sandboxed attacker frame. Nothing is sent to other origins either way.
+ */
 function html(body: string, status: number, redirectUri?: string): Response {
-  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": consentCsp(redirectUri), "cache-control": "no-store" } });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": consentCsp(redirectUri), "cache-control": "no-store", "referrer-policy": "same-origin" },
+  });
 }
 
 function redirect(location: string): Response {

@@ -19,7 +19,7 @@ import type { Harness } from "../../../operations/support/harness.js";
 import { openHarness } from "../../../operations/support/harness.js";
 
 export const OWNER_PASSWORD = "correct horse battery staple";
-export const CALLBACK = "http://127.0.0.1:1/callback";
+export const CALLBACK = "http://127.0.0.1:47999/callback";
 
 let ownerHash: Promise<string> | undefined;
 
