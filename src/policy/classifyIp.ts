@@ -84,8 +84,23 @@ const IPV6_TEXT = /^[0-9a-fA-F:.]{2,45}$/;
  */
 export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (IPV4_TEXT.test(text)) return ipaddr.IPv4.parse(text);
-  if (!text.includes(":") || !IPV6_TEXT.test(text) || !ipaddr.IPv6.isValid(text)) return null;
-  return ipaddr.IPv6.parse(text);
+  if (!text.includes(":") || !IPV6_TEXT.test(text)) return null;
+  const hex = text.includes(".") ? trailingQuadToHex(text) : text;
+  if (hex === null || !ipaddr.IPv6.isValid(hex)) return null;
+  return ipaddr.IPv6.parse(hex);
+}
+
+/**
+ * Rewrites IPv6 text ending in a dotted quad ("::1.2.3.4") as pure hex ("::102:304"). ipaddr.js
+ * 2.5.0 reads "::a.b.c.d" as IPv4-mapped (::ffff:a.b.c.d), a different address, so it is never
+ * handed the mixed notation.
+ */
+function trailingQuadToHex(text: string): string | null {
+  const split = text.lastIndexOf(":");
+  const quad = text.slice(split + 1);
+  if (!IPV4_TEXT.test(quad)) return null;
+  const [a, b, c, d] = ipaddr.IPv4.parse(quad).octets as [number, number, number, number];
+  return `${text.slice(0, split + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** The canonical text of an IP (RFC 5952 for IPv6), or null when the text is not a plain IP. */

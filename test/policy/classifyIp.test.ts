@@ -145,6 +145,15 @@ describe("classifyIp", () => {
     }
   });
 
+  test("canonicalizes any IPv6 text, mixed dotted notation included, exactly as WHATWG does", () => {
+    fc.assert(fc.property(fc.ipV6(), (ip) => {
+      assert.equal(canonicalIp(ip), new URL(`http://[${ip}]/`).hostname.slice(1, -1), ip);
+    }), { numRuns: 5_000 });
+    assert.equal(canonicalIp("::1.2.3.4"), "::102:304", "IPv4-compatible stays compatible (ipaddr.js alone reads it as mapped)");
+    const compat = classifyIp("::1.2.3.4");
+    assert.equal(compat.verdict === "blocked" && compat.range, "ipv4-compatible");
+  });
+
   test("canonicalizes IPv6 text (RFC 5952) and keeps IPv4 as is", () => {
     assert.equal(canonicalIp("2001:DB8:0:0:0:0:0:1"), "2001:db8::1");
     assert.equal(canonicalIp("0:0:0:0:0:ffff:127.0.0.1"), "::ffff:7f00:1");
