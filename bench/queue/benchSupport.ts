@@ -127,6 +127,8 @@ export function openBare(dir: string) {
       held = job === undefined ? undefined : { id: job.id, token };
       return job !== undefined;
     },
-    close: () => db.close(),
+    close: (): void => {
+      db.close();
+    },
   };
 }

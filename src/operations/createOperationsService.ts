@@ -11,6 +11,9 @@ import type { OperationsService } from "./serviceTypes.js";
 import { submitOperation } from "./submitOperation.js";
 import { journalIdentity } from "./journalAccess.js";
 
+/** Live results held per process for collect; beyond this many, the oldest are dropped. */
+const MAX_HELD_EPHEMERAL = 1000;
+
 /** A runner id that tells processes apart in leases and events: host, pid and a random suffix. */
 export function defaultRunnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -41,7 +44,11 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
           runnerId,
           ...(ctx.providerFor === undefined ? {} : { providerFor: ctx.providerFor }),
           ...(ctx.onRunnerEvent === undefined ? {} : { onEvent: ctx.onRunnerEvent }),
-          onEphemeral: (operationId, ephemeral) => ctx.ephemeral.set(operationId, ephemeral),
+          onEphemeral: (operationId, ephemeral) => {
+            // Held for collect in this process only; the oldest go first so a long-running runner does not grow without bound.
+            ctx.ephemeral.set(operationId, ephemeral);
+            if (ctx.ephemeral.size > MAX_HELD_EPHEMERAL) ctx.ephemeral.delete(ctx.ephemeral.keys().next().value as string);
+          },
         },
         queueOptions,
       );

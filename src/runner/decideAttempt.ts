@@ -23,9 +23,9 @@ export function phaseForStatus(status: ReceiptStatus): TerminalPhase {
  * or FAIL because an expectation was checked and did not hold). Anything else did not finish: it is
  * BLOCKED (or CANCELLED) when the boundary was provably not crossed, and UNCERTAIN when it was.
  */
-function writeStatus(status: ReceiptStatus, code: string | undefined, crossed: boolean): ReceiptStatus {
+function writeStatus(status: ReceiptStatus, code: string | undefined, cancelled: boolean, crossed: boolean): ReceiptStatus {
   if (status === "PASS" || status === "PARTIAL") return status;
-  if (code === "cancelled" && !crossed) return "CANCELLED";
+  if (cancelled && !crossed) return "CANCELLED";
   if (status === "FAIL" && code === "expectation_failed") return status;
   if (crossed) return "UNCERTAIN";
   return status === "CANCELLED" ? "CANCELLED" : "BLOCKED";
@@ -56,7 +56,8 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
   const kept = facts.retention === "full" ? { ...(outputs === undefined ? {} : { outputs }), ...(providerSessionId === undefined ? {} : { providerSessionId }) } : {};
   const code = rest.error?.code;
   const write = operation.risk !== "read_only";
-  const status = write ? writeStatus(rest.status, code, crossed) : code === "cancelled" && rest.status === "FAIL" ? "CANCELLED" : rest.status;
+  const cancelled = code === "cancelled" && operation.cancelRequested;
+  const status = write ? writeStatus(rest.status, code, cancelled, crossed) : cancelled && rest.status === "FAIL" ? "CANCELLED" : rest.status;
   const receipt: Receipt = {
     ...rest,
     ...kept,

@@ -14,10 +14,13 @@ import { readStoredTask } from "./readStoredTask.js";
 import type { AttemptReport, RunnerDeps } from "./runnerTypes.js";
 import { synthesizeReceipt } from "./synthesizeReceipt.js";
 
-/** Time the executor gets past the task's own budget to notice it and return a receipt (ms). */
-const OVERRUN_GRACE_MS = 5_000;
-/** After the signal is aborted, time the executor gets to clean up before the lease is left to expire (ms). */
-const ABORT_CLEANUP_MS = 5_000;
+/**
+ * Time the executor gets past the task's own budget to notice it and return a receipt, and again
+ * after its signal is aborted before the runner abandons it (ms): a fifth of the budget, 0.2–5 s.
+ */
+function graceMs(budgetMs: number): number {
+  return Math.min(5_000, Math.max(200, Math.floor(budgetMs / 5)));
+}
 
 export function breakerPolicy(config: RunnerDeps["config"]): BreakerPolicy {
   return { threshold: config.breakerThreshold, cooldownMs: config.breakerCooldownMs, probeTimeoutMs: config.leaseMs + config.browserTimeoutMs };
@@ -70,8 +73,12 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     onStoreError: (message) => deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message }),
   });
   const budgetMs = task.timeouts?.taskMs ?? config.browserTimeoutMs;
-  const overrun = setTimeout(() => controller.abort(new AttemptStop("timeout", `The attempt ran past its ${budgetMs} ms budget.`)), budgetMs + OVERRUN_GRACE_MS);
-  const abandon = setTimeout(() => keeper.stop(), budgetMs + OVERRUN_GRACE_MS + ABORT_CLEANUP_MS);
+  const grace = graceMs(budgetMs);
+  const overrun = setTimeout(() => controller.abort(new AttemptStop("timeout", `The attempt ran past its ${budgetMs} ms budget.`)), budgetMs + grace);
+  let abandonTimer: NodeJS.Timeout | undefined;
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    abandonTimer = setTimeout(() => resolve("abandoned"), budgetMs + 2 * grace);
+  });
 
   const context: AttemptContext = {
     requestDigest: operation.requestDigest,
@@ -88,18 +95,25 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     onProgress: (progress) => deps.onEvent?.({ kind: "progress", operationId: operation.operationId, progress }),
   };
 
-  let outcome: AttemptOutcome;
+  let outcome: AttemptOutcome | "abandoned";
   try {
-    outcome = await deps.execute(task, context);
+    outcome = await Promise.race([deps.execute(task, context), abandoned]);
   } catch (error) {
     // The executor contract is to always return a receipt; a throw is errand's own fault.
     const message = `The executor failed instead of returning a receipt: ${error instanceof Error ? error.message : String(error)}`;
     outcome = { receipt: synthesize(operation, task, "FAIL", "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
   } finally {
     clearTimeout(overrun);
-    clearTimeout(abandon);
+    clearTimeout(abandonTimer);
     keeper.stop();
   }
+  if (outcome === "abandoned") {
+    // Nothing of this attempt is written: its lease runs out and recovery decides (UNCERTAIN for a write past its boundary).
+    deps.onEvent?.({ kind: "abandoned", operationId: operation.operationId, attempt });
+    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs) : undefined;
+    return { report: { operationId: operation.operationId, attempt, outcome: "abandoned", phase: null, status: null }, next };
+  }
+  const finalOutcome = stoppedForTime(controller.signal, outcome);
   if (keeper.lost) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
     const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs) : undefined;
@@ -107,16 +121,16 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   }
 
   const { applied, next } = await finish((current) =>
-    decideAttempt({ operation: current, receipt: outcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
+    decideAttempt({ operation: current, receipt: finalOutcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
   );
   if (applied === undefined) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
     return { report: lost(claimed), next };
   }
-  const usedProvider = outcome.receipt.provider || provider;
-  await reportToBreaker(store, usedProvider, classifyOutcome(outcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
+  const usedProvider = finalOutcome.receipt.provider || provider;
+  await reportToBreaker(store, usedProvider, classifyOutcome(finalOutcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
   if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
-  return { report: reportApplied(deps, operation.operationId, attempt, applied, outcome), next };
+  return { report: reportApplied(deps, operation.operationId, attempt, applied, finalOutcome), next };
 }
 
 function lost(claimed: ClaimedOperation): AttemptReport {
@@ -171,6 +185,16 @@ function synthesize(operation: OperationRecord, task: Task | null, status: Recei
     steps: "skipped",
     startedAt,
   });
+}
+
+/**
+ * An executor reports any abort of its signal as "cancelled"; when the runner aborted it for time,
+ * the receipt says so instead, so the attempt is a timeout (retried for a read) and not a cancel.
+ */
+function stoppedForTime(signal: AbortSignal, outcome: AttemptOutcome): AttemptOutcome {
+  const reason: unknown = signal.reason;
+  if (!(reason instanceof AttemptStop) || reason.reason !== "timeout" || outcome.receipt.error?.code !== "cancelled") return outcome;
+  return { ...outcome, receipt: { ...outcome.receipt, error: { ...outcome.receipt.error, code: "timeout", message: reason.message } } };
 }
 
 function stopReason(signal: AbortSignal): Error {

@@ -28,13 +28,18 @@ export type RunnerEvent =
   | { kind: "finished"; operationId: string; attempt: number; phase: OperationPhase; status: ReceiptStatus }
   | { kind: "requeued"; operationId: string; attempt: number; delayMs: number }
   | { kind: "lease_lost"; operationId: string; attempt: number }
+  | { kind: "abandoned"; operationId: string; attempt: number }
   | { kind: "store_error"; operationId: string; message: string };
 
 export interface AttemptReport {
   operationId: string;
   attempt: number;
-  /** "lease_lost": the attempt's outcome was discarded because another runner owns the operation now. */
-  outcome: "finished" | "requeued" | "lease_lost";
+  /**
+   * "lease_lost": the attempt's outcome was discarded because another runner owns the operation now.
+   * "abandoned": the executor did not return in time even after its signal was aborted; the runner
+   * stopped renewing the lease and moved on, and lease recovery resolves the operation.
+   */
+  outcome: "finished" | "requeued" | "lease_lost" | "abandoned";
   phase: OperationPhase | null;
   status: ReceiptStatus | null;
 }

@@ -271,7 +271,7 @@ describe("MAC input encoding", () => {
   test("the flat canonical form used for MAC inputs equals RFC 8785 canonical JSON and refuses what it cannot encode the same way", async () => {
     const { flatCanonicalJson } = await import("../../src/journal/createJournalSealer.js");
     const { canonicalJson } = await import("../../src/task/canonicalJson.js");
-    const samples = [
+    const samples: Record<string, string | number | null>[] = [
       { journal: randomUUID(), seq: 1, type: "operation_created", operation: null, at: 1_796_063_492_208, bodyHash: "ab".repeat(32), prev: "cd".repeat(32) },
       { z: "a\"b\\c", a: 0, m: -42, B: "", "10": "keys that look numeric", "2": "sort as text" },
     ];

@@ -303,4 +303,42 @@ describe("leases: fencing and recovery", () => {
       await h.close();
     }
   });
+
+  test("an executor that overruns is aborted, and one that ignores the abort is abandoned to lease recovery (a write ends UNCERTAIN)", async () => {
+    const fake = createFakeExecutor();
+    let sawAbort = false;
+    const stubborn: ExecuteTask = async (task, context) => {
+      context.signal.addEventListener("abort", () => (sawAbort = true));
+      if (task.label === "overrun") {
+        await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve()));
+        return fake.execute({ ...task, label: "hang" }, { ...context, signal: AbortSignal.abort() });
+      }
+      await context.beforeMutationBoundary();
+      return new Promise(() => undefined);
+    };
+    const h = openHarness({ execute: stubborn, config: { browserTimeoutMs: 300, leaseMs: 600 } });
+    try {
+      const overrun = randomUUID();
+      const stuck = randomUUID();
+      assert.ok((await h.service.submit(readTask(overrun, "overrun", { timeouts: { taskMs: 1000 } }))).ok);
+      const first = await h.service.runQueue();
+      assert.deepEqual(first.attempts.map((a) => [a.outcome, a.status]), [["requeued", null], ["finished", "FAIL"]], "stopped at its budget, failed as a timeout, retried once");
+      const timedOut = await h.service.collect(overrun);
+      assert.ok(timedOut.ok);
+      assert.equal(timedOut.receipt?.error?.code, "timeout", "a stop for time is a timeout, not a cancel");
+      assert.equal(sawAbort, true);
+
+      assert.ok((await h.service.submit(writeTask(stuck, "stuck"))).ok);
+      const report = await h.service.runQueue();
+      assert.deepEqual(report.attempts.map((a) => a.outcome), ["abandoned"]);
+      await sleep(700);
+      const rescue = await h.reopen(fake.execute).service.runQueue();
+      assert.deepEqual(rescue.recovered.map((r) => [r.operationId, r.phase]), [[stuck, "uncertain"]]);
+      const collected = await h.service.collect(stuck);
+      assert.ok(collected.ok);
+      assert.equal(collected.receipt?.status, "UNCERTAIN");
+    } finally {
+      await h.close();
+    }
+  });
 });

@@ -121,6 +121,9 @@ function printEvent(event: RunnerEvent): void {
     case "lease_lost":
       printErr(`lost      ${event.operationId}: another runner owns it now; this attempt's outcome was discarded`);
       break;
+    case "abandoned":
+      printErr(`abandoned ${event.operationId}: the browser did not return after it was stopped; its lease will expire and recovery decides`);
+      break;
     case "store_error":
       printErr(`warning   ${event.operationId}: ${event.message}`);
       break;
@@ -132,7 +135,7 @@ function printEvent(event: RunnerEvent): void {
 function summarize(recovered: RecoveredLease[], attempts: AttemptReport[], stoppedBecause: RunQueueReport["stoppedBecause"]): string {
   const finished = attempts.filter((a) => a.outcome === "finished").length;
   const requeued = attempts.filter((a) => a.outcome === "requeued").length;
-  const lost = attempts.filter((a) => a.outcome === "lease_lost").length;
+  const lost = attempts.filter((a) => a.outcome === "lease_lost" || a.outcome === "abandoned").length;
   const why = { drained: "nothing else is eligible", max: "--max reached", budget: "--budget-ms spent", aborted: "interrupted" }[stoppedBecause];
   return `ran ${attempts.length} attempt(s): ${finished} finished, ${requeued} requeued, ${lost} lost; recovered ${recovered.length} expired lease(s); stopped: ${why}`;
 }
