@@ -20,5 +20,5 @@ export async function createExecutor(options: ExecutorFactoryOptions): Promise<W
   // Loaded on demand: the browser library costs every other command ~0.4 s of start-up.
   const { buildExecutor } = await import("./buildExecutor.js");
   const built = buildExecutor(options.env, options.allowPrivate, options.browserTimeoutMs);
-  return { execute: built.execute, shutdown: built.shutdown };
+  return { execute: built.execute, shutdown: () => built.shutdown() };
 }
