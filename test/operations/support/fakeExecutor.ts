@@ -1,5 +1,6 @@
 // A deterministic stand-in for the browser executor, driven by the task's label. Not a test file.
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
+import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
 import type { ErrorCode } from "../../../src/errors/errorCodes.js";
 import type { Receipt, ReceiptStatus } from "../../../src/receipt/receiptTypes.js";
 import type { Task } from "../../../src/task/taskTypes.js";
@@ -96,7 +97,7 @@ function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, cod
     startedAt: "2026-01-01T00:00:00.000Z",
     durationMs: 1,
     attempts: context.attempt,
-    network: { nonGetAborted: 0, blockedRequests: 0, navigationsBlocked: 0, popupsClosed: 0, dialogsDismissed: 0, downloadsRefused: 0, blocked: [], preflight: [] },
+    network: emptyNetworkEvidence(),
     mutationBoundary: boundary,
     evidenceRetention: task.evidenceRetention,
     fallback: [],
