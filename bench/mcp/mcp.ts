@@ -127,8 +127,8 @@ await bareClient.connect(new StreamableHTTPClientTransport(new URL(`http://127.0
 const sides = {
   mcpErrand: () => errandClient.callTool({ name: "errand_status", arguments: {} }),
   mcpBare: () => bareClient.callTool({ name: "ping", arguments: {} }),
-  restErrand: async () => (await fetch(`http://127.0.0.1:${errand.listener.port}/v1/status`, { headers: { authorization: `Bearer ${errand.apiToken}` } })).json(),
-  restBare: async () => (await fetch(`http://127.0.0.1:${bare.port}/status`)).json(),
+  restErrand: async () => (await fetch(`http://127.0.0.1:${errand.listener.port}/v1/status`, { headers: { authorization: `Bearer ${errand.apiToken}` } })).json() as Promise<unknown>,
+  restBare: async () => (await fetch(`http://127.0.0.1:${bare.port}/status`)).json() as Promise<unknown>,
 };
 const samples: Record<keyof typeof sides, number[]> = { mcpErrand: [], mcpBare: [], restErrand: [], restBare: [] };
 for (const call of Object.values(sides)) await timeEach(WARMUP, call, []);
