@@ -23,7 +23,8 @@ export function consentPage(consent: PendingConsent, message: string | undefined
     `<h1>Connect to errand?</h1>
 <div class="box"><p><strong>${escapeHtml(consent.clientName)}</strong> asks to run browser tasks through this errand
 (scopes: ${escapeHtml(consent.scopes.join(", "))}).</p>
-<p>After you answer you are sent back to <strong>${escapeHtml(redirectHost)}</strong>.</p>
+<p>After you answer you are sent back to <strong>${escapeHtml(redirectHost)}</strong>
+(<code>${escapeHtml(consent.redirectUri)}</code>; ChatGPT shows its callback URL on the app's settings page).</p>
 <p>Client id: <code>${escapeHtml(consent.clientId)}</code></p></div>
 ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(message)}</p>`}
 <form method="post" action="/consent">
@@ -34,7 +35,7 @@ ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(messag
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </form>
-<p>Approve only if you started this connection yourself, just now.</p>`,
+<p>Approve only if you started this connection yourself, just now: whoever holds this grant can run browser tasks as you.</p>`,
   );
 }
 
