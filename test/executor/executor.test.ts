@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
@@ -40,7 +40,7 @@ after(async () => {
 });
 
 describe("executor on local Chromium", () => {
-  it("runs read steps and passes when every expectation held", async () => {
+  test("runs read steps and passes when every expectation held", async () => {
     const { receipt, ephemeral } = await execute(
       task({
         target: { url: `${sites.site.origin}/` },
@@ -63,7 +63,7 @@ describe("executor on local Chromium", () => {
     assert.equal(receipt.mutationBoundary, "not_crossed");
   });
 
-  it("is PARTIAL when nothing was expected, and keeps outputs with full retention", async () => {
+  test("is PARTIAL when nothing was expected, and keeps outputs with full retention", async () => {
     const { receipt } = await execute(
       task({ target: { url: `${sites.site.origin}/` }, evidenceRetention: "full", steps: [{ action: "extract_text", selector: "#title", name: "title" }] }),
       context(),
@@ -73,7 +73,7 @@ describe("executor on local Chromium", () => {
     assert.match(receipt.providerSessionId ?? "", /^local-/);
   });
 
-  it("fails with expectation_failed and names the step", async () => {
+  test("fails with expectation_failed and names the step", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 300 }] }), context());
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "expectation_failed");
@@ -81,7 +81,7 @@ describe("executor on local Chromium", () => {
     assert.equal(receipt.checks[0]?.observed, "Fixture Home");
   });
 
-  it("waits for late content and runs an approved write with fill, fill_secret, select, type and click", async () => {
+  test("waits for late content and runs an approved write with fill, fill_secret, select, type and click", async () => {
     const crossings: number[] = [];
     const { receipt } = await execute(
       task({
@@ -110,7 +110,7 @@ describe("executor on local Chromium", () => {
     assert.ok(!JSON.stringify(receipt).includes("s3cr3t"), "the secret is not in the receipt");
   });
 
-  it("scrubs a secret that the page reflects into extracted text", async () => {
+  test("scrubs a secret that the page reflects into extracted text", async () => {
     const { receipt, ephemeral } = await execute(
       task({
         target: { url: `${sites.site.origin}/echo-secret-field` },
@@ -129,7 +129,7 @@ describe("executor on local Chromium", () => {
     assert.ok(!JSON.stringify({ receipt, ephemeral }).includes("s3cr3t"));
   });
 
-  it("is BLOCKED before the browser when a secret is missing or approval is absent", async () => {
+  test("is BLOCKED before the browser when a secret is missing or approval is absent", async () => {
     const before = sites.site.hits.length;
     const missing = await execute(
       task({ target: { url: `${sites.site.origin}/form` }, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", envVar: "NOT_SET_ANYWHERE_XYZ" }] }),
@@ -144,14 +144,14 @@ describe("executor on local Chromium", () => {
     assert.equal(sites.site.hits.length, before, "nothing reached the site");
   });
 
-  it("is BLOCKED when the target fails preflight, without opening a browser", async () => {
+  test("is BLOCKED when the target fails preflight, without opening a browser", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.other.origin}/` }, steps: [{ action: "expect_text", text: "x" }] }), context());
     assert.equal(receipt.status, "BLOCKED");
     assert.equal(receipt.error?.code, "ip_blocked");
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("times out a step with a coded failure naming the step", async () => {
+  test("times out a step with a coded failure naming the step", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 300 }] }), context());
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "timeout");
@@ -159,7 +159,7 @@ describe("executor on local Chromium", () => {
     assert.match(receipt.error?.message ?? "", /wait_for/);
   });
 
-  it("times out the whole task at its budget", async () => {
+  test("times out the whole task at its budget", async () => {
     const { receipt } = await execute(
       task({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 1_000 }, steps: [{ action: "goto", url: `${sites.site.origin}/slow`, timeoutMs: 5_000 }] }),
       context(),
@@ -169,12 +169,12 @@ describe("executor on local Chromium", () => {
     assert.ok(receipt.durationMs < 5_000);
   });
 
-  it("waits for content that appears later", async () => {
+  test("waits for content that appears later", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/late` }, steps: [{ action: "expect_text", text: "arrived", selector: "#late" }] }), context());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
-  it("reports a write that timed out after its boundary as UNCERTAIN", async () => {
+  test("reports a write that timed out after its boundary as UNCERTAIN", async () => {
     const { receipt } = await execute(
       task({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "x" }, { action: "wait_for", selector: "#never", timeoutMs: 200 }] }),
       context(),
@@ -183,7 +183,7 @@ describe("executor on local Chromium", () => {
     assert.equal(receipt.mutationBoundary, "crossed");
   });
 
-  it("stops on cancel: CANCELLED before the boundary", async () => {
+  test("stops on cancel: CANCELLED before the boundary", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 5_000 }] }), context({ signal: controller.signal }));

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
@@ -30,7 +30,7 @@ after(async () => {
 });
 
 describe("guards, tried from the attacker's side", () => {
-  it("a redirect off the task's hosts is stopped before the other host receives anything", async () => {
+  test("a redirect off the task's hosts is stopped before the other host receives anything", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.site.origin}/redirect-off` }] }), context());
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.step, 0);
@@ -39,19 +39,19 @@ describe("guards, tried from the attacker's side", () => {
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("a two-hop redirect chain that ends off-host is stopped before the last hop", async () => {
+  test("a two-hop redirect chain that ends off-host is stopped before the last hop", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/redirect-hop` }, steps: [{ action: "expect_text", text: "x" }] }), context());
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.step, null, "the target load itself failed");
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("an on-host redirect is followed", async () => {
+  test("an on-host redirect is followed", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/redirect-home` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), context());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
-  it("meta refresh, JavaScript location and link clicks to another host are blocked", async () => {
+  test("meta refresh, JavaScript location and link clicks to another host are blocked", async () => {
     for (const path of ["/meta-refresh", "/js-location"]) {
       const { receipt } = await execute(task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "wait_for", selector: "#nothing", timeoutMs: 800 }] }), context());
       assert.equal(receipt.status, "FAIL", path);
@@ -63,21 +63,21 @@ describe("guards, tried from the attacker's side", () => {
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("goto to a host outside allowedHosts fails with navigation_blocked", async () => {
+  test("goto to a host outside allowedHosts fails with navigation_blocked", async () => {
     const guardAll = createExecutor({ provider, guard: loopbackGuard([sites.site.origin, sites.other.origin]), env: process.env, defaultTaskTimeoutMs: 10_000, defaultStepTimeoutMs: 2_000 });
     const { receipt } = await guardAll(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.other.origin}/x` }] }), context());
     assert.equal(receipt.error?.code, "navigation_blocked");
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("subresources, iframes and fetches to a refused address are aborted", async () => {
+  test("subresources, iframes and fetches to a refused address are aborted", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/subresources` }, steps: [{ action: "expect_text", text: "subs" }] }), context());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.ok(receipt.network.blockedRequests >= 2, `blocked ${receipt.network.blockedRequests}`);
     assert.equal(sites.other.hits.length, 0);
   });
 
-  it("read_only aborts POSTs, beacons and form submissions: zero reach the site", async () => {
+  test("read_only aborts POSTs, beacons and form submissions: zero reach the site", async () => {
     const beforeTrack = sites.site.count("/track") + sites.site.count("/beacon");
     const load = await execute(task({ target: { url: `${sites.site.origin}/post-on-load` }, steps: [{ action: "expect_text", text: "loaded" }] }), context());
     assert.equal(load.receipt.status, "PASS");
@@ -92,7 +92,7 @@ describe("guards, tried from the attacker's side", () => {
     assert.ok(form.receipt.network.nonGetAborted >= 1);
   });
 
-  it("popups are closed at once, dialogs dismissed, downloads refused", async () => {
+  test("popups are closed at once, dialogs dismissed, downloads refused", async () => {
     const { receipt } = await execute(
       task({
         target: { url: `${sites.site.origin}/popup` },

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
@@ -72,7 +72,7 @@ after(async () => {
 const ATTACK_PAGES = ["/redirect-off", "/redirect-307", "/redirect-hop", "/meta-refresh", "/js-location", "/subresources", "/xhr", "/ws", "/popup-off"];
 
 describe("network layers in the browser, from the attacker's side", () => {
-  it("with every layer on, no attack page gets a connection through to the private listener", async () => {
+  test("with every layer on, no attack page gets a connection through to the private listener", async () => {
     const execute = executorWith(createStaticResolver({}), createPolicyNetworkGuard({ resolver: createStaticResolver({}), allowPrivate: allowances }));
     for (const path of ATTACK_PAGES) {
       const { receipt } = await execute(
@@ -86,7 +86,7 @@ describe("network layers in the browser, from the attacker's side", () => {
     assert.equal(sites.other.connections(), 0, "the private listener received a connection");
   });
 
-  it("with the in-browser checks switched off, the egress proxy alone still refuses every private destination", async () => {
+  test("with the in-browser checks switched off, the egress proxy alone still refuses every private destination", async () => {
     const execute = executorWith(createStaticResolver({}), permissiveGuard);
     let refusals = 0;
     for (const path of ATTACK_PAGES) {
@@ -102,7 +102,7 @@ describe("network layers in the browser, from the attacker's side", () => {
     assert.equal(sites.other.connections(), 0, "the private listener received a connection");
   });
 
-  it("DNS rebinding: a name that was public at preflight and private at connect is refused by the proxy", async (t) => {
+  test("DNS rebinding: a name that was public at preflight and private at connect is refused by the proxy", async (t) => {
     if (privateOnPort80 === null) {
       t.skip("127.0.0.2:80 could not be bound here");
       return;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -44,7 +44,7 @@ before(async () => {
 after(() => sites.close());
 
 describe("errand run", () => {
-  it("exits 0 on PASS and 3 on PARTIAL, with the receipt on stdout and progress on stderr", async () => {
+  test("exits 0 on PASS and 3 on PARTIAL, with the receipt on stdout and progress on stderr", async () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
     const pass = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] }), ...allow]);
     assert.equal(pass.code, 0, pass.stderr);
@@ -55,7 +55,7 @@ describe("errand run", () => {
     assert.equal((JSON.parse(partial.stdout) as { receipt: { status: string } }).receipt.status, "PARTIAL");
   });
 
-  it("exits 1 on FAIL, 2 on invalid input, 4 on BLOCKED (missing approval, private target without allowance)", async () => {
+  test("exits 1 on FAIL, 2 on invalid input, 4 on BLOCKED (missing approval, private target without allowance)", async () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
     const fail = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "absent", timeoutMs: 200 }] }), ...allow]);
     assert.equal(fail.code, 1);
@@ -71,12 +71,12 @@ describe("errand run", () => {
     assert.equal(sites.site.hits.length, hitsBefore, "nothing reached the site");
   });
 
-  it("a task can never widen the operator's allowance: an IP in allowedHosts is refused", async () => {
+  test("a task can never widen the operator's allowance: an IP in allowedHosts is refused", async () => {
     const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] })]);
     assert.equal(r.code, 2, "IP literals are not hostnames");
   });
 
-  it("never lets a secret value reach stdout, stderr, the receipt file or ERRAND_HOME", async () => {
+  test("never lets a secret value reach stdout, stderr, the receipt file or ERRAND_HOME", async () => {
     const receiptOut = join(home, "receipt.json");
     const file = taskFile({
       target: { url: `${sites.site.origin}/login-get` },
@@ -104,7 +104,7 @@ describe("errand run", () => {
 });
 
 describe("errand demo", () => {
-  it("prints two receipts, both PASS", async () => {
+  test("prints two receipts, both PASS", async () => {
     const r = await errand(["demo"]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout.match(/^PASS/gm)?.length, 2);
