@@ -49,7 +49,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   const { operation, lease, attempt } = claimed;
   const startedAt = new Date();
   const finish = async (resolve: Parameters<typeof store.finishAttempt>[1]): Promise<FinishResult> =>
-    store.finishAttempt(lease, resolve, (await wantsNext()) ? { runnerId: deps.runnerId, leaseMs: config.leaseMs } : undefined);
+    store.finishAttempt(lease, resolve, (await wantsNext()) ? { runnerId: deps.runnerId, leaseMs: config.leaseMs, ...(deps.onlyOperationId === undefined ? {} : { onlyOperationId: deps.onlyOperationId }) } : undefined);
 
   const task = readStoredTask(claimed.taskJson);
   if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest) {
@@ -110,13 +110,13 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   if (outcome === "abandoned") {
     // Nothing of this attempt is written: its lease runs out and recovery decides (UNCERTAIN for a write past its boundary).
     deps.onEvent?.({ kind: "abandoned", operationId: operation.operationId, attempt });
-    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs) : undefined;
+    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
     return { report: { operationId: operation.operationId, attempt, outcome: "abandoned", phase: null, status: null }, next };
   }
   const finalOutcome = stoppedForTime(controller.signal, outcome);
   if (keeper.lost) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
-    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs) : undefined;
+    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
     return { report: lost(claimed), next };
   }
 

@@ -25,7 +25,8 @@ export async function recoverExpiredLeases(deps: RunnerDeps): Promise<RecoveredL
  * other runners are re-checked every heartbeat period along the way. Operations waiting for a retry
  * delay are not eligible yet; they wait for the next run.
  */
-export async function runQueue(deps: RunnerDeps, options: RunQueueOptions = {}): Promise<RunQueueReport> {
+export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {}): Promise<RunQueueReport> {
+  const deps = options.onlyOperationId === undefined ? allDeps : { ...allDeps, onlyOperationId: options.onlyOperationId };
   const started = Date.now();
   const recovered = await recoverExpiredLeases(deps);
   let lastRecovery = Date.now();
@@ -49,7 +50,7 @@ export async function runQueue(deps: RunnerDeps, options: RunQueueOptions = {}):
   };
 
   let claimed: ClaimedOperation | undefined;
-  claimed = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs) : undefined;
+  claimed = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
   while (claimed !== undefined) {
     deps.onEvent?.({ kind: "claimed", operationId: claimed.operation.operationId, attempt: claimed.attempt });
     const run = await runAttempt(deps, claimed, wantsNext);

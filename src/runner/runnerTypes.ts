@@ -17,6 +17,8 @@ export interface RunnerDeps {
   providerFor?: (task: Task) => string;
   /** Structured notices for whoever watches the runner (CLI stderr, logs). */
   onEvent?: (event: RunnerEvent) => void;
+  /** Claim only this operation (set from RunQueueOptions.onlyOperationId). */
+  onlyOperationId?: string;
   /** Live values from an attempt that finished the operation; never persisted here. */
   onEphemeral?: (operationId: string, ephemeral: EphemeralEvidence) => void;
 }
@@ -51,6 +53,8 @@ export interface RunQueueOptions {
   budgetMs?: number;
   /** Stop claiming when aborted (SIGINT); a running attempt is finished first. */
   signal?: AbortSignal;
+  /** Claim only this operation; others stay queued for their own runner. */
+  onlyOperationId?: string;
 }
 
 export interface RunQueueReport {

@@ -29,7 +29,7 @@ export interface Store {
 
   // ---- runner --------------------------------------------------------------------------------
   /** Atomically moves the next eligible queued operation to running with a fresh lease token. */
-  claimNext(runnerId: string, leaseMs: number): Promise<ClaimedOperation | undefined>;
+  claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined>;
   /** Extends the lease if the token still holds it; reports a pending cancel request. */
   renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck>;
   /** Reads (without writing) whether the token still holds the lease and whether cancel was asked. */
@@ -152,6 +152,8 @@ export interface ClaimedOperation {
 export interface ClaimRequest {
   runnerId: string;
   leaseMs: number;
+  /** Claim only this operation (errand run drives its own operation and nothing else). */
+  onlyOperationId?: string;
 }
 
 export interface FinishResult {

@@ -14,7 +14,7 @@ let home: string;
 /** Runs the CLI as a real process (asynchronously: the fixture site lives in this process). */
 function errand(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "300", ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -100,6 +100,41 @@ describe("errand run", () => {
       }
       assert.match(r.stdout, /REDACTED/);
     }
+  });
+});
+
+describe("errand run goes through submit, runner and collect", () => {
+  test("running the same file twice executes once and prints the same receipt; a changed task under that id is identity_mismatch", async () => {
+    const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
+    const file = taskFile({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "Once" }, { action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved Once" }] });
+    const savesBefore = sites.site.count("/save", "POST");
+    const first = await errand(["run", file, ...allow, "--json"]);
+    assert.equal(first.code, 0, first.stderr);
+    const second = await errand(["run", file, ...allow, "--json"]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /already exists/);
+    assert.equal(sites.site.count("/save", "POST"), savesBefore + 1, "the write reached the site exactly once");
+    const receiptOf = (out: string) => (JSON.parse(out) as { receipt: { requestDigest: string; startedAt: string } }).receipt;
+    assert.deepEqual(receiptOf(second.stdout), receiptOf(first.stdout));
+    const changed = JSON.parse(readFileSync(file, "utf8")) as { steps: { value?: string }[] };
+    changed.steps[0]!.value = "Twice";
+    writeFileSync(file, JSON.stringify(changed));
+    const mismatch = await errand(["run", file, ...allow, "--json"]);
+    assert.equal(mismatch.code, 2);
+    assert.match(mismatch.stdout, /identity_mismatch/);
+    assert.equal(sites.site.count("/save", "POST"), savesBefore + 1);
+  });
+
+  test("errand run runs its own operation only; another queued operation stays queued", async () => {
+    const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
+    const queuedFile = taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] });
+    const submitted = await errand(["submit", queuedFile, "--json"]);
+    assert.equal(submitted.code, 0, submitted.stderr);
+    const queuedId = (JSON.parse(submitted.stdout) as { handle: { operationId: string } }).handle.operationId;
+    const ran = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Welcome" }] }), ...allow]);
+    assert.equal(ran.code, 0, ran.stderr);
+    const inspected = await errand(["inspect", queuedId, "--json"]);
+    assert.equal((JSON.parse(inspected.stdout) as { status: string }).status, "pending");
   });
 });
 

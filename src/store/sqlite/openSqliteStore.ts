@@ -138,8 +138,8 @@ class SqliteStore implements Store {
     return this.read(() => listAttempts(this.ctx, operationId));
   }
 
-  claimNext(runnerId: string, leaseMs: number): Promise<ClaimedOperation | undefined> {
-    return this.write(() => claimNext(this.ctx, runnerId, leaseMs));
+  claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined> {
+    return this.write(() => claimNext(this.ctx, runnerId, leaseMs, onlyOperationId));
   }
   renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck> {
     return this.write(() => renewLease(this.ctx, lease, leaseMs));

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
+import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
 import { Redactor } from "../../../executor/redactor.js";
 import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
 import type { EphemeralEvidence, Receipt } from "../../../receipt/receiptTypes.js";
@@ -7,15 +8,18 @@ import { parseTaskText } from "../../../task/parseTaskText.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import type { Task } from "../../../task/taskTypes.js";
 import { POLICY_CODES } from "../../../task/validateTask.js";
-import type { BuiltExecutor } from "../buildExecutor.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
+import { createExecutor } from "../executorFactory.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
-import { printOut, setOutputScrubber } from "../output.js";
+import { openOperations } from "../openOperations.js";
+import { printFailure } from "../operationOutput.js";
+import { printErr, printOut, setOutputScrubber } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
+import { withOperations } from "../withOperations.js";
 import { printProblems } from "./validate.js";
 
 export const runCommand: Command = {
@@ -30,71 +34,96 @@ export const runCommand: Command = {
   maxPositionals: 1,
   run: runRun,
   help: `errand run <file|-> [--provider local] [--json] [--receipt-out F] [--allow-private HOST:PORT]...
-  Validates the task, runs it on a browser and prints the receipt (readable, or JSON with --json).
-  Progress goes to stderr. --receipt-out writes the durable receipt (extracted values only with
-  evidenceRetention "full"). --allow-private admits one exact private destination (operator only;
-  also ERRAND_ALLOW_PRIVATE, comma-separated).
+  Submits the task as a durable operation (ERRAND_HOME/errand.db), runs that operation and nothing
+  else, and prints its receipt (readable, or JSON with --json). Running the same file again returns
+  the same receipt without running it twice (same operationId and digest); a changed task under the
+  same operationId is refused (identity_mismatch, exit 2). Progress goes to stderr. --receipt-out
+  writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
+  admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
   Exit: 0 PASS, 1 FAIL, 2 invalid input, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED.`,
 };
 
 async function runRun(ctx: CommandContext): Promise<number> {
   const provider = stringOption(ctx, "provider") ?? "local";
-  if (provider !== "local") throw new UsageError(`provider "${provider}" is not available in this build; use --provider local`);
+  if (provider !== "local") throw new UsageError(`provider "${provider}" is not available to errand run in this build; use --provider local`);
   const text = readInputText(ctx.positionals[0]);
   const parsed = parseTaskText(text);
   if (!parsed.ok && !parsed.errors.every((e) => POLICY_CODES.has(e.code))) {
     printProblems(parsed.errors);
     return EXIT.usage;
   }
+  installSecretScrubber(parsed.ok ? parsed.value : null, text, ctx.env);
   const config = resolveRuntimeConfig(ctx.env);
-  const key = loadOrCreateMasterKey(config.errandHome);
-  // Loaded on demand: the browser library costs every other command ~0.4 s of start-up.
-  const { buildExecutor } = await import("../buildExecutor.js");
-  const runner = buildExecutor(ctx.env, listOption(ctx, "allow-private"), config.browserTimeoutMs);
+  const wired = await createExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
   try {
-    const { receipt, ephemeral } = parsed.ok
-      ? await runNow(parsed.value, requestDigest(key, parsed.value), runner.execute, ctx)
-      : await runUnapproved(text, key, runner.execute);
-    const receiptOut = stringOption(ctx, "receipt-out");
-    if (receiptOut !== undefined) writeFileSync(receiptOut, `${JSON.stringify(receipt, null, 2)}\n`);
-    printOut(flagOption(ctx, "json") ? JSON.stringify({ status: receipt.status, receipt, ephemeral }) : formatReceipt(receipt, ephemeral));
-    return exitCodeFor(receipt.status);
+    if (!parsed.ok) {
+      // Well formed but not approved: refused (BLOCKED) without becoming an operation, so the
+      // caller can ask the person and submit again under the same operationId.
+      return finish(ctx, await refuseUnapproved(text, loadOrCreateMasterKey(config.errandHome), wired.execute));
+    }
+    const progress = createProgressReporter();
+    const execute: ExecuteTask = (task, attempt) => wired.execute(task, { ...attempt, onProgress: progress });
+    return await withOperations(ctx, (opened) => runThroughQueue(ctx, text, opened.service), (c) => openOperations(c, { execute }));
   } finally {
-    await runner.shutdown();
+    await wired.shutdown();
   }
 }
 
-type Execute = BuiltExecutor["execute"];
+type Service = ReturnType<typeof openOperations>["service"];
 
-async function runNow(task: Task, digest: string, execute: Execute, ctx: CommandContext): Promise<{ receipt: Receipt; ephemeral: EphemeralEvidence }> {
-  // Every secret this task may type is scrubbed from all terminal output, whatever path it takes.
+/** More rounds than any operation needs (at most ERRAND_MAX_ATTEMPTS attempts, plus waits). */
+const MAX_ROUNDS = 20;
+
+/** submit → run this operation (and only it) → collect; the same receipt every later time. */
+async function runThroughQueue(ctx: CommandContext, text: string, service: Service): Promise<number> {
+  const json = flagOption(ctx, "json");
+  const submitted = await service.submit(JSON.parse(text) as unknown);
+  if (!submitted.ok) return printFailure(submitted, json);
+  if (!submitted.created) printErr(`operation ${submitted.handle.operationId} already exists (${submitted.status}); not running it again`);
+  const id = submitted.handle.operationId;
+  // Run this operation until it is terminal: a read_only failure is retried once after the retry
+  // delay, exactly as a runner would, so the receipt and exit code match the queue's.
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const seen = await service.inspect(id);
+    if (!seen.ok) return printFailure(seen, json);
+    if (seen.status !== "pending" || !("operation" in seen)) break;
+    const waitMs = seen.operation.runAfter === null ? 0 : Date.parse(seen.operation.runAfter) - Date.now();
+    if (waitMs > 0) {
+      printErr(`attempt failed; retrying in ${Math.ceil(waitMs / 1000)} s (read_only tasks are retried once)`);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+    await service.runQueue({ onlyOperationId: id });
+  }
+  const collected = await service.collect(id, { wait: true, timeoutMs: 5_000, pollIntervalMs: 200 });
+  if (!collected.ok) return printFailure(collected, json);
+  if (collected.receipt === undefined) {
+    printErr(`operation ${submitted.handle.operationId} is still ${collected.status}; collect it later with: errand collect ${submitted.handle.operationId} --wait`);
+    return EXIT.pending;
+  }
+  return finish(ctx, { receipt: collected.receipt, ephemeral: collected.ephemeral ?? { ephemeral: true, outputs: {} } });
+}
+
+function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: EphemeralEvidence }): number {
+  const { receipt, ephemeral } = outcome;
+  const receiptOut = stringOption(ctx, "receipt-out");
+  if (receiptOut !== undefined) writeFileSync(receiptOut, `${JSON.stringify(receipt, null, 2)}\n`);
+  printOut(flagOption(ctx, "json") ? JSON.stringify({ status: receipt.status, receipt, ephemeral }) : formatReceipt(receipt, ephemeral));
+  return exitCodeFor(receipt.status);
+}
+
+/** Every secret this task may type is scrubbed from all terminal output, whatever path it takes. */
+function installSecretScrubber(task: Task | null, text: string, env: NodeJS.ProcessEnv): void {
   const redactor = new Redactor();
-  for (const step of task.steps) {
-    const value = step.action === "fill_secret" ? ctx.env[step.envVar] : undefined;
+  const names = task !== null ? task.steps.flatMap((s) => (s.action === "fill_secret" ? [s.envVar] : [])) : [...text.matchAll(/"envVar"\s*:\s*"([A-Z_][A-Z0-9_]*)"/g)].map((m) => m[1] ?? "");
+  for (const name of names) {
+    const value = env[name];
     if (value !== undefined && value !== "") redactor.add(value);
   }
-  setOutputScrubber((text) => redactor.scrub(text));
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once("SIGINT", onSignal);
-  try {
-    return await execute(task, {
-      requestDigest: digest,
-      attempt: 1,
-      signal: controller.signal,
-      beforeMutationBoundary: () => Promise.resolve(),
-      onProgress: createProgressReporter(),
-    });
-  } finally {
-    process.off("SIGINT", onSignal);
-  }
+  setOutputScrubber((line) => redactor.scrub(line));
 }
 
-/**
- * A well-formed task that lacks an approval is not bad input: it is refused (BLOCKED) with the
- * approval that is missing, so the caller knows what to ask the person for.
- */
-async function runUnapproved(text: string, key: Buffer, execute: Execute): Promise<{ receipt: Receipt; ephemeral: EphemeralEvidence }> {
+/** Runs the executor's own refusal on a copy of the task that keeps its (missing) approvals: a BLOCKED receipt, no browser. */
+async function refuseUnapproved(text: string, key: Buffer, execute: ExecuteTask): Promise<{ receipt: Receipt; ephemeral: EphemeralEvidence }> {
   const raw = JSON.parse(text) as Record<string, unknown>;
   const approvedCopy = parseTaskText(JSON.stringify({ ...raw, approved: true, secretApproval: true }));
   if (!approvedCopy.ok) throw new UsageError("the task could not be read");

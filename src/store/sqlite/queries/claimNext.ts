@@ -12,11 +12,13 @@ import type { SqliteContext } from "../sqliteContext.js";
  * fences every later write of this attempt. Runs in BEGIN IMMEDIATE (SQLite has one writer, so the
  * select-then-update cannot race; PostgreSQL does the same with FOR UPDATE SKIP LOCKED).
  */
-export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number): ClaimedOperation | undefined {
+export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number, onlyOperationId?: string): ClaimedOperation | undefined {
   const now = ctx.clock();
-  const row = ctx
-    .sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT 1")
-    .get(now) as OperationRow | undefined;
+  const row = (
+    onlyOperationId === undefined
+      ? ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT 1").get(now)
+      : ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").get(now, onlyOperationId)
+  ) as OperationRow | undefined;
   if (row === undefined) return undefined;
 
   const token = randomUUID();

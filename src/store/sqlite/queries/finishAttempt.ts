@@ -21,5 +21,5 @@ export function finishAttempt(ctx: SqliteContext, lease: LeaseRef, resolve: (ope
         : { outcome: applied.attemptOutcome, errorCode: applied.errorCode, provider: applied.provider };
     applyResolution(ctx, row, applied, outcome);
   }
-  return { applied, next: next === undefined ? undefined : claimNext(ctx, next.runnerId, next.leaseMs) };
+  return { applied, next: next === undefined ? undefined : claimNext(ctx, next.runnerId, next.leaseMs, next.onlyOperationId) };
 }
