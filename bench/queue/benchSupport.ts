@@ -1,5 +1,6 @@
 // Shared pieces of the queue benchmark: the task and receipt used, the bare better-sqlite3 baseline,
 // and opening errand's own service. Not run directly.
+import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -49,17 +50,7 @@ export function benchReceipt(operationId: string, requestDigest: string, attempt
     startedAt: new Date().toISOString(),
     durationMs: 180,
     attempts: attempt,
-    network: {
-      nonGetAborted: 0,
-      blockedRequests: 0,
-      navigationsBlocked: 0,
-      popupsClosed: 0,
-      dialogsDismissed: 0,
-      downloadsRefused: 0,
-      egressBlocked: 0,
-      blocked: [],
-      preflight: [{ url: "https://shop.example.com/orders/1234", host: "shop.example.com", verdict: "allow", code: "ok", resolver: "doh", addresses: [{ ip: "93.184.215.14", verdict: "public" }] }],
-    },
+    network: { ...emptyNetworkEvidence(), preflight: [{ url: "https://shop.example.com/orders/1234", host: "shop.example.com", verdict: "allow", code: "ok", resolver: "doh", addresses: [{ ip: "93.184.215.14", verdict: "public" }] }] },
     mutationBoundary: "not_crossed",
     evidenceRetention: "minimal",
     fallback: [],

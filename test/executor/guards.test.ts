@@ -1,24 +1,17 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
-import type { AttemptContext } from "../../src/executor/executeTaskTypes.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
-import { validateTask } from "../../src/task/validateTask.js";
-import type { Task } from "../../src/task/taskTypes.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 
 let sites: Awaited<ReturnType<typeof startFixtureSites>>;
 const provider = createLocalProvider({ env: process.env });
 let execute: ReturnType<typeof createExecutor>;
 
-function task(partial: Record<string, unknown>): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", ...partial });
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.value;
-}
-const context = (): AttemptContext => ({ requestDigest: "hmac-sha256:test", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+const task = makeTask;
+const context = makeContext;
 
 before(async () => {
   sites = await startFixtureSites();

@@ -1,8 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
-import type { AttemptContext } from "../../src/executor/executeTaskTypes.js";
 import type { NetworkGuard } from "../../src/executor/networkGuard.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
 import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
@@ -11,8 +9,7 @@ import type { Resolver } from "../../src/policy/resolver.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { startEgressProxy } from "../../src/providers/local/egressProxy.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
-import type { Task } from "../../src/task/taskTypes.js";
-import { validateTask } from "../../src/task/validateTask.js";
+import { makeContext, makeTask } from "./attemptSupport.js";
 import { startFixtureSites, startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 
@@ -26,12 +23,8 @@ let allowances: PrivateAllowance[];
 let privateOnPort80: FixtureServer | null = null;
 const providers: { shutdown(): Promise<void> }[] = [];
 
-function task(partial: Record<string, unknown>): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", ...partial });
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.value;
-}
-const context = (): AttemptContext => ({ requestDigest: "hmac-sha256:test", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+const task = makeTask;
+const context = makeContext;
 
 /** An executor whose local Chromium sends everything through an egress proxy using `resolver`. */
 function executorWith(resolver: Resolver, guard: NetworkGuard) {
