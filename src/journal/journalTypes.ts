@@ -72,6 +72,8 @@ export const JOURNAL_EVENT_TYPES = [
   // Access over HTTP (operation-less): grants, refusals and revocations, and what each caller did.
   "auth_changed",
   "request_recorded",
+  // Provider activation (operation-less): a smoke verified or un-verified a provider, or it refused errand's credential.
+  "provider_changed",
 ] as const;
 export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
 

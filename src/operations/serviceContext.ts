@@ -17,7 +17,8 @@ export interface OperationsServiceOptions {
   /** The executor runQueue uses; absent for processes that only submit and observe. */
   execute?: ExecuteTask;
   runnerId?: string;
-  providerFor?: (task: Task) => string;
+  /** See RunnerDeps.providerFor: null when the executor routes tasks and keeps the breakers itself. */
+  providerFor?: (task: Task) => string | null;
   onRunnerEvent?: (event: RunnerEvent) => void;
 }
 

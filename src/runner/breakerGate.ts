@@ -3,13 +3,16 @@ import type { Store } from "../store/Store.js";
 import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
 import { admit, recordOutcome } from "./circuitBreaker.js";
 
+/** What the breaker needs of a store: the operations Store, or the router's ProviderStore (same rows). */
+export type BreakerStore = Pick<Store, "readBreaker" | "writeBreaker" | "now">;
+
 export type GateResult = { admitted: true; probeToken: string | null } | { admitted: false; retryAtMs: number | null };
 
 /** Compare-and-set rounds before giving up on a breaker row others keep moving. */
 const CAS_ROUNDS = 5;
 
 /** Asks the provider's breaker whether an attempt may start; claims the half-open probe when it is due. */
-export async function passBreaker(store: Store, provider: string, policy: BreakerPolicy): Promise<GateResult> {
+export async function passBreaker(store: BreakerStore, provider: string, policy: BreakerPolicy): Promise<GateResult> {
   for (let round = 0; round < CAS_ROUNDS; round += 1) {
     const record = await store.readBreaker(provider);
     const decision = admit(record, await store.now(), policy, randomUUID());
@@ -21,7 +24,7 @@ export async function passBreaker(store: Store, provider: string, policy: Breake
 }
 
 /** Feeds an attempt's outcome to the provider's breaker. */
-export async function reportToBreaker(store: Store, provider: string, outcome: BreakerOutcome, policy: BreakerPolicy, probeToken: string | null): Promise<void> {
+export async function reportToBreaker(store: BreakerStore, provider: string, outcome: BreakerOutcome, policy: BreakerPolicy, probeToken: string | null): Promise<void> {
   for (let round = 0; round < CAS_ROUNDS; round += 1) {
     const record = await store.readBreaker(provider);
     const next = recordOutcome(record, outcome, await store.now(), policy, probeToken);

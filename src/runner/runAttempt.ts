@@ -56,9 +56,12 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     return finishWithout(deps, claimed, finish, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
   }
 
-  const provider = deps.providerFor?.(task) ?? (task.provider === "auto" ? "local" : task.provider);
+  const chosen = deps.providerFor === undefined ? (task.provider === "auto" ? "local" : task.provider) : deps.providerFor(task);
+  const routed = chosen === null;
+  const provider = chosen ?? (task.provider === "auto" ? "" : task.provider);
   const policy = breakerPolicy(config);
-  const gate = await passBreaker(store, provider, policy);
+  // A routing executor takes each provider's breaker itself; gating here would gate the wrong one.
+  const gate = routed ? { admitted: true as const, probeToken: null } : await passBreaker(store, provider, policy);
   if (!gate.admitted) {
     const when = gate.retryAtMs === null ? "after the probe in flight reports" : `at ${new Date(gate.retryAtMs).toISOString()}`;
     return finishWithout(deps, claimed, finish, task, "BLOCKED", "circuit_open", `Provider ${provider} failed repeatedly, so its circuit is open; it lets one probe through ${when}. Nothing was run; submit again with a new operationId later.`, startedAt, provider);
@@ -128,6 +131,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     return { report: lost(claimed), next };
   }
   const usedProvider = finalOutcome.receipt.provider || provider;
+  if (routed) return { report: reportApplied(deps, operation.operationId, attempt, applied, finalOutcome), next };
   await reportToBreaker(store, usedProvider, classifyOutcome(finalOutcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
   if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
   return { report: reportApplied(deps, operation.operationId, attempt, applied, finalOutcome), next };

@@ -13,8 +13,12 @@ export interface RunnerDeps {
   config: Pick<RuntimeConfig, "leaseMs" | "heartbeatMs" | "retryDelayMs" | "browserTimeoutMs" | "breakerThreshold" | "breakerCooldownMs" | "cancelPollMs">;
   /** Names this runner in leases and events (host:pid:random by default). */
   runnerId: string;
-  /** The provider whose circuit breaker gates a task. Default: the task's provider, "local" for "auto". */
-  providerFor?: (task: Task) => string;
+  /**
+   * The provider whose circuit breaker gates a task. Default: the task's provider, "local" for
+   * "auto". null: the executor routes the task itself and keeps the breakers of the providers it
+   * uses (the provider router, src/router), so the runner neither gates nor reports.
+   */
+  providerFor?: (task: Task) => string | null;
   /** Structured notices for whoever watches the runner (CLI stderr, logs). */
   onEvent?: (event: RunnerEvent) => void;
   /** Claim only this operation (set from RunQueueOptions.onlyOperationId). */

@@ -1,4 +1,5 @@
 import { ACCESS_MIGRATION } from "./accessMigration.js";
+import { PROVIDER_MIGRATION } from "./providerMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -114,6 +115,7 @@ CREATE TABLE operation_tombstones (
 `,
   },
   ACCESS_MIGRATION,
+  PROVIDER_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { genesisHead } from "../../journal/sealEvent.js";
+import type { ProviderStateRecord, ProviderStore, SlotGrant, SlotRequest, SmokeResult, UsageEntry, UsageTotals } from "../ProviderStore.js";
+import type { BreakerRecord } from "../Store.js";
+import { busyRetry } from "./busyRetry.js";
+import { insertHead, selectHead } from "./journalHeadSql.js";
+import { migrate } from "./migrate.js";
+import { MIGRATIONS } from "./migrations.js";
+import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
+import { acquireSlot, releaseSlot, selectExpiredReserved, selectLiveSlots } from "./queries/providers/providerSlotSql.js";
+import { listProviderStates, recordAuthFailure, recordBackoff, recordSmoke, selectProviderState } from "./queries/providers/providerStateSql.js";
+import { insertUsage, sumUsageSince } from "./queries/providers/providerUsageSql.js";
+import type { SqliteContext } from "./sqliteContext.js";
+import { createSqliteContext } from "./sqliteContext.js";
+
+export interface SqliteProviderStoreOptions {
+  /** The same database file as the operations store (ERRAND_HOME/errand.db). */
+  path: string;
+  sealer: JournalSealer;
+  busyTimeoutMs: number;
+  busyPatienceMs?: number;
+  /** The store's clock; tests inject one to move time without sleeping. */
+  clock?: () => number;
+}
+
+/**
+ * Opens the provider tables on their own connection to errand's database (WAL, synchronous=FULL,
+ * BEGIN IMMEDIATE for writes, as the operations store). Migrations are shared, so whichever
+ * connection comes first applies them, once; a fresh database gets its journal head here too, so
+ * `errand run` and `errand provider` work before any operation was ever submitted.
+ */
+export function openSqliteProviderStore(options: SqliteProviderStoreOptions): ProviderStore {
+  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    migrate(db, MIGRATIONS, options.path);
+    const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
+    db.transaction(() => {
+      if (selectHead(ctx) === undefined) insertHead(ctx, genesisHead(ctx.sealer, randomUUID()));
+    }).immediate();
+    return new SqliteProviderStore(ctx, options.busyPatienceMs ?? 30_000);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+class SqliteProviderStore implements ProviderStore {
+  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
+
+  constructor(
+    private readonly ctx: SqliteContext,
+    private readonly patienceMs: number,
+  ) {
+    this.transaction = ctx.db.transaction((step: () => unknown) => step());
+  }
+
+  private write<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
+  }
+
+  private read<T>(step: () => T): Promise<T> {
+    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
+  }
+
+  now(): Promise<number> {
+    return Promise.resolve(this.ctx.clock());
+  }
+  close(): Promise<void> {
+    if (this.ctx.db.open) this.ctx.db.close();
+    return Promise.resolve();
+  }
+
+  readBreaker(provider: string): Promise<BreakerRecord> {
+    return this.read(() => readBreaker(this.ctx, provider));
+  }
+  listBreakers(): Promise<BreakerRecord[]> {
+    return this.read(() => listBreakers(this.ctx));
+  }
+  writeBreaker(next: BreakerRecord, expectedRevision: number): Promise<boolean> {
+    return this.write(() => writeBreaker(this.ctx, next, expectedRevision));
+  }
+
+  readProviderState(provider: string): Promise<ProviderStateRecord> {
+    return this.read(() => selectProviderState(this.ctx, provider));
+  }
+  listProviderStates(): Promise<ProviderStateRecord[]> {
+    return this.read(() => listProviderStates(this.ctx));
+  }
+  recordSmoke(result: SmokeResult): Promise<ProviderStateRecord> {
+    return this.write(() => recordSmoke(this.ctx, result));
+  }
+  recordAuthFailure(provider: string, reason: string): Promise<ProviderStateRecord> {
+    return this.write(() => recordAuthFailure(this.ctx, provider, reason));
+  }
+  recordBackoff(provider: string, untilMs: number, reason: string): Promise<void> {
+    return this.write(() => recordBackoff(this.ctx, provider, untilMs, reason));
+  }
+
+  acquireSlot(request: SlotRequest): Promise<SlotGrant> {
+    return this.write(() => acquireSlot(this.ctx, request));
+  }
+  releaseSlot(slotId: string, usage: UsageEntry | null): Promise<void> {
+    return this.write(() => {
+      // A slot that expired and was booked by another runner is gone: its reservation already stands for this session.
+      if (releaseSlot(this.ctx, slotId) && usage !== null) insertUsage(this.ctx, usage);
+    });
+  }
+  readUsage(provider: string, sinceMs: number): Promise<UsageTotals> {
+    return this.read(() => {
+      const now = this.ctx.clock();
+      const booked = sumUsageSince(this.ctx, provider, sinceMs);
+      const live = selectLiveSlots(this.ctx, provider, now);
+      return {
+        provider,
+        sessions: booked.sessions,
+        sessionMs: booked.sessionMs,
+        amount: booked.amount,
+        usd: booked.usd,
+        liveSlots: live.live,
+        reserved: live.reserved + selectExpiredReserved(this.ctx, provider, now),
+        nextSlotExpiryMs: live.firstExpiryMs,
+      };
+    });
+  }
+}
