@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",
   // providers
   provider_unconfigured: "The chosen provider has no credential configured.",
+  provider_unverified: "Routing (provider auto) found configured cloud providers, but none has passed errand provider smoke.",
   provider_auth_failed: "The provider refused errand's credential (401/403).",
   provider_capacity: "The provider is at its concurrency or rate limit (429); try later.",
   provider_unavailable: "The provider or browser failed (5xx, connect failure, crash, provider timeout).",

@@ -1,8 +1,10 @@
 import { createExecutor } from "../../executor/createExecutor.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import type { NetworkGuard } from "../../executor/networkGuard.js";
 import { createPolicyNetworkGuard } from "../../executor/policyNetworkGuard.js";
 import { createDohResolver } from "../../policy/dohResolver.js";
 import { parseAllowPrivate } from "../../policy/parseAllowPrivate.js";
+import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
 import type { Resolver } from "../../policy/resolver.js";
 import { createSystemResolver } from "../../policy/systemResolver.js";
 import { startEgressProxy } from "../../providers/local/egressProxy.js";
@@ -24,27 +26,45 @@ export interface BuiltExecutor {
  * private allowances (flags plus ERRAND_ALLOW_PRIVATE) and the configured resolver.
  */
 export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[], browserTimeoutMs: number): BuiltExecutor {
-  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
-  if (!allowances.ok) throw new UsageError(allowances.errors.map((e) => e.message).join("; "));
-  const resolver = chooseResolver(env);
-  // Layer 3: every request of every context goes through its own egress filter, which resolves,
-  // checks and dials the very address it checked.
-  const provider = createLocalProvider({
-    env,
-    proxyForSession: async () => {
-      const proxy = await startEgressProxy({ resolver, allowPrivate: allowances.value });
-      return { server: proxy.url, blocked: () => proxy.blocked(), close: () => proxy.close() };
-    },
-  });
+  const policy = operatorNetworkPolicy(env, allowPrivateFlags);
+  const provider = createGuardedLocalProvider(env, policy);
   const execute = createExecutor({
     provider,
-    guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }),
+    guard: policy.guard,
     env,
     defaultTaskTimeoutMs: browserTimeoutMs,
     defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
   });
   return { execute, provider, shutdown: () => provider.shutdown() };
+}
+
+/** The operator's network policy: private allowances (flags plus ERRAND_ALLOW_PRIVATE), the resolver and the guard built from them. */
+export interface OperatorNetworkPolicy {
+  resolver: Resolver;
+  allowPrivate: PrivateAllowance[];
+  guard: NetworkGuard;
+}
+
+export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
+  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
+  if (!allowances.ok) throw new UsageError(allowances.errors.map((e) => e.message).join("; "));
+  const resolver = chooseResolver(env);
+  return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
+}
+
+/**
+ * The local provider with layer 3: every request of every context goes through its own egress
+ * filter, which resolves, checks and dials the very address it checked.
+ */
+export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: OperatorNetworkPolicy): BrowserProvider {
+  return createLocalProvider({
+    env,
+    proxyForSession: async () => {
+      const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: policy.allowPrivate });
+      return { server: proxy.url, blocked: () => proxy.blocked(), close: () => proxy.close() };
+    },
+  });
 }
 
 /** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */

@@ -1,4 +1,6 @@
+import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
 
 /** What the CLI knows when it needs an executor for `errand runner`. */
 export interface ExecutorFactoryOptions {
@@ -7,18 +9,31 @@ export interface ExecutorFactoryOptions {
   allowPrivate: readonly string[];
   /** Browser time per attempt when the task sets no timeouts.taskMs (ms; ERRAND_BROWSER_TIMEOUT_MS). */
   browserTimeoutMs: number;
+  /** Provider session events (created, released, release failed), for the operator's stderr. */
+  onProviderEvent?: (event: ProviderEvent) => void;
 }
 
-/** An executor and the way to release what it holds (a warm browser) when the runner exits. */
+/** An executor and the way to release what it holds (a warm browser, the provider store) when the runner exits. */
 export interface WiredExecutor {
   execute: ExecuteTask;
   shutdown(): Promise<void>;
 }
 
-/** The one place the CLI obtains the executor `errand runner` uses: local Chromium under the network policy. */
+/**
+ * The one place the CLI obtains the executor `errand runner` (and run, serve) uses: the provider
+ * router (src/router) over the local provider and the cloud adapters, under the network policy.
+ * It keeps the providers' circuit breakers itself, which is why openOperations tells the runner
+ * not to. With no cloud credential configured it runs every task on local Chromium.
+ */
 export async function createExecutor(options: ExecutorFactoryOptions): Promise<WiredExecutor> {
   // Loaded on demand: the browser library costs every other command ~0.4 s of start-up.
-  const { buildExecutor } = await import("./buildExecutor.js");
-  const built = buildExecutor(options.env, options.allowPrivate, options.browserTimeoutMs);
+  const { buildRoutedExecutor } = await import("./buildRoutedExecutor.js");
+  const config = resolveRuntimeConfig(options.env, { browserTimeoutMs: options.browserTimeoutMs });
+  const built = buildRoutedExecutor({
+    env: options.env,
+    allowPrivate: options.allowPrivate,
+    config,
+    ...(options.onProviderEvent === undefined ? {} : { onProviderEvent: options.onProviderEvent }),
+  });
   return { execute: built.execute, shutdown: () => built.shutdown() };
 }

@@ -7,6 +7,7 @@ import { createOperationsService } from "../../operations/createOperationsServic
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
 import { openSqliteStore, sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import type { Task } from "../../task/taskTypes.js";
 import type { CommandContext } from "./commandContext.js";
 
 export interface OpenedOperations {
@@ -19,8 +20,12 @@ export interface OpenedOperations {
  * Opens the operations service the way every CLI command does: configuration from the environment,
  * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the SQLite
  * store at ERRAND_HOME/errand.db.
+ *
+ * The CLI's executors come from executorFactory, whose provider router takes and feeds each
+ * provider's circuit breaker itself; so unless `providerFor` says otherwise, the runner is told
+ * (providerFor → null) not to gate or report the breakers a second time.
  */
-export function openOperations(ctx: CommandContext, options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void } = {}): OpenedOperations {
+export function openOperations(ctx: CommandContext, options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; providerFor?: (task: Task) => string | null } = {}): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
   const key = loadOrCreateMasterKey(config.errandHome);
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
@@ -30,8 +35,13 @@ export function openOperations(ctx: CommandContext, options: { execute?: Execute
     sealer,
     digestKey: key,
     config,
-    ...(options.execute === undefined ? {} : { execute: options.execute }),
+    ...(options.execute === undefined ? {} : { execute: options.execute, providerFor: options.providerFor ?? routedByExecutor }),
     ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
   });
   return { service, config, close: () => store.close() };
+}
+
+/** The executor routes every task and keeps the providers' breakers (see src/router/createRouter.ts). */
+function routedByExecutor(): null {
+  return null;
 }

@@ -1,0 +1,75 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { RuntimeConfig } from "../../config/runtimeConfig.js";
+import { createExecutor } from "../../executor/createExecutor.js";
+import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
+import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../../providers/createCloudProvider.js";
+import type { BrowserProvider } from "../../providers/providerTypes.js";
+import { createRouter } from "../../router/createRouter.js";
+import { resolveRoutingConfig } from "../../router/routingConfig.js";
+import type { RoutableProvider, RoutingConfig } from "../../router/routingConfig.js";
+import { breakerPolicy } from "../../runner/runAttempt.js";
+import type { ProviderStore } from "../../store/ProviderStore.js";
+import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy } from "./buildExecutor.js";
+import { openProviderStore } from "./openProviderStore.js";
+
+/** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
+export function createCloudProviders(env: NodeJS.ProcessEnv, onEvent?: (event: ProviderEvent) => void): Record<Exclude<RoutableProvider, "local">, BrowserProvider> {
+  const entries = CLOUD_PROVIDER_NAMES.map((name) => [name, createCloudProvider(name, { env, ...(onEvent === undefined ? {} : { onEvent }) })] as const);
+  return Object.fromEntries(entries) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
+}
+
+export interface RoutedExecutor {
+  execute: ExecuteTask;
+  store: ProviderStore;
+  routing: RoutingConfig;
+  providers: Record<RoutableProvider, BrowserProvider>;
+  shutdown(): Promise<void>;
+}
+
+export interface RoutedExecutorOptions {
+  env: NodeJS.ProcessEnv;
+  allowPrivate: readonly string[];
+  config: RuntimeConfig;
+  /** Provider session events (created, released, release failed), for the operator's stderr. */
+  onProviderEvent?: (event: ProviderEvent) => void;
+}
+
+/**
+ * The executor `errand runner`, `errand run`, `errand serve` and `errand provider smoke` use: the
+ * provider router over the local provider (Chromium behind the egress filter) and the four cloud
+ * adapters, all under the operator's network policy, with slots, budgets, back-offs, activation
+ * and breakers in ERRAND_HOME/errand.db. With no cloud credential set, every task runs locally,
+ * exactly as before the router existed.
+ */
+export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecutor {
+  const { env, config } = options;
+  const routing = resolveRoutingConfig(env);
+  const policy = operatorNetworkPolicy(env, options.allowPrivate);
+  const local = createGuardedLocalProvider(env, policy);
+  const providers: Record<RoutableProvider, BrowserProvider> = { local, ...createCloudProviders(env, options.onProviderEvent) };
+  const store = openProviderStore(config);
+  const execute = createRouter({
+    store,
+    config: routing,
+    providers,
+    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, env, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+    defaultTaskTimeoutMs: config.browserTimeoutMs,
+    breaker: breakerPolicy(config),
+    holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+  });
+  return {
+    execute,
+    store,
+    routing,
+    providers,
+    async shutdown() {
+      try {
+        await local.shutdown();
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}
