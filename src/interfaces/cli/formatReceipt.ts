@@ -41,6 +41,10 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   if (receipt.error !== null) {
     lines.push(`  error       ${receipt.error.code}${receipt.error.step === null ? "" : ` at step ${receipt.error.step}`}: ${receipt.error.message}`);
   }
+  // Routing: only worth a line when another provider than the one used was considered.
+  for (const record of receipt.fallback.length > 1 ? receipt.fallback : []) {
+    lines.push(`  route       ${record.provider} ${record.outcome}${record.code === undefined ? "" : ` (${record.code})`}${record.reason === undefined || record.outcome === "used" ? "" : `: ${record.reason}`}`);
+  }
   const n = receipt.network;
   const guards = [
     [n.blockedRequests, "requests blocked"],

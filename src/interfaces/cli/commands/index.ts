@@ -7,6 +7,7 @@ import { digestCommand } from "./digest.js";
 import { inspectCommand } from "./inspect.js";
 import { journalCommand } from "./journal.js";
 import { preflightCommand } from "./preflight.js";
+import { providerCommand } from "./provider.js";
 import { runCommand } from "./run.js";
 import { ownerCommand } from "./owner.js";
 import { runnerCommand } from "./runner.js";
@@ -19,4 +20,4 @@ import { validateCommand } from "./validate.js";
 /** Every CLI command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
   submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
-  serveCommand, tokenCommand, ownerCommand];
+  providerCommand, serveCommand, tokenCommand, ownerCommand];

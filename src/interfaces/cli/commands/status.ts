@@ -3,6 +3,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printJson } from "../operationOutput.js";
 import { printOut } from "../output.js";
+import { readProviderUsage } from "../providerUsage.js";
 import { withOperations } from "../withOperations.js";
 
 export const statusCommand: Command = {
@@ -13,14 +14,16 @@ export const statusCommand: Command = {
   run: runStatus,
   help: `errand status [--json]
   Operations per phase, expired leases awaiting recovery, delayed retries, journal size against its
-  quota, and every provider circuit breaker. Exit 0.`,
+  quota, every provider circuit breaker, and each cloud provider's usage against its budget cap
+  (JSON: "usage"). Exit 0.`,
 };
 
 async function runStatus(ctx: CommandContext): Promise<number> {
-  return withOperations(ctx, async ({ service }) => {
+  return withOperations(ctx, async ({ service, config }) => {
     const report = await service.status();
+    const usage = await readProviderUsage(config, ctx.env);
     if (flagOption(ctx, "json")) {
-      printJson(report);
+      printJson({ ...report, usage });
       return EXIT.pass;
     }
     const { store, journal, breakers } = report;
@@ -31,6 +34,10 @@ async function runStatus(ctx: CommandContext): Promise<number> {
     ];
     for (const b of breakers) {
       lines.push(`provider    ${b.provider}: ${b.state}${b.state === "CLOSED" ? ` (${b.failures} consecutive failure(s))` : b.openUntilMs === null ? "" : ` until ${new Date(b.openUntilMs).toISOString()}`}`);
+    }
+    for (const u of usage) {
+      const period = u.period === "month" ? `this month (resets ${u.periodEnd ?? ""})` : "in all (one-time credit)";
+      lines.push(`usage       ${u.provider}: ${u.used}${u.reserved > 0 ? ` (+${u.reserved} held)` : ""} of ${u.limit} ${u.unit} ${period}; ${u.sessions} session(s), ${u.sessionSeconds} s; ${u.liveSlots} of ${u.concurrency} slot(s) in use`);
     }
     printOut(lines.join("\n"));
     return EXIT.pass;

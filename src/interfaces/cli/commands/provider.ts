@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
+import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
+import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
+import type { Receipt } from "../../../receipt/receiptTypes.js";
+import type { ProviderStatus } from "../../../router/describeProvider.js";
+import { resolveRoutingConfig } from "../../../router/routingConfig.js";
+import { requestDigest } from "../../../task/requestDigest.js";
+import { validateTask } from "../../../task/validateTask.js";
+import { flagOption, listOption, stringOption } from "../commandContext.js";
+import type { Command, CommandContext } from "../commandContext.js";
+import { EXIT } from "../exitCodes.js";
+import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
+import { openProviderStore } from "../openProviderStore.js";
+import { printErr, printOut } from "../output.js";
+import { createProgressReporter } from "../progressReporter.js";
+import { readInputText } from "../readInput.js";
+import { UsageError } from "../usageError.js";
+import { printProblems } from "./validate.js";
+
+export const providerCommand: Command = {
+  name: "provider",
+  summary: "list provider states; run the smoke task that makes a cloud provider OPERATIONAL",
+  options: {
+    json: { type: "boolean" },
+    task: { type: "string" },
+    "allow-private": { type: "string", multiple: true },
+  },
+  maxPositionals: 2,
+  run: runProvider,
+  help: `errand provider list [--json]
+errand provider smoke <${CLOUD_PROVIDER_NAMES.join("|")}> [--task FILE] [--allow-private HOST:PORT]... [--json]
+  list   each provider's state and why: UNCONFIGURED (no credential), UNVERIFIED (configured, no
+         passing smoke), OPERATIONAL, CIRCUIT_OPEN and BUDGET_EXHAUSTED (with when they end), plus
+         concurrency in use and usage against the budget. JSON: {"providers":[{"name",...}]}.
+  smoke  runs the smoke task (default docs/SMOKE_TASK.json; a read_only task with expectations)
+         on that provider alone, under a fresh operationId, and prints its receipt. A PASS makes the
+         provider OPERATIONAL (auto routing uses it from then on); anything else that reached the
+         provider leaves it UNVERIFIED. Exit as errand run: 0 PASS, 1 FAIL, 2 invalid input,
+         3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED.`,
+};
+
+async function runProvider(ctx: CommandContext): Promise<number> {
+  const action = ctx.positionals[0];
+  if (action === "list") {
+    if (ctx.positionals.length > 1) throw new UsageError("provider list takes no name");
+    if (stringOption(ctx, "task") !== undefined || listOption(ctx, "allow-private").length > 0) throw new UsageError("--task and --allow-private belong to provider smoke");
+    return runList(ctx);
+  }
+  if (action === "smoke") return runSmoke(ctx);
+  throw new UsageError('say "list" or "smoke <provider>"');
+}
+
+async function runList(ctx: CommandContext): Promise<number> {
+  const config = resolveRuntimeConfig(ctx.env);
+  const routing = resolveRoutingConfig(ctx.env);
+  // Loaded on demand: the adapters pull in the provider SDKs and the browser library.
+  const [{ createCloudProviders }, { createLocalProvider }, { listProviderStatuses }] = await Promise.all([
+    import("../buildRoutedExecutor.js"),
+    import("../../../providers/local/localProvider.js"),
+    import("../../../router/gatherFacts.js"),
+  ]);
+  const providers = { ...createCloudProviders(ctx.env), local: createLocalProvider({ env: ctx.env }) };
+  const store = openProviderStore(config);
+  try {
+    const statuses = await listProviderStatuses(store, routing, providers, config.browserTimeoutMs);
+    if (flagOption(ctx, "json")) printOut(JSON.stringify({ providers: statuses }, null, 2));
+    else printOut(statuses.map(formatStatus).join("\n"));
+    return EXIT.pass;
+  } finally {
+    await store.close();
+  }
+}
+
+function formatStatus(status: ProviderStatus): string {
+  const lines = [`${status.name.padEnd(12)} ${status.state}${status.until === null ? "" : ` until ${status.until}`}`, `  ${status.reason}`];
+  if (status.concurrency !== null) lines.push(`  slots    ${status.concurrency.inUse} of ${status.concurrency.cap} in use`);
+  if (status.budget !== null) {
+    const b = status.budget;
+    const dollars = b.usdLimit === undefined ? "" : ` ($${(b.usd ?? 0).toFixed(4)} of $${b.usdLimit})`;
+    lines.push(`  budget   ${b.used}${b.reserved > 0 ? ` (+${b.reserved} held)` : ""} of ${b.limit} ${b.unit} ${b.period === "month" ? `this month, resets ${b.periodEnd ?? ""}` : "in all (one-time credit)"}${dollars}`);
+  }
+  if (status.backoffUntil !== null) lines.push(`  429      backing off until ${status.backoffUntil}`);
+  return lines.join("\n");
+}
+
+/** Error codes that show the smoke reached the provider, so its outcome says something about it. */
+const REACHED_PROVIDER = new Set(["provider_unavailable", "provider_auth_failed", "provider_capacity", "step_failed", "expectation_failed", "timeout", "navigation_blocked", "method_blocked"]);
+
+async function runSmoke(ctx: CommandContext): Promise<number> {
+  const json = flagOption(ctx, "json");
+  const name = ctx.positionals[1];
+  if (name === undefined || !isCloudProviderName(name)) throw new UsageError(`say which provider to smoke: ${CLOUD_PROVIDER_NAMES.join(", ")}`);
+  const file = stringOption(ctx, "task") ?? defaultSmokeTask();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readInputText(file));
+  } catch (error) {
+    throw new UsageError(`the smoke task ${file} could not be read as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UsageError(`the smoke task ${file} is not a JSON object`);
+  // A smoke runs again and again: each run is its own operation, pinned to the provider under test.
+  const checked = validateTask({ ...(raw as Record<string, unknown>), operationId: randomUUID(), provider: name });
+  if (!checked.ok) {
+    printProblems(checked.errors);
+    return EXIT.usage;
+  }
+  const task = checked.value;
+  if (task.risk !== "read_only") throw new UsageError(`a smoke task must be read_only (it runs unattended to test a provider); ${file} is ${task.risk}`);
+
+  const config = resolveRuntimeConfig(ctx.env);
+  const key = loadOrCreateMasterKey(config.errandHome);
+  const { buildRoutedExecutor } = await import("../buildRoutedExecutor.js");
+  const routed = buildRoutedExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), config, onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`) });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  try {
+    const { receipt, ephemeral } = await routed.execute(task, {
+      requestDigest: requestDigest(key, task),
+      attempt: 1,
+      signal: controller.signal,
+      beforeMutationBoundary: () => Promise.resolve(),
+      onProgress: createProgressReporter(),
+    });
+    const verdict = await recordVerdict(routed.store, name, receipt);
+    if (json) printOut(JSON.stringify({ status: receipt.status, receipt, ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } }));
+    else printOut(formatReceipt(receipt, ephemeral));
+    printErr(verdict.message);
+    return exitCodeFor(receipt.status);
+  } finally {
+    process.off("SIGINT", onSignal);
+    await routed.shutdown();
+  }
+}
+
+/** Records the smoke when it reached the provider: PASS makes it OPERATIONAL, anything else UNVERIFIED. */
+async function recordVerdict(store: { recordSmoke: (r: { provider: string; operationId: string; status: string; errorCode: string | null }) => Promise<unknown> }, name: string, receipt: Receipt): Promise<{ state: string; verified: boolean; message: string }> {
+  const passed = receipt.status === "PASS" && receipt.provider === name;
+  const reached = passed || (receipt.provider === name && (receipt.status === "FAIL" || REACHED_PROVIDER.has(receipt.error?.code ?? "")));
+  if (!reached) {
+    return { state: "unchanged", verified: false, message: `The smoke did not reach ${name} (${receipt.error?.code ?? receipt.status}); its state is unchanged. See "errand provider list".` };
+  }
+  await store.recordSmoke({ provider: name, operationId: receipt.operationId, status: receipt.status, errorCode: receipt.error?.code ?? null });
+  if (passed) return { state: "OPERATIONAL", verified: true, message: `${name} passed its smoke and is now OPERATIONAL: "provider": "auto" tasks may use it.` };
+  return { state: "UNVERIFIED", verified: false, message: `${name} did not pass its smoke (${receipt.status}${receipt.error === null ? "" : `, ${receipt.error.code}`}); it is UNVERIFIED and auto routing will not use it.` };
+}
+
+/** docs/SMOKE_TASK.json of this installation (running from src/ under tsx, or from dist/). */
+function defaultSmokeTask(): string {
+  const candidates = ["../../../../docs/SMOKE_TASK.json", "../../../../../docs/SMOKE_TASK.json"].map((relative) => fileURLToPath(new URL(relative, import.meta.url)));
+  const found = candidates.find((path) => existsSync(path));
+  if (found === undefined) throw new UsageError("docs/SMOKE_TASK.json is not next to this errand; pass --task FILE");
+  return found;
+}
