@@ -285,6 +285,21 @@ describe("the provider router against the emulators", () => {
     }
   });
 
+  test("with no cloud credential set, auto runs on the local provider and asks no cloud provider", async () => {
+    const b = await bench({ configured: [] });
+    try {
+      const before = creates();
+      const outcome = await b.run(readTask());
+      assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
+      assert.equal(outcome.receipt.provider, "local");
+      assert.deepEqual(route(outcome), ["local:used"]);
+      assert.deepEqual(since(before), { kernel: 0, browserless: 0, browserbase: 0, steel: 0 });
+    } finally {
+      await b.providers.local.shutdown();
+      await b.close();
+    }
+  });
+
   test("when no provider can take a task, a refusal the executor gives before any browser still comes first", async () => {
     const b = await bench({ configured: ["kernel"], verified: [] });
     try {
