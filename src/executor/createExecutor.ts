@@ -66,6 +66,8 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       redactor.add(value);
     }
 
+    const hostsPolicy = options.guard.checkAllowedHosts(task.allowedHosts);
+    if (!hostsPolicy.allowed) return refuse("invalid_allowed_host", `allowedHosts cannot be honoured: ${hostsPolicy.reason}`);
     const target = await options.guard.preflight(task.target.url);
     state.network.preflight.push(target);
     if (target.verdict === "block" || target.href === null) {

@@ -15,4 +15,6 @@ export interface GuardVerdict {
 export interface NetworkGuard {
   preflight(url: string): Promise<PreflightEvidence & { href: string | null; reason: string }>;
   checkRequest(url: string): GuardVerdict;
+  /** Refuses an allowedHosts list the policy could never honour (localhost, metadata names, ...), before the browser opens. */
+  checkAllowedHosts(patterns: readonly string[]): GuardVerdict;
 }

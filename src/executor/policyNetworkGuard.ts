@@ -1,6 +1,7 @@
 import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
 import { checkUrlWithoutDns, preflightUrl } from "../policy/preflightUrl.js";
 import type { Resolver } from "../policy/resolver.js";
+import { validateAllowedHostsPolicy } from "../policy/validateAllowedHostsPolicy.js";
 import type { NetworkGuard } from "./networkGuard.js";
 
 export interface PolicyGuardOptions {
@@ -24,6 +25,14 @@ export function createPolicyNetworkGuard(options: PolicyGuardOptions): NetworkGu
         resolver: verdict.resolver,
         addresses: verdict.addresses,
       };
+    },
+    checkAllowedHosts(patterns) {
+      // A name the operator explicitly allowed (--allow-private NAME:PORT) may be listed even if the
+      // name rules would refuse it (an intranet name under .internal, say).
+      const listed = patterns.filter((pattern) => !options.allowPrivate.some((allowance) => allowance.host === pattern));
+      const checked = validateAllowedHostsPolicy(listed, "/allowedHosts");
+      if (checked.ok) return { allowed: true, code: "ok", reason: "every allowedHosts entry can be reached" };
+      return { allowed: false, code: "invalid_allowed_host", reason: checked.errors.map((e) => e.message).join("; ") };
     },
     checkRequest(url) {
       const verdict = checkUrlWithoutDns(url, { allowPrivate: options.allowPrivate });

@@ -16,6 +16,7 @@ export function loopbackGuard(allowedOrigins: string[]): NetworkGuard {
   };
   return {
     checkRequest: check,
+    checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test guard" }),
     preflight: (url) => {
       const v = check(url);
       const host = (() => {

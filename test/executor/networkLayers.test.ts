@@ -42,6 +42,7 @@ function executorWith(resolver: Resolver, guard: NetworkGuard) {
 /** A guard that lets everything through, so only the egress proxy stands between page and network. */
 const permissiveGuard: NetworkGuard = {
   checkRequest: () => ({ allowed: true, code: "ok", reason: "test: layer 2 switched off" }),
+  checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test: layer 2 switched off" }),
   preflight: (url) => Promise.resolve({ url, href: new URL(url).href, host: new URL(url).hostname, verdict: "allow", code: "ok", reason: "test", resolver: "none", addresses: [] }),
 };
 

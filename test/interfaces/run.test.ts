@@ -76,6 +76,17 @@ describe("errand run", () => {
     assert.equal(r.code, 2, "IP literals are not hostnames");
   });
 
+  test("an allowedHosts list the policy can never honour (localhost, metadata) is BLOCKED before the browser opens", async () => {
+    const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
+    for (const host of ["localhost", "metadata.google.internal", "app.localhost", "instance-data"]) {
+      const hits = sites.site.hits.length;
+      const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: [host], steps: [{ action: "expect_text", text: "x" }] }), ...allow, "--json"]);
+      assert.equal(r.code, 4, `${host}: ${r.stdout}${r.stderr}`);
+      assert.equal((JSON.parse(r.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "invalid_allowed_host");
+      assert.equal(sites.site.hits.length, hits, "nothing reached the site");
+    }
+  });
+
   test("never lets a secret value reach stdout, stderr, the receipt file or ERRAND_HOME", async () => {
     const receiptOut = join(home, "receipt.json");
     const file = taskFile({
