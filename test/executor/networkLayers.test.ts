@@ -70,12 +70,12 @@ describe("network layers in the browser, from the attacker's side", () => {
     const execute = executorWith(createStaticResolver({}), createPolicyNetworkGuard({ resolver: createStaticResolver({}), allowPrivate: allowances }));
     for (const path of ATTACK_PAGES) {
       const { receipt } = await execute(
-        task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "click", selector: "#open", timeoutMs: 500 }] }),
+        task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "click", selector: "#open", timeoutMs: 1_500 }] }),
         context(),
       );
       assert.notEqual(receipt.status, "PASS", path);
       const stopped = receipt.network.blockedRequests + receipt.network.navigationsBlocked + receipt.network.egressBlocked;
-      assert.ok(stopped >= 1 || receipt.network.popupsClosed >= 1, `${path}: nothing was recorded as stopped`);
+      assert.ok(stopped >= 1 || receipt.network.popupsClosed >= 1, `${path}: nothing was recorded as stopped: ${JSON.stringify(receipt.network)}`);
     }
     assert.equal(sites.other.connections(), 0, "the private listener received a connection");
   });
