@@ -112,6 +112,9 @@ let privateService: CountingServer;
 let echo: CountingServer;
 let site: Server;
 let sitePort: number;
+/** TCP connections the fixture site has received, and those still open. */
+let siteConnections = 0;
+const siteSockets = new Set<Socket>();
 let received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = [];
 const BINARY = Buffer.from(Array.from({ length: 256 * 64 }, (_, i) => i % 256));
 let proxies: EgressProxy[] = [];
@@ -137,6 +140,11 @@ before(async () => {
   site.on("upgrade", (req, socket) => {
     socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
     socket.pipe(socket);
+  });
+  site.on("connection", (socket: Socket) => {
+    siteConnections++;
+    siteSockets.add(socket);
+    socket.on("close", () => siteSockets.delete(socket));
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   sitePort = (site.address() as AddressInfo).port;
@@ -343,6 +351,55 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     const back = await readExactly(socket, end + "frame-bytes".length, head);
     assert.equal(back.subarray(end).toString(), "frame-bytes");
     socket.destroy();
+  });
+
+  test("reuses upstream connections for plain http, and close() ends the idle ones", async () => {
+    const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
+    const before = siteConnections;
+    for (let i = 0; i < 5; i++) {
+      const got = await viaProxy(p, `http://127.0.0.1:${sitePort}/file?i=${i}`);
+      assert.equal(got.status, 200);
+      assert.ok(got.body.equals(BINARY));
+    }
+    const body = randomBytes(50_000);
+    assert.ok((await viaProxy(p, `http://127.0.0.1:${sitePort}/echo`, { method: "POST", body })).body.equals(body));
+    assert.equal((await viaProxy(p, `http://127.0.0.1:${sitePort}/file`, { method: "HEAD" })).status, 200);
+    assert.equal(received.length, 7);
+    assert.equal(siteConnections - before, 1, "seven requests one after another share one upstream connection");
+    assert.deepEqual(p.stats(), { allowed: 7, blocked: 0 });
+    assert.ok(siteSockets.size >= 1, "the idle upstream connection is kept open");
+    await p.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(siteSockets.size, 0, "close() ended the idle upstream connection");
+  });
+
+  test("a pooled connection never carries a request to a destination that has become refused", async () => {
+    const other = await countingListener("127.0.0.2", sitePort).catch(() => null);
+    // The same name: public-ish (admitted) first, then rebound to a private address, then back.
+    const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { addresses: ["127.0.0.2"] }, { addresses: ["127.0.0.1"] }]);
+    try {
+      const p = await start({ resolver: rebinding, allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
+      const before = siteConnections;
+      assert.equal((await viaProxy(p, `http://swap.test:${sitePort}/file`)).status, 200);
+      const refused = await viaProxy(p, `http://swap.test:${sitePort}/file`);
+      assert.equal(refused.status, 403, "the idle connection to the old address did not carry it");
+      assert.match(refused.body.toString(), /dns_private_answer/);
+      assert.equal(received.length, 1, "the site saw only the allowed request");
+      assert.equal((await viaProxy(p, `http://swap.test:${sitePort}/file`)).status, 200, "checked again and allowed: reused");
+      assert.equal(siteConnections - before, 1);
+      assert.equal(rebinding.calls, 3, "every request was resolved and checked again");
+      assert.equal(other?.connections ?? 0, 0);
+    } finally {
+      if (other !== null) await closeTcp(other);
+    }
+
+    // Same address and port as a pooled socket, but a name the policy does not admit: refused, not reused.
+    const named = await start({ resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }), allowPrivate: [{ host: "fixture.test", port: sitePort }] });
+    assert.equal((await viaProxy(named, `http://fixture.test:${sitePort}/file`)).status, 200);
+    assert.equal((await viaProxy(named, `http://other.test:${sitePort}/file`)).status, 403);
+    assert.equal(received.length, 3);
+    assert.deepEqual(received.map((r) => r.headers.host), [`swap.test:${sitePort}`, `swap.test:${sitePort}`, `fixture.test:${sitePort}`]);
+    assert.equal(privateService.connections, 0);
   });
 
   test("ends open tunnels on close()", async () => {

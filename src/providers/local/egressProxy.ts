@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest } from "node:http";
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestOptions, ServerResponse } from "node:http";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { Socket } from "node:net";
@@ -25,7 +25,8 @@ export interface EgressProxyOptions {
   onBlocked?: (record: BlockedConnection) => void;
   /**
    * This machine's own addresses, refused even when public (a public address on a local interface
-   * reaches services bound to 0.0.0.0). Read per connection; default: every interface's addresses.
+   * reaches services bound to 0.0.0.0). Read per request when given; default: every interface's
+   * addresses, read at most once every OWN_ADDRESSES_TTL_MS (2 s) and shared by all proxies.
    */
   localAddresses?: () => readonly string[];
 }
@@ -48,13 +49,20 @@ export interface EgressProxy {
   readonly port: number;
   /** The blocked connections so far (a copy), oldest first. */
   blocked(): BlockedConnection[];
+  /** Decisions so far: `allowed` counts requests and tunnels let through (several may share one upstream connection). */
   stats(): { allowed: number; blocked: number };
-  /** Stops listening and destroys every client and upstream socket. */
+  /** Stops listening and destroys every client and upstream socket, idle pooled ones included. */
   close(): Promise<void>;
 }
 
 /** Headers that describe one hop, not the message; never forwarded in either direction. */
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/** Idle keep-alive upstream connections kept per checked address:port, and how long each may idle. */
+const MAX_IDLE_PER_ADDRESS = 8;
+const IDLE_MS = 4_000;
+/** How long the machine's own interface addresses are reused before they are read again. */
+const OWN_ADDRESSES_TTL_MS = 2_000;
 
 type Target = { host: string; port: number; path: string; authority: string } | { error: string };
 
@@ -92,9 +100,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     return `errand egress proxy refused ${verdict.host}:${verdict.port}: ${verdict.reason} [${verdict.code}]\n`;
   }
 
-  /** Resolves and checks once, then dials the checked addresses in order, or says why not. */
-  async function open(method: string, host: string, port: number): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
-    const deadline = AbortSignal.timeout(connectTimeoutMs);
+  /** Resolves and checks once: the addresses this destination may be reached at now, or why not. */
+  async function check(method: string, host: string, port: number, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
     const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
     const own = ownAddress(verdict.addresses);
@@ -102,21 +109,92 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const reason = `${own.ip} is an address of this machine`;
       return { status: 403, body: refuse(method, { ...verdict, code: "ip_blocked", reason }) };
     }
-    for (const address of verdict.addresses) {
+    counts.allowed++;
+    return { addresses: verdict.addresses, host: verdict.host };
+  }
+
+  /** Dials the checked addresses in order; the first that answers wins. */
+  async function dialChecked(addresses: readonly AddressEvidence[], port: number, deadline: AbortSignal): Promise<{ socket: Socket; ip: string } | null> {
+    for (const address of addresses) {
       const socket = await dial(address.ip, port, deadline);
       if (socket !== null) {
-        counts.allowed++;
         track(socket);
         return { socket, ip: address.ip };
       }
     }
-    return { status: 502, body: `errand egress proxy could not connect to ${verdict.host}:${port}\n` };
+    return null;
+  }
+
+  /** Checks, then opens a new connection to a checked address (tunnels and upgrades: never pooled). */
+  async function open(method: string, host: string, port: number): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
+    const deadline = AbortSignal.timeout(connectTimeoutMs);
+    const checked = await check(method, host, port, deadline);
+    if (!("addresses" in checked)) return checked;
+    return (await dialChecked(checked.addresses, port, deadline)) ?? { status: 502, body: `errand egress proxy could not connect to ${checked.host}:${port}\n` };
   }
 
   /** A public address that belongs to this machine, unless an operator allowance admitted it. */
   function ownAddress(addresses: readonly AddressEvidence[]): AddressEvidence | undefined {
-    const local = new Set((options.localAddresses ?? interfaceAddresses)().map((ip) => canonicalIp(ip) ?? ip));
+    const local = options.localAddresses === undefined ? machineAddresses() : canonicalSet(options.localAddresses());
     return addresses.find((a) => a.verdict === "public" && local.has(a.ip));
+  }
+
+  // Keep-alive pool for plain http:// forwarding. The agent files each socket under the exact
+  // address:port it was dialed to (`host` is always an IP here, so the agent never resolves). Safety:
+  // the pool is consulted only after this request's own destination was resolved and checked again,
+  // and only under the addresses that check just allowed. A pooled socket therefore carries a request
+  // only to an address the policy admits for that request at that moment, which is exactly where a
+  // fresh dial would go: a destination that has become refused (new DNS answer, own address) is refused
+  // before the pool is looked at, and a socket to its old address is only ever handed to a later
+  // request whose own check allows that very address. Tunnels and upgrades are never pooled.
+  const pool = new Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE_PER_ADDRESS, timeout: IDLE_MS, scheduling: "lifo" });
+  // The agent never dials: it gets the socket forward() dialed to a checked address, or none at all.
+  pool.createConnection = (opts) => {
+    const dialed = (opts as Forward).dialed;
+    if (dialed === undefined) throw new Error("errand egress proxy: no checked connection for this request");
+    return dialed;
+  };
+  const hasIdle = (ip: string, port: number): boolean => (pool.freeSockets[pool.getName({ host: ip, port })]?.length ?? 0) > 0;
+
+  async function forward(req: IncomingMessage, res: ServerResponse, target: Exclude<Target, { error: string }>, retry: boolean): Promise<void> {
+    const deadline = AbortSignal.timeout(connectTimeoutMs);
+    const checked = await check(req.method ?? "GET", target.host, target.port, deadline);
+    if (!("addresses" in checked)) return plainReply(res, checked.status, checked.body);
+    let ip = checked.addresses.find((a) => hasIdle(a.ip, target.port))?.ip;
+    let dialed: Socket | undefined;
+    if (ip === undefined) {
+      const opened = await dialChecked(checked.addresses, target.port, deadline);
+      if (opened === null) return plainReply(res, 502, `errand egress proxy could not connect to ${checked.host}:${target.port}\n`);
+      ({ socket: dialed, ip } = opened);
+    }
+    if (res.destroyed) return void dialed?.destroy();
+    const forwardOptions: Forward = {
+      agent: pool,
+      host: ip,
+      port: target.port,
+      method: req.method,
+      path: target.path,
+      // RFC 9112 3.2.2: the absolute-form target, not the received Host header, names the host.
+      headers: { ...endToEnd(req.headers), host: target.authority },
+      dialed,
+    };
+    const upstream = httpRequest(forwardOptions);
+    // A socket freed while we dialed may have been reused instead (same checked address): drop ours.
+    upstream.once("socket", (socket) => socket !== dialed && dialed?.destroy());
+    res.once("close", () => res.writableFinished || upstream.destroy());
+    upstream.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+      answer.pipe(res);
+    });
+    const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined;
+    upstream.on("error", () => {
+      // A pooled socket the server closed while idle: retry a bodyless GET/HEAD once, checked afresh.
+      if (retry && upstream.reusedSocket && bodyless && !res.headersSent && (req.method === "GET" || req.method === "HEAD")) return guarded(res, () => forward(req, res, target, false));
+      if (res.headersSent) res.destroy();
+      else plainReply(res, 502, "errand egress proxy: upstream failed\n");
+    });
+    if (bodyless) upstream.end();
+    else req.pipe(upstream);
   }
 
   const server = createServer();
@@ -127,26 +205,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     guarded(res, async () => {
       const target = forwardTarget(req.url ?? "");
       if ("error" in target) return plainReply(res, 400, refuse(req.method ?? "GET", invalid(req.url ?? "", target.error)));
-      const opened = await open(req.method ?? "GET", target.host, target.port);
-      if (!("socket" in opened)) return plainReply(res, opened.status, opened.body);
-      res.once("close", () => opened.socket.destroy());
-      // The request rides on the socket already opened to the checked address. No agent may be set:
-      // an agent would open its own connection, by name. host/port repeat the checked address anyway.
-      const upstream = httpRequest({
-        host: opened.ip,
-        port: target.port,
-        method: req.method,
-        path: target.path,
-        // RFC 9112 3.2.2: the absolute-form target, not the received Host header, names the host.
-        headers: { ...endToEnd(req.headers), host: target.authority },
-        createConnection: () => opened.socket,
-      });
-      upstream.on("response", (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-        answer.pipe(res);
-      });
-      upstream.on("error", () => (res.headersSent ? res.destroy() : plainReply(res, 502, "errand egress proxy: upstream failed\n")));
-      req.pipe(upstream);
+      await forward(req, res, target, true);
     });
   });
 
@@ -195,6 +254,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     stats: () => ({ ...counts }),
     async close(): Promise<void> {
       closing = true;
+      pool.destroy();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
@@ -202,8 +262,27 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 }
 
-function interfaceAddresses(): string[] {
-  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address.split("%")[0] ?? ""));
+/** A plain forward request, with the connection to a checked address that the agent is to use. */
+type Forward = RequestOptions & { dialed?: Socket | undefined };
+
+function canonicalSet(ips: readonly string[]): ReadonlySet<string> {
+  return new Set(ips.map((ip) => canonicalIp(ip) ?? ip));
+}
+
+let machineCache: { at: number; ips: ReadonlySet<string> } | undefined;
+
+/**
+ * Every interface's addresses, read again once they are OWN_ADDRESSES_TTL_MS old (reading them costs
+ * tens of microseconds, too much per request). An address added to an interface is refused at most
+ * that long after it appears.
+ */
+function machineAddresses(): ReadonlySet<string> {
+  const now = Date.now();
+  if (machineCache === undefined || now - machineCache.at >= OWN_ADDRESSES_TTL_MS || now < machineCache.at) {
+    const ips = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address.split("%")[0] ?? ""));
+    machineCache = { at: now, ips: canonicalSet(ips) };
+  }
+  return machineCache.ips;
 }
 
 /** Runs a connection handler; an unexpected failure closes that one connection, never the proxy. */
