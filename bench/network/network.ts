@@ -277,7 +277,7 @@ async function proxyOverhead(): Promise<void> {
     console.log(row("  teardown (context and proxy close)", "teardown"));
     console.log(row("CPU of this process (client + proxy)", "cpu"));
     console.log(`  target: total ratio <= 1.2`);
-    console.log(`  connections the site accepted per load (median): proxied ${pick(proxied, "siteConnections")}, direct ${pick(direct, "siteConnections")}; proxy upstream dials per proxied load ${pick(proxied, "upstream")}`);
+    console.log(`  connections the site accepted per load (median): proxied ${pick(proxied, "siteConnections")}, direct ${pick(direct, "siteConnections")}; requests the proxy allowed per proxied load ${pick(proxied, "upstream")}`);
   } finally {
     await browser?.close();
     await site.close();
