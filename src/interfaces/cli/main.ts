@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ConfigError } from "../../config/runtimeConfig.js";
 import { KeyError } from "../../keys/loadKey.js";
 import { parseCommandArgs } from "./commandContext.js";
 import { COMMANDS } from "./commands/index.js";
@@ -50,6 +51,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     if (error instanceof UsageError) {
       printErr(`error: ${error.message}\nusage: ${command.help.split("\n")[0] ?? ""}`);
       return EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      // A setting errand cannot use (an ERRAND_* variable, say): errand's state, not the caller's input.
+      printErr(`error: ${error.message} [configuration_error]`);
+      return EXIT.fail;
     }
     if (error instanceof KeyError) {
       printErr(`error: ${error.message} [key_error]`);
