@@ -108,9 +108,16 @@ async function runServe(ctx: CommandContext): Promise<number> {
         }
         const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects });
         const chromium = findChromium(ctx.env);
+        // Loaded here, not at the top: the provider SDKs would slow every other command's start.
+        const { CLOUD_PROVIDER_NAMES, createCloudProvider } = await import("../../../providers/createCloudProvider.js");
         const providers = (): ProviderCapability[] => [
           { name: "local", kind: "local", usable: chromium !== null, note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter." },
-          ...["kernel", "browserless", "browserbase", "steel"].map((name) => ({ name, kind: "cloud" as const, usable: false, note: "Adapter present; errand serve runs tasks on the local provider in this build." })),
+          ...CLOUD_PROVIDER_NAMES.map((name) => {
+            const missing = createCloudProvider(name, { env: ctx.env }).missingConfiguration();
+            return missing === null
+              ? { name, kind: "cloud" as const, usable: true, note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').` }
+              : { name, kind: "cloud" as const, usable: false, note: missing };
+          }),
         ];
         const app = createApp({
           settings,
