@@ -16,7 +16,7 @@ import type {
   RequestRecord,
   RotateResult,
 } from "../AccessStore.js";
-import { busyRetry } from "./busyRetry.js";
+import { SqliteTransactions } from "./sqliteTransactions.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { insertApiToken, listApiTokens, revokeApiToken, selectApiTokenByHash } from "./queries/access/apiTokenSql.js";
@@ -26,7 +26,6 @@ import { insertCode, redeemCode, selectCode } from "./queries/access/oauthCodeSq
 import { purgeExpired, revokeAllFamilies, revokeByToken, rotateRefresh, selectToken } from "./queries/access/oauthTokenSql.js";
 import { selectOwnerSecret, upsertOwnerSecret } from "./queries/access/ownerSecretSql.js";
 import { recordRequest } from "./queries/access/recordRequest.js";
-import type { SqliteContext } from "./sqliteContext.js";
 import { createSqliteContext } from "./sqliteContext.js";
 import { selectHead } from "./journalHeadSql.js";
 
@@ -59,32 +58,7 @@ export function openSqliteAccessStore(options: SqliteAccessStoreOptions): Access
   }
 }
 
-class SqliteAccessStore implements AccessStore {
-  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
-
-  constructor(
-    private readonly ctx: SqliteContext,
-    private readonly patienceMs: number,
-  ) {
-    this.transaction = ctx.db.transaction((step: () => unknown) => step());
-  }
-
-  private write<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
-  }
-
-  private read<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
-  }
-
-  close(): Promise<void> {
-    if (this.ctx.db.open) this.ctx.db.close();
-    return Promise.resolve();
-  }
-  now(): Promise<number> {
-    return Promise.resolve(this.ctx.clock());
-  }
-
+class SqliteAccessStore extends SqliteTransactions implements AccessStore {
   readOwnerSecret(): Promise<string | undefined> {
     return this.read(() => selectOwnerSecret(this.ctx));
   }

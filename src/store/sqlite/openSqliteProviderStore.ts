@@ -6,7 +6,7 @@ import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import { genesisHead } from "../../journal/sealEvent.js";
 import type { ProviderStateRecord, ProviderStore, SlotGrant, SlotRequest, SmokeResult, UsageEntry, UsageTotals } from "../ProviderStore.js";
 import type { BreakerRecord } from "../Store.js";
-import { busyRetry } from "./busyRetry.js";
+import { SqliteTransactions } from "./sqliteTransactions.js";
 import { insertHead, selectHead } from "./journalHeadSql.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -14,7 +14,6 @@ import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js
 import { acquireSlot, releaseSlot, selectExpiredReserved, selectLiveSlots } from "./queries/providers/providerSlotSql.js";
 import { listProviderStates, recordAuthFailure, recordBackoff, recordSmoke, selectProviderState } from "./queries/providers/providerStateSql.js";
 import { insertUsage, sumUsageSince } from "./queries/providers/providerUsageSql.js";
-import type { SqliteContext } from "./sqliteContext.js";
 import { createSqliteContext } from "./sqliteContext.js";
 
 export interface SqliteProviderStoreOptions {
@@ -51,32 +50,7 @@ export function openSqliteProviderStore(options: SqliteProviderStoreOptions): Pr
   }
 }
 
-class SqliteProviderStore implements ProviderStore {
-  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
-
-  constructor(
-    private readonly ctx: SqliteContext,
-    private readonly patienceMs: number,
-  ) {
-    this.transaction = ctx.db.transaction((step: () => unknown) => step());
-  }
-
-  private write<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
-  }
-
-  private read<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
-  }
-
-  now(): Promise<number> {
-    return Promise.resolve(this.ctx.clock());
-  }
-  close(): Promise<void> {
-    if (this.ctx.db.open) this.ctx.db.close();
-    return Promise.resolve();
-  }
-
+class SqliteProviderStore extends SqliteTransactions implements ProviderStore {
   readBreaker(provider: string): Promise<BreakerRecord> {
     return this.read(() => readBreaker(this.ctx, provider));
   }

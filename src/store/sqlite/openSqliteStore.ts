@@ -27,7 +27,7 @@ import type {
   Store,
   StoreStatus,
 } from "../Store.js";
-import { busyRetry } from "./busyRetry.js";
+import { SqliteTransactions } from "./sqliteTransactions.js";
 import { insertHead, selectHead } from "./journalHeadSql.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -94,38 +94,19 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   }
 }
 
-class SqliteStore implements Store {
+class SqliteStore extends SqliteTransactions implements Store {
   readonly backend = "sqlite";
-  /** One transaction wrapper, created once, that runs whatever step it is given. */
-  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
 
   constructor(
-    private readonly ctx: SqliteContext,
+    ctx: SqliteContext,
     private readonly version: number,
-    private readonly patienceMs: number,
+    patienceMs: number,
   ) {
-    this.transaction = ctx.db.transaction((step: () => unknown) => step());
+    super(ctx, patienceMs);
   }
 
-  /** A write transaction: BEGIN IMMEDIATE, retried asynchronously while another process holds the lock. */
-  private write<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
-  }
-
-  /** A read transaction, so several SELECTs see one snapshot. */
-  private read<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
-  }
-
-  now(): Promise<number> {
-    return Promise.resolve(this.ctx.clock());
-  }
   schemaVersion(): Promise<number> {
     return Promise.resolve(this.version);
-  }
-  close(): Promise<void> {
-    if (this.ctx.db.open) this.ctx.db.close();
-    return Promise.resolve();
   }
 
   createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult> {
