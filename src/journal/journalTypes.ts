@@ -74,6 +74,8 @@ export const JOURNAL_EVENT_TYPES = [
   "request_recorded",
   // Provider activation (operation-less): a smoke verified or un-verified a provider, or it refused errand's credential.
   "provider_changed",
+  // Declared secrets (operation-less): a secret was created, re-bound or deleted; name, sites and source kind only.
+  "secret_changed",
 ] as const;
 export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
 

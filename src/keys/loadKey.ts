@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, openSync, readFileSync, writeSync, closeSync, constants } from "node:fs";
+import { openSync, readFileSync, writeSync, closeSync, constants } from "node:fs";
 import { randomBytes, hkdfSync } from "node:crypto";
 import { join } from "node:path";
 import { MIN_KEY_BYTES } from "../task/requestDigest.js";
+import { securePrivateDirectory, securePrivateFile } from "./privateFiles.js";
 
 /** A key problem the CLI turns into exit 2 with code key_error. */
 export class KeyError extends Error {
@@ -26,12 +27,14 @@ export function readHexKeyFile(path: string): Buffer {
 
 /**
  * The master key: ERRAND_HOME/keys/master.key, created on first use with 32 random bytes and mode 0600.
- * Creation uses O_EXCL so two processes starting together cannot write different keys.
+ * Creation uses O_EXCL so two processes starting together cannot write different keys. ERRAND_HOME
+ * and keys/ are made 0700 (also when they already existed), and an existing key file 0600.
  */
 export function loadOrCreateMasterKey(errandHome: string): Buffer {
   const dir = join(errandHome, "keys");
   const file = join(dir, "master.key");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  securePrivateDirectory(errandHome);
+  securePrivateDirectory(dir);
   try {
     const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
@@ -39,12 +42,12 @@ export function loadOrCreateMasterKey(errandHome: string): Buffer {
     } finally {
       closeSync(fd);
     }
-    chmodSync(file, 0o600);
   } catch (error) {
     if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) {
       throw new KeyError(`Cannot create key file ${file}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  securePrivateFile(file, false);
   return readHexKeyFile(file);
 }
 

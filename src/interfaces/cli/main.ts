@@ -48,6 +48,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   try {
     return await command.run(parseCommandArgs(command, rest, env));
   } catch (error) {
+    if (debug && !(error instanceof UsageError) && error instanceof Error && error.stack !== undefined) printErr(error.stack);
     if (error instanceof UsageError) {
       printErr(`error: ${error.message}\nusage: ${command.help.split("\n")[0] ?? ""}`);
       return EXIT.usage;
@@ -62,7 +63,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       return EXIT.usage;
     }
     printErr(`error: ${error instanceof Error ? error.message : String(error)} [internal_error]`);
-    if (debug && error instanceof Error && error.stack !== undefined) printErr(error.stack);
     return EXIT.fail;
   }
 }

@@ -1,5 +1,6 @@
 import { ACCESS_MIGRATION } from "./accessMigration.js";
 import { PROVIDER_MIGRATION } from "./providerMigration.js";
+import { SECRET_MIGRATION } from "./secretMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -116,6 +117,7 @@ CREATE TABLE operation_tombstones (
   },
   ACCESS_MIGRATION,
   PROVIDER_MIGRATION,
+  SECRET_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type {
   AccessStore,
@@ -44,10 +44,8 @@ export interface SqliteAccessStoreOptions {
  * connection comes first applies them, once.
  */
 export function openSqliteAccessStore(options: SqliteAccessStoreOptions): AccessStore {
-  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
     migrate(db, MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     if (selectHead(ctx) === undefined) throw new Error("the journal is not initialized: open the operations store first");

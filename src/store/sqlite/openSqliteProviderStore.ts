@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import { genesisHead } from "../../journal/sealEvent.js";
 import type { ProviderStateRecord, ProviderStore, SlotGrant, SlotRequest, SmokeResult, UsageEntry, UsageTotals } from "../ProviderStore.js";
@@ -33,11 +31,8 @@ export interface SqliteProviderStoreOptions {
  * `errand run` and `errand provider` work before any operation was ever submitted.
  */
 export function openSqliteProviderStore(options: SqliteProviderStoreOptions): ProviderStore {
-  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
-  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
     migrate(db, MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => {

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import { join } from "node:path";
+import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import { genesisHead } from "../../journal/sealEvent.js";
@@ -76,11 +75,8 @@ export function sqliteStorePath(errandHome: string): string {
  * transaction that writes, so a read-then-write never fails half way with SQLITE_BUSY.
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
-  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+  const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
     const version = migrate(db, options.migrations ?? MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);

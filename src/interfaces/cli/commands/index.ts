@@ -11,6 +11,7 @@ import { providerCommand } from "./provider.js";
 import { runCommand } from "./run.js";
 import { ownerCommand } from "./owner.js";
 import { runnerCommand } from "./runner.js";
+import { secretCommand } from "./secret.js";
 import { serveCommand } from "./serve.js";
 import { statusCommand } from "./status.js";
 import { submitCommand } from "./submit.js";
@@ -20,4 +21,4 @@ import { validateCommand } from "./validate.js";
 /** Every CLI command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
   submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
-  providerCommand, serveCommand, tokenCommand, ownerCommand];
+  providerCommand, secretCommand, serveCommand, tokenCommand, ownerCommand];

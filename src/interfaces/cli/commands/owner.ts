@@ -1,9 +1,8 @@
-import { Writable } from "node:stream";
-import { createInterface } from "node:readline/promises";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr } from "../output.js";
+import { readHidden, readPiped } from "../readHiddenInput.js";
 import { UsageError } from "../usageError.js";
 
 export const ownerCommand: Command = {
@@ -18,24 +17,6 @@ export const ownerCommand: Command = {
   password is asked on errand's consent page whenever an MCP client (ChatGPT) asks to connect.
   ERRAND_OWNER_PASSWORD, when set, takes precedence over the stored one.`,
 };
-
-async function readHidden(prompt: string): Promise<string> {
-  const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
-  process.stderr.write(prompt);
-  try {
-    return await rl.question("");
-  } finally {
-    rl.close();
-    process.stderr.write("\n");
-  }
-}
-
-async function readPiped(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
-}
 
 async function runOwner(ctx: CommandContext): Promise<number> {
   if (ctx.positionals[0] !== "set-password") throw new UsageError('say "set-password"');

@@ -1,0 +1,25 @@
+import type { RuntimeConfig } from "../../config/runtimeConfig.js";
+import { createJournalSealer } from "../../journal/createJournalSealer.js";
+import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import { createSealedBox } from "../../keys/sealedBox.js";
+import { createSecretRegistry } from "../../secrets/createSecretRegistry.js";
+import type { SecretRegistry } from "../../secrets/createSecretRegistry.js";
+import { openSqliteSecretStore } from "../../store/sqlite/openSqliteSecretStore.js";
+import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+
+export interface OpenedSecrets {
+  registry: SecretRegistry;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the owner's secret registry in ERRAND_HOME/errand.db: values sealed under the master key's
+ * "secrets" subkey, changes journaled under its "journal" subkey. --from-env sources are read from
+ * `env` (this process's environment) when a task types them, and only by the name the owner declared.
+ */
+export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv): OpenedSecrets {
+  const key = loadOrCreateMasterKey(config.errandHome);
+  const store = openSqliteSecretStore({ path: sqliteStorePath(config.errandHome), sealer: createJournalSealer(deriveSubkey(key, "journal")), busyTimeoutMs: config.busyTimeoutMs });
+  const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome: config.errandHome });
+  return { registry, close: () => store.close() };
+}

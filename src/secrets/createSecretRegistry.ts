@@ -1,0 +1,172 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { SealedBox } from "../keys/sealedBox.js";
+import { SealedBoxError } from "../keys/sealedBox.js";
+import type { SecretRecord, SecretSourceKind, SecretStore } from "../store/SecretStore.js";
+import { canonicalJson } from "../task/canonicalJson.js";
+import { isSecretName } from "../task/secretName.js";
+import { refusedFileReason, refusedVariableReason } from "./refusedSource.js";
+import { normalizeSecretSites } from "./secretSite.js";
+import type { DeclaredSecret, SecretSourceInput, SecretSummary, SecretVault } from "./secretTypes.js";
+import { SecretError } from "./secretTypes.js";
+import { dropOneTrailingNewline, secretValueProblem } from "./secretValueRule.js";
+
+/** Files larger than this are not secrets (and are not read whole into memory). */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+const AAD_PURPOSE = "errand/secret/v1";
+
+export interface SecretRegistryOptions {
+  store: SecretStore;
+  /** A box under the master key's "secrets" subkey (deriveSubkey(master, "secrets")). */
+  box: SealedBox;
+  /** Where --from-env sources are read, at use. Only names the owner declared are ever looked up. */
+  env: NodeJS.ProcessEnv;
+  /** ERRAND_HOME: files inside it are refused as sources. */
+  errandHome: string;
+}
+
+export interface SecretRegistry extends SecretVault {
+  /** Declares (or replaces) a secret; validates name, sites, source and, where it can be read now, the value. */
+  set(name: string, sites: readonly string[], source: SecretSourceInput): Promise<{ created: boolean; secret: SecretSummary; sourceReadable: boolean }>;
+  list(): Promise<SecretSummary[]>;
+  delete(name: string): Promise<boolean>;
+}
+
+type Payload = { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string };
+
+/**
+ * The owner's secret registry. Each record's payload (the value, or where to read it) is sealed
+ * with AES-256-GCM; the associated data is the canonical JSON of the purpose, name, sites and
+ * source kind, so a row whose sites were widened in the database, or whose ciphertext was copied
+ * to another name, fails to open (secret_unreadable) instead of being typed somewhere new.
+ */
+export function createSecretRegistry(options: SecretRegistryOptions): SecretRegistry {
+  const { store, box } = options;
+  const aad = (name: string, sites: readonly string[], kind: SecretSourceKind) => canonicalJson({ purpose: AAD_PURPOSE, name, sites: [...sites], sourceKind: kind });
+
+  const openPayload = (record: SecretRecord): Payload => {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(box.open(record.sealed, aad(record.name, record.sites, record.sourceKind)).toString("utf8"));
+    } catch (error) {
+      const reason = error instanceof SealedBoxError ? error.reason : "malformed";
+      throw new SecretError("secret_unreadable", `The declared secret ${record.name} cannot be opened (${reason}): it was stored under another master key, or its row was modified. Declare it again with errand secret set.`);
+    }
+    if (!isPayload(payload) || payload.kind !== record.sourceKind) throw new SecretError("secret_unreadable", `The declared secret ${record.name} has a malformed record; declare it again with errand secret set.`);
+    return payload;
+  };
+
+  const readSource = (name: string, payload: Payload): string => {
+    switch (payload.kind) {
+      case "stored":
+        return payload.value;
+      case "env": {
+        const refused = refusedVariableReason(payload.variable);
+        if (refused !== null) throw new SecretError("secret_source_refused", `The declared secret ${name} cannot be read: ${refused}.`);
+        const value = options.env[payload.variable];
+        if (value === undefined || value === "") throw new SecretError("secret_missing", `The declared secret ${name} reads the environment variable ${payload.variable}, which is not set for this errand process.`);
+        return value;
+      }
+      case "file": {
+        const refused = refusedFileReason(payload.path, options.errandHome);
+        if (refused !== null) throw new SecretError("secret_source_refused", `The declared secret ${name} cannot be read: ${refused}.`);
+        let text: string;
+        try {
+          if (statSync(payload.path).size > MAX_SECRET_FILE_BYTES) throw new Error("too large");
+          text = readFileSync(payload.path, "utf8");
+        } catch {
+          throw new SecretError("secret_missing", `The declared secret ${name} reads the file ${payload.path}, which cannot be read (missing, unreadable or over ${MAX_SECRET_FILE_BYTES} bytes).`);
+        }
+        const value = dropOneTrailingNewline(text);
+        if (value === "") throw new SecretError("secret_missing", `The declared secret ${name} reads the file ${payload.path}, which is empty.`);
+        return value;
+      }
+    }
+  };
+
+  const checkedValue = (name: string, value: string): string => {
+    const problem = secretValueProblem(value);
+    if (problem !== null) throw new SecretError("secret_value_refused", `The declared secret ${name} cannot be used: ${problem}.`);
+    return value;
+  };
+
+  const requireName = (name: string): void => {
+    if (!isSecretName(name)) throw new SecretError("invalid_secret_name", `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`);
+  };
+
+  return {
+    async set(name, rawSites, source) {
+      requireName(name);
+      const sites = normalizeSecretSites(rawSites, "/sites");
+      if (!sites.ok) throw new SecretError("invalid_secret_site", sites.errors.map((e) => e.message).join(" "));
+      let payload: Payload;
+      let sourceReadable = true;
+      switch (source.kind) {
+        case "stored":
+          payload = { kind: "stored", value: checkedValue(name, source.value) };
+          break;
+        case "env": {
+          const refused = refusedVariableReason(source.variable);
+          if (refused !== null) throw new SecretError("secret_source_refused", `--from-env ${source.variable} is refused: ${refused}.`);
+          if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(source.variable)) throw new SecretError("secret_source_refused", `--from-env needs an environment variable name (letters, digits and "_").`);
+          payload = { kind: "env", variable: source.variable };
+          break;
+        }
+        case "file": {
+          const path = resolve(source.path);
+          const refused = refusedFileReason(path, options.errandHome);
+          if (refused !== null) throw new SecretError("secret_source_refused", `--from-file is refused: ${refused}.`);
+          payload = { kind: "file", path };
+          break;
+        }
+      }
+      if (payload.kind !== "stored") {
+        try {
+          checkedValue(name, readSource(name, payload));
+        } catch (error) {
+          // The value may be provided later (another shell, a file written at deploy time); a bad one is refused now.
+          if (!(error instanceof SecretError) || error.code !== "secret_missing") throw error;
+          sourceReadable = false;
+        }
+      }
+      const sealed = box.seal(JSON.stringify(payload), aad(name, sites.value, payload.kind));
+      const { created, record } = await store.putSecret({ name, sites: sites.value, sourceKind: payload.kind, sealed });
+      return { created, secret: summarize(record), sourceReadable };
+    },
+
+    async list() {
+      return (await store.listSecrets()).map(summarize);
+    },
+
+    delete(name) {
+      requireName(name);
+      return store.deleteSecret(name);
+    },
+
+    async lookup(name): Promise<DeclaredSecret | null> {
+      if (!isSecretName(name)) return null;
+      const record = await store.readSecret(name);
+      if (record === null) return null;
+      // Opening authenticates the sites: a row edited in the database is not believed.
+      openPayload(record);
+      return { name: record.name, sites: [...record.sites] };
+    },
+
+    async reveal(name) {
+      const record = isSecretName(name) ? await store.readSecret(name) : null;
+      if (record === null) throw new SecretError("secret_unknown", `No secret named ${name.slice(0, 64)} is declared; the owner declares it with: errand secret set ${name.slice(0, 64)} --site https://...`);
+      const value = checkedValue(name, readSource(name, openPayload(record)));
+      return { name: record.name, sites: [...record.sites], value };
+    },
+  };
+}
+
+function summarize(record: SecretRecord): SecretSummary {
+  return { name: record.name, sites: [...record.sites], sourceKind: record.sourceKind, createdAt: new Date(record.createdMs).toISOString(), updatedAt: new Date(record.updatedMs).toISOString() };
+}
+
+function isPayload(value: unknown): value is Payload {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (v["kind"] === "stored" && typeof v["value"] === "string") || (v["kind"] === "env" && typeof v["variable"] === "string") || (v["kind"] === "file" && typeof v["path"] === "string");
+}

@@ -1,0 +1,55 @@
+// errand secret set|list|delete as a real process: the value comes from standard input (never
+// argv), one trailing newline is dropped, list never shows it, refusals carry their codes.
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { runErrand } from "../../secrets/support/errandProcess.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "errand-secret-cli-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+const CANARY = "Cli-Canary-Value-5150";
+
+describe("errand secret", () => {
+  test("errand secret set reads the value from piped stdin and list shows names and sites, never the value", async () => {
+    const home = join(scratch, "a");
+    const env = { ERRAND_HOME: home };
+    const set = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com", "--site", "http://127.0.0.1:8080"], { env, stdin: `${CANARY}\n` });
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stderr, /secret portal declared \(stored encrypted\); may be typed into http:\/\/127\.0\.0\.1:8080, https:\/\/portal\.example\.com/);
+    const list = await runErrand(["secret", "list", "--json"], { env });
+    assert.equal(list.code, 0);
+    const parsed = JSON.parse(list.stdout) as { secrets: Array<Record<string, unknown>> };
+    assert.deepEqual(Object.keys(parsed.secrets[0] ?? {}).sort(), ["createdAt", "name", "sites", "sourceKind", "updatedAt"]);
+    const plain = await runErrand(["secret", "list"], { env });
+    assert.match(plain.stdout, /^portal {2}stored/m);
+    for (const run of [set, list, plain]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY));
+    for (const file of readdirSync(home, { recursive: true }) as string[]) {
+      const path = join(home, file);
+      if (statSync(path).isDirectory()) continue;
+      assert.ok(!readFileSync(path).toString("latin1").includes(CANARY), `${file} holds the value`);
+    }
+    assert.equal(statSync(home).mode & 0o777, 0o700);
+    const del = await runErrand(["secret", "delete", "portal"], { env });
+    assert.equal(del.code, 0);
+    const again = await runErrand(["secret", "delete", "portal"], { env });
+    assert.match(again.stderr, /\[secret_unknown\]/);
+  });
+
+  test("errand secret set refuses a value on the command line, errand's own variables and bad sites", async () => {
+    const env = { ERRAND_HOME: join(scratch, "b"), ERRAND_OWNER_PASSWORD: CANARY };
+    const argv = await runErrand(["secret", "set", "portal", CANARY, "--site", "https://portal.example.com"], { env, stdin: "" });
+    assert.equal(argv.code, 2);
+    assert.match(argv.stderr, /too many arguments/);
+    const own = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com", "--from-env", "ERRAND_OWNER_PASSWORD"], { env });
+    assert.equal(own.code, 2);
+    assert.match(own.stderr, /\[secret_source_refused\]/);
+    const site = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com/login"], { env, stdin: CANARY });
+    assert.match(site.stderr, /\[invalid_secret_site\]/);
+    const noSite = await runErrand(["secret", "set", "portal"], { env, stdin: CANARY });
+    assert.equal(noSite.code, 2);
+    const list = await runErrand(["secret", "list"], { env });
+    assert.match(list.stdout, /no secrets declared/);
+  });
+});
