@@ -1,7 +1,9 @@
 // Runs every *.test.ts under test/ with Node's built-in test runner (TypeScript through tsx).
 // Node 20's --test does not expand globs itself, so the files are listed here.
-// Usage: node scripts/test.mjs [substring filter ...]
-import { readdirSync, statSync } from "node:fs";
+// Usage: node scripts/test.mjs [--fast] [substring filter ...]
+// --fast leaves out the files that start Chromium or child processes (see SLOW below): the inner
+// loop's set of unit, SQLite and in-process tests (`npm run check:fast`).
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -16,9 +18,15 @@ function findTests(dir) {
   return found;
 }
 
-const filters = process.argv.slice(2);
+/** A test file that uses one of these starts a browser or a child process, so it is not "fast". */
+const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|launchChromium/;
+
+const args = process.argv.slice(2);
+const fast = args.includes("--fast");
+const filters = args.filter((a) => a !== "--fast");
 const files = findTests("test")
   .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
+  .filter((f) => !fast || !SLOW.test(readFileSync(f, "utf8")))
   .sort();
 if (files.length === 0) {
   console.error("no test files matched");

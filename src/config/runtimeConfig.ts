@@ -1,3 +1,4 @@
+import { resolveErrandHome } from "./resolveErrandHome.js";
 import { MINUTE, MiB, SECOND } from "./units.js";
 
 /**
@@ -6,7 +7,7 @@ import { MINUTE, MiB, SECOND } from "./units.js";
  * A configuration file layer will slot in between defaults and environment when it exists.
  */
 export interface RuntimeConfig {
-  /** Directory holding errand.db and keys/. Env ERRAND_HOME. Default ".errand". */
+  /** Directory holding errand.db and keys/. Env ERRAND_HOME; default $XDG_STATE_HOME/errand or ~/.local/state/errand (see resolveErrandHome). */
   errandHome: string;
   /** How long a claimed operation belongs to its runner without a heartbeat (ms). Env ERRAND_LEASE_MS. Default 90 s. */
   leaseMs: number;
@@ -30,8 +31,7 @@ export interface RuntimeConfig {
   cancelPollMs: number;
 }
 
-export const DEFAULT_RUNTIME_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
-  errandHome: ".errand",
+export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">> = Object.freeze({
   leaseMs: 90 * SECOND,
   heartbeatMs: 30 * SECOND,
   retryDelayMs: 10 * SECOND,
@@ -70,9 +70,7 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
  * integer within its bounds: a typo must not silently fall back to a default.
  */
 export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<RuntimeConfig> = {}): RuntimeConfig {
-  const config: RuntimeConfig = { ...DEFAULT_RUNTIME_CONFIG };
-  const home = env["ERRAND_HOME"];
-  if (home !== undefined && home !== "") config.errandHome = home;
+  const config: RuntimeConfig = { ...DEFAULT_RUNTIME_CONFIG, errandHome: resolveErrandHome(env).path };
   for (const setting of ENV_SETTINGS) {
     const raw = env[setting.env];
     if (raw === undefined || raw === "") continue;

@@ -13,6 +13,7 @@ import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+import { stepLabel } from "../task/stepLabel.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
@@ -186,11 +187,11 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
 
   for (const [index, step] of task.steps.entries()) {
     if (context.signal.aborted) {
-      fail("cancelled", `The operation was cancelled before step ${index}.`, index);
+      fail("cancelled", `The operation was cancelled before ${stepLabel(index)}.`, index);
       break;
     }
     if (Date.now() >= deadline) {
-      fail("timeout", `The task's time ran out before step ${index} (${step.action}).`, index);
+      fail("timeout", `The task's time ran out before ${stepLabel(index)} (${step.action}).`, index);
       break;
     }
     context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
@@ -201,13 +202,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       if (result.check !== undefined) state.checks.push(result.check);
       if (state.navigationViolation !== null) throw new StepFailure("navigation_blocked", "");
-      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at step ${index} did not hold: expected ${result.check.match} "${result.check.expected}", saw "${result.check.observed ?? ""}".`);
+      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}", saw "${result.check.observed ?? ""}".`);
       state.steps.push({ index, action: step.action, status: "ok", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: true, durationMs: Date.now() - began });
     } catch (error) {
       state.steps.push({ index, action: step.action, status: "failed", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: false, durationMs: Date.now() - began });
-      if (context.signal.aborted) fail("cancelled", `The operation was cancelled during step ${index} (${step.action}).`, index);
+      if (context.signal.aborted) fail("cancelled", `The operation was cancelled during ${stepLabel(index)} (${step.action}).`, index);
       else if (error instanceof StepFailure) fail(error.code, error.message, index);
       else fail("step_failed", `Step ${index} (${step.action}) failed: ${firstLine(error)}`, index);
       break;

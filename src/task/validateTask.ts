@@ -8,6 +8,7 @@ import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { readStep } from "./readStep.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS } from "./taskTypes.js";
 import type { Step, Task, TaskTimeouts } from "./taskTypes.js";
+import { stepLabel } from "./stepLabel.js";
 
 const TASK_FIELDS = [
   "schemaVersion",
@@ -173,7 +174,7 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
     if (step.action === "extract_text" || step.action === "extract_attribute") {
       const earlier = outputNames.get(step.name);
       if (earlier !== undefined) {
-        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by step ${earlier}; give each extract step its own name.`);
+        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by ${stepLabel(earlier)}; give each extract step its own name.`);
       }
       outputNames.set(step.name, index);
     }

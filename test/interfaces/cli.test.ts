@@ -1,15 +1,15 @@
-// The errand CLI as a real process: exit codes, exact output shapes, key handling and error lines.
-// Every run gets its own ERRAND_HOME (or working directory) under a temp dir; nothing leaves the machine.
+// The errand CLI: exit codes, exact output shapes, key handling and error lines. Commands run in
+// process (runCli with captured streams); test/interfaces/cli/mainProcess.test.ts proves the real
+// process (main.ts) is the same thing. Every run gets its own ERRAND_HOME (or HOME) under a temp dir; nothing
+// leaves the machine.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { baseEnv, errandInProcess } from "./cli/support/runInProcess.js";
 
-const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
-const TSX = import.meta.resolve("tsx");
 const VECTORS = JSON.parse(readFileSync(new URL("../../contracts/v1/vectors/request-digest-v1.json", import.meta.url), "utf8")) as {
   keyHex: string;
   vectors: Array<{ name: string; input: unknown; normalized: unknown; requestDigest: string }>;
@@ -40,23 +40,9 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `errand ...args` with a private ERRAND_HOME unless the caller supplies the environment. */
-function errand(args: string[], options: { stdin?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("ERRAND_") && key !== "NODE_OPTIONS") env[key] = value;
-  }
-  Object.assign(env, options.env ?? { ERRAND_HOME: join(freshDir("home"), ".errand") });
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], { cwd: options.cwd ?? scratch, env, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
-  });
+/** Runs `errand ...args` in process with a private ERRAND_HOME unless the caller supplies the environment. */
+function errand(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return errandInProcess(args, baseEnv(options.env ?? { ERRAND_HOME: join(freshDir("home"), ".errand") }), options.stdin ?? "");
 }
 
 const STACK_LINE = /^\s+at .+[:(]/m;
@@ -131,25 +117,26 @@ describe("errand validate", { concurrency: 3 }, () => {
     assertNoStack(run);
   });
 
-  test("--json on a valid task prints {ok:true, task}", async () => {
+  test("--json on a valid task prints the envelope with data.task", async () => {
     const run = await errand(["validate", "--json", writeScratch("task.json", JSON.stringify(VALID_TASK))]);
     assert.equal(run.code, 0);
     assert.equal(run.stderr, "");
     assert.ok(run.stdout.endsWith("}\n") && run.stdout.indexOf("\n") === run.stdout.length - 1, "one line of JSON");
-    assert.deepEqual(JSON.parse(run.stdout), { ok: true, task: NORMALIZED });
+    assert.deepEqual(JSON.parse(run.stdout), { ok: true, status: "valid", operationId: NORMALIZED.operationId, receipt: null, error: null, data: { task: NORMALIZED } });
   });
 
-  test("--json on an invalid task prints {ok:false, errors:[{code,path,message}]} on stdout and exits 2", async () => {
+  test("--json on an invalid task prints the envelope with every problem (code, path, message) and exits 2", async () => {
     const run = await errand(["validate", "-", "--json"], { stdin: JSON.stringify(INVALID_TASK) });
     assert.equal(run.code, 2);
-    const body = JSON.parse(run.stdout) as { ok: boolean; errors: Array<Record<string, unknown>> };
-    assert.deepEqual(Object.keys(body), ["ok", "errors"]);
+    const body = JSON.parse(run.stdout) as { ok: boolean; error: { code: string; problems: Array<Record<string, unknown>> } };
+    assert.deepEqual(Object.keys(body), ["ok", "status", "receipt", "error", "data"]);
     assert.equal(body.ok, false);
+    assert.equal(body.error.code, INVALID_PROBLEMS[0]!.code);
     assert.deepEqual(
-      body.errors.map(({ code, path }) => ({ code, path })),
+      body.error.problems.map(({ code, path }) => ({ code, path })),
       INVALID_PROBLEMS,
     );
-    for (const error of body.errors) {
+    for (const error of body.error.problems) {
       assert.deepEqual(Object.keys(error).sort(), ["code", "message", "path"]);
       assert.equal(typeof error["message"], "string");
     }
@@ -165,9 +152,9 @@ describe("errand validate", { concurrency: 3 }, () => {
   test("--json with text that is not JSON is still the JSON error shape", async () => {
     const run = await errand(["validate", "--json", "-"], { stdin: "[1," });
     assert.equal(run.code, 2);
-    const body = JSON.parse(run.stdout) as { ok: boolean; errors: Array<{ code: string; path: string }> };
+    const body = JSON.parse(run.stdout) as { ok: boolean; error: { problems: Array<{ code: string; path: string }> } };
     assert.equal(body.ok, false);
-    assert.deepEqual(body.errors.map((e) => [e.code, e.path]), [["invalid_json", ""]]);
+    assert.deepEqual(body.error.problems.map((e) => [e.code, e.path]), [["invalid_json", ""]]);
   });
 
   test("a file that does not exist is a usage error (exit 2), no stack", async () => {
@@ -235,16 +222,17 @@ describe("errand digest", { concurrency: 3 }, () => {
     });
   }
 
-  test("--json prints the same object; an invalid task with --json gets the error shape", async () => {
+  test("--json prints the envelope with the digest in data; an invalid task with --json gets the error shape", async () => {
     const vector = VECTORS.vectors[0]!;
     const good = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(vector.input) });
     assert.equal(good.code, 0);
-    assert.deepEqual(JSON.parse(good.stdout), { operationId: (vector.normalized as { operationId: string }).operationId, requestDigest: vector.requestDigest });
+    const operationId = (vector.normalized as { operationId: string }).operationId;
+    assert.deepEqual(JSON.parse(good.stdout), { ok: true, status: "ok", operationId, receipt: null, error: null, data: { requestDigest: vector.requestDigest } });
     const bad = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(INVALID_TASK) });
     assert.equal(bad.code, 2);
-    const body = JSON.parse(bad.stdout) as { ok: boolean; errors: Array<{ code: string; path: string }> };
+    const body = JSON.parse(bad.stdout) as { ok: boolean; error: { problems: Array<{ code: string; path: string }> } };
     assert.equal(body.ok, false);
-    assert.deepEqual(body.errors.map(({ code, path }) => ({ code, path })), INVALID_PROBLEMS);
+    assert.deepEqual(body.error.problems.map(({ code, path }) => ({ code, path })), INVALID_PROBLEMS);
   });
 
   test("an invalid task: exit 2, one line per problem, no digest", async () => {
@@ -279,11 +267,17 @@ describe("errand digest", { concurrency: 3 }, () => {
     assert.notEqual(digestOf(otherHome), digestOf(first), "a new home gets a new random key");
   });
 
-  test("ERRAND_HOME defaults to ./.errand in the working directory", async () => {
-    const cwd = freshDir("cwd");
-    const run = await errand(["digest", "-"], { cwd, env: {}, stdin: JSON.stringify(VALID_TASK) });
+  test("ERRAND_HOME unset: the state goes to $XDG_STATE_HOME/errand, else ~/.local/state/errand, never the working directory", async () => {
+    const home = freshDir("user-home");
+    const run = await errand(["digest", "-"], { env: { HOME: home }, stdin: JSON.stringify(VALID_TASK) });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(statSync(join(cwd, ".errand", "keys", "master.key")).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, ".local", "state", "errand", "keys", "master.key")).mode & 0o777, 0o600);
+    assert.equal(existsSync(join(process.cwd(), ".errand")), false, "nothing is written where errand was started");
+
+    const xdg = freshDir("xdg-state");
+    const viaXdg = await errand(["digest", "-"], { env: { HOME: home, XDG_STATE_HOME: xdg }, stdin: JSON.stringify(VALID_TASK) });
+    assert.equal(viaXdg.code, 0, viaXdg.stderr);
+    assert.equal(statSync(join(xdg, "errand", "keys", "master.key")).mode & 0o777, 0o600);
   });
 
   const badKeys: Array<[string, string]> = [
@@ -310,11 +304,36 @@ describe("errand digest", { concurrency: 3 }, () => {
 });
 
 describe("errand: command line handling", { concurrency: 3 }, () => {
-  test("an unknown command: exit 2 and a pointer to --help", async () => {
+  test("an unknown command: exit 2 and a pointer to the help", async () => {
     const run = await errand(["frobnicate"]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /unknown command "frobnicate"/);
+    assert.doesNotMatch(run.stderr, /did you mean/i, "no hint for a word that is close to nothing");
     assertNoStack(run);
+  });
+
+  test("a misspelt command or option suggests the nearest one", async () => {
+    const command = await errand(["valdiate", "x.json"]);
+    assert.equal(command.code, 2);
+    assert.match(command.stderr, /unknown command "valdiate"\. Did you mean "errand validate"\?/);
+    const option = await errand(["collect", "some-id", "--wiat", "--jsno"]);
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /unknown option --wiat .*did you mean --wait\?/);
+    assert.match(option.stderr, /unknown option --jsno .*did you mean --json\?/, "every problem of the command line in one run");
+    const json = await errand(["inspect", "x", "--json", "--bogus"]);
+    assert.equal(json.code, 2);
+    const body = JSON.parse(json.stdout) as { ok: boolean; status: string; error: { code: string } };
+    assert.equal(body.ok, false);
+    assert.equal(body.error.code, "usage");
+  });
+
+  test("errand help CMD prints the command's help; help of an unknown command suggests", async () => {
+    const run = await errand(["help", "collect"]);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /^errand collect <operationId>/);
+    const unknown = await errand(["help", "colect"]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Did you mean "errand collect"/);
   });
 
   for (const args of [

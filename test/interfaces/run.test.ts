@@ -49,7 +49,7 @@ describe("errand run", () => {
     const pass = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] }), ...allow]);
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /^PASS/);
-    assert.match(pass.stderr, /step 1\/1 expect_text/);
+    assert.match(pass.stderr, /step 1 \(\/steps\/0\) of 1 expect_text/);
     const partial = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#title" }] }), ...allow, "--json"]);
     assert.equal(partial.code, 3);
     assert.equal((JSON.parse(partial.stdout) as { receipt: { status: string } }).receipt.status, "PARTIAL");
@@ -141,7 +141,7 @@ describe("errand run goes through submit, runner and collect", () => {
     const queuedFile = taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] });
     const submitted = await errand(["submit", queuedFile, "--json"]);
     assert.equal(submitted.code, 0, submitted.stderr);
-    const queuedId = (JSON.parse(submitted.stdout) as { handle: { operationId: string } }).handle.operationId;
+    const queuedId = (JSON.parse(submitted.stdout) as { operationId: string }).operationId;
     const ran = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Welcome" }] }), ...allow]);
     assert.equal(ran.code, 0, ran.stderr);
     const inspected = await errand(["inspect", queuedId, "--json"]);
@@ -154,5 +154,14 @@ describe("errand demo", () => {
     const r = await errand(["demo"]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout.match(/^PASS/gm)?.length, 2);
+  });
+
+  test("--json prints one envelope holding both runs", async () => {
+    const r = await errand(["demo", "--json"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const body = JSON.parse(r.stdout) as { ok: boolean; status: string; data: { runs: { status: string }[] } };
+    assert.equal(body.ok, true);
+    assert.equal(body.status, "PASS");
+    assert.deepEqual(body.data.runs.map((run) => run.status), ["PASS", "PASS"]);
   });
 });

@@ -39,7 +39,7 @@ describe("runners as separate processes", () => {
       const results = await Promise.all(runners.map((r) => r.done));
       const reports = results.map((result) => {
         assert.equal(result.code, 0, result.stderr);
-        return JSON.parse(result.stdout) as RunQueueReport;
+        return (JSON.parse(result.stdout) as { data: RunQueueReport }).data;
       });
       const perRunner = reports.map((r) => r.attempts.length);
       assert.equal(perRunner.reduce((a, b) => a + b, 0), 200, `attempts per runner: ${perRunner.join("/")}`);
@@ -74,7 +74,7 @@ describe("runners as separate processes", () => {
 
       const early = await spawnRunner(runnerEnv(h.home)).done;
       assert.equal(early.code, 0, early.stderr);
-      const earlyReport = JSON.parse(early.stdout) as RunQueueReport;
+      const earlyReport = (JSON.parse(early.stdout) as { data: RunQueueReport }).data;
       if (Date.now() - killedAt < LEASE_MS - 200) {
         assert.equal(earlyReport.recovered.length, 0, "a lease that has not expired is left alone");
         const pending = await h.service.inspect(id);
@@ -84,7 +84,7 @@ describe("runners as separate processes", () => {
       await sleep(Math.max(0, LEASE_MS + 100 - (Date.now() - killedAt)));
       const rescuer = await spawnRunner(runnerEnv(h.home)).done;
       assert.equal(rescuer.code, 0, rescuer.stderr);
-      const report = JSON.parse(rescuer.stdout) as RunQueueReport;
+      const report = (JSON.parse(rescuer.stdout) as { data: RunQueueReport }).data;
       assert.deepEqual(report.recovered.map((r) => [r.operationId, r.resolution]), [[id, "requeue"]]);
 
       const collected = await h.service.collect(id);

@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createBrowserlessProvider } from "../../src/providers/browserlessProvider.js";
 import { ProviderError } from "../../src/providers/providerTypes.js";
-import { startBrowserlessServer } from "../fixtures/browserlessServer.js";
+import { browserlessUnavailable, startBrowserlessServer } from "../fixtures/browserlessServer.js";
 import type { BrowserlessServer } from "../fixtures/browserlessServer.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { makeTask, runOn } from "./providerContract.js";
@@ -12,10 +12,14 @@ const TOKEN = "errand-test-token-3f9a1c";
 
 /**
  * The Browserless adapter against the real open-source Browserless server (npm
- * @browserless.io/browserless, pinned), on 127.0.0.1 with one concurrent session, no queue, and
+ * @browserless.io/browserless, pinned in .ci/browserless and installed there on demand by .ci/run),
+ * on 127.0.0.1 with one concurrent session, no queue, and
  * Debian's Chromium. This is the one provider whose actual server errand can run in CI.
  */
-describe("browserless adapter, against the real open-source Browserless server", () => {
+const unavailable = browserlessUnavailable();
+if (unavailable !== null) process.stderr.write(`notice: skipping the Browserless server tests: ${unavailable}\n`);
+
+describe("browserless adapter, against the real open-source Browserless server", { skip: unavailable ?? false }, () => {
   let sites: Sites;
   let server: BrowserlessServer;
   const env = () => ({ BROWSERLESS_TOKEN: TOKEN, BROWSERLESS_BASE_URL: server.wsBase });

@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import { resolveErrandHome } from "../../config/resolveErrandHome.js";
+import { suggestNearest } from "./suggestNearest.js";
 import { UsageError } from "./usageError.js";
 
 type OptionSpec = { type: "string" | "boolean"; multiple?: boolean; short?: string };
@@ -22,20 +24,39 @@ export interface Command {
   run(ctx: CommandContext): number | Promise<number>;
 }
 
+/** Options every command accepts. */
+const GLOBAL_OPTIONS: OptionSpecs = { debug: { type: "boolean" } };
+
+/**
+ * Parses a command's arguments and reports every problem of the command line at once (unknown
+ * options with the nearest known one, missing values, values given to flags, extra arguments),
+ * instead of stopping at the first.
+ */
 export function parseCommandArgs(command: Command, args: string[], env: NodeJS.ProcessEnv): CommandContext {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: { ...command.options, debug: { type: "boolean" } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+  const options = { ...command.options, ...GLOBAL_OPTIONS };
+  const parsed = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const problems: string[] = [];
+  const known = Object.keys(options).map((name) => `--${name}`);
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    const spec = options[token.name];
+    if (spec === undefined) {
+      const hint = suggestNearest(token.rawName, known);
+      problems.push(`unknown option ${token.rawName} for "errand ${command.name}"${hint === undefined ? "" : `; did you mean ${hint}?`}`);
+    } else if (spec.type === "string" && token.value === undefined) {
+      problems.push(`option ${token.rawName} needs a value`);
+    } else if (spec.type === "boolean" && token.value !== undefined) {
+      problems.push(`option ${token.rawName} takes no value`);
+    }
   }
   if (parsed.positionals.length > command.maxPositionals) {
-    throw new UsageError(`too many arguments for "errand ${command.name}": ${parsed.positionals.slice(command.maxPositionals).join(" ")}`);
+    problems.push(`too many arguments for "errand ${command.name}": ${parsed.positionals.slice(command.maxPositionals).join(" ")}`);
   }
+  if (problems.length > 0) throw new UsageError(problems);
   return {
     positionals: parsed.positionals,
     values: parsed.values,
-    errandHome: env["ERRAND_HOME"] ?? ".errand",
+    errandHome: resolveErrandHome(env).path,
     env,
   };
 }

@@ -1,5 +1,6 @@
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import { EXIT } from "./exitCodes.js";
+import { stepLabel } from "../../task/stepLabel.js";
 
 const STATUS_EXIT: Record<ReceiptStatus, number> = {
   PASS: EXIT.pass,
@@ -36,10 +37,10 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   for (const check of receipt.checks) {
     const mark = check.passed ? "held" : "FAILED";
     const seen = check.passed ? "" : `; saw "${check.observed ?? ""}"`;
-    lines.push(`  check       step ${check.step} ${check.action} ${check.match} "${check.expected}" ${mark}${seen}`);
+    lines.push(`  check       ${stepLabel(check.step)} ${check.action} ${check.match} "${check.expected}" ${mark}${seen}`);
   }
   if (receipt.error !== null) {
-    lines.push(`  error       ${receipt.error.code}${receipt.error.step === null ? "" : ` at step ${receipt.error.step}`}: ${receipt.error.message}`);
+    lines.push(`  error       ${receipt.error.code}${receipt.error.step === null ? "" : ` at ${stepLabel(receipt.error.step)}`}: ${receipt.error.message}`);
   }
   // Routing: only worth a line when another provider than the one used was considered.
   for (const record of receipt.fallback.length > 1 ? receipt.fallback : []) {

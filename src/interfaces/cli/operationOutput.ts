@@ -3,7 +3,9 @@ import type { Handle } from "../../operations/handle.js";
 import type { ServiceFailure } from "../../operations/serviceTypes.js";
 import { POLICY_CODES } from "../../task/validateTask.js";
 import { EXIT } from "./exitCodes.js";
-import { printErr, printOut } from "./output.js";
+import type { CliError } from "./jsonEnvelope.js";
+import { printEnvelope } from "./jsonEnvelope.js";
+import { printErr } from "./output.js";
 
 /** Failures about errand's own state, not about what the caller sent. */
 const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -24,34 +26,36 @@ export function exitForFailure(code: ErrorCode): number {
   return EXIT.usage;
 }
 
-/** Prints a refused call: JSON `{"status":"error","code",...}` or a line per problem, and returns its exit code. */
-export function printFailure(failure: ServiceFailure | { code: ErrorCode; message: string }, json: boolean): number {
-  const full = failure as ServiceFailure;
+type Failure = ServiceFailure | { code: ErrorCode; message: string; problems?: CliError["problems"]; handle?: Handle };
+
+/**
+ * Prints a refused call, as the JSON envelope (`ok: false`, `status: "error"`, `error` with every
+ * problem) or as one line per problem on stderr, and returns its exit code.
+ */
+export function printFailure(failure: Failure, json: boolean, operationId?: string): number {
+  const { problems, handle } = failure as { problems?: CliError["problems"]; handle?: Handle };
   if (json) {
-    printOut(
-      JSON.stringify({
-        status: "error",
+    printEnvelope({
+      ok: false,
+      status: "error",
+      operationId: operationId ?? handle?.operationId,
+      error: {
         code: failure.code,
         message: failure.message,
-        ...(full.problems === undefined ? {} : { problems: full.problems }),
-        ...(full.handle === undefined ? {} : { handle: full.handle }),
-      }),
-    );
+        ...(problems === undefined ? {} : { problems }),
+        ...(handle === undefined ? {} : { handle }),
+      },
+    });
   } else {
     printErr(`error: ${failure.message} [${failure.code}]`);
-    for (const problem of full.problems ?? []) printErr(`  ${problem.path === "" ? "(task)" : problem.path}: ${problem.message} [${problem.code}]`);
-    if (full.handle !== undefined) printErr(`  existing: ${describeHandle(full.handle)}`);
+    for (const problem of problems ?? []) printErr(`  ${problem.path === "" ? "(task)" : problem.path}: ${problem.message} [${problem.code}]`);
+    if (handle !== undefined) printErr(`  existing: ${describeHandle(handle)}`);
   }
   return exitForFailure(failure.code);
 }
 
 export function describeHandle(handle: Handle): string {
   return `${handle.operationId} ${handle.phase} revision ${handle.revision}, boundary ${handle.mutationBoundary.replace("_", " ")}, ${handle.requestDigest}`;
-}
-
-/** Prints a JSON document on one line. */
-export function printJson(value: unknown): void {
-  printOut(JSON.stringify(value));
 }
 
 /** A successful result without its `ok` marker, as it is printed with --json. */

@@ -1,2 +1,13 @@
-/** Thrown by command parsing for a malformed command line; main turns it into exit 2. */
-export class UsageError extends Error {}
+/**
+ * Thrown by command parsing for a malformed command line; the CLI turns it into exit 2. It carries
+ * every problem found in the command line, so one run names them all.
+ */
+export class UsageError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === "string" ? [problems] : problems;
+    super(list.join("; "));
+    this.problems = list;
+  }
+}

@@ -1,12 +1,11 @@
-// The operations commands as real processes: JSON shapes and exit codes of submit, inspect, collect,
-// cancel, status, runner and journal. Operations are run by the test-only runner (fake executor).
+// The operations commands (in process): JSON envelopes and exit codes of submit, inspect, collect,
+// cancel, status, runner and journal. Operations are run by the test-only runner (fake executor),
+// a real child process.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
@@ -14,8 +13,9 @@ import { startCountingServer } from "../../operations/support/countingServer.js"
 import type { CountingServer } from "../../operations/support/countingServer.js";
 import { spawnRunner } from "../../operations/support/spawnRunner.js";
 import { readTask, writeTask } from "../../operations/support/tasks.js";
+import { errandInProcess, parseEnvelope } from "./support/runInProcess.js";
+import type { Envelope } from "./support/runInProcess.js";
 
-const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "errand-ops-cli-"));
 let server: CountingServer;
 before(async () => {
@@ -30,27 +30,16 @@ interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
-  json: Record<string, unknown>;
+  /** The --json envelope (checked to have exactly its keys) when --json was given. */
+  json: Envelope;
+  /** Its data. */
+  data: Record<string, unknown>;
 }
 
-function errand(home: string, args: string[], stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ERRAND_HOME: home }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end(stdin ?? "");
-    child.on("close", (code) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(stdout) as Record<string, unknown>;
-      } catch {
-        // not JSON output
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
+async function errand(home: string, args: string[], stdin?: string): Promise<Run> {
+  const run = await errandInProcess(args, { PATH: process.env["PATH"] ?? "", ERRAND_HOME: home }, stdin ?? "");
+  const json = args.includes("--json") ? parseEnvelope(run.stdout) : ({ ok: false, status: "", receipt: null, error: null, data: {} } satisfies Envelope);
+  return { ...run, json, data: json.data };
 }
 
 let homes = 0;
@@ -73,20 +62,22 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     const id = randomUUID();
     const first = await errand(home, ["submit", taskFile(readTask(id)), "--json"]);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.json["status"], "pending");
-    assert.equal(first.json["created"], true);
-    const handle = first.json["handle"] as Record<string, unknown>;
+    assert.equal(first.json.status, "pending");
+    assert.equal(first.json.ok, true);
+    assert.equal(first.json.operationId, id);
+    assert.equal(first.data["created"], true);
+    const handle = first.data["handle"] as Record<string, unknown>;
     assert.deepEqual(Object.keys(handle).sort(), ["mutationBoundary", "operationId", "phase", "requestDigest", "revision", "v"]);
     assert.equal(handle["operationId"], id);
 
     const repeat = await errand(home, ["submit", "-", "--json"], JSON.stringify(readTask(id)));
     assert.equal(repeat.code, 0);
-    assert.equal(repeat.json["created"], false);
-    assert.deepEqual(repeat.json["handle"], handle);
+    assert.equal(repeat.data["created"], false);
+    assert.deepEqual(repeat.data["handle"], handle);
 
     const changed = await errand(home, ["submit", taskFile(readTask(id, "changed")), "--json"]);
     assert.equal(changed.code, 2);
-    assert.equal(changed.json["code"], "identity_mismatch");
+    assert.equal(changed.json.error?.code, "identity_mismatch");
     const human = await errand(home, ["submit", taskFile(readTask(id, "changed"))]);
     assert.equal(human.code, 2);
     assert.match(human.stderr, /\[identity_mismatch\]/);
@@ -96,13 +87,13 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     const home = freshHome();
     const notJson = await errand(home, ["submit", "-", "--json"], "{ nope");
     assert.equal(notJson.code, 2);
-    assert.equal(notJson.json["code"], "invalid_json");
+    assert.equal(notJson.json.error?.code, "invalid_json");
     const invalid = await errand(home, ["submit", taskFile({ ...readTask(), steps: [] }), "--json"]);
     assert.equal(invalid.code, 2);
-    assert.equal(invalid.json["code"], "too_short");
+    assert.equal(invalid.json.error?.code, "too_short");
     const unapproved = await errand(home, ["submit", taskFile({ ...writeTask(), approved: false }), "--json"]);
     assert.equal(unapproved.code, 4);
-    assert.equal(unapproved.json["code"], "approval_required");
+    assert.equal(unapproved.json.error?.code, "approval_required");
   });
 
   test("inspect and collect of a queued operation: pending, exit 0 and 7; unknown ids exit 1", async () => {
@@ -111,26 +102,27 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     await errand(home, ["submit", taskFile(readTask(id))]);
     const inspected = await errand(home, ["inspect", id, "--json"]);
     assert.equal(inspected.code, 0);
-    assert.equal(inspected.json["status"], "pending");
-    assert.equal((inspected.json["handle"] as Record<string, unknown>)["phase"], "queued");
+    assert.equal(inspected.json.status, "pending");
+    assert.equal((inspected.data["handle"] as Record<string, unknown>)["phase"], "queued");
     const collected = await errand(home, ["collect", id, "--json"]);
     assert.equal(collected.code, 7);
-    assert.equal(collected.json["status"], "pending");
-    assert.equal("receipt" in collected.json, false);
+    assert.equal(collected.json.status, "pending");
+    assert.equal(collected.json.ok, false);
+    assert.equal(collected.json.receipt, null);
     const waited = await errand(home, ["collect", id, "--wait", "--timeout", "300", "--poll-interval", "50", "--json"]);
     assert.equal(waited.code, 7);
     const badPoll = await errand(home, ["collect", id, "--poll-interval", "60001"]);
     assert.equal(badPoll.code, 2);
     const unknown = await errand(home, ["inspect", randomUUID(), "--json"]);
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.json["code"], "operation_not_found");
+    assert.equal(unknown.json.error?.code, "operation_not_found");
   });
 
   test("errand runner exits 0 when it ran, even with nothing to do; a malformed flag exits 2 (the queue stays empty: no browser, no network)", async () => {
     const home = freshHome();
     const ran = await errand(home, ["runner", "--json"]);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.deepEqual(ran.json, { recovered: [], attempts: [], stoppedBecause: "drained" });
+    assert.deepEqual(ran.json, { ok: true, status: "drained", receipt: null, error: null, data: { recovered: [], attempts: [], stoppedBecause: "drained" } });
     const badMax = await errand(home, ["runner", "--max", "zero"]);
     assert.equal(badMax.code, 2);
     const badAllowance = await errand(home, ["runner", "--allow-private", "not a host"]);
@@ -152,21 +144,23 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     const controlId = randomUUID();
     const cancel = await errand(home, ["cancel", cancelled, "--control-id", controlId, "--json"]);
     assert.equal(cancel.code, 0);
-    assert.equal(cancel.json["outcome"], "cancelled");
+    assert.equal(cancel.json.status, "cancelled");
     const repeated = await errand(home, ["cancel", cancelled, "--control-id", controlId, "--json"]);
-    assert.equal(repeated.json["outcome"], "cancelled");
-    assert.equal(repeated.json["repeated"], true);
+    assert.equal(repeated.json.status, "cancelled");
+    assert.equal(repeated.data["repeated"], true);
 
     const run = await spawnRunner({ ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "0", FAKE_FIXTURE_ORIGIN: server.origin }).done;
     assert.equal(run.code, 0, run.stderr);
     for (const [task, exit, status] of [...cases, [readTask(cancelled), 6, "CANCELLED"] as [Record<string, unknown>, number, string]]) {
       const collected = await errand(home, ["collect", String(task["operationId"]), "--json"]);
       assert.equal(collected.code, exit, `${status}: ${collected.stdout}${collected.stderr}`);
-      assert.equal((collected.json["receipt"] as Record<string, unknown>)["status"], status);
+      assert.equal(collected.json.receipt?.["status"], status);
+      assert.equal(collected.json.status, status);
+      assert.equal(collected.json.ok, status === "PASS");
     }
     const status = await errand(home, ["status", "--json"]);
     assert.equal(status.code, 0);
-    const phases = (status.json["store"] as Record<string, Record<string, number>>)["phases"];
+    const phases = (status.data["store"] as Record<string, Record<string, number>>)["phases"];
     assert.deepEqual(phases, { queued: 0, running: 0, completed: 3, blocked: 1, uncertain: 1, cancelled: 1 });
   });
 
@@ -181,15 +175,16 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     assert.equal((await errand(home, ["journal", "compact", "--older-than", "soon"])).code, 2);
     const compacted = await errand(home, ["journal", "compact", "--older-than", "30d", "--json"]);
     assert.equal(compacted.code, 0);
-    assert.equal(compacted.json["operations"], 0);
+    assert.equal(compacted.data["operations"], 0);
 
     const db = new Database(join(home, "errand.db"));
     db.prepare("UPDATE journal_events SET at_ms = at_ms + 1 WHERE seq = 2").run();
     db.close();
     const tampered = await errand(home, ["journal", "verify", "--json"]);
     assert.equal(tampered.code, 1);
-    assert.equal(tampered.json["status"], "tampered");
-    assert.equal(tampered.json["seq"], 2);
+    assert.equal(tampered.json.status, "tampered");
+    assert.equal(tampered.json.error?.code, "journal_tampered");
+    assert.equal(tampered.data["seq"], 2);
     const human = await errand(home, ["journal", "verify"]);
     assert.match(human.stdout, /^TAMPERED at event 2/);
   });

@@ -26,7 +26,10 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 async function runJson(args: string[], env: Record<string, string> = {}): Promise<{ code: number; json: Record<string, unknown> }> {
   const result = await run([...args, "--json"], env);
   assert.equal(result.stderr, "");
-  return { code: result.code, json: JSON.parse(result.stdout) as Record<string, unknown> };
+  const envelope = JSON.parse(result.stdout) as { ok: boolean; status: string; data: Record<string, unknown> };
+  assert.equal(envelope.ok, result.code === 0);
+  assert.equal(envelope.status, envelope.data["verdict"]);
+  return { code: result.code, json: envelope.data };
 }
 
 before(async () => {

@@ -67,8 +67,8 @@ const allow = () => ["--allow-private", sites.site.origin.slice("http://".length
 async function states(env: Record<string, string>): Promise<Record<string, ProviderStatus>> {
   const listed = await errand(["provider", "list", "--json"], env);
   assert.equal(listed.code, 0, listed.stderr);
-  const parsed = JSON.parse(listed.stdout) as { providers: ProviderStatus[] };
-  return Object.fromEntries(parsed.providers.map((p) => [p.name, p]));
+  const parsed = JSON.parse(listed.stdout) as { data: { providers: ProviderStatus[] } };
+  return Object.fromEntries(parsed.data.providers.map((p) => [p.name, p]));
 }
 
 describe("errand provider", () => {
@@ -126,7 +126,7 @@ describe("errand provider", () => {
     assert.match(text.stdout, /usage {7}kernel: \d+ of 299999 gb_second this month \(resets \d{4}-\d\d-01T00:00:00.000Z\); 1 session\(s\), \d+ s; 0 of 5 slot\(s\) in use/);
     assert.match(text.stdout, /usage {7}browserless: 0 of 50 browserless_unit this month/);
     assert.match(text.stdout, /usage {7}steel: 0 of 18000 browser_minute in all \(one-time credit\)/);
-    const json = JSON.parse((await errand(["status", "--json"], env)).stdout) as { usage: { provider: string; sessions: number; limit: number }[]; store: unknown };
+    const json = (JSON.parse((await errand(["status", "--json"], env)).stdout) as { data: { usage: { provider: string; sessions: number; limit: number }[]; store: unknown } }).data;
     assert.ok(json.store !== undefined, "the existing report is unchanged");
     assert.deepEqual(
       json.usage.map((u) => [u.provider, u.sessions, u.limit]),
@@ -157,7 +157,7 @@ describe("errand provider", () => {
     const runners = await Promise.all([0, 1].map(() => errand(["runner", "--json", ...allow()], env)));
     const reports = runners.map((r) => {
       assert.equal(r.code, 0, r.stderr);
-      return JSON.parse(r.stdout) as RunQueueReport;
+      return (JSON.parse(r.stdout) as { data: RunQueueReport }).data;
     });
     assert.equal(reports.reduce((n, r) => n + r.attempts.length, 0), 4, reports.map((r) => r.attempts.length).join("/"));
     assert.ok(reports.every((r) => r.attempts.length > 0), "both runners worked");

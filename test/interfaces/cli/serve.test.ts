@@ -109,7 +109,7 @@ describe("errand owner, token and serve", { timeout: 90_000 }, () => {
     assert.match(token, /^errand_api_[A-Za-z0-9_-]{43}$/);
     assert.match(created.stderr, /tok_[0-9a-f]{16} "ci"/);
     const listed = await errand(h, ["token", "list", "--json"]);
-    const tokens = JSON.parse(listed.stdout) as { tokenId: string; name: string; revokedAt: string | null }[];
+    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { tokenId: string; name: string; revokedAt: string | null }[] } }).data.tokens;
     assert.deepEqual(tokens.map((t) => [t.name, t.revokedAt]), [["ci", null]]);
     assert.ok(!listed.stdout.includes(token));
     assert.ok(!storedBytes(h).includes(token), "only a hash of the token is stored");

@@ -3,7 +3,8 @@ import type { CancelOutcome } from "../../../store/Store.js";
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { describeHandle, printFailure, printJson } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { describeHandle, printFailure } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
@@ -19,6 +20,7 @@ export const cancelCommand: Command = {
   boundary (and then can no longer cross it); past the boundary the answer is "uncertain" and the
   write is left to finish. --control-id makes the request repeatable: the same id returns the first
   outcome and never acts twice (a fresh id is generated and printed when absent).
+  --json: the envelope of docs/CLI.md; status is the outcome, data {phase, repeated, controlActionId, handle}.
   Exit: 0 cancelled, stop requested or already finished; 5 uncertain; 1 not found; 2 bad input.`,
 };
 
@@ -37,7 +39,7 @@ async function runCancel(ctx: CommandContext): Promise<number> {
   return withOperations(ctx, async ({ service }) => {
     const result = await service.control(id, { action: "cancel", controlActionId });
     if (!result.ok) return printFailure(result, json);
-    if (json) printJson({ status: result.status, outcome: result.outcome, repeated: result.repeated, controlActionId, handle: result.handle });
+    if (json) printEnvelope({ ok: result.outcome !== "uncertain", status: result.outcome, operationId: id, data: { phase: result.status, repeated: result.repeated, controlActionId, handle: result.handle } });
     else printOut(`${result.outcome}: ${SAYS[result.outcome]}${result.repeated ? " (repeated request: nothing done again)" : ""}\n  ${describeHandle(result.handle)}\n  control id ${controlActionId}`);
     return result.outcome === "uncertain" ? EXIT.uncertain : EXIT.pass;
   });

@@ -6,7 +6,8 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { integerOption } from "../integerOption.js";
-import { describeHandle, printFailure, printJson, withoutOk } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { describeHandle, printFailure } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
@@ -21,7 +22,8 @@ export const collectCommand: Command = {
   Prints the receipt once the operation is finished, else says it is pending. --wait looks again
   every --poll-interval ms (0..60000, default 1000) until it finishes or --timeout ms pass (default
   30000). Extracted values appear only live, from the process that ran the task.
-  --json prints {"status":...,"handle":{...},"receipt":{...}} (receipt once terminal).
+  --json: the envelope of docs/CLI.md; status is the receipt status once terminal, else "pending";
+  data {phase, handle, ephemeral?, compacted?}.
   Exit: 0 PASS, 1 FAIL, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 still pending;
   1 also when not found or not trustworthy, 2 for a malformed command line.`,
 };
@@ -39,15 +41,21 @@ async function runCollect(ctx: CommandContext): Promise<number> {
       ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
     });
     if (!result.ok) return printFailure(result, json);
-    if (json) printJson(withoutOk(result));
-    else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
+    const exit = exitFor(result.status, result.receipt?.status ?? result.compacted?.receiptStatus);
+    if (json) {
+      const { handle, ephemeral, compacted, receipt } = result;
+      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral }), ...(compacted === undefined ? {} : { compacted }) } });
+    } else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
     else if (result.compacted !== undefined) printOut(`${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`);
     else printOut(`pending: ${describeHandle(result.handle)}\n  it runs when "errand runner" picks it up; collect again later`);
 
-    if (result.status === "pending") return EXIT.pending;
-    const status = result.receipt?.status ?? result.compacted?.receiptStatus;
-    return isReceiptStatus(status) ? exitCodeFor(status) : EXIT.fail;
+    return exit;
   });
+}
+
+function exitFor(status: string, receiptStatus: unknown): number {
+  if (status === "pending") return EXIT.pending;
+  return isReceiptStatus(receiptStatus) ? exitCodeFor(receiptStatus) : EXIT.fail;
 }
 
 function isReceiptStatus(value: unknown): value is ReceiptStatus {

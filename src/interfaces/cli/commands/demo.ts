@@ -9,6 +9,7 @@ import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { formatReceipt } from "../formatReceipt.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut, setOutputScrubber } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 
@@ -39,7 +40,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
   const { buildExecutor } = await import("../buildExecutor.js");
   const runner = buildExecutor(env, [site.hostPort], config.browserTimeoutMs);
   const json = flagOption(ctx, "json");
-  const statuses: string[] = [];
+  const runs: { title: string; status: string; receipt: unknown }[] = [];
   try {
     printErr(`demo site listening on ${site.origin}`);
     for (const [title, raw] of [
@@ -56,12 +57,14 @@ async function runDemo(ctx: CommandContext): Promise<number> {
         beforeMutationBoundary: () => Promise.resolve(),
         onProgress: createProgressReporter(),
       });
-      statuses.push(receipt.status);
-      printOut(json ? JSON.stringify({ status: receipt.status, receipt, ephemeral }) : `\n${title}\n${formatReceipt(receipt, ephemeral)}`);
+      runs.push({ title, status: receipt.status, receipt });
+      if (!json) printOut(`\n${title}\n${formatReceipt(receipt, ephemeral)}`);
     }
   } finally {
     await runner.shutdown();
     await site.close();
   }
-  return statuses.every((s) => s === "PASS") ? EXIT.pass : EXIT.fail;
+  const passed = runs.every((r) => r.status === "PASS");
+  if (json) printEnvelope({ ok: passed, status: passed ? "PASS" : "FAIL", data: { runs } });
+  return passed ? EXIT.pass : EXIT.fail;
 }

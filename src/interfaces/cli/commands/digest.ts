@@ -6,7 +6,8 @@ import { printOut } from "../output.js";
 import { readInputText } from "../readInput.js";
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
-import { printProblems } from "./validate.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { printProblems, problemsError } from "./validate.js";
 
 export const digestCommand: Command = {
   name: "digest",
@@ -15,7 +16,8 @@ export const digestCommand: Command = {
   maxPositionals: 1,
   run: runDigest,
   help: `errand digest <file|-> [--key-file F] [--json]
-  Validates a task and prints {"operationId":...,"requestDigest":"hmac-sha256:..."}.
+  Validates a task and prints {"operationId":...,"requestDigest":"hmac-sha256:..."} (--json: the
+  envelope of docs/CLI.md with operationId and data.requestDigest).
   The key is ERRAND_HOME/keys/master.key (created on first use) unless --key-file names a hex key file.
   Exit 2 when the task is invalid.`,
 };
@@ -23,12 +25,14 @@ export const digestCommand: Command = {
 export function runDigest(ctx: CommandContext): number {
   const result = parseTaskText(readInputText(ctx.positionals[0]));
   if (!result.ok) {
-    if (flagOption(ctx, "json")) printOut(JSON.stringify({ ok: false, errors: result.errors }));
+    if (flagOption(ctx, "json")) printEnvelope({ ok: false, status: "invalid", error: problemsError(result.errors) });
     else printProblems(result.errors);
     return EXIT.usage;
   }
   const keyFile = stringOption(ctx, "key-file");
   const key = keyFile === undefined ? loadOrCreateMasterKey(ctx.errandHome) : readHexKeyFile(keyFile);
-  printOut(JSON.stringify({ operationId: result.value.operationId, requestDigest: requestDigest(key, result.value) }));
+  const digest = requestDigest(key, result.value);
+  if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", operationId: result.value.operationId, data: { requestDigest: digest } });
+  else printOut(JSON.stringify({ operationId: result.value.operationId, requestDigest: digest }));
   return EXIT.pass;
 }

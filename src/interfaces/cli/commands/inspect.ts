@@ -1,7 +1,8 @@
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { describeHandle, printFailure, printJson, withoutOk } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { describeHandle, printFailure, withoutOk } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
@@ -15,7 +16,7 @@ export const inspectCommand: Command = {
   help: `errand inspect <operationId> [--json]
   Shows where the operation stands, authenticated against the journal: phase, attempts, lease,
   cancel request. A compacted operation is reported as compacted, with its final status.
-  --json prints {"status":...,"handle":{...},...}.
+  --json: the envelope of docs/CLI.md; data {handle, operation, attempts} or {handle, compacted}.
   Exit: 0 when found (whatever its status), 1 not found or not trustworthy (journal_tampered).`,
 };
 
@@ -27,7 +28,7 @@ async function runInspect(ctx: CommandContext): Promise<number> {
     const result = await service.inspect(id);
     if (!result.ok) return printFailure(result, json);
     if (json) {
-      printJson(withoutOk(result));
+      printEnvelope({ ok: true, status: result.status, operationId: id, data: withoutOk(result) });
       return EXIT.pass;
     }
     const rest = result;

@@ -2,7 +2,8 @@ import { parseDuration } from "../../../config/parseDuration.js";
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { printFailure, printJson, withoutOk } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { printFailure, withoutOk } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
@@ -18,7 +19,8 @@ export const journalCommand: Command = {
            Exit 0 intact, 1 not.
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
-           their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.`,
+           their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.
+  --json: the envelope of docs/CLI.md; status intact|tampered|compacted, the counts in data.`,
 };
 
 async function runJournal(ctx: CommandContext): Promise<number> {
@@ -38,7 +40,10 @@ async function runJournal(ctx: CommandContext): Promise<number> {
   return withOperations(ctx, async ({ service }) => {
     if (action === "verify") {
       const verdict = await service.verifyJournal();
-      if (json) printJson({ status: verdict.ok ? "intact" : "tampered", ...verdict });
+      if (json) {
+        const { ok, ...data } = verdict;
+        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: verdict.message } }), data });
+      }
       else if (verdict.ok) printOut(`intact: ${verdict.events} events verified up to the head (seq ${verdict.headSeq}; ${verdict.baseSeq} compacted into it; ${verdict.tombstones} tombstone(s))`);
       else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
       return verdict.ok ? EXIT.pass : EXIT.fail;
@@ -46,7 +51,7 @@ async function runJournal(ctx: CommandContext): Promise<number> {
     const report = await service.compactJournal({ olderThanMs });
     if (!report.ok) return printFailure(report, json);
     const counts = withoutOk(report);
-    if (json) printJson({ status: "compacted", ...counts });
+    if (json) printEnvelope({ ok: true, status: "compacted", data: counts });
     else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events folded into the head, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored)`);
     return EXIT.pass;
   });

@@ -7,6 +7,7 @@ import type { Resolver } from "../../../policy/resolver.js";
 import { validateAllowedHostsPolicy } from "../../../policy/validateAllowedHostsPolicy.js";
 import type { Problem } from "../../../errors/result.js";
 import { EXIT } from "../exitCodes.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -31,7 +32,7 @@ export const preflightCommand: Command = {
   --allow-private H:P     admit this exact private destination (also ERRAND_ALLOW_PRIVATE, comma-separated)
   --resolver doh|system   DNS-over-HTTPS (the default, or ERRAND_RESOLVER; endpoint ERRAND_DOH_URL, default
                           ${DEFAULT_DOH_ENDPOINT}) or the system resolver
-  --json                  print {"verdict","code","reason","url","host","addresses"}
+  --json                  the envelope (docs/CLI.md): status allow|block, data {verdict,code,reason,url,host,addresses}
   Exit 0 when allowed, 1 when blocked, 2 on a usage error.`,
 };
 
@@ -50,7 +51,7 @@ export async function runPreflight(ctx: CommandContext): Promise<number> {
 
   if (flagOption(ctx, "json")) {
     const { verdict: v, code, reason, url, host, addresses } = verdict;
-    printOut(JSON.stringify({ verdict: v, code, reason, url, host, addresses }));
+    printEnvelope({ ok: v === "allow", status: v, ...(v === "allow" ? {} : { error: { code, message: reason } }), data: { verdict: v, code, reason, url, host, addresses } });
   } else {
     printOut(`${verdict.verdict} ${verdict.url ?? JSON.stringify(raw)}`);
     printOut(`  ${verdict.reason} [${verdict.code}]`);

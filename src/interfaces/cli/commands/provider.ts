@@ -14,11 +14,12 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { openProviderStore } from "../openProviderStore.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
-import { printProblems } from "./validate.js";
+import { printProblems, problemsError } from "./validate.js";
 
 export const providerCommand: Command = {
   name: "provider",
@@ -34,7 +35,7 @@ export const providerCommand: Command = {
 errand provider smoke <${CLOUD_PROVIDER_NAMES.join("|")}> [--task FILE] [--allow-private HOST:PORT]... [--json]
   list   each provider's state and why: UNCONFIGURED (no credential), UNVERIFIED (configured, no
          passing smoke), OPERATIONAL, CIRCUIT_OPEN and BUDGET_EXHAUSTED (with when they end), plus
-         concurrency in use and usage against the budget. JSON: {"providers":[{"name",...}]}.
+         concurrency in use and usage against the budget. --json: data.providers (docs/CLI.md).
   smoke  runs the smoke task (default docs/SMOKE_TASK.json; a read_only task with expectations)
          on that provider alone, under a fresh operationId, and prints its receipt. A PASS makes the
          provider OPERATIONAL (auto routing uses it from then on); anything else that reached the
@@ -66,7 +67,7 @@ async function runList(ctx: CommandContext): Promise<number> {
   const store = openProviderStore(config);
   try {
     const statuses = await listProviderStatuses(store, routing, providers, config.browserTimeoutMs);
-    if (flagOption(ctx, "json")) printOut(JSON.stringify({ providers: statuses }, null, 2));
+    if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", data: { providers: statuses } });
     else printOut(statuses.map(formatStatus).join("\n"));
     return EXIT.pass;
   } finally {
@@ -104,7 +105,8 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   // A smoke runs again and again: each run is its own operation, pinned to the provider under test.
   const checked = validateTask({ ...(raw as Record<string, unknown>), operationId: randomUUID(), provider: name });
   if (!checked.ok) {
-    printProblems(checked.errors);
+    if (json) printEnvelope({ ok: false, status: "invalid", error: problemsError(checked.errors) });
+    else printProblems(checked.errors);
     return EXIT.usage;
   }
   const task = checked.value;
@@ -126,7 +128,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
       onProgress: createProgressReporter(),
     });
     const verdict = await recordVerdict(routed.store, name, receipt);
-    if (json) printOut(JSON.stringify({ status: receipt.status, receipt, ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } }));
+    if (json) printEnvelope({ ok: receipt.status === "PASS", status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } } });
     else printOut(formatReceipt(receipt, ephemeral));
     printErr(verdict.message);
     return exitCodeFor(receipt.status);

@@ -14,13 +14,14 @@ import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { openOperations } from "../openOperations.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut, setOutputScrubber } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
-import { printProblems } from "./validate.js";
+import { printProblems, problemsError } from "./validate.js";
 
 export const runCommand: Command = {
   name: "run",
@@ -37,7 +38,8 @@ export const runCommand: Command = {
   Submits the task as a durable operation (ERRAND_HOME/errand.db), runs that operation and nothing
   else, and prints its receipt (readable, or JSON with --json). Running the same file again returns
   the same receipt without running it twice (same operationId and digest); a changed task under the
-  same operationId is refused (identity_mismatch, exit 2). Progress goes to stderr. --receipt-out
+  same operationId is refused (identity_mismatch, exit 2). Progress goes to stderr. --json: the
+  envelope of docs/CLI.md with the receipt; extracted values (live only) in data.ephemeral. --receipt-out
   writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
   admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
   Exit: 0 PASS, 1 FAIL, 2 invalid input, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED.`,
@@ -49,7 +51,8 @@ async function runRun(ctx: CommandContext): Promise<number> {
   const text = readInputText(ctx.positionals[0]);
   const parsed = parseTaskText(text);
   if (!parsed.ok && !parsed.errors.every((e) => POLICY_CODES.has(e.code))) {
-    printProblems(parsed.errors);
+    if (flagOption(ctx, "json")) printEnvelope({ ok: false, status: "invalid", error: problemsError(parsed.errors) });
+    else printProblems(parsed.errors);
     return EXIT.usage;
   }
   installSecretScrubber(parsed.ok ? parsed.value : null, text, ctx.env);
@@ -107,8 +110,10 @@ function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: Eph
   const { receipt, ephemeral } = outcome;
   const receiptOut = stringOption(ctx, "receipt-out");
   if (receiptOut !== undefined) writeFileSync(receiptOut, `${JSON.stringify(receipt, null, 2)}\n`);
-  printOut(flagOption(ctx, "json") ? JSON.stringify({ status: receipt.status, receipt, ephemeral }) : formatReceipt(receipt, ephemeral));
-  return exitCodeFor(receipt.status);
+  const exit = exitCodeFor(receipt.status);
+  if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral } });
+  else printOut(formatReceipt(receipt, ephemeral));
+  return exit;
 }
 
 /** Every secret this task may type is scrubbed from all terminal output, whatever path it takes. */

@@ -9,7 +9,8 @@ import { createExecutor } from "../executorFactory.js";
 import type { ExecutorFactoryOptions, WiredExecutor } from "../executorFactory.js";
 import { integerOption } from "../integerOption.js";
 import { openOperations } from "../openOperations.js";
-import { printFailure, printJson } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { printFailure } from "../operationOutput.js";
 import { UsageError } from "../usageError.js";
 import { printErr, printOut } from "../output.js";
 import { withOperations } from "../withOperations.js";
@@ -38,7 +39,8 @@ export function createRunnerCommand(source: ExecutorSource): Command {
   operations one at a time until none is eligible, N attempts ran or MS milliseconds passed.
   --watch keeps looking for work until interrupted (SIGINT/SIGTERM), finishing the attempt in hand.
   Start several runners to work in parallel; each operation is claimed by one at a time.
-  Progress goes to stderr; --json prints the run's report. Exit 0 when it ran, whatever the tasks'
+  Progress goes to stderr; --json prints the envelope of docs/CLI.md (status: why it stopped;
+  data {recovered, attempts, stoppedBecause}). Exit 0 when it ran, whatever the tasks'
   outcomes (collect them with "errand collect").`,
   };
 }
@@ -86,7 +88,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
             break;
           }
         }
-        if (json) printJson(total);
+        if (json) printEnvelope({ ok: true, status: total.stoppedBecause, data: { ...total } });
         else printOut(summarize(total.recovered, total.attempts, total.stoppedBecause));
         return EXIT.pass;
       },

@@ -11,9 +11,9 @@ import { integerOption } from "../integerOption.js";
 import { openOperations } from "../openOperations.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
+import { VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
 
-export const VERSION = "0.1.0";
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 export const serveCommand: Command = {

@@ -1,7 +1,7 @@
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { printJson } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
 import { readProviderUsage } from "../providerUsage.js";
 import { withOperations } from "../withOperations.js";
@@ -15,7 +15,7 @@ export const statusCommand: Command = {
   help: `errand status [--json]
   Operations per phase, expired leases awaiting recovery, delayed retries, journal size against its
   quota, every provider circuit breaker, and each cloud provider's usage against its budget cap
-  (JSON: "usage"). Exit 0.`,
+  (--json: the envelope of docs/CLI.md; data {store, journal, breakers, usage}). Exit 0.`,
 };
 
 async function runStatus(ctx: CommandContext): Promise<number> {
@@ -23,7 +23,7 @@ async function runStatus(ctx: CommandContext): Promise<number> {
     const report = await service.status();
     const usage = await readProviderUsage(config, ctx.env);
     if (flagOption(ctx, "json")) {
-      printJson({ ...report, usage });
+      printEnvelope({ ok: true, status: "ok", data: { ...report, usage } });
       return EXIT.pass;
     }
     const { store, journal, breakers } = report;

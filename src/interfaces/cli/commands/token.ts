@@ -1,7 +1,8 @@
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { printFailure, printJson } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 
@@ -17,6 +18,7 @@ export const tokenCommand: Command = {
   create   makes a bearer token for the REST API (/v1) and prints it alone on stdout, once; only a
            hash of it is kept. Its id and name go to stderr.
   list     shows every API token's id, name, creation time and whether it is revoked (never the token).
+           --json: the envelope of docs/CLI.md with data.tokens.
   revoke   revokes one API token by id or name. With --all-oauth it instead revokes every OAuth
            grant (ChatGPT and any other MCP client must connect and be approved again).`,
 };
@@ -44,19 +46,21 @@ async function runToken(ctx: CommandContext): Promise<number> {
     }
     if (action === "list") {
       const tokens = await access.listApiTokens();
-      if (json) printJson(tokens.map((t) => ({ tokenId: t.tokenId, name: t.name, createdAt: new Date(t.createdMs).toISOString(), revokedAt: t.revokedMs === null ? null : new Date(t.revokedMs).toISOString() })));
+      if (json) printEnvelope({ ok: true, status: "ok", data: { tokens: tokens.map((t) => ({ tokenId: t.tokenId, name: t.name, createdAt: new Date(t.createdMs).toISOString(), revokedAt: t.revokedMs === null ? null : new Date(t.revokedMs).toISOString() })) } });
       else if (tokens.length === 0) printOut("no API tokens");
       else for (const t of tokens) printOut(`${t.tokenId}  ${t.name}  created ${new Date(t.createdMs).toISOString()}${t.revokedMs === null ? "" : `  revoked ${new Date(t.revokedMs).toISOString()}`}`);
       return EXIT.pass;
     }
     if (target === undefined) {
       const families = await access.revokeAllTokenFamilies("revoked_by_owner");
-      printOut(`revoked ${families} OAuth grant(s); clients must connect again`);
+      if (json) printEnvelope({ ok: true, status: "revoked", data: { oauthGrants: families } });
+      else printOut(`revoked ${families} OAuth grant(s); clients must connect again`);
       return EXIT.pass;
     }
     const revoked = await access.revokeApiToken(target);
     if (revoked === undefined) return printFailure({ code: "not_found", message: `No live API token has the id or name "${target}".` }, json);
-    printOut(`revoked API token ${revoked.tokenId} "${revoked.name}"`);
+    if (json) printEnvelope({ ok: true, status: "revoked", data: { tokenId: revoked.tokenId, name: revoked.name } });
+    else printOut(`revoked API token ${revoked.tokenId} "${revoked.name}"`);
     return EXIT.pass;
   });
 }

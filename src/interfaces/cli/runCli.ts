@@ -1,0 +1,98 @@
+import { ConfigError } from "../../config/runtimeConfig.js";
+import { resolveSecretFiles } from "../../config/secretFiles.js";
+import { KeyError } from "../../keys/loadKey.js";
+import { parseCommandArgs } from "./commandContext.js";
+import type { Command } from "./commandContext.js";
+import { COMMANDS } from "./commands/index.js";
+import { EXIT } from "./exitCodes.js";
+import { printFailure } from "./operationOutput.js";
+import { printErr, printOut } from "./output.js";
+import { suggestNearest } from "./suggestNearest.js";
+import { UsageError } from "./usageError.js";
+import { VERSION } from "./version.js";
+
+
+function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    "errand: run declarative browser tasks safely and get a verified receipt.",
+    "",
+    "usage: errand <command> [options]",
+    "",
+    "commands:",
+    ...lines,
+    "",
+    "Run 'errand help <command>' (or 'errand <command> --help') for a command's options.",
+    "Global: --debug prints stack traces. --json prints one object of the shape in docs/CLI.md.",
+    "State lives in ERRAND_HOME (default $XDG_STATE_HOME/errand, else ~/.local/state/errand; 'errand doctor' shows it).",
+  ].join("\n");
+}
+
+function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+function unknownCommand(name: string, json: boolean): number {
+  const hint = suggestNearest(name, COMMANDS.map((c) => c.name));
+  const message = `unknown command "${name}".${hint === undefined ? "" : ` Did you mean "errand ${hint}"?`} Run 'errand help' for the list.`;
+  if (json) return printFailure({ code: "usage", message }, true);
+  printErr(`error: ${message}`);
+  return EXIT.usage;
+}
+
+/**
+ * The whole CLI as a function of its arguments and environment, returning the exit code. main.ts
+ * calls it for the real process; tests call it in process with a captured output sink.
+ */
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [name, ...rest] = argv;
+  const json = rest.includes("--json");
+  if (name === undefined || name === "--help" || name === "-h") {
+    printOut(generalHelp());
+    return name === undefined ? EXIT.usage : EXIT.pass;
+  }
+  if (name === "help") {
+    const topic = rest.find((arg) => !arg.startsWith("-"));
+    if (topic === undefined) {
+      printOut(generalHelp());
+      return EXIT.pass;
+    }
+    const command = findCommand(topic);
+    if (command === undefined) return unknownCommand(topic, json);
+    printOut(command.help);
+    return EXIT.pass;
+  }
+  if (name === "--version" || name === "version") {
+    printOut(VERSION);
+    return EXIT.pass;
+  }
+  const command = findCommand(name);
+  if (command === undefined) return unknownCommand(name, json);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    printOut(command.help);
+    return EXIT.pass;
+  }
+  const debug = rest.includes("--debug");
+  try {
+    const resolvedEnv = resolveSecretFiles(env);
+    return await command.run(parseCommandArgs(command, [...rest], resolvedEnv));
+  } catch (error) {
+    if (debug && !(error instanceof UsageError) && error instanceof Error && error.stack !== undefined) printErr(error.stack);
+    if (error instanceof UsageError) {
+      const usage = command.help.split("\n")[0] ?? "";
+      if (json) return printFailure({ code: "usage", message: `${error.message}. usage: ${usage}`, problems: error.problems.map((message) => ({ path: "", message, code: "usage" })) }, true);
+      for (const problem of error.problems) printErr(`error: ${problem}`);
+      printErr(`usage: ${usage}\n  'errand help ${command.name}' explains every option.`);
+      return EXIT.usage;
+    }
+    // A setting errand cannot use (an ERRAND_* variable, say): errand's state, not the caller's input.
+    if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
+    if (error instanceof KeyError) {
+      printFailure({ code: "key_error", message: error.message }, json);
+      return EXIT.usage;
+    }
+    printFailure({ code: "internal_error", message: error instanceof Error ? error.message : String(error) }, json);
+    return EXIT.fail;
+  }
+}
