@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import type { HttpLogger } from "./httpLogger.js";
+import type { ErrandMetrics } from "./observability/errandMetrics.js";
+import type { ReadinessReport } from "./observability/readiness.js";
 import type { QueueDriver } from "./queueDriver.js";
 import type { SecretHasher } from "./secretHasher.js";
 import type { ServeSettings } from "./serveSettings.js";
@@ -29,6 +31,10 @@ export interface AppDeps {
   clientAddress(c: Context): string;
   logger: HttpLogger;
   version: string;
+  /** /metrics (Prometheus text, API token); absent, /metrics answers 404. */
+  metrics?: ErrandMetrics;
+  /** /readyz; absent, errand counts as ready whenever it answers. */
+  readiness?: () => Promise<ReadinessReport>;
   clock?: () => number;
 }
 
