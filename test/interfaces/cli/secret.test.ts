@@ -20,7 +20,7 @@ describe("errand secret", () => {
     assert.match(set.stderr, /secret portal declared \(stored encrypted\); may be typed into http:\/\/127\.0\.0\.1:8080, https:\/\/portal\.example\.com/);
     const list = await runErrand(["secret", "list", "--json"], { env });
     assert.equal(list.code, 0);
-    const parsed = JSON.parse(list.stdout) as { secrets: Array<Record<string, unknown>> };
+    const parsed = (JSON.parse(list.stdout) as { data: { secrets: Array<Record<string, unknown>> } }).data;
     assert.deepEqual(Object.keys(parsed.secrets[0] ?? {}).sort(), ["createdAt", "name", "sites", "sourceKind", "updatedAt"]);
     const plain = await runErrand(["secret", "list"], { env });
     assert.match(plain.stdout, /^portal {2}stored/m);

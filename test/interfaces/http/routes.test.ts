@@ -60,24 +60,74 @@ describe("/healthz and what is public", () => {
       }
     }));
 
-  test("the Host header must be one errand serves (DNS rebinding is refused, even for /healthz)", () =>
+  test("/healthz answers any Host (a probe by container IP); every other path refuses a Host errand does not serve", () =>
     withHarness(async (h) => {
-      for (const host of ["evil.example", "evil.example:8787", "127.0.0.1:9999", "127.0.0.1.nip.io:8787", ""]) {
-        const response = await h.request("/healthz", { headers: { host } });
-        assert.equal(response.status, 403, host);
-        assert.equal((await json(response))["error"] !== undefined, true);
+      for (const host of ["evil.example", "evil.example:8787", "127.0.0.1:9999", "127.0.0.1.nip.io:8787", "172.17.0.2:8787", ""]) {
+        const health = await h.request("/healthz", { headers: { host } });
+        assert.equal(health.status, 200, host);
+        assert.deepEqual(await json(health), { ok: true }, "liveness says nothing else");
+        for (const path of ["/readyz", "/metrics", "/v1/status", "/.well-known/oauth-authorization-server", "/nothing"]) {
+          const response = await h.request(path, { headers: { host } });
+          assert.equal(response.status, 403, `${path} with Host ${host}`);
+          assert.equal((await json(response))["error"] !== undefined, true);
+        }
       }
-      for (const host of ["127.0.0.1:8787", "localhost:8787", "LOCALHOST:8787", "[::1]:8787"]) assert.equal((await h.request("/healthz", { headers: { host } })).status, 200, host);
+      for (const host of ["127.0.0.1:8787", "localhost:8787", "LOCALHOST:8787", "[::1]:8787"]) assert.equal((await h.request("/readyz", { headers: { host } })).status, 200, host);
     }));
 
   test("a public URL is checked as the Host too, and only it besides loopback names", () =>
     withHarness(
       async (h) => {
-        assert.equal((await h.request("/healthz", { headers: { host: "errand.example.com" } })).status, 200);
-        assert.equal((await h.request("/healthz", { headers: { host: "other.example.com" } })).status, 403);
+        assert.equal((await h.request("/readyz", { headers: { host: "errand.example.com" } })).status, 200);
+        assert.equal((await h.request("/readyz", { headers: { host: "other.example.com" } })).status, 403);
       },
       { settings: { allowedHosts: new Set(["errand.example.com", "127.0.0.1:8787"]) } },
     ));
+
+  test("/readyz answers 503 with every reason when a check fails, 200 when all hold", () =>
+    withHarness(
+      async (h) => {
+        const response = await h.request("/readyz");
+        assert.equal(response.status, 503);
+        const body = (await json(response)) as { ready: boolean; checks: { name: string; ok: boolean; reason: string | null }[] };
+        assert.equal(body.ready, false);
+        assert.deepEqual(body.checks.map((c) => [c.name, c.ok]), [["store", true], ["browser", false]]);
+        assert.match(body.checks[1]?.reason ?? "", /No Chromium/);
+      },
+      {
+        readiness: () =>
+          Promise.resolve({ ready: false, checks: [{ name: "store", ok: true, reason: null }, { name: "browser", ok: false, reason: "No Chromium found." }] }),
+      },
+    ));
+
+  test("/metrics needs an API token, counts the refused ones, and answers Prometheus text with errand_ names", () =>
+    withHarness(async (h) => {
+      assert.equal((await h.request("/metrics")).status, 401);
+      assert.equal((await h.request("/metrics", { headers: { authorization: "Bearer errand_api_wrong" } })).status, 401);
+      await h.ops.service.submit(readTask(randomUUID()));
+      const token = await h.apiToken();
+      const response = await h.request("/metrics", { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/);
+      const text = await response.text();
+      assert.match(text, /^errand_operations\{phase="queued"\} 1$/m);
+      assert.match(text, /^errand_queue_depth 1$/m);
+      assert.match(text, /^errand_auth_failures_total\{endpoint="metrics"\} 1$/m);
+      assert.match(text, /^errand_provider_usage\{provider="kernel",unit="gb_second"\} 12$/m);
+      assert.match(text, /^errand_provider_budget\{provider="kernel",unit="gb_second"\} 100$/m);
+      for (const line of text.split("\n").filter((l) => l !== "" && !l.startsWith("#"))) assert.match(line, /^errand_/, line);
+    }));
+
+  test("one access-log line per request: method, path without the query, status, duration", () =>
+    withHarness(async (h) => {
+      await h.request("/nothing?code=SECRET-CODE&state=abc");
+      const line = h.logs.find((l) => l.message === "request" && l.fields?.["path"] === "/nothing");
+      assert.ok(line !== undefined, JSON.stringify(h.logs));
+      assert.equal(line.fields?.["status"], 404);
+      assert.equal(line.fields?.["method"], "GET");
+      assert.equal(typeof line.fields?.["ms"], "number");
+      assert.ok(!JSON.stringify(h.logs).includes("SECRET-CODE"), "the query string is never logged");
+    }));
 
   test("protected-resource metadata (both locations) and authorization-server metadata", () =>
     withHarness(async (h) => {

@@ -8,6 +8,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { openSecrets } from "../openSecrets.js";
 import { printFailure } from "../operationOutput.js";
+import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";
 import { readHidden, readPiped } from "../readHiddenInput.js";
 import { UsageError } from "../usageError.js";
@@ -36,7 +37,7 @@ errand secret delete NAME
           --from-file PATH store only where to read it, each time a task uses it; ERRAND_* and
           provider variables (KERNEL_*, BROWSERLESS_*, BROWSERBASE_*, STEEL_*) and files inside
           ERRAND_HOME are refused. A value needs at least 8 characters without whitespace.
-  list    names, sites, source kind and dates; never a value. --json: {"secrets":[...]}.
+  list    names, sites, source kind and dates; never a value. --json: data.secrets (docs/CLI.md).
   delete  removes the secret; tasks naming it are then BLOCKED (secret_unknown).
   Only this command manages secrets: neither the REST API nor MCP can read, list, set or delete them.`,
 };
@@ -119,7 +120,7 @@ function refuseSetOptions(ctx: CommandContext, action: string): void {
 
 function printList(secrets: SecretSummary[], json: boolean): number {
   if (json) {
-    printOut(JSON.stringify({ secrets }));
+    printEnvelope({ ok: true, status: "ok", data: { secrets } });
     return EXIT.pass;
   }
   if (secrets.length === 0) {

@@ -4,6 +4,8 @@ import { deriveSubkey } from "../../../../src/keys/loadKey.js";
 import { createApp } from "../../../../src/interfaces/http/createApp.js";
 import type { AppDeps, ProviderCapability } from "../../../../src/interfaces/http/httpDeps.js";
 import type { HttpLogger } from "../../../../src/interfaces/http/httpLogger.js";
+import { createErrandMetrics } from "../../../../src/interfaces/http/observability/errandMetrics.js";
+import type { ReadinessReport } from "../../../../src/interfaces/http/observability/readiness.js";
 import { hashOwnerPassword } from "../../../../src/interfaces/http/oauth/ownerPassword.js";
 import { createQueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
 import type { QueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
@@ -26,6 +28,7 @@ let ownerHash: Promise<string> | undefined;
 export interface LoggedLine {
   level: string;
   message: string;
+  fields?: Record<string, string | number | boolean | null> | undefined;
 }
 
 export interface AppHarness {
@@ -49,12 +52,13 @@ export interface HarnessOptions {
   settings?: Partial<ServeSettings>;
   home?: string;
   clock?: () => number;
+  readiness?: () => Promise<ReadinessReport>;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
   return {
-    info: (message) => logs.push({ level: "info", message }),
-    warn: (message) => logs.push({ level: "warn", message }),
+    info: (message, fields) => logs.push({ level: "info", message, fields }),
+    warn: (message, fields) => logs.push({ level: "warn", message, fields }),
     error: (message, error) => logs.push({ level: "error", message: `${message}: ${error instanceof Error ? error.message : String(error)}` }),
   };
 }
@@ -84,6 +88,8 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     clientAddress: (c) => (options.port === undefined ? (c.req.header("x-test-address") ?? "test") : nodeClientAddress(c)),
     logger,
     version: "test",
+    metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),
+    ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   const app = createApp(deps);
