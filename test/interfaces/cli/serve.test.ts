@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { startFixtureSites } from "../../fixtures/fixtureSite.js";
 
 const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "errand-serve-cli-"));
@@ -73,7 +74,7 @@ function storedBytes(errandHome: string): string {
     .join("");
 }
 
-describe("errand owner, token and serve", { timeout: 90_000 }, () => {
+describe("errand owner, token and serve", { timeout: 400_000 }, () => {
   test("owner set-password refuses a short password and stores only a scrypt hash", async () => {
     const h = home("owner");
     const short = await errand(h, ["owner", "set-password"], "short\n");
@@ -146,5 +147,69 @@ describe("errand owner, token and serve", { timeout: 90_000 }, () => {
     } finally {
       assert.equal(await served.stop(), 0);
     }
+  });
+
+  test("as a service: ERRAND_* variables instead of flags, /readyz, /metrics names after a run, one JSON log line per request and per attempt", async () => {
+    const h = home("service");
+    const sites = await startFixtureSites();
+    const created = await errand(h, ["token", "create", "--name", "metrics"]);
+    const token = created.stdout.trim();
+    const served = await serve(h, [], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_LOG_FORMAT: "json", ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length) });
+    let stderr = "";
+    served.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const ready = await fetch(`${served.origin}/readyz`);
+      assert.equal(ready.status, 200, await ready.clone().text());
+      assert.deepEqual(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.map((c) => [c.name, c.ok]), [["store", true], ["key", true], ["browser", true]]);
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const operationId = crypto.randomUUID();
+      const task = { schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] };
+      assert.equal((await fetch(`${served.origin}/v1/operations`, { method: "POST", headers: auth, body: JSON.stringify(task) })).status, 201);
+      const ran = await fetch(`${served.origin}/v1/runner`, { method: "POST", headers: auth, body: JSON.stringify({ waitSeconds: 60 }) });
+      assert.equal(ran.status, 200, await ran.clone().text());
+      assert.equal((await fetch(`${served.origin}/metrics`)).status, 401, "metrics need an API token");
+      const metrics = await fetch(`${served.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(metrics.status, 200);
+      const text = await metrics.text();
+      for (const name of ["errand_operations", "errand_operations_finished_total", "errand_attempt_duration_seconds", "errand_queue_depth", "errand_lease_recoveries_total", "errand_breaker_state", "errand_provider_usage", "errand_provider_budget", "errand_egress_refusals_total", "errand_auth_failures_total"]) {
+        assert.match(text, new RegExp(`^# TYPE ${name} `, "m"), name);
+      }
+      assert.match(text, /^errand_operations_finished_total\{status="PASS",provider="local"\} 1$/m);
+      assert.match(text, /^errand_attempt_duration_seconds_count\{provider="local",status="PASS"\} 1$/m);
+      assert.match(text, /^errand_auth_failures_total\{endpoint="metrics"\} 0$|^# TYPE errand_auth_failures_total/m);
+    } finally {
+      assert.equal(await served.stop(), 0);
+      await sites.close();
+    }
+    const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const attempt = lines.find((l) => l["msg"] === "attempt");
+    assert.ok(attempt !== undefined, stderr);
+    assert.equal(attempt["status"], "PASS");
+    assert.equal(attempt["provider"], "local");
+    assert.equal(typeof attempt["ms"], "number");
+    assert.ok(lines.some((l) => l["msg"] === "request" && l["path"] === "/v1/runner" && l["status"] === 200));
+    assert.ok(!stderr.includes(token) && !stderr.includes(PASSWORD) && !stderr.includes("Fixture Home"), "no token, password or page text in the log");
+  });
+
+  test("readyz answers 503 naming the browser when no Chromium is found and no cloud provider is configured", async () => {
+    const served = await serve(home("no-browser"), [], { ERRAND_OWNER_PASSWORD: PASSWORD, CHROME_PATH: "/nonexistent/chromium" });
+    try {
+      const ready = await fetch(`${served.origin}/readyz`);
+      assert.equal(ready.status, 503);
+      const body = (await ready.json()) as { ready: boolean; checks: { name: string; ok: boolean; reason: string | null }[] };
+      assert.equal(body.ready, false);
+      const browser = body.checks.find((c) => c.name === "browser");
+      assert.equal(browser?.ok, false);
+      assert.match(browser?.reason ?? "", /No Chromium found/);
+      assert.equal((await fetch(`${served.origin}/healthz`, { headers: { host: "10.0.0.7:8787" } })).status, 200, "liveness still answers, by any Host");
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+  });
+
+  test("ERRAND_PORT is refused when it is not a port, like --port", async () => {
+    const bad = await errand(home("badport"), ["serve"], "", { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_PORT: "eighty" });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /ERRAND_PORT/);
   });
 });

@@ -1,16 +1,17 @@
+import { join } from "node:path";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { parseAllowPrivate } from "../../../policy/parseAllowPrivate.js";
 import type { ProviderCapability } from "../../http/httpDeps.js";
-import type { HttpLogger } from "../../http/httpLogger.js";
+import type { ErrandMetrics } from "../../http/observability/errandMetrics.js";
 import { listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
 import type { WiredExecutor } from "../executorFactory.js";
-import { integerOption } from "../integerOption.js";
 import { openOperations } from "../openOperations.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
+import { UsageError } from "../usageError.js";
 import { VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
 
@@ -24,36 +25,59 @@ export const serveCommand: Command = {
     port: { type: "string" },
     "public-url": { type: "string" },
     "allow-private": { type: "string", multiple: true },
+    "log-format": { type: "string" },
   },
   maxPositionals: 0,
   run: runServe,
-  help: `errand serve [--host 127.0.0.1] [--port 8787] [--public-url URL] [--allow-private HOST:PORT]...
+  help: `errand serve [--host 127.0.0.1] [--port 8787] [--public-url URL] [--allow-private HOST:PORT]... [--log-format text|json]
   Serves MCP at /mcp (OAuth 2.1: the owner approves each client with the owner password), the REST
-  API at /v1 (API tokens from "errand token create") and /healthz. Binds loopback by default; put a
+  API at /v1 (API tokens from "errand token create"), /metrics (Prometheus text, an API token as
+  Bearer), /readyz (503 with the reason while the store, the key or a browser is missing) and
+  /healthz (answers any Host). Binds loopback by default; put a
   TLS reverse proxy or tunnel in front and pass its https origin as --public-url (see
   docs/CHATGPT_SETUP.md). Needs an owner password: "errand owner set-password" or
   ERRAND_OWNER_PASSWORD. ERRAND_OAUTH_EXTRA_REDIRECTS admits exact extra OAuth redirect URIs.
   Tasks run in this process on local Chromium; --allow-private admits exact private destinations.
+  Logs one line per request and per attempt on stderr (--log-format json for a log pipeline).
+  Every flag has an environment variable: ERRAND_HOST, ERRAND_PORT, ERRAND_PUBLIC_URL,
+  ERRAND_ALLOW_PRIVATE (comma-separated, added to the flags), ERRAND_LOG_FORMAT; a flag wins.
   Stops on SIGINT/SIGTERM.`,
 };
 
-function stderrLogger(): HttpLogger {
-  const line = (level: string, message: string, fields?: Record<string, string | number | boolean | null>) => {
-    const extra = fields === undefined ? "" : Object.entries(fields).map(([k, v]) => ` ${k}=${String(v)}`).join("");
-    printErr(`${new Date().toISOString()} ${level} ${message}${extra}`);
-  };
-  return {
-    info: (message, fields) => line("info", message, fields),
-    warn: (message, fields) => line("warn", message, fields),
-    error: (message, error) => line("error", `${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
-  };
+/** The environment variable behind each serve flag (the systemd unit and compose file use these; a test checks both). */
+export const SERVE_FLAG_ENV: Readonly<Record<string, string>> = {
+  host: "ERRAND_HOST",
+  port: "ERRAND_PORT",
+  "public-url": "ERRAND_PUBLIC_URL",
+  "allow-private": "ERRAND_ALLOW_PRIVATE",
+  "log-format": "ERRAND_LOG_FORMAT",
+};
+
+/** A serve setting: the flag when given, else its ERRAND_* variable, else undefined. */
+function serveSetting(ctx: CommandContext, flag: string): string | undefined {
+  const fromFlag = stringOption(ctx, flag);
+  if (fromFlag !== undefined) return fromFlag;
+  const name = SERVE_FLAG_ENV[flag];
+  const value = name === undefined ? undefined : ctx.env[name];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+function servePort(ctx: CommandContext): number {
+  const raw = serveSetting(ctx, "port");
+  if (raw === undefined) return 8787;
+  const value = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 0 && value <= 65535)) throw new UsageError(`--port (or ERRAND_PORT) must be a whole number from 0 to 65535, not "${raw.slice(0, 20)}"`);
+  return value;
 }
 
 async function runServe(ctx: CommandContext): Promise<number> {
-  const host = stringOption(ctx, "host") ?? "127.0.0.1";
-  const port = integerOption(ctx, "port", 0, 65535) ?? 8787;
-  const publicUrl = stringOption(ctx, "public-url");
+  const host = serveSetting(ctx, "host") ?? "127.0.0.1";
+  const port = servePort(ctx);
+  const publicUrl = serveSetting(ctx, "public-url");
   const allowPrivate = listOption(ctx, "allow-private");
+  const { createPinoLogger, parseLogFormat } = await import("../../http/observability/pinoLogger.js");
+  const logFormat = parseLogFormat(serveSetting(ctx, "log-format"));
+  if (logFormat === undefined) throw new UsageError(`--log-format (or ERRAND_LOG_FORMAT) must be "text" or "json"`);
   // Loaded on demand: the HTTP stack is only needed by this command.
   const [{ resolveServeSettings, parseExtraRedirects, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddress }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }] =
     await Promise.all([
@@ -84,7 +108,8 @@ async function runServe(ctx: CommandContext): Promise<number> {
 
   let executor: WiredExecutor | undefined;
   let executorStarting: Promise<WiredExecutor> | undefined;
-  const logger = stderrLogger();
+  const logger = createPinoLogger({ format: logFormat, write: printErr });
+  let metrics: ErrandMetrics | undefined;
   return withOperations(
     ctx,
     async (opened) => {
@@ -119,6 +144,28 @@ async function runServe(ctx: CommandContext): Promise<number> {
               : { name, kind: "cloud" as const, usable: false, note: missing };
           }),
         ];
+        const [{ createErrandMetrics }, { checkReadiness }, { readProviderUsage }, { readHexKeyFile }] = await Promise.all([
+          import("../../http/observability/errandMetrics.js"),
+          import("../../http/observability/readiness.js"),
+          import("../providerUsage.js"),
+          import("../../../keys/loadKey.js"),
+        ]);
+        metrics = createErrandMetrics({ status: () => opened.service.status(), usage: () => readProviderUsage(opened.config, ctx.env) });
+        const keyFile = join(opened.config.errandHome, "keys", "master.key");
+        const readiness = () =>
+          checkReadiness([
+            { name: "store", check: async () => (await opened.service.status(), null) },
+            { name: "key", check: () => Promise.resolve((readHexKeyFile(keyFile), null)) },
+            {
+              name: "browser",
+              check: () =>
+                Promise.resolve(
+                  findChromium(ctx.env) !== null || providers().some((p) => p.kind === "cloud" && p.usable)
+                    ? null
+                    : "No Chromium found and no cloud provider configured: install Debian's chromium (or set CHROME_PATH), or set a provider credential.",
+                ),
+            },
+          ]);
         const app = createApp({
           settings,
           service: opened.service,
@@ -130,6 +177,8 @@ async function runServe(ctx: CommandContext): Promise<number> {
           clientAddress: nodeClientAddress,
           logger,
           version: VERSION,
+          metrics,
+          readiness,
         });
         listener.setHandler((request, env) => app.fetch(request, env));
         await access.purgeExpired(Date.now());
@@ -169,7 +218,19 @@ async function runServe(ctx: CommandContext): Promise<number> {
             executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(c.env).browserTimeoutMs });
             executor = await executorStarting;
           }
-          return executor.execute(task, context);
+          const started = Date.now();
+          const outcome = await executor.execute(task, context);
+          const ms = Date.now() - started;
+          metrics?.recordAttempt(outcome.receipt, ms);
+          // One line per attempt: ids, provider, status, duration; never the task's content or page text.
+          logger.info("attempt", { operationId: task.operationId, attempt: context.attempt, provider: outcome.receipt.provider, status: outcome.receipt.status, error: outcome.receipt.error?.code ?? null, ms });
+          return outcome;
+        },
+        onRunnerEvent: (event) => {
+          if (event.kind === "recovered") {
+            metrics?.recordLeaseRecovery(event.resolution);
+            logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
+          }
         },
       }),
   );
