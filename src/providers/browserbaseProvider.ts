@@ -5,6 +5,7 @@ import { DEFAULT_SESSION_GRACE_MS, readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
+import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
 
 /** Browserbase's documented bounds for a session timeout, in seconds (1 minute .. 6 hours). */
 export const BROWSERBASE_MIN_TIMEOUT_SECONDS = 60;
@@ -33,7 +34,7 @@ export function browserbaseTimeoutSeconds(budgetMs: number, graceMs: number = DE
  */
 export function createBrowserbaseProvider(options: CloudProviderOptions): BrowserProvider {
   const apiKey = () => readEnv(options.env, "BROWSERBASE_API_KEY");
-  const missing = "Browserbase needs BROWSERBASE_API_KEY (and optionally BROWSERBASE_PROJECT_ID); set it on the errand host to use Browserbase.";
+  const missing = PROVIDER_CREDENTIALS.browserbase.missing;
 
   return {
     name: "browserbase",

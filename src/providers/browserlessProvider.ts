@@ -5,6 +5,7 @@ import { DEFAULT_SESSION_GRACE_MS, readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
+import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
 
 /** Browserless's hosted regions and their CDP endpoints. */
 export const BROWSERLESS_REGIONS = { sfo: "wss://production-sfo.browserless.io", lon: "wss://production-lon.browserless.io", ams: "wss://production-ams.browserless.io" } as const;
@@ -45,7 +46,7 @@ export function browserlessCdpUrl(base: string, token: string, timeoutMs: number
  */
 export function createBrowserlessProvider(options: CloudProviderOptions): BrowserProvider {
   const token = () => readEnv(options.env, "BROWSERLESS_TOKEN");
-  const missing = "Browserless needs BROWSERLESS_TOKEN (and optionally BROWSERLESS_BASE_URL or BROWSERLESS_REGION); set it on the errand host to use Browserless.";
+  const missing = PROVIDER_CREDENTIALS.browserless.missing;
 
   return {
     name: "browserless",

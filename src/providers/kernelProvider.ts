@@ -5,6 +5,7 @@ import { readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
+import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
 
 /** Kernel's documented bounds for timeout_seconds (its inactivity timeout). */
 export const KERNEL_MIN_TIMEOUT_SECONDS = 10;
@@ -37,10 +38,10 @@ export function createKernelProvider(options: KernelProviderOptions): BrowserPro
   return {
     name: "kernel",
     kind: "cloud",
-    missingConfiguration: () => (apiKey() === undefined ? "Kernel needs KERNEL_API_KEY; set it on the errand host to use Kernel." : null),
+    missingConfiguration: () => (apiKey() === undefined ? PROVIDER_CREDENTIALS.kernel.missing : null),
     async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const key = apiKey();
-      if (key === undefined) throw new ProviderError("provider_unconfigured", "Kernel needs KERNEL_API_KEY; set it on the errand host to use Kernel.");
+      if (key === undefined) throw new ProviderError("provider_unconfigured", PROVIDER_CREDENTIALS.kernel.missing);
       const client = new Kernel({ apiKey: key, baseURL: readEnv(options.env, "KERNEL_BASE_URL") ?? KERNEL_DEFAULT_BASE_URL, maxRetries: 0, logLevel: "off" });
       const name = `errand-${randomUUID()}`;
       const deleteBrowser = async (idOrName: string, signal: AbortSignal, maxRetries: number): Promise<boolean> => {

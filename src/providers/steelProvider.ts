@@ -6,6 +6,7 @@ import { DEFAULT_SESSION_GRACE_MS, readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
+import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
 
 export const STEEL_DEFAULT_BASE_URL = "https://api.steel.dev";
 /** The Launch (free) plan's longest session; STEEL_MAX_SESSION_MS raises it on a bigger plan. */
@@ -35,7 +36,7 @@ export function steelCdpUrl(websocketUrl: string, apiKey: string): string {
  */
 export function createSteelProvider(options: CloudProviderOptions): BrowserProvider {
   const apiKey = () => readEnv(options.env, "STEEL_API_KEY");
-  const missing = "Steel needs STEEL_API_KEY; set it on the errand host to use Steel.";
+  const missing = PROVIDER_CREDENTIALS.steel.missing;
 
   return {
     name: "steel",

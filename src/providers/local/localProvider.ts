@@ -52,7 +52,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     }
     const executablePath = findChromium(options.env);
     if (executablePath === null) throw new ProviderError("configuration_error", CHROMIUM_INSTALL_HINT);
-    browserPromise = chromium.launch({ executablePath, headless: true, args: LOCKED_DOWN_CHROMIUM_ARGS, timeout: 30_000 });
+    browserPromise = chromium.launch({ executablePath, headless: true, args: LOCKED_DOWN_CHROMIUM_ARGS, chromiumSandbox: chromiumSandboxWanted(options.env), timeout: 30_000 });
     try {
       return await browserPromise;
     } catch (error) {
@@ -100,4 +100,15 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       await browser?.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Chromium keeps its own sandbox whenever it can: always, unless errand runs as root (where
+ * Chromium refuses to start sandboxed; run errand as its own user, see deploy/) or the operator
+ * turned it off with ERRAND_CHROMIUM_SANDBOX=off (a kernel without unprivileged user namespaces;
+ * `errand doctor` says which).
+ */
+export function chromiumSandboxWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env["ERRAND_CHROMIUM_SANDBOX"] === "off") return false;
+  return process.getuid?.() !== 0;
 }

@@ -1,12 +1,14 @@
 import type Database from "better-sqlite3";
 import { SchemaTooNewError } from "../storeErrors.js";
 import type { Migration } from "./migrations.js";
+import { backupBeforeMigration } from "./sqliteBackup.js";
 
 /**
  * Brings the database up to the newest migration this errand knows. Each migration runs in its own
  * BEGIN IMMEDIATE transaction together with the row that records it, so a crash leaves either both
  * or neither, and two processes opening a fresh file at once apply each migration exactly once.
- * A database recorded at a higher version than `migrations` knows is refused before anything runs.
+ * A database recorded at a higher version than `migrations` knows is refused before anything runs;
+ * one recorded at a lower version (holding data) is first copied next to itself (sqliteBackup).
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[], where: string): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
@@ -16,6 +18,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
 
   const found = current.get()?.v ?? 0;
   if (found > supported) throw new SchemaTooNewError(found, supported, where);
+  // A database that holds data and is about to change gets a copy first, so a migration that goes
+  // wrong (or a newer errand the operator wants to leave) never costs the journal.
+  if (found > 0 && found < supported && where !== ":memory:" && where !== "") backupBeforeMigration(db, where, supported);
 
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
   for (const migration of ordered) {

@@ -57,13 +57,17 @@ async function runProvider(ctx: CommandContext): Promise<number> {
 async function runList(ctx: CommandContext): Promise<number> {
   const config = resolveRuntimeConfig(ctx.env);
   const routing = resolveRoutingConfig(ctx.env);
-  // Loaded on demand: the adapters pull in the provider SDKs and the browser library.
-  const [{ createCloudProviders }, { createLocalProvider }, { listProviderStatuses }] = await Promise.all([
-    import("../buildRoutedExecutor.js"),
-    import("../../../providers/local/localProvider.js"),
+  // Only whether each credential is set and Chromium is there: no provider SDK and no browser
+  // library is loaded, so listing stays fast (docs/BENCHMARKS.md, startup).
+  const [{ listProviderStatuses }, { missingCredential }, { findChromium, CHROMIUM_INSTALL_HINT }] = await Promise.all([
     import("../../../router/gatherFacts.js"),
+    import("../../../providers/providerCredentials.js"),
+    import("../../../providers/local/findChromium.js"),
   ]);
-  const providers = { ...createCloudProviders(ctx.env), local: createLocalProvider({ env: ctx.env }) };
+  const providers = {
+    ...Object.fromEntries(CLOUD_PROVIDER_NAMES.map((name) => [name, { missingConfiguration: () => missingCredential(name, ctx.env) }])),
+    local: { missingConfiguration: () => (findChromium(ctx.env) === null ? CHROMIUM_INSTALL_HINT : null) },
+  };
   const store = openProviderStore(config);
   try {
     const statuses = await listProviderStatuses(store, routing, providers, config.browserTimeoutMs);

@@ -1,0 +1,192 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { resolveErrandHome } from "../../../config/resolveErrandHome.js";
+import { readHexKeyFile } from "../../../keys/loadKey.js";
+import { CLOUD_PROVIDER_NAMES } from "../../../providers/providerNames.js";
+import { flagOption } from "../commandContext.js";
+import type { Command, CommandContext } from "../commandContext.js";
+import { EXIT } from "../exitCodes.js";
+import { printEnvelope } from "../jsonEnvelope.js";
+import { printOut } from "../output.js";
+
+/** One finding: what was checked, whether it holds, what was seen, and the fix in one line when it does not. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix: string | null;
+}
+
+export const doctorCommand: Command = {
+  name: "doctor",
+  summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, providers)",
+  options: { json: { type: "boolean" }, offline: { type: "boolean" } },
+  maxPositionals: 0,
+  run: runDoctor,
+  help: `errand doctor [--offline] [--json]
+  Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
+  master key, the database and its schema, the owner password, Chromium and its sandbox, the
+  resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), and each
+  cloud provider's credential and circuit. Each problem comes with its fix in one line.
+  --offline skips the two checks that use the network (resolver, public URL).
+  --json: the envelope of docs/CLI.md; status healthy|needs_attention, data {home, checks}.
+  Exit 0 when everything holds, 1 when something needs fixing.`,
+};
+
+const pass = (name: string, detail: string): DoctorCheck => ({ name, ok: true, detail, fix: null });
+const fail = (name: string, detail: string, fix: string): DoctorCheck => ({ name, ok: false, detail, fix });
+
+function modeOf(path: string): number | null {
+  try {
+    return statSync(path).mode & 0o777;
+  } catch {
+    return null;
+  }
+}
+
+function checkFileModes(home: string): DoctorCheck {
+  const wanted: [string, number][] = [
+    [home, 0o700],
+    [join(home, "keys"), 0o700],
+    [join(home, "keys", "master.key"), 0o600],
+    [join(home, "errand.db"), 0o600],
+    [join(home, "errand.db-wal"), 0o600],
+    [join(home, "errand.db-shm"), 0o600],
+  ];
+  const loose = wanted.flatMap(([path, mode]) => {
+    const actual = modeOf(path);
+    return actual === null || actual === mode ? [] : [{ path, mode, actual }];
+  });
+  if (loose.length === 0) return pass("file permissions", "state directories 700, key and database files 600");
+  return fail(
+    "file permissions",
+    loose.map((l) => `${l.path} is ${l.actual.toString(8)}, not ${l.mode.toString(8)}`).join("; "),
+    loose.map((l) => `chmod ${l.mode.toString(8)} ${l.path}`).join(" && "),
+  );
+}
+
+function checkKey(home: string): DoctorCheck {
+  const path = join(home, "keys", "master.key");
+  if (!existsSync(path)) return fail("master key", `no key at ${path}`, `restore the key that belongs to this database to ${path} (mode 600); for a new installation any command creates one`);
+  try {
+    readHexKeyFile(path);
+    return pass("master key", `${path} (keep a copy apart from backups)`);
+  } catch (error) {
+    return fail("master key", error instanceof Error ? error.message : String(error), `put the right 32-byte hex key back at ${path} from your key backup`);
+  }
+}
+
+async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const path = join(home, "errand.db");
+  const ownerFromEnv = (env["ERRAND_OWNER_PASSWORD"] ?? "") !== "";
+  if (!existsSync(path)) {
+    return [
+      fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'),
+      ownerFromEnv ? pass("owner password", "set by ERRAND_OWNER_PASSWORD") : fail("owner password", "not set", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'),
+    ];
+  }
+  const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
+  let facts;
+  try {
+    facts = inspectDatabase(path);
+  } catch (error) {
+    return [fail("database", `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
+  }
+  const checks: DoctorCheck[] = [];
+  if (facts.integrity !== "ok") checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
+  else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `schema ${facts.schemaVersion} is newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
+  else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${path} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on the next start, after an automatic backup`));
+  else checks.push(pass("database", `${path} intact, schema ${facts.schemaVersion}`));
+  if (ownerFromEnv) checks.push(pass("owner password", "set by ERRAND_OWNER_PASSWORD"));
+  else if (facts.ownerPasswordSet) checks.push(pass("owner password", "set (scrypt hash in the database)"));
+  else checks.push(fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'));
+  for (const breaker of facts.breakers.filter((b) => b.state !== "CLOSED")) {
+    checks.push(fail(`provider ${breaker.provider}`, `circuit ${breaker.state} after repeated failures`, 'see "errand provider list" for when it closes; check the provider\'s status page'));
+  }
+  return checks;
+}
+
+async function checkChromium(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const { findChromium, CHROMIUM_INSTALL_HINT } = await import("../../../providers/local/findChromium.js");
+  const path = findChromium(env);
+  if (path === null) return [fail("chromium", CHROMIUM_INSTALL_HINT, "sudo apt-get install -y chromium (or set CHROME_PATH)"), fail("chromium sandbox", "no Chromium to check", "install Chromium first")];
+  const checks = [pass("chromium", path)];
+  if (process.getuid?.() === 0) {
+    checks.push(fail("chromium sandbox", "errand runs as root, where Chromium refuses its sandbox (errand then runs it without one)", "run errand as its own unprivileged user: deploy/errand.service or deploy/Dockerfile"));
+    return checks;
+  }
+  if (env["ERRAND_CHROMIUM_SANDBOX"] === "off") {
+    checks.push(fail("chromium sandbox", "turned off by ERRAND_CHROMIUM_SANDBOX=off", "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) and unset ERRAND_CHROMIUM_SANDBOX"));
+    return checks;
+  }
+  // Start Chromium sandboxed, as errand will, on a blank page: no network, gone in seconds.
+  const probe = spawnSync(path, ["--headless=new", "--disable-gpu", "--no-first-run", "--dump-dom", "about:blank"], { encoding: "utf8", timeout: 30_000 });
+  if (probe.status === 0) checks.push(pass("chromium sandbox", "Chromium starts with its sandbox"));
+  else checks.push(fail("chromium sandbox", `Chromium did not start sandboxed: ${(probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).split("\n").find((l) => l.trim() !== "")?.slice(0, 200) ?? ""}`, "enable unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1), or as a last resort ERRAND_CHROMIUM_SANDBOX=off"));
+  return checks;
+}
+
+async function checkResolver(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const [{ createDohResolver, checkDohEndpoint, DEFAULT_DOH_ENDPOINT }, { createSystemResolver }] = await Promise.all([import("../../../policy/dohResolver.js"), import("../../../policy/systemResolver.js")]);
+  const kind = env["ERRAND_RESOLVER"] === "system" ? "system" : "doh";
+  const endpoint = env["ERRAND_DOH_URL"] !== undefined && env["ERRAND_DOH_URL"] !== "" ? env["ERRAND_DOH_URL"] : DEFAULT_DOH_ENDPOINT;
+  if (kind === "doh") {
+    const problem = checkDohEndpoint(endpoint);
+    if (problem !== null) return fail("resolver", problem, "set ERRAND_DOH_URL to an https DNS-over-HTTPS endpoint");
+  }
+  const resolver = kind === "system" ? createSystemResolver() : createDohResolver({ endpoint, timeoutMs: 5_000 });
+  const answer = await resolver.resolve("example.com", AbortSignal.timeout(8_000));
+  if ("addresses" in answer) return pass("resolver", `${kind === "doh" ? `DNS-over-HTTPS ${endpoint}` : "system resolver"} answers (example.com)`);
+  return fail("resolver", `${kind === "doh" ? endpoint : "the system resolver"} did not answer: ${answer.error}${answer.detail === undefined ? "" : ` (${answer.detail})`}; every task would be refused (errand fails closed)`, kind === "doh" ? `allow outbound HTTPS to ${new URL(endpoint).host}, or set ERRAND_DOH_URL to a reachable DoH endpoint` : "fix /etc/resolv.conf, or use ERRAND_RESOLVER=doh");
+}
+
+async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const raw = env["ERRAND_PUBLIC_URL"];
+  if (raw === undefined || raw === "") return pass("public URL", "ERRAND_PUBLIC_URL not set: errand serve stays on loopback (ChatGPT needs an https URL, docs/OPERATIONS.md)");
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail("public URL", `ERRAND_PUBLIC_URL "${raw.slice(0, 80)}" is not a URL`, "set it to the https origin of your tunnel or reverse proxy, e.g. https://errand.example.com");
+  }
+  if (url.protocol !== "https:") return fail("public URL", `${url.origin} is not https; ChatGPT only connects over TLS`, "put a TLS reverse proxy or tunnel in front (deploy/compose.yaml) and use its https origin");
+  try {
+    const response = await fetch(`${url.origin}/healthz`, { signal: AbortSignal.timeout(8_000), redirect: "error" });
+    if (response.status === 200) return pass("public URL", `${url.origin}/healthz answers over TLS with a valid certificate`);
+    return fail("public URL", `${url.origin}/healthz answered HTTP ${response.status}`, "check that the proxy forwards to errand serve and passes the Host header");
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    return fail("public URL", `${url.origin} is not reachable over TLS: ${cause}`, "check the tunnel or reverse proxy, its DNS name and its certificate");
+  }
+}
+
+async function checkProviders(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const { missingCredential } = await import("../../../providers/providerCredentials.js");
+  const configured = CLOUD_PROVIDER_NAMES.filter((name) => missingCredential(name, env) === null);
+  return pass(
+    "cloud providers",
+    configured.length === 0 ? "none configured: tasks run on local Chromium" : `credentials set for ${configured.join(", ")} (each needs a passing "errand provider smoke" before auto routing uses it)`,
+  );
+}
+
+async function runDoctor(ctx: CommandContext): Promise<number> {
+  const home = resolveErrandHome(ctx.env);
+  const offline = flagOption(ctx, "offline");
+  const checks: DoctorCheck[] = [];
+  const homeMode = modeOf(home.path);
+  checks.push(homeMode === null ? fail("state directory", `${home.path} (from ${home.source}) does not exist`, 'run "errand status" to create it, or set ERRAND_HOME') : pass("state directory", `${home.path} (from ${home.source})`));
+  checks.push(checkFileModes(home.path), checkKey(home.path), ...(await checkDatabase(home.path, ctx.env)), ...(await checkChromium(ctx.env)));
+  if (offline) checks.push(pass("resolver", "skipped (--offline)"), pass("public URL", "skipped (--offline)"));
+  else checks.push(await checkResolver(ctx.env), await checkPublicUrl(ctx.env));
+  checks.push(await checkProviders(ctx.env));
+  const healthy = checks.every((c) => c.ok);
+  if (flagOption(ctx, "json")) {
+    printEnvelope({ ok: healthy, status: healthy ? "healthy" : "needs_attention", data: { home, checks } });
+  } else {
+    const width = Math.max(...checks.map((c) => c.name.length));
+    const lines = checks.flatMap((c) => [`${c.ok ? "ok " : "FIX"}  ${c.name.padEnd(width)}  ${c.detail}`, ...(c.fix === null ? [] : [`     ${"".padEnd(width)}  fix: ${c.fix}`])]);
+    printOut([`errand doctor: state in ${home.path} (from ${home.source})`, ...lines, healthy ? "everything holds" : `${checks.filter((c) => !c.ok).length} thing(s) to fix`].join("\n"));
+  }
+  return healthy ? EXIT.pass : EXIT.fail;
+}

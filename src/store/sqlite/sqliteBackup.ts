@@ -1,0 +1,92 @@
+import { chmodSync, existsSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
+import { securePrivateDatabase, securePrivateFile } from "../../keys/privateFiles.js";
+
+/** What a copy of errand.db holds, as backup and restore report it. */
+export interface BackupFacts {
+  bytes: number;
+  schemaVersion: number;
+  operations: number;
+  journalEvents: number;
+}
+
+/** A backup file errand will not use: not SQLite, damaged, or not an errand database. */
+export class BackupError extends Error {}
+
+/**
+ * Copies the live database to `destination` with SQLite's online backup API: a consistent copy
+ * while runners and the server keep writing (it restarts a page batch when a writer changes it).
+ * The destination must not exist; it is created 0600, as errand.db is. Nothing of keys/ is copied.
+ */
+export async function backupSqliteDatabase(source: string, destination: string): Promise<BackupFacts> {
+  if (!existsSync(source)) throw new BackupError(`There is no database at ${source} to back up.`);
+  if (existsSync(destination)) throw new BackupError(`${destination} already exists; errand never overwrites a file with a backup. Choose a new name.`);
+  securePrivateFile(destination);
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    await db.backup(destination);
+  } finally {
+    db.close();
+  }
+  chmodSync(destination, 0o600);
+  return inspectSqliteCopy(destination);
+}
+
+/** Opens a copy read-only and checks it is an intact errand database; throws BackupError when not. */
+export function inspectSqliteCopy(path: string): BackupFacts {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new BackupError(`${path} cannot be opened as an SQLite database (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  try {
+    const integrity = db.pragma("integrity_check", { simple: true }) as string;
+    if (integrity !== "ok") throw new BackupError(`${path} is damaged: ${integrity}`);
+    const count = (sql: string): number => (db.prepare<[], { n: number }>(sql).get()?.n ?? 0);
+    let schemaVersion: number;
+    try {
+      schemaVersion = count("SELECT coalesce(max(version), 0) AS n FROM schema_migrations");
+      return { bytes: statSync(path).size, schemaVersion, operations: count("SELECT count(*) AS n FROM operations"), journalEvents: count("SELECT count(*) AS n FROM journal_events") };
+    } catch (error) {
+      if (error instanceof BackupError) throw error;
+      throw new BackupError(`${path} is an SQLite database but not errand's (${error instanceof Error ? error.message : String(error)}).`);
+    }
+  } catch (error) {
+    if (error instanceof BackupError) throw error;
+    throw new BackupError(`${path} is damaged: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Restores a backup as `destination` (ERRAND_HOME/errand.db), which must not exist: restoring over
+ * a live database would lose whatever it holds. The copy is checked first and written with the
+ * backup API too, so a half-written restore never looks like a database; its mode is 0600.
+ */
+export async function restoreSqliteDatabase(backup: string, destination: string): Promise<BackupFacts> {
+  const facts = inspectSqliteCopy(backup);
+  if (existsSync(destination)) throw new BackupError(`${destination} already exists; restore only into a home without a database (move the old one away first).`);
+  securePrivateDatabase(destination);
+  const db = new Database(backup, { readonly: true, fileMustExist: true });
+  try {
+    await db.backup(destination);
+  } finally {
+    db.close();
+  }
+  securePrivateDatabase(destination);
+  return { ...facts, bytes: statSync(destination).size };
+}
+
+/**
+ * Before a migration changes an existing database, a consistent copy goes next to it
+ * (`errand.db.pre-v<N>-<time>.bak`, 0600) with VACUUM INTO, which unlike the backup API runs
+ * synchronously inside the migrator. Returns the copy's path.
+ */
+export function backupBeforeMigration(db: Database.Database, path: string, targetVersion: number): string {
+  const copy = `${path}.pre-v${targetVersion}-${new Date().toISOString().replace(/[:.]/g, "")}-${process.pid}.bak`;
+  db.prepare("VACUUM INTO ?").run(copy);
+  chmodSync(copy, 0o600);
+  return copy;
+}

@@ -1,0 +1,150 @@
+// Running errand for months: backup → restore → inspect and verify, a migration's automatic
+// backup, and doctor's findings on a broken home. In process (runCli), real SQLite files.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
+import { deriveSubkey, loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
+import { MIGRATIONS } from "../../../src/store/sqlite/migrations.js";
+import { openSqliteStore } from "../../../src/store/sqlite/openSqliteStore.js";
+import { readTask } from "../../operations/support/tasks.js";
+import { baseEnv, errandInProcess, parseEnvelope } from "./support/runInProcess.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "errand-operate-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+const fresh = (name: string) => join(scratch, `${(n += 1)}-${name}`);
+const errand = (home: string, args: string[], extra: Record<string, string> = {}, stdin = "") => errandInProcess(args, baseEnv({ ERRAND_HOME: home, ...extra }), stdin);
+
+function taskFile(task: Record<string, unknown>): string {
+  const file = join(scratch, `${randomUUID()}.json`);
+  writeFileSync(file, JSON.stringify(task));
+  return file;
+}
+
+describe("errand backup and restore", () => {
+  test("backup → restore into an empty home with the same key → inspect and journal verify pass", async () => {
+    const source = fresh("source");
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) assert.equal((await errand(source, ["submit", taskFile(readTask(id))])).code, 0);
+    const file = join(scratch, `${randomUUID()}.errand-backup`);
+    const backup = await errand(source, ["backup", "--out", file, "--json"]);
+    assert.equal(backup.code, 0, backup.stderr);
+    const body = parseEnvelope(backup.stdout);
+    assert.equal(body.status, "done");
+    assert.equal(body.data["operations"], 2);
+    assert.equal(body.data["keyIncluded"], false);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const human = await errand(source, ["backup", "--out", join(scratch, `${randomUUID()}.bak`)]);
+    assert.match(human.stdout, /master key is NOT in this backup/);
+    assert.match(human.stdout, /pg_dump/);
+    assert.equal((await errand(source, ["backup", "--out", file])).code, 1, "an existing file is never overwritten");
+
+    const target = fresh("target");
+    const noKey = await errand(target, ["restore", file]);
+    assert.equal(noKey.code, 1);
+    assert.match(noKey.stderr, /No master key/);
+    assert.equal(existsSync(join(target, "errand.db")), false, "nothing restored without the key");
+
+    const restored = await errand(target, ["restore", file, "--key-file", join(source, "keys", "master.key"), "--json"]);
+    assert.equal(restored.code, 0, restored.stdout + restored.stderr);
+    assert.equal(parseEnvelope(restored.stdout).status, "restored");
+    assert.equal(statSync(join(target, "errand.db")).mode & 0o777, 0o600);
+    assert.equal(statSync(join(target, "keys", "master.key")).mode & 0o777, 0o600);
+    for (const id of ids) {
+      const inspected = await errand(target, ["inspect", id, "--json"]);
+      assert.equal(inspected.code, 0, inspected.stdout);
+      assert.equal(parseEnvelope(inspected.stdout).status, "pending");
+    }
+    const verified = await errand(target, ["journal", "verify"]);
+    assert.equal(verified.code, 0, verified.stdout);
+    assert.match(verified.stdout, /^intact/);
+
+    const again = await errand(target, ["restore", file]);
+    assert.equal(again.code, 1, "never over an existing database");
+    assert.match(again.stderr, /already holds a database/);
+
+    const wrongKey = fresh("wrong-key");
+    loadOrCreateMasterKey(wrongKey);
+    const tampered = await errand(wrongKey, ["restore", file, "--json"]);
+    assert.equal(tampered.code, 1);
+    assert.equal(parseEnvelope(tampered.stdout).error?.code, "journal_tampered");
+  });
+
+  test("restore refuses a file that is not an errand database", async () => {
+    const junk = join(scratch, "junk.bak");
+    writeFileSync(junk, "not sqlite at all");
+    const target = fresh("junk-target");
+    const run = await errand(target, ["restore", junk]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /cannot be opened|damaged|not errand/);
+  });
+
+  test("a migration of an existing database takes a backup first", () => {
+    const home = fresh("migrate");
+    const key = loadOrCreateMasterKey(home);
+    const sealer = createJournalSealer(deriveSubkey(key, "journal"));
+    const path = join(home, "errand.db");
+    const older = MIGRATIONS.slice(0, -1);
+    openSqliteStore({ path, sealer, busyTimeoutMs: 1000, migrations: older }).close().catch(() => undefined);
+    assert.deepEqual(readdirSync(home).filter((f) => f.endsWith(".bak")), [], "a fresh database needs no backup");
+    const store = openSqliteStore({ path, sealer, busyTimeoutMs: 1000 });
+    void store.close();
+    const backups = readdirSync(home).filter((f) => f.endsWith(".bak"));
+    assert.equal(backups.length, 1, readdirSync(home).join(", "));
+    assert.match(backups[0] ?? "", new RegExp(`^errand\\.db\\.pre-v${MIGRATIONS.length}-`));
+    assert.equal(statSync(join(home, backups[0] ?? "")).mode & 0o777, 0o600);
+  });
+});
+
+describe("errand doctor", () => {
+  test("on a broken home: loose modes, no owner password, no Chromium, each with its fix; exit 1", async () => {
+    const home = fresh("broken");
+    assert.equal((await errand(home, ["status"])).code, 0);
+    chmodSync(home, 0o755);
+    chmodSync(join(home, "keys", "master.key"), 0o644);
+    const run = await errand(home, ["doctor", "--offline", "--json"], { CHROME_PATH: "/nonexistent/chromium" });
+    assert.equal(run.code, 1, run.stdout);
+    const body = parseEnvelope(run.stdout);
+    assert.equal(body.status, "needs_attention");
+    assert.deepEqual(body.data["home"], { path: home, source: "ERRAND_HOME" });
+    const checks = new Map((body.data["checks"] as { name: string; ok: boolean; detail: string; fix: string | null }[]).map((c) => [c.name, c]));
+    assert.equal(checks.get("state directory")?.ok, true);
+    assert.equal(checks.get("file permissions")?.ok, false);
+    assert.match(checks.get("file permissions")?.fix ?? "", new RegExp(`chmod 700 ${home}`));
+    assert.match(checks.get("file permissions")?.fix ?? "", /chmod 600 .*master\.key/);
+    assert.equal(checks.get("master key")?.ok, true);
+    assert.equal(checks.get("database")?.ok, true);
+    assert.equal(checks.get("owner password")?.ok, false);
+    assert.match(checks.get("owner password")?.fix ?? "", /errand owner set-password/);
+    assert.equal(checks.get("chromium")?.ok, false);
+    assert.match(checks.get("chromium")?.fix ?? "", /apt-get install -y chromium/);
+    for (const check of checks.values()) assert.ok(check.ok || (check.fix !== null && !check.fix.includes("\n")), `${check.name}: a fix in one line`);
+
+    const text = await errand(home, ["doctor", "--offline"], { CHROME_PATH: "/nonexistent/chromium" });
+    assert.equal(text.code, 1);
+    assert.match(text.stdout, /^errand doctor: state in /);
+    assert.match(text.stdout, /FIX {2}owner password/);
+  });
+
+  test("a home that does not exist, a missing key and a damaged database are findings, not crashes", async () => {
+    const missing = await errand(fresh("nowhere"), ["doctor", "--offline", "--json"]);
+    assert.equal(missing.code, 1);
+    const checks = parseEnvelope(missing.stdout).data["checks"] as { name: string; ok: boolean }[];
+    assert.deepEqual(checks.filter((c) => !c.ok).map((c) => c.name).slice(0, 3), ["state directory", "master key", "database"]);
+
+    const damaged = fresh("damaged");
+    assert.equal((await errand(damaged, ["status"])).code, 0);
+    writeFileSync(join(damaged, "errand.db"), "garbage");
+    rmSync(join(damaged, "errand.db-wal"), { force: true });
+    rmSync(join(damaged, "errand.db-shm"), { force: true });
+    const run = await errand(damaged, ["doctor", "--offline", "--json"], { ERRAND_OWNER_PASSWORD: "a long enough password" });
+    assert.equal(run.code, 1);
+    const database = (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; fix: string }[]).find((c) => c.name === "database");
+    assert.equal(database?.ok, false);
+    assert.match(database?.fix ?? "", /errand restore/);
+  });
+});
