@@ -1,5 +1,9 @@
+import { ConfigError } from "./configError.js";
+import { parseDuration } from "./parseDuration.js";
+import type { OwnerApprovalRule } from "./parseOwnerApproval.js";
+import { DEFAULT_OWNER_APPROVAL, parseOwnerApproval } from "./parseOwnerApproval.js";
 import { resolveErrandHome } from "./resolveErrandHome.js";
-import { MINUTE, MiB, SECOND } from "./units.js";
+import { DAY, MINUTE, MiB, SECOND } from "./units.js";
 
 /**
  * Everything the queue, runner and journal need to know at run time. Resolved in this order:
@@ -29,6 +33,13 @@ export interface RuntimeConfig {
   breakerCooldownMs: number;
   /** How often a runner looks for a cancel request on the operation it is running (ms). Default 1 s. */
   cancelPollMs: number;
+  /**
+   * Which tasks wait for the owner's approval before anything runs (see parseOwnerApproval).
+   * Env ERRAND_OWNER_APPROVAL. Default consequential,secret.
+   */
+  ownerApproval: readonly OwnerApprovalRule[];
+  /** How long a task waits for the owner before it ends BLOCKED approval_expired (ms). Env ERRAND_APPROVAL_TTL (15m, 1h, ...). Default 15 min. */
+  approvalTtlMs: number;
 }
 
 export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">> = Object.freeze({
@@ -42,16 +53,18 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   breakerThreshold: 3,
   breakerCooldownMs: 15 * MINUTE,
   cancelPollMs: 1 * SECOND,
+  ownerApproval: DEFAULT_OWNER_APPROVAL,
+  approvalTtlMs: 15 * MINUTE,
 });
 
-/** A configuration value errand cannot use; the message names the variable and what it accepts. */
-export class ConfigError extends Error {
-  readonly code = "configuration_error" as const;
-}
+/** Bounds of ERRAND_APPROVAL_TTL. */
+export const APPROVAL_TTL_BOUNDS = { min: 1 * SECOND, max: 7 * DAY } as const;
+
+export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs">;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs">;
   min: number;
   max: number;
 }
@@ -76,10 +89,22 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
     if (raw === undefined || raw === "") continue;
     config[setting.field] = parseBoundedInteger(raw, setting);
   }
+  const approval = env["ERRAND_OWNER_APPROVAL"];
+  if (approval !== undefined && approval !== "") config.ownerApproval = parseOwnerApproval(approval);
+  const ttl = env["ERRAND_APPROVAL_TTL"];
+  if (ttl !== undefined && ttl !== "") config.approvalTtlMs = parseApprovalTtl(ttl);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
   Object.assign(config, withoutUndefined(overrides));
   if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
   return config;
+}
+
+function parseApprovalTtl(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms < APPROVAL_TTL_BOUNDS.min || ms > APPROVAL_TTL_BOUNDS.max) {
+    throw new ConfigError(`ERRAND_APPROVAL_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 7d written as a number and one unit (90s, 15m, 2h).`);
+  }
+  return ms;
 }
 
 function parseBoundedInteger(raw: string, setting: IntegerSetting): number {

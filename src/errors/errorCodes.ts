@@ -31,6 +31,9 @@ export const ERROR_CODES = {
   // policy: the task is well formed but errand refuses to act on it as given
   approval_required: "A reversible_write or consequential task lacks approved: true.",
   secret_approval_required: "A task with fill_secret lacks secretApproval: true.",
+  approval_denied: "The owner denied a task that was awaiting approval (ERRAND_OWNER_APPROVAL); nothing ran.",
+  approval_expired: "A task waited for the owner's approval longer than ERRAND_APPROVAL_TTL; nothing ran, and a late approval no longer runs it.",
+  approval_not_pending: "errand approve/deny (or the owner console) named an operation that is not awaiting the owner's approval.",
   secret_unknown: "fill_secret names a secret the owner has not declared with errand secret set (checked before any browser opens).",
   secret_missing: "A declared secret's source (its --from-env variable or --from-file file) is unset, empty or unreadable when it is used.",
   secret_unreadable: "A declared secret's stored record cannot be decrypted: another master key, or the row was modified.",

@@ -62,6 +62,8 @@ export type TombstoneFields = Omit<OperationTombstone, "mac">;
 
 export const JOURNAL_EVENT_TYPES = [
   "operation_created",
+  // The owner approved an operation that was awaiting approval (who, how, when, the digest shown).
+  "operation_approved",
   "operation_claimed",
   "mutation_boundary_crossed",
   "cancel_requested",

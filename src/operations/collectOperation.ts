@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { buildApprovalRequest } from "./approvalRequest.js";
 import { readAuthenticated, tombstoneSummary } from "./inspectOperation.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { CollectOptions, CollectResult, ServiceFailure } from "./serviceTypes.js";
@@ -12,7 +13,8 @@ export const COLLECT_LIMITS = {
 /**
  * Returns where the operation stands, with its durable receipt once it is terminal. With `wait`, it
  * looks again every pollIntervalMs until the operation is terminal or timeoutMs passes (it only
- * observes: it never runs the queue). Extracted values come back live only from the process that
+ * observes: it never runs the queue). An operation awaiting the owner's approval is answered at once
+ * with what the owner is asked (waiting would not help: a person must act). Extracted values come back live only from the process that
  * ran the attempt, and only once.
  */
 export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}): Promise<CollectResult> {
@@ -29,6 +31,10 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
       return { ok: true, status: statusOfPhase(view.handle.phase), handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
     }
     const status = statusOfPhase(view.operation.phase);
+    if (status === "awaiting_approval") {
+      const approval = await buildApprovalRequest(ctx, view.operation);
+      return "ok" in approval ? approval : { ok: true, status, handle: view.handle, approval };
+    }
     if (status !== "pending" || options.wait !== true || Date.now() >= deadline) {
       const ephemeral = status === "pending" ? undefined : ctx.ephemeral.get(view.operation.operationId);
       if (ephemeral !== undefined) ctx.ephemeral.delete(view.operation.operationId);

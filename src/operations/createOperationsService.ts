@@ -3,7 +3,10 @@ import { randomBytes } from "node:crypto";
 import { ConfigError } from "../config/runtimeConfig.js";
 import { verifyJournal } from "../journal/verifyJournal.js";
 import { runQueue } from "../runner/runQueue.js";
+import { approvalRequest } from "./approvalRequest.js";
 import { collectOperation } from "./collectOperation.js";
+import { decideApproval, expireApprovals } from "./decideApproval.js";
+import { listOperations } from "./listOperations.js";
 import { controlOperation } from "./controlOperation.js";
 import { inspectOperation } from "./inspectOperation.js";
 import type { OperationsServiceOptions, ServiceContext } from "./serviceContext.js";
@@ -35,6 +38,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
       if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
       const identity = await journalIdentity(ctx);
       if (!identity.ok) throw new ConfigError(identity.message);
+      await expireApprovals(ctx);
       return runQueue(
         {
           store: ctx.store,
@@ -62,6 +66,10 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
       };
     },
     verifyJournal: () => verifyJournal(ctx.store, ctx.sealer),
+    approvalRequest: (operationId) => approvalRequest(ctx, operationId),
+    decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
+    expireApprovals: () => expireApprovals(ctx),
+    listOperations: (query) => listOperations(ctx, query),
     async compactJournal({ olderThanMs }) {
       if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
       const verdict = await verifyJournal(ctx.store, ctx.sealer);

@@ -1,4 +1,6 @@
 import type { OperationTombstone } from "../journal/journalTypes.js";
+import { approvalEndReceipt } from "./approvalEndReceipt.js";
+import { buildApprovalRequest } from "./approvalRequest.js";
 import { authenticateView } from "./authenticateView.js";
 import { journalIdentity } from "./journalAccess.js";
 import type { AuthenticatedView } from "./authenticateView.js";
@@ -8,11 +10,18 @@ import { statusOfPhase } from "./serviceTypes.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** Reads an operation (or its tombstone) and authenticates it against the journal. */
+/**
+ * Reads an operation (or its tombstone) and authenticates it against the journal. A wait for
+ * approval that has expired is ended first, so nobody is ever shown it as still approvable.
+ */
 export async function readAuthenticated(ctx: ServiceContext, operationId: string): Promise<AuthenticatedView | ServiceFailure> {
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
-  const view = await ctx.store.readOperation(operationId.toLowerCase());
+  let view = await ctx.store.readOperation(operationId.toLowerCase());
+  if (view?.kind === "live" && view.operation.phase === "awaiting_approval" && (view.operation.approvalExpiresMs ?? 0) <= (await ctx.store.now())) {
+    await ctx.store.expireApprovals(approvalEndReceipt, 100);
+    view = await ctx.store.readOperation(operationId.toLowerCase());
+  }
   if (view === undefined) {
     return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.` };
   }
@@ -36,6 +45,8 @@ export async function inspectOperation(ctx: ServiceContext, operationId: string)
   if ("ok" in view) return view;
   if (view.kind === "compacted") return { ok: true, status: "compacted", handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
   const op = view.operation;
+  const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
+  if (approval !== undefined && "ok" in approval) return approval;
   return {
     ok: true,
     status: statusOfPhase(op.phase),
@@ -54,5 +65,6 @@ export async function inspectOperation(ctx: ServiceContext, operationId: string)
       leaseExpiresAt: op.phase === "running" ? iso(op.leaseExpiresMs) : null,
     },
     attempts: await ctx.store.listAttempts(op.operationId),
+    ...(approval === undefined ? {} : { approval }),
   };
 }

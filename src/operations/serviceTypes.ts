@@ -3,20 +3,46 @@ import type { Problem } from "../errors/result.js";
 import type { JournalVerdict } from "../journal/verifyJournal.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { RunQueueOptions, RunQueueReport } from "../runner/runnerTypes.js";
-import type { AttemptRecord, BreakerRecord, CancelOutcome, CompactionReport, OperationPhase, StoreStatus } from "../store/Store.js";
+import type { ApprovalDecision, AttemptRecord, BreakerRecord, CancelOutcome, CompactionReport, OperationPhase, StoreStatus } from "../store/Store.js";
+import type { TaskDescription } from "../task/describeTask.js";
 import type { Handle } from "./handle.js";
 
 /**
  * Where an operation stands, in the words callers act on:
+ * awaiting_approval (nothing runs until the owner approves it on the host or in the owner console),
  * pending (queued or running: collect again later), completed (a receipt with PASS, PARTIAL or FAIL),
  * blocked (refused or stopped before any change: safe to fix and submit anew), uncertain (a write may
  * have happened: check the site, do not resubmit blindly), cancelled, and, from inspect only,
  * compacted (finished long ago; only its tombstone remains).
  */
-export type OperationStatus = "pending" | "completed" | "blocked" | "uncertain" | "cancelled";
+export type OperationStatus = "awaiting_approval" | "pending" | "completed" | "blocked" | "uncertain" | "cancelled";
 
 export function statusOfPhase(phase: OperationPhase): OperationStatus {
   return phase === "queued" || phase === "running" ? "pending" : phase;
+}
+
+/** What the owner is asked to approve: the task in plain words, bound to its request digest. */
+export interface ApprovalRequest {
+  requestDigest: string;
+  /** When the wait ends BLOCKED approval_expired. */
+  expiresAt: string;
+  /** The description as plain text, digest included (what every interface shows). */
+  summary: string;
+  description: TaskDescription;
+}
+
+export type ApprovalRequestResult = { ok: true; status: "awaiting_approval"; handle: Handle; approval: ApprovalRequest } | ServiceFailure;
+
+export type DecideApprovalServiceResult = { ok: true; outcome: "approved" | "denied"; status: OperationStatus; handle: Handle } | ServiceFailure;
+
+/** One line of the owner console's lists. */
+export interface OperationListItem {
+  status: OperationStatus;
+  handle: Handle;
+  risk: string;
+  updatedAt: string;
+  receipt?: Receipt;
+  approval?: ApprovalRequest;
 }
 
 /** A call the service refused; `message` tells whoever must act what to do next. */
@@ -36,6 +62,8 @@ export interface SubmitAccepted {
   /** False when the operation already existed under this id and digest: nothing new was created or run. */
   created: boolean;
   handle: Handle;
+  /** Present while the operation waits for the owner's approval. */
+  approval?: ApprovalRequest;
 }
 export type SubmitResult = SubmitAccepted | ServiceFailure;
 
@@ -64,7 +92,7 @@ export interface TombstoneSummary {
 }
 
 export type InspectResult =
-  | { ok: true; status: OperationStatus; handle: Handle; operation: OperationSummary; attempts: AttemptRecord[] }
+  | { ok: true; status: OperationStatus; handle: Handle; operation: OperationSummary; attempts: AttemptRecord[]; approval?: ApprovalRequest }
   | { ok: true; status: "compacted"; handle: Handle; compacted: TombstoneSummary }
   | ServiceFailure;
 
@@ -88,6 +116,8 @@ export type CollectResult =
       ephemeral?: EphemeralEvidence;
       /** Present when the receipt was compacted: what remains of it. */
       compacted?: TombstoneSummary;
+      /** Present while the operation waits for the owner's approval. */
+      approval?: ApprovalRequest;
     }
   | ServiceFailure;
 
@@ -120,4 +150,14 @@ export interface OperationsService {
   status(): Promise<StatusReport>;
   verifyJournal(): Promise<JournalVerdict>;
   compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;
+
+  // ---- owner approval: only the owner's own channels (CLI on the host, owner console) call these.
+  /** The approval an operation waits for, in plain words with its digest. */
+  approvalRequest(operationId: string): Promise<ApprovalRequestResult>;
+  /** Approve (→ queued) or deny (→ BLOCKED approval_denied), bound to the digest the owner was shown. */
+  decideApproval(operationId: string, decision: ApprovalDecision): Promise<DecideApprovalServiceResult>;
+  /** Ends expired waits BLOCKED approval_expired; returns how many. */
+  expireApprovals(): Promise<number>;
+  /** Authenticated operations by last change (newest first), awaiting approval only when asked. */
+  listOperations(query: { awaitingApproval?: boolean; limit: number }): Promise<OperationListItem[]>;
 }

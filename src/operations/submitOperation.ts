@@ -1,11 +1,14 @@
 import { requestDigest } from "../task/requestDigest.js";
 import { canonicalJson } from "../task/canonicalJson.js";
 import { POLICY_CODES, validateTask } from "../task/validateTask.js";
+import { buildApprovalRequest } from "./approvalRequest.js";
 import { authenticateView } from "./authenticateView.js";
 import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
+import { needsOwnerApproval } from "./needsOwnerApproval.js";
 import type { ServiceContext } from "./serviceContext.js";
-import type { SubmitResult } from "./serviceTypes.js";
+import type { SubmitAccepted, SubmitResult } from "./serviceTypes.js";
+import type { OperationRecord } from "../store/Store.js";
 import { statusOfPhase } from "./serviceTypes.js";
 
 /**
@@ -13,7 +16,8 @@ import { statusOfPhase } from "./serviceTypes.js";
  * that already holds the id. Same id and same digest: the same operation, nothing created or run
  * again. Same id, different digest: identity_mismatch, with the existing operation's handle. A task
  * the contract refuses (including a missing approval) creates nothing, so it can be fixed and
- * submitted again under the same id.
+ * submitted again under the same id. A task ERRAND_OWNER_APPROVAL names is created awaiting the
+ * owner's approval (nothing claims it until then), and the answer carries what the owner is asked.
  */
 export async function submitOperation(ctx: ServiceContext, input: unknown): Promise<SubmitResult> {
   const validated = validateTask(input);
@@ -42,6 +46,7 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
       maxAttempts: ctx.config.maxAttempts,
       taskJson: canonicalJson(task),
       details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention },
+      ...(needsOwnerApproval(task, ctx.config.ownerApproval) ? { approvalTtlMs: ctx.config.approvalTtlMs } : {}),
     },
     ctx.config.journalQuotaBytes,
   );
@@ -54,7 +59,7 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
         message: `The journal holds ${created.storedBytes} bytes of its ${created.quotaBytes}-byte quota, so no new operation was accepted and nothing was deleted. Run "errand journal compact --older-than 30d" (or raise ERRAND_JOURNAL_QUOTA_BYTES), then submit again under the same operationId.`,
       };
     case "created":
-      return { ok: true, status: "pending", created: true, handle: makeHandle(created.operation) };
+      return withApproval(ctx, { ok: true, status: statusOfPhase(created.operation.phase), created: true, handle: makeHandle(created.operation) }, created.operation);
     case "existing":
     case "compacted": {
       const view = created.kind === "existing" ? await ctx.store.readOperation(task.operationId) : { kind: "compacted" as const, tombstone: created.tombstone };
@@ -69,8 +74,15 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
           handle: authenticated.handle,
         };
       }
-      const status = authenticated.kind === "live" ? statusOfPhase(authenticated.operation.phase) : statusOfPhase(authenticated.handle.phase);
-      return { ok: true, status, created: false, handle: authenticated.handle };
+      if (authenticated.kind === "compacted") return { ok: true, status: statusOfPhase(authenticated.handle.phase), created: false, handle: authenticated.handle };
+      return withApproval(ctx, { ok: true, status: statusOfPhase(authenticated.operation.phase), created: false, handle: authenticated.handle }, authenticated.operation);
     }
   }
+}
+
+/** Adds what the owner is asked to approve while the operation waits for it. */
+async function withApproval(ctx: ServiceContext, accepted: SubmitAccepted, operation: OperationRecord): Promise<SubmitResult> {
+  if (operation.phase !== "awaiting_approval") return accepted;
+  const approval = await buildApprovalRequest(ctx, operation);
+  return "ok" in approval ? approval : { ...accepted, approval };
 }

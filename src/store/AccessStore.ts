@@ -18,10 +18,17 @@ export interface AccessStore {
   readOwnerSecret(): Promise<string | undefined>;
   writeOwnerSecret(encoded: string): Promise<void>;
 
-  // ---- consent lockout ------------------------------------------------------------------------
-  readLockout(): Promise<LockoutRecord>;
-  /** Compare-and-set on the revision; journals `change` when given. False when someone else moved it. */
-  writeLockout(next: LockoutRecord, expectedRevision: number, change?: Record<string, unknown>): Promise<boolean>;
+  // ---- owner-password lockout, per client address ----------------------------------------------
+  /** The lockout record of one client address (a fresh one when it never failed). */
+  readOwnerLockout(address: string): Promise<LockoutRecord>;
+  /**
+   * Applies `transition` to the address's record inside one write transaction (so concurrent
+   * attempts are counted one after another, never from the same stale read), stores the record it
+   * returns, journals `change` when given, and returns its result.
+   */
+  updateOwnerLockout<T>(address: string, transition: (record: LockoutRecord, nowMs: number) => LockoutTransition<T>): Promise<T>;
+  /** Forgets the lockout of one address, or of every address (errand owner unlock); returns how many records it removed. */
+  clearOwnerLockouts(address?: string): Promise<number>;
 
   // ---- OAuth clients --------------------------------------------------------------------------
   /**
@@ -68,21 +75,28 @@ export interface AccessStore {
 }
 
 /**
- * The consent lockout, a small state machine:
- *   OPEN (failures < threshold, lockedUntilMs null) ──failure──> OPEN (failures + 1)
- *   OPEN ──threshold-th failure──> LOCKED (lockedUntilMs = now + base · 2^lockouts, lockouts + 1, failures 0)
+ * The owner-password lockout of one client address, a small state machine:
+ *   OPEN ──attempt reserved (before the hash is evaluated)──> OPEN (failures + 1)
+ *   OPEN ──wrong password with failures at the threshold──> LOCKED (lockedUntilMs = now + base · 2^lockouts, lockouts + 1, failures 0)
  *   LOCKED ──time passes──> OPEN (lockouts kept, so the next lock lasts twice as long)
- *   any ──right password──> OPEN (failures 0, lockouts 0)
- * Transitions are computed in src/interfaces/http/oauth/consentLockout.ts; the store only
- * compare-and-sets the record.
+ *   OPEN ──right password──> OPEN (failures 0, lockouts 0); while LOCKED the right password is refused too
+ *   any ──a day without failures, or errand owner unlock──> forgotten
+ * Transitions are computed in src/interfaces/http/ownerLockout.ts; the store applies them atomically.
  */
 export interface LockoutRecord {
+  /** Attempts counted since the last lock or success (each counted before its password is checked). */
   failures: number;
   lockouts: number;
   lockedUntilMs: number | null;
   lastFailureMs: number | null;
-  /** 0 for a lockout never written. */
-  revision: number;
+}
+
+export interface LockoutTransition<T> {
+  /** The record to store; null deletes it (nothing left to remember). */
+  next: LockoutRecord | null;
+  result: T;
+  /** Journaled as an auth_changed event when given. */
+  change?: Record<string, unknown>;
 }
 
 export type ClientAuthMethod = "none" | "client_secret_post" | "client_secret_basic";

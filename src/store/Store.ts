@@ -57,6 +57,21 @@ export interface Store {
   /** Applies a cancel exactly once per controlActionId (see CancelOutcome). */
   cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult>;
 
+  // ---- owner approval ------------------------------------------------------------------------
+  /**
+   * Applies the owner's decision on an operation awaiting approval, checked inside the transaction:
+   * it must still be awaiting, its request digest must be the one the owner was shown, and its
+   * approval must not have expired (an expired one is ended BLOCKED approval_expired instead).
+   * Approve → queued (the runner may claim it from now on); deny → BLOCKED approval_denied.
+   */
+  decideApproval(operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult>;
+  /** Ends every operation whose approval expired before now BLOCKED approval_expired; returns their ids. */
+  expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]>;
+  /** Operations by last change, newest first; only one phase when given. */
+  listOperations(query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]>;
+  /** The operation with its stored task document (what an approval summary is made from). */
+  readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined>;
+
   // ---- provider circuit breakers ---------------------------------------------------------------
   readBreaker(provider: string): Promise<BreakerRecord>;
   listBreakers(): Promise<BreakerRecord[]>;
@@ -73,9 +88,14 @@ export interface Store {
   status(): Promise<StoreStatus>;
 }
 
-export const OPERATION_PHASES = ["queued", "running", "completed", "blocked", "uncertain", "cancelled"] as const;
+/**
+ * awaiting_approval ──owner approves──> queued; ──owner denies / TTL passes / cancel──> blocked | cancelled.
+ * queued → running → completed | blocked | uncertain | cancelled; running → queued (retry, lost lease).
+ * Nothing claims an operation awaiting approval: no browser is touched before the owner says yes.
+ */
+export const OPERATION_PHASES = ["awaiting_approval", "queued", "running", "completed", "blocked", "uncertain", "cancelled"] as const;
 export type OperationPhase = (typeof OPERATION_PHASES)[number];
-export type TerminalPhase = Exclude<OperationPhase, "queued" | "running">;
+export type TerminalPhase = Exclude<OperationPhase, "awaiting_approval" | "queued" | "running">;
 export const TERMINAL_PHASES: ReadonlySet<OperationPhase> = new Set<OperationPhase>(["completed", "blocked", "uncertain", "cancelled"]);
 
 export function isTerminalPhase(phase: OperationPhase): phase is TerminalPhase {
@@ -102,6 +122,8 @@ export interface OperationRecord {
   /** Runner holding the lease while running (diagnostic; the token itself never leaves the store and runner). */
   leaseOwner: string | null;
   leaseExpiresMs: number | null;
+  /** While awaiting approval: when the wait ends BLOCKED approval_expired. */
+  approvalExpiresMs: number | null;
 }
 
 export interface NewOperation {
@@ -113,7 +135,30 @@ export interface NewOperation {
   taskJson: string;
   /** Extra fields for the operation_created event (ids, counts, choices; no task content). */
   details: Record<string, unknown>;
+  /** When set, the operation waits for the owner's approval this long (ms, from the store's clock) instead of being queued. */
+  approvalTtlMs?: number;
 }
+
+/** The owner's answer, bound to the request digest the owner was shown, who gave it, and how. */
+export interface ApprovalDecision {
+  approve: boolean;
+  requestDigest: string;
+  /** Who decided, e.g. "owner (cli: ada@host)" or "owner (console: 203.0.113.5)". */
+  decidedBy: string;
+  via: "cli" | "console";
+}
+
+export type ApprovalEndCode = "approval_denied" | "approval_expired";
+export type BlockedReceiptFactory = (operation: OperationRecord, taskJson: string, code: ApprovalEndCode) => Receipt;
+
+export type DecideApprovalResult =
+  | { kind: "approved" | "denied"; operation: OperationRecord }
+  /** The wait had expired: the operation is now (or already was) BLOCKED approval_expired. */
+  | { kind: "expired"; operation: OperationRecord }
+  | { kind: "not_awaiting"; operation: OperationRecord }
+  /** The operation under this id is not the request the owner was shown. */
+  | { kind: "digest_mismatch"; operation: OperationRecord }
+  | { kind: "not_found" };
 
 export type CreateOperationResult =
   | { kind: "created"; operation: OperationRecord }

@@ -102,7 +102,8 @@ describe("errand run", () => {
       ],
     });
     for (const json of [[], ["--json"]]) {
-      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { FIXTURE_SECRET: SECRET });
+      // ERRAND_OWNER_APPROVAL=none: this test is about the secret's path, not the owner's approval (test/interfaces/cli/approval.test.ts).
+      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { FIXTURE_SECRET: SECRET, ERRAND_OWNER_APPROVAL: "none" });
       assert.equal(r.code, 1, r.stderr);
       assert.ok(sites.site.hits.some((h) => h.path === "/welcome"), "the form was submitted with the secret");
       const spellings = [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ s: SECRET }).toString().slice(2), "Zq9"];

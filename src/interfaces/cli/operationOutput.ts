@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Handle } from "../../operations/handle.js";
-import type { ServiceFailure } from "../../operations/serviceTypes.js";
+import type { ApprovalRequest, ServiceFailure } from "../../operations/serviceTypes.js";
 import { POLICY_CODES } from "../../task/validateTask.js";
 import { EXIT } from "./exitCodes.js";
 import type { CliError } from "./jsonEnvelope.js";
@@ -9,6 +9,7 @@ import { printErr } from "./output.js";
 
 /** Failures about errand's own state, not about what the caller sent. */
 const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "approval_not_pending",
   "journal_quota_exceeded",
   "journal_tampered",
   "operation_not_found",
@@ -21,7 +22,7 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /** Exit code for a refused call: 4 for a missing approval (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
 export function exitForFailure(code: ErrorCode): number {
-  if (POLICY_CODES.has(code)) return EXIT.blocked;
+  if (POLICY_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
   if (STATE_CODES.has(code)) return EXIT.fail;
   return EXIT.usage;
 }
@@ -63,4 +64,21 @@ export function withoutOk<T extends { ok: true }>(result: T): Omit<T, "ok"> {
   const copy: Partial<T> = { ...result };
   delete copy.ok;
   return copy as Omit<T, "ok">;
+}
+
+/** The approval object of --json output: the owner console page (when ERRAND_PUBLIC_URL says where errand serve is reached), expiry, summary. */
+export function approvalJson(env: NodeJS.ProcessEnv, operationId: string, approval: ApprovalRequest): { url: string | null; expiresAt: string; summary: string } {
+  const origin = (env["ERRAND_PUBLIC_URL"] ?? "").trim().replace(/\/+$/, "");
+  return { url: origin === "" ? null : `${origin}/owner/approvals/${operationId}`, expiresAt: approval.expiresAt, summary: approval.summary };
+}
+
+/** Tells the person, in words, that the owner must approve this task and where. */
+export function describeApproval(env: NodeJS.ProcessEnv, operationId: string, approval: ApprovalRequest): string {
+  const { url } = approvalJson(env, operationId, approval);
+  return [
+    `awaiting the owner's approval (until ${approval.expiresAt}); nothing has run.`,
+    ...approval.summary.split("\n").map((line) => `  ${line}`),
+    `Approve on this host with: errand approve ${operationId}   (or deny: errand deny ${operationId})`,
+    ...(url === null ? [] : [`or in the owner console: ${url}`]),
+  ].join("\n");
 }

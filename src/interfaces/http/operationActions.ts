@@ -1,5 +1,5 @@
 import type { Handle } from "../../operations/handle.js";
-import type { OperationStatus, ServiceFailure } from "../../operations/serviceTypes.js";
+import type { ApprovalRequest, OperationStatus, ServiceFailure } from "../../operations/serviceTypes.js";
 import type { AttemptReport } from "../../runner/runnerTypes.js";
 import { ApiError } from "./apiError.js";
 import type { AppDeps, Principal } from "./httpDeps.js";
@@ -16,12 +16,29 @@ export interface Caller {
   via: "mcp" | "rest";
 }
 
+/** What the assistant and REST callers see of an approval: where the owner approves, until when, and what. */
+export interface ApprovalView {
+  url: string;
+  expiresAt: string;
+  summary: string;
+}
+
 export interface OperationResult {
   status: OperationStatus | "compacted";
   handle: Handle;
   receipt?: Record<string, unknown>;
   pageContent?: PageContent;
+  approval?: ApprovalView;
   next: string;
+}
+
+/** The owner console page of one pending approval. */
+export function approvalUrl(deps: AppDeps, operationId: string): string {
+  return `${deps.settings.publicOrigin}/owner/approvals/${encodeURIComponent(operationId)}`;
+}
+
+function approvalView(deps: AppDeps, operationId: string, approval: ApprovalRequest | undefined): { approval?: ApprovalView } {
+  return approval === undefined ? {} : { approval: { url: approvalUrl(deps, operationId), expiresAt: approval.expiresAt, summary: approval.summary } };
 }
 
 function fail(failure: ServiceFailure): never {
@@ -32,19 +49,19 @@ async function record(deps: AppDeps, caller: Caller, action: string, result: str
   await deps.access.recordRequest({ actor: caller.principal.actor, via: caller.via, action, result, ...(operationId === undefined ? {} : { operationId }) });
 }
 
-export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): Promise<{ status: OperationStatus; created: boolean; handle: Handle; next: string }> {
+export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): Promise<{ status: OperationStatus; created: boolean; handle: Handle; approval?: ApprovalView; next: string }> {
   const result = await deps.service.submit(task);
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
   await record(deps, caller, "submit", result.ok ? (result.created ? "created" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
   const next = result.status === "pending" ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : nextStep(result.status, result.handle.operationId);
-  return { status: result.status, created: result.created, handle: result.handle, next };
+  return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
 }
 
 export async function collectOperation(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult> {
   const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 250 });
   if (!result.ok) fail(result);
-  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
+  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
 }
 
 /** Submits, starts the queue in this process, and waits up to `waitMs` for the receipt. */
@@ -93,7 +110,7 @@ export async function inspectOperation(deps: AppDeps, operationId: string): Prom
   if (!result.ok) fail(result);
   const rest: Record<string, unknown> = { ...result };
   delete rest["ok"];
-  return { ...rest, next: nextStep(result.status, result.handle.operationId) };
+  return { ...rest, ...approvalView(deps, result.handle.operationId, "approval" in result ? result.approval : undefined), next: nextStep(result.status, result.handle.operationId) };
 }
 
 export async function cancelOperation(deps: AppDeps, caller: Caller, operationId: string, controlActionId: string | undefined): Promise<Record<string, unknown>> {

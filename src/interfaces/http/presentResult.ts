@@ -50,6 +50,8 @@ export function presentResult(receipt: Receipt | undefined, ephemeral: Ephemeral
 /** What the caller should do next, by where the operation stands. */
 export function nextStep(status: string, operationId: string): string {
   switch (status) {
+    case "awaiting_approval":
+      return `Waiting for the owner's approval; nothing has run. Show the person approval.summary and approval.url: the owner approves or denies there (after logging in with the owner password) or with "errand approve ${operationId}" on the errand host. You cannot approve it, and setting approved again changes nothing. Afterwards call errand_collect with operationId ${operationId}.`;
     case "pending":
       return `Not finished yet. Call errand_collect with operationId ${operationId} (waitSeconds up to 120) to get the receipt; if nothing is running it, call errand_run_queue.`;
     case "completed":

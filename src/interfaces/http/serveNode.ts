@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
+import type { TrustedProxies } from "./clientAddress.js";
+import { addressKey, parseTrustedProxies, resolveClientAddress } from "./clientAddress.js";
 
 /** The only Node-specific piece of the HTTP layer: a listening socket that hands requests to a fetch handler. */
 export interface NodeListener {
@@ -38,11 +40,21 @@ export function listenNode(options: { host: string; port: number }): Promise<Nod
   });
 }
 
-/** The peer address of a request served by listenNode ("unknown" elsewhere). */
-export function nodeClientAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
+/**
+ * Reads the client's address of a request served by listenNode ("unknown" elsewhere): the socket's
+ * peer, or X-Forwarded-For when that peer is a trusted proxy; as the key limits count under.
+ */
+export function nodeClientAddressReader(trusted: TrustedProxies): (c: Context) => string {
+  return (c) => {
+    let peer: string;
+    try {
+      peer = getConnInfo(c).remote.address ?? "unknown";
+    } catch {
+      return "unknown";
+    }
+    return addressKey(resolveClientAddress(peer, c.req.header("x-forwarded-for"), trusted));
+  };
 }
+
+/** The socket's peer address, with no proxy trusted. */
+export const nodeClientAddress = nodeClientAddressReader(parseTrustedProxies(undefined));

@@ -40,7 +40,7 @@ export interface TokenLifetimes {
 }
 
 export interface LockoutPolicy {
-  /** Wrong passwords in a row that lock the consent page. */
+  /** Owner-password attempts from one client address, counted before they are checked, that lock it when the last is wrong. */
   threshold: number;
   /** First lock; each further lock doubles it, up to maxLockMs. */
   baseLockMs: number;
@@ -48,6 +48,8 @@ export interface LockoutPolicy {
   /** Delay added to each wrong answer, per failure so far (slows guessing before the lock). */
   slowdownStepMs: number;
   slowdownMaxMs: number;
+  /** A history whose last failure is this old is forgotten (when not locked). */
+  forgetMs: number;
 }
 
 export interface FailureLimitPolicy {
@@ -61,7 +63,7 @@ export interface FailureLimitPolicy {
 
 export const DEFAULT_LIMITS: BodyLimits = { mcpBytes: 1 * MiB, restBytes: 512 * KiB, formBytes: 16 * KiB };
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE };
-export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND };
+export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND, forgetMs: 1 * DAY };
 export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
 export const DEFAULT_WAIT = { defaultMs: 50 * SECOND, maxMs: 120 * SECOND };
 

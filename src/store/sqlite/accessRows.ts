@@ -95,11 +95,10 @@ export interface LockoutRow {
   lockouts: number;
   locked_until_ms: number | null;
   last_failure_ms: number | null;
-  revision: number;
 }
 
 export function toLockout(row: LockoutRow): LockoutRecord {
-  return { failures: row.failures, lockouts: row.lockouts, lockedUntilMs: row.locked_until_ms, lastFailureMs: row.last_failure_ms, revision: row.revision };
+  return { failures: row.failures, lockouts: row.lockouts, lockedUntilMs: row.locked_until_ms, lastFailureMs: row.last_failure_ms };
 }
 
 export function joinScopes(scopes: readonly string[]): string {

@@ -15,6 +15,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
   const supported = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)");
+  const applied = db.prepare<[number], { version: number }>("SELECT version FROM schema_migrations WHERE version = ?");
 
   const found = current.get()?.v ?? 0;
   if (found > supported) throw new SchemaTooNewError(found, supported, where);
@@ -27,7 +28,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
     const apply = db.transaction(() => {
       const now = current.get()?.v ?? 0;
       if (now > supported) throw new SchemaTooNewError(now, supported, where);
-      if (now >= migration.version) return;
+      // Each version is applied when it is missing, not when it is above the highest one recorded:
+      // migrations developed side by side may land in either order.
+      if (applied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
     });

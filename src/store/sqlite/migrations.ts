@@ -1,4 +1,5 @@
 import { ACCESS_MIGRATION } from "./accessMigration.js";
+import { APPROVAL_MIGRATION } from "./approvalMigration.js";
 import { PROVIDER_MIGRATION } from "./providerMigration.js";
 import { SECRET_MIGRATION } from "./secretMigration.js";
 
@@ -118,6 +119,7 @@ CREATE TABLE operation_tombstones (
   ACCESS_MIGRATION,
   PROVIDER_MIGRATION,
   SECRET_MIGRATION,
+  APPROVAL_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -5,6 +5,7 @@ import type {
   ApiTokenRecord,
   AuthorizationCodeRecord,
   LockoutRecord,
+  LockoutTransition,
   NewApiToken,
   NewOAuthClient,
   NewTokenFamily,
@@ -20,7 +21,7 @@ import { SqliteTransactions } from "./sqliteTransactions.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { insertApiToken, listApiTokens, revokeApiToken, selectApiTokenByHash } from "./queries/access/apiTokenSql.js";
-import { selectLockout, writeLockout } from "./queries/access/consentLockoutSql.js";
+import { clearOwnerLockouts, selectOwnerLockout, updateOwnerLockout } from "./queries/access/ownerLockoutSql.js";
 import { registerClient, selectClient } from "./queries/access/oauthClientSql.js";
 import { insertCode, redeemCode, selectCode } from "./queries/access/oauthCodeSql.js";
 import { purgeExpired, revokeAllFamilies, revokeByToken, rotateRefresh, selectToken } from "./queries/access/oauthTokenSql.js";
@@ -64,11 +65,14 @@ class SqliteAccessStore extends SqliteTransactions implements AccessStore {
     return this.write(() => upsertOwnerSecret(this.ctx, encoded));
   }
 
-  readLockout(): Promise<LockoutRecord> {
-    return this.read(() => selectLockout(this.ctx));
+  readOwnerLockout(address: string): Promise<LockoutRecord> {
+    return this.read(() => selectOwnerLockout(this.ctx, address));
   }
-  writeLockout(next: LockoutRecord, expectedRevision: number, change?: Record<string, unknown>): Promise<boolean> {
-    return this.write(() => writeLockout(this.ctx, next, expectedRevision, change));
+  updateOwnerLockout<T>(address: string, transition: (record: LockoutRecord, nowMs: number) => LockoutTransition<T>): Promise<T> {
+    return this.write(() => updateOwnerLockout(this.ctx, address, transition));
+  }
+  clearOwnerLockouts(address?: string): Promise<number> {
+    return this.write(() => clearOwnerLockouts(this.ctx, address));
   }
 
   registerClient(client: NewOAuthClient, maxClients: number): Promise<RegisterClientResult> {

@@ -7,7 +7,9 @@ import { genesisHead } from "../../journal/sealEvent.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
 import type {
   AttemptRecord,
+  ApprovalDecision,
   AttemptResolution,
+  BlockedReceiptFactory,
   BoundaryResult,
   BreakerRecord,
   CancelResult,
@@ -15,11 +17,13 @@ import type {
   ClaimRequest,
   CompactionReport,
   CreateOperationResult,
+  DecideApprovalResult,
   ExpiredLease,
   FinishResult,
   LeaseCheck,
   LeaseRef,
   NewOperation,
+  OperationPhase,
   OperationRecord,
   OperationView,
   RecoveredLease,
@@ -36,6 +40,8 @@ import { claimNext } from "./queries/claimNext.js";
 import { collapsePrefix, compactBatch, recordCompaction } from "./queries/compact.js";
 import { createOperation } from "./queries/createOperation.js";
 import { crossMutationBoundary } from "./queries/crossMutationBoundary.js";
+import { decideApproval, expireApprovals } from "./queries/decideApproval.js";
+import { listOperations, readOperationTask } from "./queries/listOperations.js";
 import { finishAttempt } from "./queries/finishAttempt.js";
 import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
 import { checkLease, renewLease } from "./queries/leaseSql.js";
@@ -136,6 +142,19 @@ class SqliteStore extends SqliteTransactions implements Store {
 
   cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {
     return this.write(() => cancelOperation(this.ctx, operationId, controlActionId, cancelledReceipt));
+  }
+
+  decideApproval(operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {
+    return this.write(() => decideApproval(this.ctx, operationId, decision, blockedReceipt));
+  }
+  expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
+    return this.write(() => expireApprovals(this.ctx, blockedReceipt, limit));
+  }
+  listOperations(query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]> {
+    return this.read(() => listOperations(this.ctx, query));
+  }
+  readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {
+    return this.read(() => readOperationTask(this.ctx, operationId));
   }
 
   readBreaker(provider: string): Promise<BreakerRecord> {

@@ -24,6 +24,7 @@ export interface OperationRow {
   created_ms: number;
   updated_ms: number;
   finished_ms: number | null;
+  approval_expires_ms: number | null;
 }
 
 export function toOperation(row: OperationRow): OperationRecord {
@@ -44,6 +45,7 @@ export function toOperation(row: OperationRow): OperationRecord {
     receiptStatus: row.receipt_status as ReceiptStatus | null,
     leaseOwner: row.lease_owner,
     leaseExpiresMs: row.lease_expires_ms,
+    approvalExpiresMs: row.approval_expires_ms,
   };
 }
 

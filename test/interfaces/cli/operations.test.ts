@@ -161,7 +161,7 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     const status = await errand(home, ["status", "--json"]);
     assert.equal(status.code, 0);
     const phases = (status.data["store"] as Record<string, Record<string, number>>)["phases"];
-    assert.deepEqual(phases, { queued: 0, running: 0, completed: 3, blocked: 1, uncertain: 1, cancelled: 1 });
+    assert.deepEqual(phases, { awaiting_approval: 0, queued: 0, running: 0, completed: 3, blocked: 1, uncertain: 1, cancelled: 1 });
   });
 
   test("journal verify exits 0 when intact and 1 naming the first bad event when not; compact needs a duration", async () => {

@@ -25,7 +25,7 @@ describe("consent page in headless Chromium", { skip: executablePath === null ? 
     callbackServer = createServer((_req, res) => res.end("callback reached"));
     await new Promise<void>((resolve) => callbackServer.listen(0, "127.0.0.1", resolve));
     callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-    server = await startAppServer({ settings: { extraRedirects: [CALLBACK, callback], lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 20, slowdownMaxMs: 60 } } });
+    server = await startAppServer({ settings: { extraRedirects: [CALLBACK, callback], lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 20, slowdownMaxMs: 60, forgetMs: 86_400_000 } } });
     browser = await chromium.launch({ executablePath: executablePath ?? "", headless: true, args: ["--no-sandbox"] });
   });
   after(async () => {

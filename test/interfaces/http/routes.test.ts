@@ -351,7 +351,7 @@ describe("authorization and the consent page", () => {
     }));
 
   test("wrong passwords slow down, then lock approvals (persisted, so a restart does not unlock); the right password is refused while locked", async () => {
-    const settings = { lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 40, slowdownMaxMs: 200 } };
+    const settings = { lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 40, slowdownMaxMs: 200, forgetMs: 86_400_000 } };
     const home = makeTempHome();
     const h = await openAppHarness({ settings, home });
     try {
@@ -372,11 +372,11 @@ describe("authorization and the consent page", () => {
       const right = await answerConsent(fetcher, ORIGIN, secondPage, { decision: "approve", password: OWNER_PASSWORD });
       assert.equal(right.status, 429, "the right password is not even checked while locked");
       assert.equal(right.headers.get("location"), null);
-      const lockout = await h.access.readLockout();
+      const lockout = await h.access.readOwnerLockout("test");
       assert.equal(lockout.lockouts, 1);
       const events = await h.ops.store.readJournalEvents(0, 200);
       const changes = events.filter((e) => e.type === "auth_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
-      assert.deepEqual(changes.filter((c) => c.startsWith("consent_")), ["consent_failed", "consent_failed", "consent_locked"]);
+      assert.deepEqual(changes.filter((c) => c.startsWith("owner_")), ["owner_password_failed", "owner_password_failed", "owner_locked"]);
     } finally {
       await h.close();
     }

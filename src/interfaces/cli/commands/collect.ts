@@ -7,7 +7,7 @@ import { EXIT } from "../exitCodes.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { integerOption } from "../integerOption.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { describeHandle, printFailure } from "../operationOutput.js";
+import { approvalJson, describeApproval, describeHandle, printFailure } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
@@ -22,9 +22,10 @@ export const collectCommand: Command = {
   Prints the receipt once the operation is finished, else says it is pending. --wait looks again
   every --poll-interval ms (0..60000, default 1000) until it finishes or --timeout ms pass (default
   30000). Extracted values appear only live, from the process that ran the task.
-  --json: the envelope of docs/CLI.md; status is the receipt status once terminal, else "pending";
-  data {phase, handle, ephemeral?, compacted?}.
-  Exit: 0 PASS, 1 FAIL, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 still pending;
+  --json: the envelope of docs/CLI.md; status is the receipt status once terminal, else "pending" or
+  "awaiting_approval" (answered at once: a person must act); data {phase, handle, ephemeral?,
+  compacted?, approval?} with approval {url, expiresAt, summary} while the owner's approval is awaited.
+  Exit: 0 PASS, 1 FAIL, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 still pending or awaiting approval;
   1 also when not found or not trustworthy, 2 for a malformed command line.`,
 };
 
@@ -44,8 +45,10 @@ async function runCollect(ctx: CommandContext): Promise<number> {
     const exit = exitFor(result.status, result.receipt?.status ?? result.compacted?.receiptStatus);
     if (json) {
       const { handle, ephemeral, compacted, receipt } = result;
-      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral }), ...(compacted === undefined ? {} : { compacted }) } });
-    } else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
+      const approval = result.approval === undefined ? {} : { approval: approvalJson(ctx.env, id, result.approval) };
+      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral }), ...(compacted === undefined ? {} : { compacted }), ...approval } });
+    } else if (result.approval !== undefined) printOut(`${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`);
+    else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
     else if (result.compacted !== undefined) printOut(`${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`);
     else printOut(`pending: ${describeHandle(result.handle)}\n  it runs when "errand runner" picks it up; collect again later`);
 
@@ -54,7 +57,7 @@ async function runCollect(ctx: CommandContext): Promise<number> {
 }
 
 function exitFor(status: string, receiptStatus: unknown): number {
-  if (status === "pending") return EXIT.pending;
+  if (status === "pending" || status === "awaiting_approval") return EXIT.pending;
   return isReceiptStatus(receiptStatus) ? exitCodeFor(receiptStatus) : EXIT.fail;
 }
 

@@ -1,5 +1,7 @@
 import type { Command } from "../commandContext.js";
+import { approveCommand } from "./approve.js";
 import { backupCommand } from "./backup.js";
+import { denyCommand } from "./deny.js";
 import { cancelCommand } from "./cancel.js";
 import { canonicalCommand } from "./canonical.js";
 import { collectCommand } from "./collect.js";
@@ -23,5 +25,5 @@ import { validateCommand } from "./validate.js";
 
 /** Every CLI command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
-  submitCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
+  submitCommand, approveCommand, denyCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
   providerCommand, secretCommand, serveCommand, tokenCommand, ownerCommand, doctorCommand, backupCommand, restoreCommand];

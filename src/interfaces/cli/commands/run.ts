@@ -15,7 +15,7 @@ import { createExecutor } from "../executorFactory.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { openOperations } from "../openOperations.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { printFailure } from "../operationOutput.js";
+import { approvalJson, describeApproval, printFailure } from "../operationOutput.js";
 import { printErr, printOut, setOutputScrubber } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
@@ -42,7 +42,10 @@ export const runCommand: Command = {
   envelope of docs/CLI.md with the receipt; extracted values (live only) in data.ephemeral. --receipt-out
   writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
   admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
-  Exit: 0 PASS, 1 FAIL, 2 invalid input, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED.`,
+  A task ERRAND_OWNER_APPROVAL names (default: consequential, or any fill_secret) is not run: the
+  summary is printed (--json: data.approval {url, expiresAt, summary}) and it exits 7; after
+  "errand approve ID", running the same file again runs it, once.
+  Exit: 0 PASS, 1 FAIL, 2 invalid input, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 awaiting approval.`,
 };
 
 async function runRun(ctx: CommandContext): Promise<number> {
@@ -82,8 +85,14 @@ async function runThroughQueue(ctx: CommandContext, text: string, service: Servi
   const json = flagOption(ctx, "json");
   const submitted = await service.submit(JSON.parse(text) as unknown);
   if (!submitted.ok) return printFailure(submitted, json);
-  if (!submitted.created) printErr(`operation ${submitted.handle.operationId} already exists (${submitted.status}); not running it again`);
   const id = submitted.handle.operationId;
+  if (submitted.approval !== undefined) {
+    if (json) printEnvelope({ ok: false, status: submitted.status, operationId: id, data: { created: submitted.created, handle: submitted.handle, approval: approvalJson(ctx.env, id, submitted.approval) } });
+    else printErr(`operation ${id} is ${describeApproval(ctx.env, id, submitted.approval)}`);
+    return EXIT.pending;
+  }
+  if (!submitted.created && submitted.status !== "pending") printErr(`operation ${id} already exists (${submitted.status}); not running it again`);
+  else if (!submitted.created) printErr(`operation ${id} already exists (${submitted.status}); running it now if nothing else is`);
   // Run this operation until it is terminal: a read_only failure is retried once after the retry
   // delay, exactly as a runner would, so the receipt and exit code match the queue's.
   for (let round = 0; round < MAX_ROUNDS; round += 1) {

@@ -37,6 +37,10 @@ export const serveCommand: Command = {
   TLS reverse proxy or tunnel in front and pass its https origin as --public-url (see
   docs/CHATGPT_SETUP.md). Needs an owner password: "errand owner set-password" or
   ERRAND_OWNER_PASSWORD. ERRAND_OAUTH_EXTRA_REDIRECTS admits exact extra OAuth redirect URIs.
+  Behind a reverse proxy or tunnel, list its address in ERRAND_TRUSTED_PROXIES (IPs or CIDR ranges)
+  so per-address limits (owner-password lockout) see the client from X-Forwarded-For.
+  The owner console is at /owner: log in with the owner password to approve or deny tasks that
+  wait for you (ERRAND_OWNER_APPROVAL) and to read recent receipts.
   Tasks run in this process on local Chromium; --allow-private admits exact private destinations.
   Logs one line per request and per attempt on stderr (--log-format json for a log pipeline).
   Every flag has an environment variable: ERRAND_HOST, ERRAND_PORT, ERRAND_PUBLIC_URL,
@@ -79,7 +83,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
   const logFormat = parseLogFormat(serveSetting(ctx, "log-format"));
   if (logFormat === undefined) throw new UsageError(`--log-format (or ERRAND_LOG_FORMAT) must be "text" or "json"`);
   // Loaded on demand: the HTTP stack is only needed by this command.
-  const [{ resolveServeSettings, parseExtraRedirects, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddress }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }] =
+  const [{ resolveServeSettings, parseExtraRedirects, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddressReader }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }, { parseTrustedProxies, TrustedProxiesError }] =
     await Promise.all([
       import("../../http/serveSettings.js"),
       import("../../http/createApp.js"),
@@ -88,14 +92,17 @@ async function runServe(ctx: CommandContext): Promise<number> {
       import("../../http/oauth/ownerPassword.js"),
       import("../openAccess.js"),
       import("../../../providers/local/findChromium.js"),
+      import("../../http/clientAddress.js"),
     ]);
 
   let extraRedirects: string[];
+  let trustedProxies: ReturnType<typeof parseTrustedProxies>;
   try {
     extraRedirects = parseExtraRedirects(ctx.env["ERRAND_OAUTH_EXTRA_REDIRECTS"]);
+    trustedProxies = parseTrustedProxies(ctx.env["ERRAND_TRUSTED_PROXIES"]);
     resolveServeSettings({ host, port: port === 0 ? 1 : port, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
-    if (error instanceof ServeSettingsError) return printFailure({ code: "configuration_error", message: error.message }, false);
+    if (error instanceof ServeSettingsError || error instanceof TrustedProxiesError) return printFailure({ code: "configuration_error", message: error.message }, false);
     throw error;
   }
   const allowances = parseAllowPrivate([...allowPrivate, ...(ctx.env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")]);
@@ -174,7 +181,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           ownerSecret: () => Promise.resolve(ownerSecret),
           queue,
           providers,
-          clientAddress: nodeClientAddress,
+          clientAddress: nodeClientAddressReader(trustedProxies),
           logger,
           version: VERSION,
           metrics,

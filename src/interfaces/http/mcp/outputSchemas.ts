@@ -8,14 +8,14 @@ export const handleSchema = z
     operationId: z.string().describe("The operation's id (the task's operationId)."),
     requestDigest: z.string().describe("HMAC digest of the normalized task: same id and digest mean the same request."),
     revision: z.number().int().describe("Increases with every recorded change; keep the freshest handle."),
-    phase: z.enum(OPERATION_PHASES).describe("queued, running, completed, blocked, uncertain or cancelled."),
+    phase: z.enum(OPERATION_PHASES).describe("awaiting_approval, queued, running, completed, blocked, uncertain or cancelled."),
     mutationBoundary: z.enum(["not_crossed", "crossed"]).describe("crossed once a write step was dispatched: after that a failure is uncertain, not blocked."),
   })
   .describe("Where the operation stands; a locator, not an authority.");
 
 export const statusSchema = z
-  .enum(["pending", "completed", "blocked", "uncertain", "cancelled", "compacted"])
-  .describe("pending: not finished; completed: a PASS/PARTIAL/FAIL receipt; blocked: refused before any change; uncertain: a write may have happened; cancelled; compacted: only the final status remains.");
+  .enum(["awaiting_approval", "pending", "completed", "blocked", "uncertain", "cancelled", "compacted"])
+  .describe("awaiting_approval: nothing runs until the owner approves it (show approval.summary and approval.url to the person; you cannot approve it); pending: not finished; completed: a PASS/PARTIAL/FAIL receipt; blocked: refused before any change; uncertain: a write may have happened; cancelled; compacted: only the final status remains.");
 
 export const receiptSchema = z
   .record(z.string(), z.unknown())
@@ -42,10 +42,19 @@ export const pageContentSchema = z
 
 export const nextSchema = z.string().describe("What to do next.");
 
+export const approvalSchema = z
+  .object({
+    url: z.string().describe("The owner console page where the owner approves or denies this task (after logging in with the owner password)."),
+    expiresAt: z.string().describe("When the wait ends BLOCKED approval_expired."),
+    summary: z.string().describe("The task in plain words (risk, hosts, each step, secrets, request digest): show it to the person as it is."),
+  })
+  .describe("Present while status is awaiting_approval: only the owner can approve, on errand's own page or its host.");
+
 export const operationResultShape = {
   status: statusSchema,
   handle: handleSchema,
   receipt: receiptSchema.optional(),
   pageContent: pageContentSchema.optional(),
+  approval: approvalSchema.optional(),
   next: nextSchema,
 };

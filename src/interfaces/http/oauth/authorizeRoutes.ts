@@ -1,12 +1,11 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import type { LockoutRecord } from "../../../store/AccessStore.js";
 import type { AppDeps } from "../httpDeps.js";
+import { lockedUntil } from "../ownerLockout.js";
 import { readBoundedBody } from "../readBody.js";
-import { afterFailure, afterSuccess, lockedUntil, slowdownMs } from "./consentLockout.js";
-import { consentCsp, consentPage, errorPage, lockedPage } from "./consentPage.js";
-import { verifyOwnerPassword } from "./ownerPassword.js";
-import type { PendingConsent, PendingConsents } from "./pendingConsents.js";
+import { verifyOwnerAttempt } from "../verifyOwnerAttempt.js";
+import { busyPage, consentCsp, consentPage, errorPage, lockedPage } from "./consentPage.js";
+import type { PendingConsents } from "./pendingConsents.js";
 import { withQuery } from "./redirectPolicy.js";
 import { matchesResource } from "./resourceIndicator.js";
 import { grantedScopes } from "./scopes.js";
@@ -59,9 +58,10 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
   if (!matchesResource(resource, deps.settings)) return fail("invalid_target", `This server issues tokens only for ${deps.settings.mcpResource}.`);
 
   const now = (deps.clock ?? Date.now)();
-  const locked = lockedUntil(await deps.access.readLockout(), now);
+  const address = deps.clientAddress(c);
+  const locked = lockedUntil(await deps.access.readOwnerLockout(address), now);
   if (locked !== null) return html(lockedPage(locked), 429);
-  const consent = pending.create({
+  const consent = pending.create(address, {
     clientId: client.clientId,
     clientName: client.clientName,
     redirectUri,
@@ -71,6 +71,7 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
     resource: deps.settings.mcpResource,
     expiresMs: now + deps.settings.tokens.consentMs,
   });
+  if (consent === undefined) return html(busyPage("Too many connection requests are waiting for an answer. Answer or let them expire (10 minutes), then start again from ChatGPT."), 429);
   setCookie(c, cookieName(consent.id), consent.csrf, {
     httpOnly: true,
     sameSite: "Strict",
@@ -86,8 +87,9 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
 /**
  * POST /consent: the owner's answer. The request must come from errand's own page (Origin /
  * Sec-Fetch-Site), carry the form's CSRF token and the matching cookie, and name a live pending
- * consent. While locked, no password is even checked. A wrong password is held back (slow-down),
- * counted, and locks approvals at the threshold; the right one mints a single-use code.
+ * consent. The attempt is counted for the client's address before the password is checked
+ * (verifyOwnerAttempt): while that address is locked no password is even checked, a wrong one is
+ * held back and locks the address at the threshold, and only the right one mints a single-use code.
  */
 export async function answerConsent(c: Context, deps: AppDeps, pending: PendingConsents): Promise<Response> {
   const origin = c.req.header("origin");
@@ -114,23 +116,21 @@ export async function answerConsent(c: Context, deps: AppDeps, pending: PendingC
   if (form.get("decision") !== "approve") return html(consentPage(consent, "Choose Approve or Deny."), 400, consent.redirectUri);
 
   const clock = deps.clock ?? Date.now;
-  const lockout = await deps.access.readLockout();
-  const locked = lockedUntil(lockout, clock());
-  if (locked !== null) return html(lockedPage(locked), 429);
-  const secret = await deps.ownerSecret();
-  if (secret === undefined) return html(errorPage("Not set up", "No owner password is set on this errand. Run: errand owner set-password"), 503);
-
-  if (!(await verifyOwnerPassword(form.get("password") ?? "", secret))) {
-    const outcome = await countFailure(deps, consent);
-    await new Promise((resolve) => setTimeout(resolve, slowdownMs(outcome.failuresSoFar, deps.settings.lockout)));
-    if (outcome.lockedUntilMs !== null) {
-      pending.delete(consent.id);
-      return html(lockedPage(outcome.lockedUntilMs), 429);
-    }
-    return html(consentPage(consent, "Wrong password. Nothing was approved."), 401, consent.redirectUri);
+  const attempt = await verifyOwnerAttempt(deps, deps.clientAddress(c), form.get("password") ?? "");
+  switch (attempt.kind) {
+    case "not_set":
+      return html(errorPage("Not set up", "No owner password is set on this errand. Run: errand owner set-password"), 503);
+    case "locked":
+      return attempt.untilMs === null ? html(busyPage("Too many password attempts from your address are being checked at once. Nothing was approved; try again in a moment."), 429) : html(lockedPage(attempt.untilMs), 429);
+    case "wrong":
+      if (attempt.lockedUntilMs !== null) {
+        pending.delete(consent.id);
+        return html(lockedPage(attempt.lockedUntilMs), 429);
+      }
+      return html(consentPage(consent, "Wrong password. Nothing was approved."), 401, consent.redirectUri);
+    case "right":
+      break;
   }
-
-  await resetLockout(deps, lockout);
   pending.delete(consent.id);
   const code = deps.hasher.mint("code");
   await deps.access.saveAuthorizationCode({
@@ -145,24 +145,4 @@ export async function answerConsent(c: Context, deps: AppDeps, pending: PendingC
   });
   deps.logger.info("Owner approved an OAuth client", { clientId: consent.clientId });
   return redirect(withQuery(consent.redirectUri, { code, state: consent.state, iss }));
-}
-
-/** Counts a wrong password (compare-and-set, retried when another answer raced this one). */
-async function countFailure(deps: AppDeps, consent: PendingConsent): Promise<{ failuresSoFar: number; lockedUntilMs: number | null }> {
-  const clock = deps.clock ?? Date.now;
-  for (let round = 0; round < 10; round += 1) {
-    const current = await deps.access.readLockout();
-    const { next, locked } = afterFailure(current, deps.settings.lockout, clock());
-    const change = locked ? { change: "consent_locked", clientId: consent.clientId, lockedUntilMs: next.lockedUntilMs } : { change: "consent_failed", clientId: consent.clientId, failures: next.failures };
-    if (await deps.access.writeLockout(next, current.revision, change)) {
-      deps.logger.warn(locked ? "Consent locked after repeated wrong owner passwords" : "Wrong owner password on the consent page", { clientId: consent.clientId, failures: next.failures });
-      return { failuresSoFar: locked ? deps.settings.lockout.threshold : next.failures, lockedUntilMs: locked ? next.lockedUntilMs : null };
-    }
-  }
-  return { failuresSoFar: deps.settings.lockout.threshold, lockedUntilMs: null };
-}
-
-async function resetLockout(deps: AppDeps, lockout: LockoutRecord): Promise<void> {
-  if (lockout.failures === 0 && lockout.lockouts === 0 && lockout.lockedUntilMs === null) return;
-  await deps.access.writeLockout(afterSuccess(lockout), lockout.revision);
 }

@@ -42,9 +42,13 @@ ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(messag
 export function lockedPage(untilMs: number): string {
   return page(
     "errand: locked",
-    `<h1>Too many wrong passwords</h1><p class="warn" role="alert">Approvals are locked until ${escapeHtml(new Date(untilMs).toISOString())}.</p>
-<p>Nothing was approved. Try again after that time; each further lock lasts twice as long. If it was not you, someone is guessing your owner password: change it with <code>errand owner set-password</code>.</p>`,
+    `<h1>Too many wrong passwords</h1><p class="warn" role="alert">Owner approvals from your address are locked until ${escapeHtml(new Date(untilMs).toISOString())}.</p>
+<p>Nothing was approved. Try again after that time; each further lock from the same address lasts twice as long (up to a day). On the errand host, <code>errand owner unlock</code> lifts it at once. If it was not you, someone is guessing your owner password: change it with <code>errand owner set-password</code>.</p>`,
   );
+}
+
+export function busyPage(message: string): string {
+  return page("errand: busy", `<h1>Please wait</h1><p class="warn" role="alert">${escapeHtml(message)}</p>`);
 }
 
 export function errorPage(title: string, message: string): string {

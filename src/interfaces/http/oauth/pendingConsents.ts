@@ -15,22 +15,29 @@ export interface PendingConsent {
   expiresMs: number;
 }
 
-const MAX_PENDING = 200;
+/** Pending consents one client address may hold; its own oldest makes room for its newest. */
+export const MAX_PENDING_PER_ADDRESS = 5;
+/** Pending consents in all; when full, new requests are refused (nobody else's is pushed out). */
+export const MAX_PENDING = 1000;
 
 /**
  * Pending consents live in memory only: they last minutes, and a restart merely means the owner
- * starts the connection again from ChatGPT. Each id answers once; the oldest are dropped when full.
+ * starts the connection again from ChatGPT. Each id answers once. They are capped per client
+ * address, so a stranger's flood of /authorize requests only ever replaces the stranger's own.
  */
 export class PendingConsents {
-  private readonly pending = new Map<string, PendingConsent>();
+  private readonly pending = new Map<string, PendingConsent & { address: string }>();
 
   constructor(private readonly clock: () => number) {}
 
-  create(fields: Omit<PendingConsent, "id" | "csrf">): PendingConsent {
+  /** A new pending consent for this address, or undefined when every slot is taken by live ones. */
+  create(address: string, fields: Omit<PendingConsent, "id" | "csrf">): PendingConsent | undefined {
     this.prune();
-    const consent: PendingConsent = { ...fields, id: randomId(24), csrf: randomId(24) };
+    const own = [...this.pending.values()].filter((consent) => consent.address === address);
+    if (own.length >= MAX_PENDING_PER_ADDRESS) this.pending.delete(own[0]?.id ?? "");
+    if (this.pending.size >= MAX_PENDING) return undefined;
+    const consent = { ...fields, id: randomId(24), csrf: randomId(24), address };
     this.pending.set(consent.id, consent);
-    if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
     return consent;
   }
 

@@ -13,7 +13,7 @@ const CANCEL = "cancel";
 
 /**
  * Applies a cancel once per controlActionId: the outcome is stored with the id, and a repeated id
- * returns that first outcome without acting again. Queued → cancelled (with a CANCELLED receipt);
+ * returns that first outcome without acting again. Queued or awaiting approval → cancelled (with a CANCELLED receipt);
  * running before the boundary → cancel requested (the runner stops, and the boundary can no longer
  * be crossed); running past the boundary → uncertain, not interrupted; finished → unchanged.
  */
@@ -41,7 +41,7 @@ export function cancelOperation(
   let next: OperationRow = row;
   if (isTerminalPhase(toOperation(row).phase)) {
     outcome = "already_terminal";
-  } else if (row.phase === "queued") {
+  } else if (row.phase === "queued" || row.phase === "awaiting_approval") {
     outcome = "cancelled";
     const receipt = cancelledReceipt(toOperation(row), row.task_json);
     next = { ...row, phase: "cancelled", revision: row.revision + 1, receipt_status: receipt.status, cancel_requested_ms: now, finished_ms: now, updated_ms: now };

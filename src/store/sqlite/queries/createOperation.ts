@@ -11,7 +11,7 @@ import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";
 
 /**
- * Inserts a queued operation and its operation_created event, unless the id is already taken (by a
+ * Inserts a queued operation (or one awaiting the owner's approval) and its operation_created event, unless the id is already taken (by a
  * live operation or a tombstone), or the new data would pass the quota. Runs in BEGIN IMMEDIATE, so
  * the answer is decided from the row as it stands, never from a racing insert's row count.
  */
@@ -27,7 +27,7 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
     request_digest: input.requestDigest,
     risk: input.risk,
     task_json: input.taskJson,
-    phase: "queued",
+    phase: input.approvalTtlMs === undefined ? "queued" : "awaiting_approval",
     revision: 1,
     attempts: 0,
     max_attempts: input.maxAttempts,
@@ -42,8 +42,10 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
     created_ms: now,
     updated_ms: now,
     finished_ms: null,
+    approval_expires_ms: input.approvalTtlMs === undefined ? null : now + input.approvalTtlMs,
   };
-  const draft = operationEvent("operation_created", stateOf(row), { ...input.details, risk: input.risk, maxAttempts: input.maxAttempts });
+  const approval = row.approval_expires_ms === null ? {} : { approvalExpiresMs: row.approval_expires_ms };
+  const draft = operationEvent("operation_created", stateOf(row), { ...input.details, ...approval, risk: input.risk, maxAttempts: input.maxAttempts });
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const head = requireHead(ctx);
   const bodyText = canonicalJson(draft.body);
@@ -53,9 +55,9 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
   ctx
     .sql(
       `INSERT INTO operations (operation_id, request_digest, risk, task_json, phase, revision, attempts, max_attempts, mutation_boundary,
-         run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms)
+         run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms, approval_expires_ms)
        VALUES (@operation_id, @request_digest, @risk, @task_json, @phase, @revision, @attempts, @max_attempts, @mutation_boundary,
-         @run_after_ms, @lease_token, @lease_owner, @lease_expires_ms, @cancel_requested_ms, @receipt_status, @receipt_seq, @created_ms, @updated_ms, @finished_ms)`,
+         @run_after_ms, @lease_token, @lease_owner, @lease_expires_ms, @cancel_requested_ms, @receipt_status, @receipt_seq, @created_ms, @updated_ms, @finished_ms, @approval_expires_ms)`,
     )
     .run(row);
   return { kind: "created", operation: toOperation(row) };

@@ -11,7 +11,8 @@ import { createQueueDriver } from "../../../../src/interfaces/http/queueDriver.j
 import type { QueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
 import { createSecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
 import type { SecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
-import { listenNode, nodeClientAddress } from "../../../../src/interfaces/http/serveNode.js";
+import { parseTrustedProxies } from "../../../../src/interfaces/http/clientAddress.js";
+import { listenNode, nodeClientAddressReader } from "../../../../src/interfaces/http/serveNode.js";
 import type { ServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import { resolveServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import type { AccessStore } from "../../../../src/store/AccessStore.js";
@@ -53,6 +54,8 @@ export interface HarnessOptions {
   home?: string;
   clock?: () => number;
   readiness?: () => Promise<ReadinessReport>;
+  /** ERRAND_TRUSTED_PROXIES for the real-socket server. */
+  trustedProxies?: string;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
@@ -85,7 +88,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     ownerSecret: () => Promise.resolve(secret),
     queue,
     providers: () => TEST_PROVIDERS,
-    clientAddress: (c) => (options.port === undefined ? (c.req.header("x-test-address") ?? "test") : nodeClientAddress(c)),
+    clientAddress: options.port === undefined ? (c) => c.req.header("x-test-address") ?? "test" : nodeClientAddressReader(parseTrustedProxies(options.trustedProxies)),
     logger,
     version: "test",
     metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),

@@ -1,6 +1,6 @@
 import * as z from "zod/v4";
 import { collectOperation, runTask, submitTask } from "../../operationActions.js";
-import { handleSchema, nextSchema, operationResultShape, statusSchema } from "../outputSchemas.js";
+import { approvalSchema, handleSchema, nextSchema, operationResultShape, statusSchema } from "../outputSchemas.js";
 import { defineTool } from "../toolDefinition.js";
 
 const taskInput = z
@@ -9,10 +9,11 @@ const taskInput = z
     'The task document (schema "errand.task.v1"): schemaVersion, a new UUID operationId, target.url, risk, steps (and approved: true for writes, only with the person\'s consent). Call errand_task_schema for every field, action and example.',
   );
 
-function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] } }): string {
+function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] }; approval?: { url: string; summary: string } }): string {
   const receiptStatus = typeof output.receipt?.["status"] === "string" ? ` (${output.receipt["status"]})` : "";
   const values = output.pageContent === undefined ? "" : `; ${output.pageContent.values.length} extracted value(s) in pageContent (untrusted page text)`;
-  return `Operation ${output.handle.operationId}: ${output.status}${receiptStatus}${values}.`;
+  const approval = output.approval === undefined ? "" : ` The owner must approve it at ${output.approval.url}:\n${output.approval.summary}`;
+  return `Operation ${output.handle.operationId}: ${output.status}${receiptStatus}${values}.${approval}`;
 }
 
 /** Runs a task now: submit, run it in this server, and wait (bounded) for the receipt. */
@@ -20,7 +21,7 @@ export const runTaskTool = defineTool({
   name: "errand_run",
   title: "Run a browser task now",
   description:
-    "Use this to run one browser task now and get its verified receipt. It queues the task, starts it on this errand server, and waits up to waitSeconds. If it is not finished by then you get status pending and a handle: call errand_collect with the operationId later. Safe to repeat with the same operationId (the task never runs twice).",
+    "Use this to run one browser task now and get its verified receipt. It queues the task, starts it on this errand server, and waits up to waitSeconds. If it is not finished by then you get status pending and a handle: call errand_collect with the operationId later. A task that needs the owner's approval returns status awaiting_approval with approval.url and approval.summary: show both to the person; only the owner can approve. Safe to repeat with the same operationId (the task never runs twice).",
   input: z.object({
     task: taskInput,
     waitSeconds: z.number().int().min(0).max(120).default(50).describe("How long to wait for the receipt before returning a handle (0 to 120 seconds; default 50)."),
@@ -41,11 +42,15 @@ export const submitTaskTool = defineTool({
     status: statusSchema,
     created: z.boolean().describe("False when this operationId was already known: nothing new was created."),
     handle: handleSchema,
+    approval: approvalSchema.optional(),
     next: nextSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: true },
   handler: ({ task }, { deps, principal }) => submitTask(deps, { principal, via: "mcp" }, task),
-  summarize: (output) => `Operation ${output.handle.operationId}: ${output.created ? "queued" : `already known (${output.status})`}.`,
+  summarize: (output) =>
+    output.approval === undefined
+      ? `Operation ${output.handle.operationId}: ${output.created ? "queued" : `already known (${output.status})`}.`
+      : `Operation ${output.handle.operationId}: awaiting the owner's approval at ${output.approval.url}:\n${output.approval.summary}`,
 });
 
 export const collectTool = defineTool({
