@@ -17,7 +17,15 @@ export async function buildApprovalRequest(ctx: ServiceContext, operation: Opera
   if (task === null || requestDigest(ctx.digestKey, task) !== operation.requestDigest) {
     return { ok: false, code: "journal_tampered", message: `Operation ${operation.operationId}: its stored task no longer matches its request digest, so it cannot be shown or approved. Run "errand journal verify".` };
   }
-  const description = describeTask(task, ctx.secretSites);
+  const sites = new Map<string, string[]>();
+  const lookup = ctx.secretSites;
+  if (lookup !== undefined) {
+    for (const step of task.steps) {
+      if (step.action !== "fill_secret" || sites.has(step.envVar)) continue;
+      sites.set(step.envVar, (await lookup(step.envVar)) ?? ["nowhere: the owner has not declared it, so errand refuses it"]);
+    }
+  }
+  const description = describeTask(task, (name) => sites.get(name));
   return {
     requestDigest: operation.requestDigest,
     expiresAt: new Date(operation.approvalExpiresMs ?? operation.createdMs).toISOString(),

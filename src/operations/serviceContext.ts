@@ -20,8 +20,8 @@ export interface OperationsServiceOptions {
   /** See RunnerDeps.providerFor: null when the executor routes tasks and keeps the breakers itself. */
   providerFor?: (task: Task) => string | null;
   onRunnerEvent?: (event: RunnerEvent) => void;
-  /** The sites an owner-declared secret is bound to, for approval summaries (undefined: unknown). */
-  secretSites?: (name: string) => string[] | undefined;
+  /** The sites an owner-declared secret is bound to, for approval summaries (null: not declared). */
+  secretSites?: (name: string) => Promise<string[] | null>;
 }
 
 /** Shared by the service's methods. */

@@ -208,7 +208,7 @@ describe("owner approval", () => {
     }
   });
 
-  test("ERRAND_OWNER_APPROVAL decides which tasks wait: default consequential and secret; none; all; typos refused", async () => {
+  test("ERRAND_OWNER_APPROVAL decides which tasks wait: default consequential and secret; none; all; typos refused", () => {
     const task = (extra: Record<string, unknown>) => {
       const v = validateTask({ ...readTask(), ...extra });
       assert.ok(v.ok, JSON.stringify(v));

@@ -9,6 +9,8 @@ import type { RunnerEvent } from "../../runner/runnerTypes.js";
 import { openSqliteStore, sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
 import type { Task } from "../../task/taskTypes.js";
 import type { CommandContext } from "./commandContext.js";
+import type { OpenedSecrets } from "./openSecrets.js";
+import { openSecrets } from "./openSecrets.js";
 
 export interface OpenedOperations {
   service: OperationsService;
@@ -24,13 +26,22 @@ export interface OpenedOperations {
  * The CLI's executors come from executorFactory, whose provider router takes and feeds each
  * provider's circuit breaker itself; so unless `providerFor` says otherwise, the runner is told
  * (providerFor → null) not to gate or report the breakers a second time.
+ *
+ * Approval summaries name the sites each declared secret is bound to; the secret registry is opened
+ * for that only when a summary needs it.
  */
 export function openOperations(ctx: CommandContext, options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; providerFor?: (task: Task) => string | null } = {}): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
   const key = loadOrCreateMasterKey(config.errandHome);
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
   const store = openSqliteStore({ path: sqliteStorePath(config.errandHome), sealer, busyTimeoutMs: config.busyTimeoutMs });
+  let secrets: OpenedSecrets | undefined;
+  const secretSites = async (name: string): Promise<string[] | null> => {
+    secrets ??= openSecrets(config, ctx.env);
+    return (await secrets.registry.lookup(name))?.sites ?? null;
+  };
   const service = createOperationsService({
+    secretSites,
     store,
     sealer,
     digestKey: key,
@@ -38,7 +49,14 @@ export function openOperations(ctx: CommandContext, options: { execute?: Execute
     ...(options.execute === undefined ? {} : { execute: options.execute, providerFor: options.providerFor ?? routedByExecutor }),
     ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
   });
-  return { service, config, close: () => store.close() };
+  return {
+    service,
+    config,
+    async close() {
+      await secrets?.close();
+      await store.close();
+    },
+  };
 }
 
 /** The executor routes every task and keeps the providers' breakers (see src/router/createRouter.ts). */

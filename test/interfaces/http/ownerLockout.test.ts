@@ -32,8 +32,9 @@ async function authorizeUrl(fetcher: Fetcher, origin: string): Promise<string> {
 /** Counts how often the owner's password hash is fetched, which happens once per evaluation. */
 function countEvaluations(h: AppHarness): { count: () => number } {
   let n = 0;
-  const original = h.deps.ownerSecret;
-  h.deps.ownerSecret = () => {
+  const deps = h.deps;
+  const original = deps.ownerSecret.bind(deps);
+  deps.ownerSecret = () => {
     n += 1;
     return original();
   };
