@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { COMMANDS } from "../../src/interfaces/cli/commands/index.js";
 import { baseEnv, errandInProcess } from "./cli/support/runInProcess.js";
 
 const VECTORS = JSON.parse(readFileSync(new URL("../../contracts/v1/vectors/request-digest-v1.json", import.meta.url), "utf8")) as {
@@ -325,6 +326,15 @@ describe("errand: command line handling", { concurrency: 3 }, () => {
     const body = JSON.parse(json.stdout) as { ok: boolean; status: string; error: { code: string } };
     assert.equal(body.ok, false);
     assert.equal(body.error.code, "usage");
+  });
+
+  test("the command list names each command as its module does, with the same summary", async () => {
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      assert.equal(command.name, entry.name);
+      assert.equal(command.summary, entry.summary, entry.name);
+      assert.ok(command.help.startsWith(`errand ${entry.name}`), `${entry.name}: help starts with its usage line`);
+    }
   });
 
   test("errand help CMD prints the command's help; help of an unknown command suggests", async () => {

@@ -29,8 +29,8 @@ function generalHelp(): string {
   ].join("\n");
 }
 
-function findCommand(name: string): Command | undefined {
-  return COMMANDS.find((c) => c.name === name);
+async function findCommand(name: string): Promise<Command | undefined> {
+  return COMMANDS.find((c) => c.name === name)?.load();
 }
 
 function unknownCommand(name: string, json: boolean): number {
@@ -58,7 +58,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
       printOut(generalHelp());
       return EXIT.pass;
     }
-    const command = findCommand(topic);
+    const command = await findCommand(topic);
     if (command === undefined) return unknownCommand(topic, json);
     printOut(command.help);
     return EXIT.pass;
@@ -67,7 +67,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     printOut(VERSION);
     return EXIT.pass;
   }
-  const command = findCommand(name);
+  const command = await findCommand(name);
   if (command === undefined) return unknownCommand(name, json);
   if (rest.includes("--help") || rest.includes("-h")) {
     printOut(command.help);

@@ -1,29 +1,37 @@
 import type { Command } from "../commandContext.js";
-import { approveCommand } from "./approve.js";
-import { backupCommand } from "./backup.js";
-import { denyCommand } from "./deny.js";
-import { cancelCommand } from "./cancel.js";
-import { canonicalCommand } from "./canonical.js";
-import { collectCommand } from "./collect.js";
-import { demoCommand } from "./demo.js";
-import { digestCommand } from "./digest.js";
-import { doctorCommand } from "./doctor.js";
-import { inspectCommand } from "./inspect.js";
-import { journalCommand } from "./journal.js";
-import { preflightCommand } from "./preflight.js";
-import { providerCommand } from "./provider.js";
-import { restoreCommand } from "./restore.js";
-import { runCommand } from "./run.js";
-import { ownerCommand } from "./owner.js";
-import { runnerCommand } from "./runner.js";
-import { secretCommand } from "./secret.js";
-import { serveCommand } from "./serve.js";
-import { statusCommand } from "./status.js";
-import { submitCommand } from "./submit.js";
-import { tokenCommand } from "./token.js";
-import { validateCommand } from "./validate.js";
+
+/** A command as the CLI knows it before loading it: enough for the help list and for finding it. */
+export interface CommandEntry {
+  name: string;
+  /** The same one-line summary as the command's own (a test checks they agree). */
+  summary: string;
+  /** Loads the command's module; only the command that runs is loaded, so every start stays fast. */
+  load(): Promise<Command>;
+}
 
 /** Every CLI command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [validateCommand, canonicalCommand, digestCommand, runCommand, preflightCommand, demoCommand,
-  submitCommand, approveCommand, denyCommand, runnerCommand, inspectCommand, collectCommand, cancelCommand, statusCommand, journalCommand,
-  providerCommand, secretCommand, serveCommand, tokenCommand, ownerCommand, doctorCommand, backupCommand, restoreCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "validate", summary: "check a task and print its normalized form", load: async () => (await import("./validate.js")).validateCommand },
+  { name: "canonical", summary: "print the RFC 8785 canonical form of a JSON document", load: async () => (await import("./canonical.js")).canonicalCommand },
+  { name: "digest", summary: "print a task's operationId and keyed request digest", load: async () => (await import("./digest.js")).digestCommand },
+  { name: "run", summary: "run a task now on a browser and print its receipt", load: async () => (await import("./run.js")).runCommand },
+  { name: "preflight", summary: "check a URL against the network policy (scheme, port, IP ranges, names, DNS)", load: async () => (await import("./preflight.js")).preflightCommand },
+  { name: "demo", summary: "run two tasks against a bundled local site and print their receipts", load: async () => (await import("./demo.js")).demoCommand },
+  { name: "submit", summary: "queue a task as a durable operation (idempotent by operationId)", load: async () => (await import("./submit.js")).submitCommand },
+  { name: "approve", summary: "approve, as the owner, a task that awaits your approval (shows what it will do first)", load: async () => (await import("./approve.js")).approveCommand },
+  { name: "deny", summary: "deny, as the owner, a task that awaits your approval (it ends BLOCKED and never runs)", load: async () => (await import("./deny.js")).denyCommand },
+  { name: "runner", summary: "run queued operations now (recover expired leases first)", load: async () => (await import("./runner.js")).runnerCommand },
+  { name: "inspect", summary: "show an operation's durable state (no browser)", load: async () => (await import("./inspect.js")).inspectCommand },
+  { name: "collect", summary: "get an operation's receipt, or say it is still pending", load: async () => (await import("./collect.js")).collectCommand },
+  { name: "cancel", summary: "cancel an operation (queued: at once; running: only before its first change)", load: async () => (await import("./cancel.js")).cancelCommand },
+  { name: "status", summary: "count operations by phase; show the journal and provider circuits", load: async () => (await import("./status.js")).statusCommand },
+  { name: "journal", summary: "verify the authenticated journal, or compact old operations", load: async () => (await import("./journal.js")).journalCommand },
+  { name: "provider", summary: "list provider states; run the smoke task that makes a cloud provider OPERATIONAL", load: async () => (await import("./provider.js")).providerCommand },
+  { name: "secret", summary: "declare the secrets tasks may type, each bound to the sites it may be typed into", load: async () => (await import("./secret.js")).secretCommand },
+  { name: "serve", summary: "serve MCP (OAuth) for ChatGPT and the REST API (API tokens) over HTTP", load: async () => (await import("./serve.js")).serveCommand },
+  { name: "token", summary: "create, list or revoke REST API tokens (and revoke every OAuth grant)", load: async () => (await import("./token.js")).tokenCommand },
+  { name: "owner", summary: "set the owner password that approves OAuth clients (ChatGPT)", load: async () => (await import("./owner.js")).ownerCommand },
+  { name: "doctor", summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, providers)", load: async () => (await import("./doctor.js")).doctorCommand },
+  { name: "backup", summary: "write a consistent copy of the database while errand runs (keep the key apart)", load: async () => (await import("./backup.js")).backupCommand },
+  { name: "restore", summary: "restore a backup into an empty ERRAND_HOME and verify its journal", load: async () => (await import("./restore.js")).restoreCommand },
+];

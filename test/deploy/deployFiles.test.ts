@@ -1,0 +1,105 @@
+// The deploy files against the code: the systemd unit's settings are serve's options, it passes
+// systemd-analyze verify, it keeps its hardening; the Dockerfile and compose file name only
+// variables errand reads. (Docker cannot build or run here; these are static checks.)
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { SERVE_FLAG_ENV, serveCommand } from "../../src/interfaces/cli/commands/serve.js";
+
+const read = (name: string) => readFileSync(new URL(`../../deploy/${name}`, import.meta.url), "utf8");
+const unit = read("errand.service");
+const scratch = mkdtempSync(join(tmpdir(), "errand-deploy-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Every line `Key=value` of the unit (comments dropped), in order. */
+function directives(text: string): [string, string][] {
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#") && !l.startsWith("[") && l.includes("="))
+    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]);
+}
+
+function sourceText(dir: string): string {
+  return readdirSync(dir)
+    .map((entry) => join(dir, entry))
+    .map((path) => (statSync(path).isDirectory() ? sourceText(path) : path.endsWith(".ts") ? readFileSync(path, "utf8") : ""))
+    .join("\n");
+}
+const SOURCE = sourceText(new URL("../../src", import.meta.url).pathname);
+
+describe("deploy/errand.service", () => {
+  const all = directives(unit);
+  const values = (key: string) => all.filter(([k]) => k === key).map(([, v]) => v);
+
+  test("every serve flag has an ERRAND_* variable, and the unit's variables are serve's", () => {
+    assert.deepEqual(Object.keys(SERVE_FLAG_ENV).sort(), Object.keys(serveCommand.options).sort(), "a variable for every flag, and no variable without a flag");
+    const environment = new Map(values("Environment").map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]));
+    for (const name of ["ERRAND_HOST", "ERRAND_PORT", "ERRAND_LOG_FORMAT"]) assert.ok(environment.has(name), name);
+    const known = new Set(Object.values(SERVE_FLAG_ENV));
+    for (const name of environment.keys()) assert.ok(known.has(name) || SOURCE.includes(`"${name}"`), `${name} is a variable errand reads`);
+    assert.equal(environment.get("ERRAND_HOST"), "127.0.0.1", "behind a reverse proxy or tunnel, errand listens on loopback");
+    const exec = values("ExecStart")[0] ?? "";
+    assert.match(exec, / serve$/);
+    for (const flag of exec.match(/--[a-z-]+/g) ?? []) assert.ok(flag.slice(2) in serveCommand.options, flag);
+  });
+
+  test("runs as its own unprivileged user with its state directory and the hardening the issue asks for", () => {
+    assert.equal(values("User")[0], "errand");
+    assert.equal(values("StateDirectory")[0], "errand");
+    assert.equal(values("StateDirectoryMode")[0], "0700");
+    for (const [key, value] of [
+      ["NoNewPrivileges", "yes"],
+      ["ProtectSystem", "strict"],
+      ["ProtectHome", "yes"],
+      ["PrivateTmp", "yes"],
+      ["RestrictSUIDSGID", "yes"],
+      ["CapabilityBoundingSet", ""],
+      ["IPAddressAllow", "localhost"],
+    ]) {
+      assert.deepEqual(values(key ?? ""), [value], key);
+    }
+    const denied = (values("IPAddressDeny")[0] ?? "").split(/\s+/);
+    for (const range of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "fc00::/7", "fe80::/10"]) assert.ok(denied.includes(range), range);
+    assert.ok(!denied.some((r) => r.startsWith("127.") || r === "::1/128"), "loopback stays reachable");
+  });
+
+  test("systemd-analyze verify accepts it without a warning", { skip: spawnSync("systemd-analyze", ["--version"]).status === 0 ? false : "systemd-analyze is not installed" }, () => {
+    const copy = join(scratch, "errand.service");
+    copyFileSync(new URL("../../deploy/errand.service", import.meta.url), copy);
+    const result = spawnSync("systemd-analyze", ["verify", copy], { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    const warnings = result.stderr.split("\n").filter((l) => l.includes("errand.service"));
+    assert.deepEqual(warnings, [], result.stderr);
+  });
+});
+
+describe("deploy/Dockerfile and deploy/compose.yaml", () => {
+  const dockerfile = read("Dockerfile");
+  const compose = read("compose.yaml");
+
+  test("the image is Debian slim with Debian's Chromium and Node.js, runs as a non-root user and probes /healthz", () => {
+    const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1] ?? "");
+    assert.ok(froms.length >= 1 && froms.every((f) => /^debian:[a-z]+-slim$/.test(f)), froms.join(", "));
+    assert.match(dockerfile, /apt-get install -y --no-install-recommends nodejs chromium/);
+    const user = [...dockerfile.matchAll(/^USER (\S+)/gm)].map((m) => m[1]).at(-1);
+    assert.ok(user !== undefined && user !== "root" && user !== "0", `USER ${String(user)}`);
+    assert.match(dockerfile, /HEALTHCHECK[\s\S]*\/healthz/);
+  });
+
+  test("compose puts a TLS reverse proxy in front and publishes no errand port; every ERRAND_* name is one errand reads", () => {
+    assert.match(compose, /^ {2}caddy:/m);
+    assert.match(read("Caddyfile"), /reverse_proxy errand:8787/);
+    const errandService = compose.slice(compose.indexOf("  errand:"), compose.indexOf("  caddy:"));
+    assert.doesNotMatch(errandService, /^\s+ports:/m, "only the proxy is reachable from outside");
+    const names = new Set([...`${compose}\n${dockerfile}\n${unit}\n${read("errand.env.example")}`.matchAll(/\b(ERRAND_[A-Z_]+)\b/g)].map((m) => m[1] ?? ""));
+    names.delete("ERRAND_DOMAIN"); // compose's own variable for Caddy, not errand's
+    for (const name of names) {
+      const base = name.endsWith("_FILE") ? name.slice(0, -5) : name;
+      assert.ok(SOURCE.includes(`"${name}"`) || SOURCE.includes(`"${base}"`), `${name} is read by errand`);
+    }
+  });
+});
