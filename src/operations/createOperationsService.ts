@@ -6,7 +6,7 @@ import { runQueue } from "../runner/runQueue.js";
 import { approvalRequest } from "./approvalRequest.js";
 import { collectOperation } from "./collectOperation.js";
 import { decideApproval, expireApprovals } from "./decideApproval.js";
-import { listOperations } from "./listOperations.js";
+import { listOperations, readOperationItem } from "./listOperations.js";
 import { controlOperation } from "./controlOperation.js";
 import { inspectOperation } from "./inspectOperation.js";
 import type { OperationsServiceOptions, ServiceContext } from "./serviceContext.js";
@@ -70,6 +70,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
     expireApprovals: () => expireApprovals(ctx),
     listOperations: (query) => listOperations(ctx, query),
+    operationItem: (operationId) => readOperationItem(ctx, operationId),
     async compactJournal({ olderThanMs }) {
       if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
       const verdict = await verifyJournal(ctx.store, ctx.sealer);

@@ -1,7 +1,7 @@
 import { buildApprovalRequest } from "./approvalRequest.js";
 import { readAuthenticated } from "./inspectOperation.js";
 import type { ServiceContext } from "./serviceContext.js";
-import type { OperationListItem } from "./serviceTypes.js";
+import type { OperationListItem, ServiceFailure } from "./serviceTypes.js";
 import { statusOfPhase } from "./serviceTypes.js";
 
 /**
@@ -28,4 +28,22 @@ export async function listOperations(ctx: ServiceContext, query: { awaitingAppro
     });
   }
   return items;
+}
+
+/** One operation as the owner console shows it: status, receipt once terminal, the approval while awaited. */
+export async function readOperationItem(ctx: ServiceContext, operationId: string): Promise<OperationListItem | ServiceFailure> {
+  const view = await readAuthenticated(ctx, operationId);
+  if ("ok" in view) return view;
+  if (view.kind === "compacted") return { ok: false, code: "operation_not_found", message: `Operation ${operationId} finished long ago and was compacted; only its final status remains (${view.tombstone.receiptStatus ?? view.tombstone.phase}).` };
+  const op = view.operation;
+  const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
+  if (approval !== undefined && "ok" in approval) return approval;
+  return {
+    status: statusOfPhase(op.phase),
+    handle: view.handle,
+    risk: op.risk,
+    updatedAt: new Date(op.updatedMs).toISOString(),
+    ...(view.receipt === undefined ? {} : { receipt: view.receipt }),
+    ...(approval === undefined ? {} : { approval }),
+  };
 }

@@ -160,4 +160,6 @@ export interface OperationsService {
   expireApprovals(): Promise<number>;
   /** Authenticated operations by last change (newest first), awaiting approval only when asked. */
   listOperations(query: { awaitingApproval?: boolean; limit: number }): Promise<OperationListItem[]>;
+  /** One authenticated operation with its receipt (never its live extracted values: those stay for collect). */
+  operationItem(operationId: string): Promise<OperationListItem | ServiceFailure>;
 }

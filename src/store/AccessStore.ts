@@ -191,7 +191,7 @@ export interface ApiTokenRecord {
 export interface RequestRecord {
   /** "oauth:<clientId>" or "api:<tokenId>". */
   actor: string;
-  via: "mcp" | "rest" | "oauth";
+  via: "mcp" | "rest" | "oauth" | "console";
   action: string;
   operationId?: string;
   /** A status or error code: never content. */

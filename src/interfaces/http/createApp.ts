@@ -16,6 +16,7 @@ import { registerClient } from "./oauth/registerClient.js";
 import { requireAccessToken } from "./oauth/requireAccessToken.js";
 import { revokeEndpoint, tokenEndpoint } from "./oauth/tokenEndpoint.js";
 import { requireApiToken } from "./rest/requireApiToken.js";
+import { ownerRoutes } from "./owner/ownerRoutes.js";
 import { restRoutes } from "./rest/restRoutes.js";
 
 /**
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.post("/mcp", mcpEndpoint(deps));
   app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", () => mcpMethodNotAllowed());
 
+  app.route("/owner", ownerRoutes(deps));
   app.route("/v1", restRoutes(deps, counted("v1")));
 
   app.notFound(() => errorResponse(new ApiError("not_found", "No endpoint here. MCP is at /mcp; the REST API is described at /v1/openapi.json.")));

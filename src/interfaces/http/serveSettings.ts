@@ -16,6 +16,8 @@ export interface ServeSettings {
   tokens: TokenLifetimes;
   lockout: LockoutPolicy;
   failures: FailureLimitPolicy;
+  /** Owner console sessions: idle and absolute lifetimes (ms). */
+  ownerSession: { idleMs: number; maxMs: number };
   /** Clients registered at most; past it the oldest never-approved client is forgotten. */
   maxClients: number;
   /** Bounds of the run-now wait and the run-queue wait (ms). */
@@ -65,6 +67,7 @@ export const DEFAULT_LIMITS: BodyLimits = { mcpBytes: 1 * MiB, restBytes: 512 * 
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE };
 export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND, forgetMs: 1 * DAY };
 export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
+export const DEFAULT_OWNER_SESSION = { idleMs: 10 * MINUTE, maxMs: 12 * HOUR };
 export const DEFAULT_WAIT = { defaultMs: 50 * SECOND, maxMs: 120 * SECOND };
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
@@ -126,6 +129,7 @@ export function resolveServeSettings(address: ServeAddress, overrides: Partial<S
     tokens: DEFAULT_TOKEN_LIFETIMES,
     lockout: DEFAULT_LOCKOUT,
     failures: DEFAULT_FAILURE_LIMIT,
+    ownerSession: DEFAULT_OWNER_SESSION,
     maxClients: 100,
     wait: DEFAULT_WAIT,
     ...overrides,

@@ -1,6 +1,6 @@
 import type { PendingConsent } from "./pendingConsents.js";
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] ?? ch);
 }
 
@@ -8,9 +8,13 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3r
 h1{font-size:1.4rem}.box{border:1px solid #ccc;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
 .warn{color:#8a1c1c;font-weight:600}label{display:block;margin:.75rem 0 .25rem}
 input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-button{font-size:1rem;padding:.5rem 1.25rem;margin:.75rem .5rem 0 0}code{word-break:break-all}`;
+button{font-size:1rem;padding:.5rem 1.25rem;margin:.75rem .5rem 0 0}code{word-break:break-all}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.75rem;border-radius:6px;font-size:.9rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{border-bottom:1px solid #ddd;padding:.35rem .25rem;text-align:left;vertical-align:top}
+form.inline{display:inline}`;
 
-function page(title: string, body: string): string {
+/** A complete page: no scripts, no external assets, readable on a phone. */
+export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }

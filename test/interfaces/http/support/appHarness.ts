@@ -56,6 +56,8 @@ export interface HarnessOptions {
   readiness?: () => Promise<ReadinessReport>;
   /** ERRAND_TRUSTED_PROXIES for the real-socket server. */
   trustedProxies?: string;
+  /** The fake executor's counting site (reads GET <origin>/read/<id>, writes POST <origin>/write/<id>). */
+  fixtureOrigin?: string;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
@@ -69,7 +71,7 @@ function collectingLogger(logs: LoggedLine[]): HttpLogger {
 export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "local", usable: true, note: "fake executor" }];
 
 export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
-  const fake = createFakeExecutor();
+  const fake = createFakeExecutor(options.fixtureOrigin === undefined ? {} : { fixtureOrigin: options.fixtureOrigin });
   const ops = openHarness({ execute: fake.execute, ...(options.home === undefined ? {} : { home: options.home }) });
   const access = openSqliteAccessStore({ path: ops.dbPath, sealer: ops.sealer, busyTimeoutMs: 1000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
