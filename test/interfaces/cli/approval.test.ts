@@ -1,0 +1,114 @@
+// Owner approval through the CLI (in process): submit/collect/run of a task that needs the owner exit
+// 7 with the approval summary; `errand approve --yes` queues it and it runs once; `errand deny`
+// ends it BLOCKED approval_denied and nothing reaches the site; approve refuses to act without a
+// terminal or --yes; `errand owner unlock` answers. The runner is the test-only runner process.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
+import { startCountingServer } from "../../operations/support/countingServer.js";
+import type { CountingServer } from "../../operations/support/countingServer.js";
+import { spawnRunner } from "../../operations/support/spawnRunner.js";
+import { writeTask } from "../../operations/support/tasks.js";
+import { errandInProcess, parseEnvelope } from "./support/runInProcess.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "errand-approval-cli-"));
+let server: CountingServer;
+before(async () => {
+  server = await startCountingServer();
+});
+after(async () => {
+  await server.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+let homes = 0;
+function freshHome(): string {
+  homes += 1;
+  const home = join(scratch, `home-${homes}`);
+  loadOrCreateMasterKey(home);
+  return home;
+}
+
+function consequentialTaskFile(operationId: string): string {
+  const file = join(scratch, `${operationId}.json`);
+  writeFileSync(file, JSON.stringify(writeTask(operationId, undefined, { risk: "consequential" })));
+  return file;
+}
+
+function errand(home: string, args: string[]) {
+  return errandInProcess(args, { PATH: process.env["PATH"] ?? "", ERRAND_HOME: home, ERRAND_PUBLIC_URL: "https://errand.example.test" });
+}
+
+async function runQueue(home: string): Promise<void> {
+  const run = await spawnRunner({ ERRAND_HOME: home, FAKE_FIXTURE_ORIGIN: server.origin }).done;
+  assert.equal(run.code, 0, run.stderr);
+}
+
+describe("errand approve / deny / owner unlock", () => {
+  test("a consequential task waits: submit and collect exit 7 with the summary and the approval URL; nothing runs before approval", async () => {
+    const home = freshHome();
+    const id = randomUUID();
+    const submitted = await errand(home, ["submit", consequentialTaskFile(id), "--json"]);
+    assert.equal(submitted.code, 7, submitted.stderr);
+    const envelope = parseEnvelope(submitted.stdout);
+    assert.equal(envelope.status, "awaiting_approval");
+    const approval = envelope.data["approval"] as { url: string; summary: string; expiresAt: string };
+    assert.ok(approval.url.startsWith("https://errand.example.test/owner/approvals/"), approval.url);
+    assert.match(approval.summary, /consequential/);
+    assert.match(approval.summary, /hmac-sha256:/);
+    assert.ok(Number.isFinite(Date.parse(approval.expiresAt)));
+
+    const text = await errand(home, ["collect", id]);
+    assert.equal(text.code, 7);
+    assert.match(text.stdout + text.stderr, /approv/i);
+
+    await runQueue(home);
+    assert.equal(server.count("POST", `/write/${id}`), 0, "the runner must not claim a task awaiting approval");
+  });
+
+  test("approve without a terminal and without --yes changes nothing (exit 2); approve --yes queues it and it runs exactly once", async () => {
+    const home = freshHome();
+    const id = randomUUID();
+    assert.equal((await errand(home, ["submit", consequentialTaskFile(id)])).code, 7);
+    const refused = await errand(home, ["approve", id]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal((await errand(home, ["collect", id])).code, 7, "still awaiting approval after the refused approve");
+
+    const approved = await errand(home, ["approve", id, "--yes", "--json"]);
+    assert.equal(approved.code, 0, approved.stdout + approved.stderr);
+    await runQueue(home);
+    await runQueue(home);
+    assert.equal(server.count("POST", `/write/${id}`), 1);
+    const collected = await errand(home, ["collect", id, "--json"]);
+    assert.equal(collected.code, 0, collected.stdout);
+    assert.equal(parseEnvelope(collected.stdout).status, "PASS");
+
+    const again = await errand(home, ["approve", id, "--yes", "--json"]);
+    assert.equal(again.code, 1, "an operation that no longer awaits approval cannot be approved again");
+  });
+
+  test("deny ends the task BLOCKED approval_denied (collect exit 4) and nothing reaches the site", async () => {
+    const home = freshHome();
+    const id = randomUUID();
+    assert.equal((await errand(home, ["submit", consequentialTaskFile(id)])).code, 7);
+    const denied = await errand(home, ["deny", id, "--json"]);
+    assert.equal(denied.code, 0, denied.stdout + denied.stderr);
+    await runQueue(home);
+    assert.equal(server.count("POST", `/write/${id}`), 0);
+    const collected = await errand(home, ["collect", id, "--json"]);
+    assert.equal(collected.code, 4);
+    const envelope = parseEnvelope(collected.stdout);
+    assert.equal(envelope.status, "BLOCKED");
+    assert.equal((envelope.receipt?.["error"] as { code: string } | undefined)?.code, "approval_denied");
+  });
+
+  test("errand owner unlock answers 0", async () => {
+    const home = freshHome();
+    const unlocked = await errand(home, ["owner", "unlock"]);
+    assert.equal(unlocked.code, 0, unlocked.stdout + unlocked.stderr);
+  });
+});
