@@ -23,7 +23,7 @@ import type { Resolver } from "../../src/policy/resolver.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { startEgressProxy } from "../../src/providers/local/egressProxy.js";
 import { findChromium } from "../../src/providers/local/findChromium.js";
-import { LOCKED_DOWN_CHROMIUM_ARGS } from "../../src/providers/local/localProvider.js";
+import { LOCKED_DOWN_CHROMIUM_ARGS } from "../../src/providers/local/chromiumLaunch.js";
 
 const runs = Number(process.argv[2] ?? 40);
 const urlCount = Number(process.argv[3] ?? 4000);
@@ -208,7 +208,7 @@ async function proxyOverhead(): Promise<void> {
   let browser: Browser | null = null;
   try {
     if (executablePath === null) throw new Error("no Chromium found (findChromium)");
-    browser = await chromium.launch({ executablePath, headless: true, args: LOCKED_DOWN_CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await chromium.launch({ executablePath, headless: true, args: [...LOCKED_DOWN_CHROMIUM_ARGS], timeout: 30_000 });
     const b = browser;
 
     /** One page load in a fresh context; proxied: through a fresh egress proxy for that context, as buildExecutor does. */

@@ -25,6 +25,8 @@ export interface RuntimeConfig {
   browserTimeoutMs: number;
   /** Bytes of journal and retained task documents after which submit refuses new operations. Env ERRAND_JOURNAL_QUOTA_BYTES. Default 64 MiB. */
   journalQuotaBytes: number;
+  /** Most bytes of one main-frame document errand fetches for the browser; past it the step fails document_too_large. Env ERRAND_MAX_DOCUMENT_BYTES. Default 10 MiB. */
+  maxDocumentBytes: number;
   /** How long one SQLite statement waits for the write lock before errand retries it asynchronously (ms). Env ERRAND_BUSY_TIMEOUT_MS. Default 1 s. */
   busyTimeoutMs: number;
   /** Consecutive provider-class failures that open a provider's circuit. Default 3. */
@@ -49,6 +51,7 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   maxAttempts: 2,
   browserTimeoutMs: 25 * SECOND,
   journalQuotaBytes: 64 * MiB,
+  maxDocumentBytes: 10 * MiB,
   busyTimeoutMs: 1 * SECOND,
   breakerThreshold: 3,
   breakerCooldownMs: 15 * MINUTE,
@@ -75,6 +78,7 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
   { env: "ERRAND_MAX_ATTEMPTS", field: "maxAttempts", min: 1, max: 10 },
   { env: "ERRAND_BROWSER_TIMEOUT_MS", field: "browserTimeoutMs", min: 100, max: 60 * MINUTE },
   { env: "ERRAND_JOURNAL_QUOTA_BYTES", field: "journalQuotaBytes", min: 4096, max: Number.MAX_SAFE_INTEGER },
+  { env: "ERRAND_MAX_DOCUMENT_BYTES", field: "maxDocumentBytes", min: 1024, max: 1024 * MiB },
   { env: "ERRAND_BUSY_TIMEOUT_MS", field: "busyTimeoutMs", min: 0, max: 60 * SECOND },
 ];
 

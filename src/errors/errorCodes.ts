@@ -59,6 +59,8 @@ export const ERROR_CODES = {
   cancelled: "The operation was cancelled.",
   internal_error: "errand failed in a way it did not anticipate; the message says where.",
   method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",
+  document_too_large: "A page errand fetched for the browser was larger than ERRAND_MAX_DOCUMENT_BYTES (default 10 MiB); errand stopped reading it.",
+  session_closed: "The browser sent something after the task's session ended (an unload handler, beacon or keepalive fetch); the egress proxy refused it.",
   // providers
   provider_unconfigured: "The chosen provider has no credential configured.",
   provider_unverified: "Routing (provider auto) found configured cloud providers, but none has passed errand provider smoke.",

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { ERROR_CODES } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
-import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
+import type { BrowserProvider, DocumentRequest, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
 import type { Task } from "../task/taskTypes.js";
 import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
@@ -14,6 +14,7 @@ import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 import { stepLabel } from "../task/stepLabel.js";
+import { taskHosts } from "./taskHosts.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
@@ -67,9 +68,11 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       redactor.add(value);
     }
 
-    const hostsPolicy = options.guard.checkAllowedHosts(task.allowedHosts);
+    // Every check of this attempt uses the policy narrowed to this task's own hosts.
+    const guard = options.guard.forTask(taskHosts(task));
+    const hostsPolicy = guard.checkAllowedHosts(task.allowedHosts);
     if (!hostsPolicy.allowed) return refuse("invalid_allowed_host", `allowedHosts cannot be honoured: ${hostsPolicy.reason}`);
-    const target = await options.guard.preflight(task.target.url);
+    const target = await guard.preflight(task.target.url);
     state.network.preflight.push(target);
     if (target.verdict === "block" || target.href === null) {
       return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
@@ -81,10 +84,10 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     const deadline = Date.now() + taskMs;
     let session: ProviderSession | null = null;
     try {
-      session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal });
+      session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal, scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" } });
       provider = session.provider;
       sessionId = session.sessionId;
-      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options });
+      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard });
       const page = await withHardStop(outcome, taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
     } catch (error) {
@@ -101,6 +104,8 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       }
     } finally {
       if (session !== null) {
+        // Cut the network before the pages close, so unload handlers send nothing; then count it all.
+        await session.seal?.().catch(() => undefined);
         blameLostSession(session, state);
         recordEgressBlocks(session, state, redactor);
       }
@@ -115,11 +120,13 @@ interface RunDeps {
   redactor: Redactor;
   deadline: number;
   options: ExecutorOptions;
+  /** The network policy narrowed to this task's hosts. */
+  guard: NetworkGuard;
 }
 
 /** Opens the target, then performs each step in order; stops at the first failure. Returns the page. */
 async function runSteps(task: Task, context: AttemptContext, session: ProviderSession, targetHref: string, deps: RunDeps): Promise<Page | null> {
-  const { state, redactor, deadline, options } = deps;
+  const { state, redactor, deadline, options, guard } = deps;
   const hostAllowed = createHostAllowlist(task);
   const write = task.risk !== "read_only";
   let crossing: Promise<void> | null = null;
@@ -131,14 +138,16 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   };
 
   let page: Page | null = null;
+  const fetchDocument = session.fetchDocument;
   await installGuards(session.context, {
     readOnly: !write,
-    guard: options.guard,
+    guard,
     hostAllowed,
     state,
     redactor,
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
+    ...(fetchDocument === undefined ? {} : { fetchDocument: (request: DocumentRequest) => fetchDocument.call(session, request) }),
   });
   page = await session.context.newPage();
   guardPages(session.context, page, state);
@@ -176,7 +185,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       return value;
     },
     approveNavigation: async (url: string) => {
-      const verdict = await options.guard.preflight(url);
+      const verdict = await guard.preflight(url);
       state.network.preflight.push(verdict);
       if (verdict.verdict === "block" || verdict.href === null) throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
       if (!hostAllowed(verdict.href)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} leaves the task's hosts; add its host to allowedHosts if it is meant.`);

@@ -1,4 +1,6 @@
-import type { BrowserContext, Page, Request, Route } from "playwright-core";
+import type { APIResponse, BrowserContext, Page, Request, Route } from "playwright-core";
+import { DocumentFetchError } from "../providers/providerTypes.js";
+import type { DocumentRequest, DocumentResponse } from "../providers/providerTypes.js";
 import type { AttemptState } from "./attemptState.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import type { Redactor } from "./redactor.js";
@@ -17,6 +19,8 @@ export interface GuardOptions {
   /** The page the task drives; every other page is a popup and is closed at once. */
   mainPage: () => Page | null;
   beforeMutationBoundary: () => Promise<void>;
+  /** The session's capped document fetcher (local provider); absent, navigations use route.fetch. */
+  fetchDocument?: (request: DocumentRequest) => Promise<DocumentResponse>;
 }
 
 /**
@@ -40,7 +44,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const request = route.request();
     const url = request.url();
     const verdict = options.guard.checkRequest(url);
-    const navigation = isMainFrameNavigation(request, options.mainPage());
+    const navigation = isMainFrameNavigation(request);
     if (!verdict.allowed) {
       if (navigation) flagNavigation(state, verdict.code, `The browser was stopped from loading ${redactor.scrub(url)}: ${verdict.reason}`);
       return block(route, request, verdict.code, verdict.reason, navigation ? "navigation" : "policy");
@@ -76,7 +80,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     if (request.redirectedFrom() === null) return;
     const url = request.url();
     const verdict = options.guard.checkRequest(url);
-    const navigation = isMainFrameNavigation(request, options.mainPage());
+    const navigation = isMainFrameNavigation(request);
     const offHost = navigation && !options.hostAllowed(url);
     if (verdict.allowed && !offHost) return;
     const code = verdict.allowed ? "navigation_blocked" : verdict.code;
@@ -116,11 +120,53 @@ export function guardPages(context: BrowserContext, mainPage: Page, state: Attem
   });
 }
 
+/** One fetched hop of a navigation: its status, where it redirects, and how to hand it to the browser. */
+interface FetchedHop {
+  status: number;
+  location: string | undefined;
+  fulfill(route: Route): Promise<void>;
+}
+
+/**
+ * How errand fetches a navigation's hops itself: through the session's own capped fetcher when the
+ * provider has one (local: via the egress proxy, body streamed and capped), otherwise through
+ * Playwright's request client (cloud), which holds the whole body in memory.
+ */
+function hopFetcher(context: BrowserContext, options: GuardOptions): { first(route: Route, request: Request): Promise<FetchedHop>; next(url: string, request: Request): Promise<FetchedHop> } {
+  const fetchDocument = options.fetchDocument;
+  if (fetchDocument === undefined) {
+    const wrap = (response: APIResponse): FetchedHop => ({ status: response.status(), location: response.headers()["location"], fulfill: (route) => route.fulfill({ response }) });
+    return {
+      first: async (route) => wrap(await route.fetch({ maxRedirects: 0 })),
+      // The context's request client shares its cookies, so the probe sees what the browser would.
+      next: async (url) => wrap(await context.request.get(url, { maxRedirects: 0, failOnStatusCode: false })),
+    };
+  }
+  const send = async (url: string, request: Request, method: string, body: Buffer | null): Promise<FetchedHop> => {
+    const headers = await request.allHeaders();
+    const cookies = await context.cookies(url);
+    if (cookies.length > 0) headers["cookie"] = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+    else delete headers["cookie"];
+    const response = await fetchDocument({ url, method, headers, body });
+    const grouped: Record<string, string> = {};
+    for (const { name, value } of response.headers) {
+      const key = name.toLowerCase();
+      grouped[key] = grouped[key] === undefined ? value : `${grouped[key]}${key === "set-cookie" ? "\n" : ", "}${value}`;
+    }
+    return { status: response.status, location: grouped["location"], fulfill: (route) => route.fulfill({ status: response.status, headers: grouped, body: response.body }) };
+  };
+  return {
+    first: (_route, request) => send(request.url(), request, request.method(), request.postDataBuffer()),
+    next: (url, request) => send(url, request, "GET", null),
+  };
+}
+
 /**
  * Fetches a main-frame navigation without following redirects, so each Location can be checked
  * before the browser sends anything to it. GET hops are walked ahead (bounded) because the
  * browser follows a fulfilled redirect without consulting route() again; a method-preserving
- * redirect of a write (307/308) is not walked ahead, since that would send the write twice.
+ * redirect of a write (307/308) is not walked ahead, since that would send the write twice. A
+ * document past ERRAND_MAX_DOCUMENT_BYTES fails the step with document_too_large.
  */
 async function followNavigation(
   context: BrowserContext,
@@ -129,18 +175,19 @@ async function followNavigation(
   options: GuardOptions,
   block: (route: Route, request: Request, code: string, reason: string, kind: "navigation") => Promise<void>,
 ): Promise<void> {
-  let response;
+  const fetcher = hopFetcher(context, options);
+  let response: FetchedHop;
   try {
-    response = await route.fetch({ maxRedirects: 0 });
-  } catch {
-    return route.abort("failed").catch(() => undefined);
+    response = await fetcher.first(route, request);
+  } catch (error) {
+    return abortFetch(route, request, options, error);
   }
-  if (REDIRECT_STATUSES.has(response.status())) {
+  if (REDIRECT_STATUSES.has(response.status)) {
     let hopUrl = request.url();
     let hopResponse = response;
     let method = request.method().toUpperCase();
     for (let hop = 0; hop < MAX_REDIRECTS; hop += 1) {
-      const location = hopResponse.headers()["location"];
+      const location = hopResponse.location;
       if (location === undefined) break;
       const next = new URL(location, hopUrl).href;
       const verdict = options.guard.checkRequest(next);
@@ -151,30 +198,43 @@ async function followNavigation(
         flagNavigation(options.state, code, `A redirect would take the page to ${options.redactor.scrub(next)}; ${reason}. Nothing was sent there.`);
         return block(route, request, code, reason, "navigation");
       }
-      const status = hopResponse.status();
+      const status = hopResponse.status;
       if (status === 307 || status === 308) {
         if (!SAFE_METHODS.has(method)) break;
       } else {
         method = "GET";
       }
-      // The context's request client shares its cookies, so the probe sees what the browser would.
-      const probe = await context.request.get(next, { maxRedirects: 0, failOnStatusCode: false }).catch(() => null);
-      if (probe === null || !REDIRECT_STATUSES.has(probe.status())) break;
+      const probe = await fetcher.next(next, request).catch(() => null);
+      if (probe === null || !REDIRECT_STATUSES.has(probe.status)) break;
       hopUrl = next;
       hopResponse = probe;
     }
   }
-  return route.fulfill({ response }).catch(() => undefined);
+  return response.fulfill(route).catch(() => undefined);
 }
 
-function isMainFrameNavigation(request: Request, mainPage: Page | null): boolean {
+/** A navigation errand could not fetch: too large fails the step with its code; anything else is a network failure. */
+function abortFetch(route: Route, request: Request, options: GuardOptions, error: unknown): Promise<void> {
+  if (error instanceof DocumentFetchError && error.reason === "document_too_large") {
+    const reason = error.message;
+    flagNavigation(options.state, "document_too_large", `The page at ${options.redactor.scrub(request.url())} was not loaded: ${reason}.`);
+    options.state.recordBlocked({ url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason }, "navigation");
+    return route.abort("blockedbyclient").catch(() => undefined);
+  }
+  return route.abort("failed").catch(() => undefined);
+}
+
+/**
+ * True for a top-level navigation: the main page's, or a popup's (window.open, target=_blank links
+ * and forms). A navigation whose frame does not exist yet is a new page's first request, which is
+ * a popup's by definition, so it is judged as top-level too: it is stopped before it is sent.
+ */
+function isMainFrameNavigation(request: Request): boolean {
   if (!request.isNavigationRequest()) return false;
   try {
-    const frame = request.frame();
-    return frame.parentFrame() === null;
+    return request.frame().parentFrame() === null;
   } catch {
-    // Requests from service workers have no frame; they are not navigations of ours.
-    return mainPage === null;
+    return true;
   }
 }
 

@@ -17,4 +17,9 @@ export interface NetworkGuard {
   checkRequest(url: string): GuardVerdict;
   /** Refuses an allowedHosts list the policy could never honour (localhost, metadata names, ...), before the browser opens. */
   checkAllowedHosts(patterns: readonly string[]): GuardVerdict;
+  /**
+   * The same policy for one task: operator allowances narrowed to the hosts the task names (its
+   * target's host and allowedHosts). The executor uses only this for a task, in every check.
+   */
+  forTask(taskHosts: readonly string[]): NetworkGuard;
 }

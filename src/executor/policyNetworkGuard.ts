@@ -1,6 +1,7 @@
 import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
 import { checkUrlWithoutDns, preflightUrl } from "../policy/preflightUrl.js";
 import type { Resolver } from "../policy/resolver.js";
+import { scopeAllowances } from "../policy/scopeAllowances.js";
 import { validateAllowedHostsPolicy } from "../policy/validateAllowedHostsPolicy.js";
 import type { NetworkGuard } from "./networkGuard.js";
 
@@ -13,6 +14,9 @@ export interface PolicyGuardOptions {
 /** The executor's view of the network policy: layer 1 with DNS for URLs the task names, layer 2 without DNS per request. */
 export function createPolicyNetworkGuard(options: PolicyGuardOptions): NetworkGuard {
   return {
+    forTask(taskHosts) {
+      return createPolicyNetworkGuard({ resolver: options.resolver, allowPrivate: scopeAllowances(options.allowPrivate, taskHosts) });
+    },
     async preflight(url) {
       const verdict = await preflightUrl(url, { resolver: options.resolver, allowPrivate: options.allowPrivate });
       return {
@@ -27,9 +31,9 @@ export function createPolicyNetworkGuard(options: PolicyGuardOptions): NetworkGu
       };
     },
     checkAllowedHosts(patterns) {
-      // A name the operator explicitly allowed (--allow-private NAME:PORT) may be listed even if the
-      // name rules would refuse it (an intranet name under .internal, say).
-      const listed = patterns.filter((pattern) => !options.allowPrivate.some((allowance) => allowance.host === pattern));
+      // A host the operator explicitly allowed (--allow-private NAME:PORT or IP:PORT) may be listed even
+      // if the name rules would refuse it (an intranet name under .internal, say, or the IP itself).
+      const listed = patterns.filter((pattern) => scopeAllowances(options.allowPrivate, [pattern]).length === 0);
       const checked = validateAllowedHostsPolicy(listed, "/allowedHosts");
       if (checked.ok) return { allowed: true, code: "ok", reason: "every allowedHosts entry can be reached" };
       return { allowed: false, code: "invalid_allowed_host", reason: checked.errors.map((e) => e.message).join("; ") };

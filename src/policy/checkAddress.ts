@@ -19,8 +19,8 @@ export type AddressVerdict =
 /**
  * Decides whether a connection to `ip`:`port` may be made, synchronously, for the proxy and the
  * in-browser guard. The address must be public and the port 80 or 443, unless an operator allowance
- * names this exact port together with either this IP or the host name the address was resolved from
- * (`host`, when the destination was written as a name). `defaultPorts` narrows the port rule (a URL's
+ * names this exact port together with the destination as it was written: this IP when it was written
+ * as an IP, or the host name the address was resolved from (`host`) when it was written as a name. `defaultPorts` narrows the port rule (a URL's
  * preflight passes only its scheme's default). A block of a resolved address is reported
  * as dns_private_answer, of an IP written literally as ip_blocked.
  */
@@ -33,13 +33,17 @@ export function checkAddress(
 ): AddressVerdict {
   const address = canonicalIp(ip) ?? ip;
   const ipVerdict = classifyIp(address);
-  const allowed = allowanceMatches(allowPrivate, address, port) || (host !== undefined && allowanceMatches(allowPrivate, host, port));
+  // A destination written as a name is admitted only by an allowance for that very name; an
+  // allowance for the IP it resolves to does not count, or any public name pointed at that IP
+  // (rebinding included) would reach the allowed service.
+  const name = host === undefined ? null : normalizeHost(host);
+  const writtenAsName = name !== null && canonicalIp(name) !== address;
+  const allowed = writtenAsName ? allowanceMatches(allowPrivate, name, port) : allowanceMatches(allowPrivate, address, port);
   if (allowed) {
     return { verdict: "allow", evidence: { ip: address, verdict: ipVerdict.verdict === "public" ? "public" : `allowed:${ipVerdict.range}` } };
   }
   if (ipVerdict.verdict === "blocked") {
-    const name = host === undefined ? null : normalizeHost(host);
-    const viaName = name !== null && canonicalIp(name) !== address;
+    const viaName = writtenAsName;
     const where = ipVerdict.cidr === "" ? "" : ` (${ipVerdict.cidr})`;
     return {
       verdict: "block",

@@ -1,7 +1,7 @@
 import type { Problem, Result } from "../errors/result.js";
 import { normalizeHostPattern } from "../task/normalizeHostPattern.js";
 import { canonicalIp } from "./classifyIp.js";
-import { classifyHostName } from "./classifyHostName.js";
+import { classifyHostName, normalizeHost } from "./classifyHostName.js";
 
 /**
  * Validates an allowlist (a task's allowedHosts, or `--allow-host`) against the network policy and
@@ -20,8 +20,8 @@ export function validateAllowedHostsPolicy(patterns: readonly string[], basePath
       continue;
     }
     const name = checked.pattern.startsWith("*.") ? checked.pattern.slice(2) : checked.pattern;
-    if (canonicalIp(name) !== null) {
-      errors.push({ code: "invalid_allowed_host", path, message: `"${raw}" is an IP address; allowed hosts are names only` });
+    if (canonicalIp(normalizeHost(name)) !== null) {
+      errors.push({ code: "invalid_allowed_host", path, message: `"${raw}" is an IP address; an IP may be listed only when an operator allowance (--allow-private) names that very IP` });
       continue;
     }
     const refused = classifyHostName(name);

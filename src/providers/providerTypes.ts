@@ -10,6 +10,18 @@ export interface ProviderSession {
   ownsContext: boolean;
   /** Connections the session's egress filter refused (local provider only), for the receipt. */
   egressBlocked?: () => { method: string; host: string; port: number; code: string; reason: string }[];
+  /**
+   * Stops all of the session's network traffic for good and then closes its pages, so nothing a
+   * page sends while it unloads (pagehide/unload handlers, beacons, keepalive fetches) reaches the
+   * network; what is refused meanwhile still shows in egressBlocked. Local provider only; never throws.
+   */
+  seal?(): Promise<void>;
+  /**
+   * Fetches a main-frame document for the browser (no redirects followed) through the session's
+   * own egress filter, streaming with a size cap. Absent: the executor uses Playwright's route.fetch
+   * (cloud providers), which holds the whole body in memory.
+   */
+  fetchDocument?(request: DocumentRequest): Promise<DocumentResponse>;
   /** Ends the session; must finish (or give up) within the cleanup bound and never throw. */
   release(): Promise<void>;
   /**
@@ -24,6 +36,45 @@ export interface OpenSessionOptions {
   /** Milliseconds the whole attempt may take; providers size their own session timeouts from it. */
   budgetMs: number;
   signal: AbortSignal;
+  /** What the task may reach, for a provider that filters egress itself (local). Absent: nothing private, no writes. */
+  scope?: SessionScope;
+}
+
+/** A main-frame request as the browser would send it. */
+export interface DocumentRequest {
+  url: string;
+  method: string;
+  /** The browser's request headers, cookies included. */
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
+/** A fetched document, its body decoded and within the cap. */
+export interface DocumentResponse {
+  status: number;
+  headers: { name: string; value: string }[];
+  body: Buffer;
+}
+
+/**
+ * Why a document fetch failed: document_too_large (past ERRAND_MAX_DOCUMENT_BYTES), refused (the
+ * egress proxy said no), timeout, or failed (connection or protocol error).
+ */
+export class DocumentFetchError extends Error {
+  constructor(
+    readonly reason: "document_too_large" | "refused" | "timeout" | "failed",
+    message: string,
+  ) {
+    super(message);
+    this.name = "DocumentFetchError";
+  }
+}
+
+/** The part of a task the egress filter needs: the hosts it names and whether it may write. */
+export interface SessionScope {
+  /** The target's host and every allowedHosts entry, normalized (operator allowances apply only to these). */
+  hosts: readonly string[];
+  readOnly: boolean;
 }
 
 export interface BrowserProvider {

@@ -14,7 +14,8 @@ export function loopbackGuard(allowedOrigins: string[]): NetworkGuard {
     }
     return allowedOrigins.includes(origin) ? { allowed: true, code: "allowed", reason: "allowed" } : { allowed: false, code: "ip_blocked", reason: `${origin} is a private address` };
   };
-  return {
+  const guard: NetworkGuard = {
+    forTask: () => guard,
     checkRequest: check,
     checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test guard" }),
     preflight: (url) => {
@@ -29,4 +30,5 @@ export function loopbackGuard(allowedOrigins: string[]): NetworkGuard {
       return Promise.resolve({ url, host, verdict: v.allowed ? "allow" : "block", code: v.code, reason: v.reason, resolver: "static", addresses: [], href: v.allowed ? new URL(url).href : null });
     },
   };
+  return guard;
 }

@@ -72,8 +72,9 @@ describe("errand run", () => {
   });
 
   test("a task can never widen the operator's allowance: an IP in allowedHosts is refused", async () => {
-    const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] })]);
-    assert.equal(r.code, 2, "IP literals are not hostnames");
+    const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] }), "--json"]);
+    assert.equal(r.code, 4, "an IP may be listed only when an operator allowance names it");
+    assert.equal((JSON.parse(r.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "invalid_allowed_host");
   });
 
   test("an allowedHosts list the policy can never honour (localhost, metadata) is BLOCKED before the browser opens", async () => {

@@ -26,7 +26,9 @@ describe("checkAddress", () => {
 
   test("admits exactly the allowed IP:port or name:port, and nothing next to it", () => {
     assert.deepEqual(checkAddress("127.0.0.1", 8080, allow), { verdict: "allow", evidence: { ip: "127.0.0.1", verdict: "allowed:loopback" } });
-    assert.equal(checkAddress("127.0.0.1", 8080, allow, "fixture.test").verdict, "allow");
+    // An IP allowance admits the IP as written, never a name that resolves to it (rebinding, any public name).
+    assert.equal(checkAddress("127.0.0.1", 8080, allow, "fixture.test").verdict, "block");
+    assert.equal(checkAddress("127.0.0.1", 8080, allow, "127.0.0.1").verdict, "allow");
     assert.equal(checkAddress("10.9.9.9", 5432, allow, "DB.corp.").verdict, "allow");
     assert.equal(checkAddress("127.0.0.1", 8081, allow).verdict, "block");
     assert.equal(checkAddress("127.0.0.2", 8080, allow).verdict, "block");

@@ -305,7 +305,8 @@ const allowanceCases: Case[] = [
   { url: "http://INTRANET.corp.:8443/", expect: "allow" },
   { url: "http://intranet.corp/", expect: "dns_private_answer" },
   { url: "http://intranet.corp:8080/", expect: "dns_private_answer" },
-  { url: "http://other.test:8080/", expect: "allow" },
+  // other.test resolves to the allowed 127.0.0.1, but only an allowance for the name itself admits a name.
+  { url: "http://other.test:8080/", expect: "dns_private_answer" },
   { url: "http://private-other.test:8080/", expect: "dns_private_answer" },
   { url: "http://public.test:8080/", expect: "port_blocked" },
   { url: "http://public.test:8443/", expect: "port_blocked" },

@@ -314,8 +314,10 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
 
   test("dials the address it checked: one lookup per connection, the name is never resolved again", async () => {
     const other = await countingListener("127.0.0.2", echo.port, (socket) => socket.pipe(socket)).catch(() => null);
-    const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { addresses: ["127.0.0.2"] }]);
-    const p = await start({ resolver: rebinding, allowPrivate: [{ host: "127.0.0.1", port: echo.port }] });
+    // A name allowance admits whatever the name resolves to, so the second answer is a failure: the
+    // point is that each connection is resolved once, and the second is not served from the first.
+    const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { error: "nxdomain" }]);
+    const p = await start({ resolver: rebinding, allowPrivate: [{ host: "fixture.test", port: echo.port }] });
     const before = echo.connections;
     const first = await tunnel(p, `fixture.test:${echo.port}`);
     assert.equal(first.status, 200);
@@ -376,14 +378,15 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
   test("a pooled connection never carries a request to a destination that has become refused", async () => {
     const other = await countingListener("127.0.0.2", sitePort).catch(() => null);
     // The same name: public-ish (admitted) first, then rebound to a private address, then back.
-    const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { addresses: ["127.0.0.2"] }, { addresses: ["127.0.0.1"] }]);
+    // (A name allowance admits whatever the name resolves to, so "refused" is a failed lookup here.)
+    const rebinding = scriptedResolver([{ addresses: ["127.0.0.1"] }, { error: "nxdomain" }, { addresses: ["127.0.0.1"] }]);
     try {
-      const p = await start({ resolver: rebinding, allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
+      const p = await start({ resolver: rebinding, allowPrivate: [{ host: "swap.test", port: sitePort }] });
       const before = siteConnections;
       assert.equal((await viaProxy(p, `http://swap.test:${sitePort}/file`)).status, 200);
       const refused = await viaProxy(p, `http://swap.test:${sitePort}/file`);
       assert.equal(refused.status, 403, "the idle connection to the old address did not carry it");
-      assert.match(refused.body.toString(), /dns_private_answer/);
+      assert.match(refused.body.toString(), /dns_failed/);
       assert.equal(received.length, 1, "the site saw only the allowed request");
       assert.equal((await viaProxy(p, `http://swap.test:${sitePort}/file`)).status, 200, "checked again and allowed: reused");
       assert.equal(siteConnections - before, 1);

@@ -824,7 +824,7 @@ describe("validateTask: URLs are WHATWG-valid http(s) URLs", () => {
   });
 });
 
-describe("validateTask: allowedHosts are plain hostnames or *.hostname", () => {
+describe("validateTask: allowedHosts are plain hostnames, *.hostname or a plain IP literal", () => {
   const REFUSED = [
     "https://example.com",
     "http://example.com/",
@@ -836,7 +836,6 @@ describe("validateTask: allowedHosts are plain hostnames or *.hostname", () => {
     "example.com?x=1",
     "example.com#frag",
     "example.com\\evil.com",
-    "127.0.0.1",
     "127.0.0.1.",
     "0x7f.1",
     "0x7f000001",
@@ -844,10 +843,7 @@ describe("validateTask: allowedHosts are plain hostnames or *.hostname", () => {
     "127.1",
     "0177.0.0.1",
     "１２７.０.０.１",
-    "169.254.169.254",
-    "[::1]",
     "::1",
-    "[fe80::1]",
     "*.com",
     "*.COM.",
     "*.localhost",
@@ -892,6 +888,12 @@ describe("validateTask: allowedHosts are plain hostnames or *.hostname", () => {
     ["ｅｘａｍｐｌｅ.com", "example.com"],
     ["a-b.example.com", "a-b.example.com"],
     ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+    // Plain IP literals pass validation (for an operator allowance's IP); the network policy refuses
+    // any the operator did not allow (test/executor/networkBoundary.test.ts).
+    ["127.0.0.1", "127.0.0.1"],
+    ["169.254.169.254", "169.254.169.254"],
+    ["[::1]", "[::1]"],
+    ["[FE80:0::1]", "[fe80::1]"],
   ];
   for (const [raw, normalized] of ACCEPTED) {
     test(`${JSON.stringify(raw)} is accepted as ${normalized}`, () => {

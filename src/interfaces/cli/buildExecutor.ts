@@ -6,10 +6,12 @@ import { createDohResolver } from "../../policy/dohResolver.js";
 import { parseAllowPrivate } from "../../policy/parseAllowPrivate.js";
 import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
 import type { Resolver } from "../../policy/resolver.js";
+import { scopeAllowances } from "../../policy/scopeAllowances.js";
 import { createSystemResolver } from "../../policy/systemResolver.js";
 import { startEgressProxy } from "../../providers/local/egressProxy.js";
 import { createLocalProvider } from "../../providers/local/localProvider.js";
-import type { BrowserProvider } from "../../providers/providerTypes.js";
+import type { SessionProxy } from "../../providers/local/localProvider.js";
+import type { BrowserProvider, SessionScope } from "../../providers/providerTypes.js";
 import { UsageError } from "./usageError.js";
 
 /** Per-step time when neither the step nor the task sets one. */
@@ -57,14 +59,22 @@ export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags:
  * The local provider with layer 3: every request of every context goes through its own egress
  * filter, which resolves, checks and dials the very address it checked.
  */
-export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: OperatorNetworkPolicy): BrowserProvider {
+export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: OperatorNetworkPolicy, onNotice?: (message: string) => void, maxDocumentBytes?: number): BrowserProvider {
   return createLocalProvider({
     env,
-    proxyForSession: async () => {
-      const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: policy.allowPrivate });
-      return { server: proxy.url, blocked: () => proxy.blocked(), close: () => proxy.close() };
-    },
+    ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
+    proxyForSession: (scope) => startSessionProxy(policy, scope),
+    ...(onNotice === undefined ? {} : { onNotice }),
   });
+}
+
+/**
+ * The egress proxy for one task: the operator's allowances narrowed to the hosts the task names,
+ * and writes refused for a read_only task. Every local session gets its proxy from here.
+ */
+export async function startSessionProxy(policy: OperatorNetworkPolicy, scope: SessionScope): Promise<SessionProxy> {
+  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly });
+  return { server: proxy.url, blocked: () => proxy.blocked(), seal: () => proxy.seal(), close: () => proxy.close() };
 }
 
 /** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */

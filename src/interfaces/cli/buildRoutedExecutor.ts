@@ -34,6 +34,8 @@ export interface RoutedExecutorOptions {
   config: RuntimeConfig;
   /** Provider session events (created, released, release failed), for the operator's stderr. */
   onProviderEvent?: (event: ProviderEvent) => void;
+  /** Notices for the operator (local Chromium without its sandbox as root), once, at first launch. */
+  onNotice?: (message: string) => void;
 }
 
 /**
@@ -47,7 +49,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const { env, config } = options;
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
-  const local = createGuardedLocalProvider(env, policy);
+  const local = createGuardedLocalProvider(env, policy, options.onNotice, config.maxDocumentBytes);
   const providers: Record<RoutableProvider, BrowserProvider> = { local, ...createCloudProviders(env, options.onProviderEvent) };
   const store = openProviderStore(config);
   const execute = createRouter({

@@ -1,6 +1,7 @@
 import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
+import { printErr } from "./output.js";
 
 /** What the CLI knows when it needs an executor for `errand runner`. */
 export interface ExecutorFactoryOptions {
@@ -34,6 +35,7 @@ export async function createExecutor(options: ExecutorFactoryOptions): Promise<W
     allowPrivate: options.allowPrivate,
     config,
     ...(options.onProviderEvent === undefined ? {} : { onProviderEvent: options.onProviderEvent }),
+    onNotice: (message) => printErr(`notice: ${message}`),
   });
   return { execute: built.execute, shutdown: () => built.shutdown() };
 }

@@ -15,8 +15,16 @@ import type { Resolver } from "../../policy/resolver.js";
 export interface EgressProxyOptions {
   /** Resolves every destination name; the proxy dials only addresses this lookup returned and the policy passed. */
   resolver: Resolver;
-  /** Operator allowances (exact private host:port). Never from a task. */
+  /**
+   * Operator allowances (exact private host:port), already narrowed to the ones the task names
+   * (scopeAllowances): the proxy serves one task, and another task's allowance must not apply here.
+   */
   allowPrivate?: readonly PrivateAllowance[];
+  /**
+   * A read_only task: plain http requests other than GET, HEAD and OPTIONS are refused (code
+   * method_blocked). Inside https tunnels the proxy cannot see methods; the browser guards do that.
+   */
+  readOnly?: boolean;
   /** Milliseconds for resolving, checking and opening the upstream connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** How many blocked connections the log keeps (the count goes on). Default 1000. */
@@ -51,12 +59,20 @@ export interface EgressProxy {
   blocked(): BlockedConnection[];
   /** Decisions so far: `allowed` counts requests and tunnels let through (several may share one upstream connection). */
   stats(): { allowed: number; blocked: number };
+  /**
+   * The session is ending: from now on every request and tunnel is refused (code session_closed) and
+   * every open connection is cut at once, so what a page sends while it unloads never leaves.
+   */
+  seal(): void;
   /** Stops listening and destroys every client and upstream socket, idle pooled ones included. */
   close(): Promise<void>;
 }
 
 /** Headers that describe one hop, not the message; never forwarded in either direction. */
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/** Methods a read_only task may send. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Idle keep-alive upstream connections kept per checked address:port, and how long each may idle. */
 const MAX_IDLE_PER_ADDRESS = 8;
@@ -82,6 +98,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const log: BlockedConnection[] = [];
   const counts = { allowed: 0, blocked: 0 };
   let closing = false;
+  let sealed = false;
 
   function track(socket: Duplex): void {
     if (closing) {
@@ -92,7 +109,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.once("close", () => sockets.delete(socket));
   }
 
-  function refuse(method: string, verdict: Pick<DestinationVerdict, "host" | "port" | "code" | "reason" | "addresses">): string {
+  function refuse(method: string, verdict: Pick<DestinationVerdict, "host" | "port" | "reason" | "addresses"> & { code: string }): string {
     counts.blocked++;
     const record: BlockedConnection = { at: new Date().toISOString(), method, host: verdict.host, port: verdict.port, code: verdict.code, reason: verdict.reason, addresses: verdict.addresses };
     if (log.length < maxRecords) log.push(record);
@@ -102,6 +119,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   /** Resolves and checks once: the addresses this destination may be reached at now, or why not. */
   async function check(method: string, host: string, port: number, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
+    if (sealed) return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "session_closed", reason: "the task's session has ended; nothing more is sent", addresses: [] }) };
+    if (options.readOnly === true && method !== "CONNECT" && !SAFE_METHODS.has(method.toUpperCase())) {
+      return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "method_blocked", reason: `${method} is not allowed in a read_only task`, addresses: [] }) };
+    }
     const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
     const own = ownAddress(verdict.addresses);
@@ -252,6 +273,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     port,
     blocked: () => log.map((r) => ({ ...r, addresses: [...r.addresses] })),
     stats: () => ({ ...counts }),
+    seal(): void {
+      sealed = true;
+      pool.destroy();
+      for (const socket of sockets) socket.destroy();
+    },
     async close(): Promise<void> {
       closing = true;
       pool.destroy();

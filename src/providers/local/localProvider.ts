@@ -1,49 +1,46 @@
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
+import { clearProxyWeakeningEnv, LOCKED_DOWN_CHROMIUM_ARGS, sandboxNotice } from "./chromiumLaunch.js";
 import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
 import { ProviderError } from "../providerTypes.js";
-import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "../providerTypes.js";
-
-/**
- * Flags for a locked-down server browser: nothing phones home, nothing updates itself, no HTTP/3
- * (QUIC is UDP and would bypass a proxy), and WebRTC may not send UDP outside a proxy.
- */
-export const LOCKED_DOWN_CHROMIUM_ARGS = [
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-quic",
-  "--disable-default-apps",
-  "--disable-domain-reliability",
-  "--disable-client-side-phishing-detection",
-  "--no-first-run",
-  "--no-default-browser-check",
-  "--no-pings",
-  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-  "--disable-features=NetworkPrediction,Prerender2,SpeculationRulesPrefetchProxy,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,Translate",
-];
+import type { BrowserProvider, DocumentRequest, OpenSessionOptions, ProviderSession, SessionScope } from "../providerTypes.js";
+import { fetchDocument } from "./fetchDocument.js";
 
 /** A per-session proxy: where Chromium sends traffic, what it refused, and how to stop it. */
 export interface SessionProxy {
   server: string;
   blocked(): { method: string; host: string; port: number; code: string; reason: string }[];
+  /** Refuses everything from now on and cuts every open connection (the session is ending). */
+  seal(): void;
   close(): Promise<void>;
 }
 
 export interface LocalProviderOptions {
   env: NodeJS.ProcessEnv;
-  /** A proxy every request of a context goes through (the egress filter), created per session. */
-  proxyForSession?: () => Promise<SessionProxy>;
+  /** A proxy every request of a context goes through (the egress filter), created per session for the task's scope. */
+  proxyForSession?: (scope: SessionScope) => Promise<SessionProxy>;
+  /** Most bytes of a main-frame document errand fetches for the browser (ERRAND_MAX_DOCUMENT_BYTES). Default 10 MiB. */
+  maxDocumentBytes?: number;
+  /** Told once, when the browser first starts, about anything the operator should know (no sandbox as root). */
+  onNotice?: (message: string) => void;
 }
+
+/** ERRAND_MAX_DOCUMENT_BYTES when nobody configured it. */
+const DEFAULT_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/** What a session may reach when the caller did not say: no operator allowance, no writes. */
+const NARROWEST_SCOPE: SessionScope = { hosts: [], readOnly: true };
 
 /**
  * The embedded default: Debian Chromium driven by playwright-core. One warm browser per process;
  * each attempt gets a fresh context (no storage, service workers blocked, downloads refused) that
- * is always closed when the session is released.
+ * is always closed when the session is released. Each context has its own egress proxy, with an
+ * explicit empty bypass list so no environment variable can add one.
  */
 export function createLocalProvider(options: LocalProviderOptions): BrowserProvider {
   let browserPromise: Promise<Browser> | null = null;
   let counter = 0;
+  let noticeGiven = false;
 
   async function warmBrowser(): Promise<Browser> {
     if (browserPromise !== null) {
@@ -52,7 +49,20 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     }
     const executablePath = findChromium(options.env);
     if (executablePath === null) throw new ProviderError("configuration_error", CHROMIUM_INSTALL_HINT);
-    browserPromise = chromium.launch({ executablePath, headless: true, args: LOCKED_DOWN_CHROMIUM_ARGS, chromiumSandbox: chromiumSandboxWanted(options.env), timeout: 30_000 });
+    const sandbox = chromiumSandboxWanted(options.env);
+    const notice = sandboxNotice(sandbox, options.env);
+    if (notice !== null && !noticeGiven) {
+      noticeGiven = true;
+      options.onNotice?.(notice);
+    }
+    browserPromise = chromium.launch({
+      executablePath,
+      headless: true,
+      args: [...LOCKED_DOWN_CHROMIUM_ARGS],
+      chromiumSandbox: sandbox,
+      env: clearProxyWeakeningEnv(process.env, options.env),
+      timeout: 30_000,
+    });
     try {
       return await browserPromise;
     } catch (error) {
@@ -66,14 +76,16 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     name: "local",
     kind: "local",
     missingConfiguration: () => (findChromium(options.env) === null ? CHROMIUM_INSTALL_HINT : null),
-    async openSession(_open: OpenSessionOptions): Promise<ProviderSession> {
+    async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const browser = await warmBrowser();
-      const proxy = options.proxyForSession ? await options.proxyForSession() : null;
+      const proxy = options.proxyForSession ? await options.proxyForSession(open.scope ?? NARROWEST_SCOPE) : null;
       try {
+        // Read again per context: Playwright consults process.env each time it creates one.
+        clearProxyWeakeningEnv(process.env, {});
         const context = await browser.newContext({
           serviceWorkers: "block",
           acceptDownloads: false,
-          ...(proxy === null ? {} : { proxy: { server: proxy.server } }),
+          ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "" } }),
         });
         counter += 1;
         const sessionId = `local-${process.pid}-${counter}`;
@@ -82,8 +94,18 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
           context,
           sessionId,
           ownsContext: true,
-          ...(proxy === null ? {} : { egressBlocked: () => proxy.blocked() }),
+          ...(proxy === null
+            ? {}
+            : {
+                egressBlocked: () => proxy.blocked(),
+                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs }),
+              }),
+          async seal() {
+            proxy?.seal();
+            await context.close().catch(() => undefined);
+          },
           async release() {
+            proxy?.seal();
             await context.close().catch(() => undefined);
             await proxy?.close().catch(() => undefined);
           },
