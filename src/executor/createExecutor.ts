@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { ERROR_CODES } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
-import type { BrowserProvider, DocumentRequest, ProviderSession } from "../providers/providerTypes.js";
+import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
 import type { Task } from "../task/taskTypes.js";
 import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
@@ -147,7 +147,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     redactor,
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
-    ...(fetchDocument === undefined ? {} : { fetchDocument: (request: DocumentRequest) => fetchDocument.call(session, request) }),
+    ...(fetchDocument === undefined ? {} : { fetchDocument }),
   });
   page = await session.context.newPage();
   guardPages(session.context, page, state);

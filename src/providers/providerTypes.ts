@@ -21,7 +21,7 @@ export interface ProviderSession {
    * own egress filter, streaming with a size cap. Absent: the executor uses Playwright's route.fetch
    * (cloud providers), which holds the whole body in memory.
    */
-  fetchDocument?(request: DocumentRequest): Promise<DocumentResponse>;
+  fetchDocument?: (request: DocumentRequest) => Promise<DocumentResponse>;
   /** Ends the session; must finish (or give up) within the cleanup bound and never throw. */
   release(): Promise<void>;
   /**
