@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
+import { emptySecretVault } from "../../src/secrets/emptySecretVault.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { LOCKED_DOWN_CHROMIUM_ARGS } from "../../src/providers/local/chromiumLaunch.js";
@@ -34,7 +35,7 @@ const provider = createLocalProvider({ env: process.env });
 const execute = createExecutor({
   provider,
   guard: createPolicyNetworkGuard({ resolver: createStaticResolver({}), allowPrivate: allow.value }),
-  env: process.env,
+  secrets: emptySecretVault(),
   defaultTaskTimeoutMs: 25_000,
   defaultStepTimeoutMs: 10_000,
 });

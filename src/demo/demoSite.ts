@@ -1,17 +1,27 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** The password the demo's own environment variable holds; the site accepts only this one. */
+/** The password the demo declares as a secret bound to the demo site; the site accepts only this one. */
 export const DEMO_PASSWORD = "demo-pass-4821";
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><main>${body}</main></body></html>`;
 
+export interface DemoSite {
+  origin: string;
+  hostPort: string;
+  savedNames: string[];
+  /** The same pages on another port (another origin), as a phishing copy would be; counts every request it receives. */
+  lookalike: { origin: string; hostPort: string; requests: string[] };
+  close(): Promise<void>;
+}
+
 /**
  * A two-page site for the demo: a status page to read, and a settings form behind a password that
- * saves a display name. Served on 127.0.0.1 only, on a free port, until close() is called.
+ * saves a display name. Served on 127.0.0.1 only, on a free port, until close() is called; a
+ * look-alike copy listens on a second port.
  */
-export async function startDemoSite(): Promise<{ origin: string; hostPort: string; savedNames: string[]; close(): Promise<void> }> {
+export async function startDemoSite(): Promise<DemoSite> {
   const savedNames: string[] = [];
   let displayName = "Ada";
   const server = createServer((req, res) => {
@@ -41,16 +51,28 @@ export async function startDemoSite(): Promise<{ origin: string; hostPort: strin
     }
     html(404, page("Not found", "<p>Not found</p>"));
   });
+  const requests: string[] = [];
+  const lookalike = createServer((req, res) => {
+    requests.push(`${req.method ?? "GET"} ${req.url ?? "/"}`);
+    server.emit("request", req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => lookalike.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const lookalikePort = (lookalike.address() as AddressInfo).port;
+  const stop = (s: typeof server) =>
+    new Promise<void>((resolve) => {
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
   return {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
     savedNames,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    lookalike: { origin: `http://127.0.0.1:${lookalikePort}`, hostPort: `127.0.0.1:${lookalikePort}`, requests },
+    close: async () => {
+      await stop(lookalike);
+      await stop(server);
+    },
   };
 }

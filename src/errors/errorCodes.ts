@@ -19,7 +19,6 @@ export const ERROR_CODES = {
   invalid_enum: "A field holds a value outside its allowed set.",
   unknown_action: "A step names an action that errand does not have (there is no JavaScript or shell action).",
   value_attribute_forbidden: "extract_attribute may not read the value attribute (it could leak what was typed).",
-  invalid_env_var: "fill_secret.envVar is not an environment-variable name.",
   invalid_secret_name: "A secret name (fill_secret's secret or envVar, or errand secret's NAME) does not match ^[A-Za-z][A-Za-z0-9_]{0,63}$.",
   conflicting_fields: "Two fields that mean the same thing are both given (fill_secret takes secret or envVar, not both).",
   use_fill_secret: "A fill or type step targets a password, secret, token or one-time-code field.",

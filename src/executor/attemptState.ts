@@ -17,8 +17,9 @@ export class AttemptState {
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
   navigationViolation: { code: string; message: string } | null = null;
 
-  recordBlocked(entry: BlockedRequest, kind: "policy" | "method" | "navigation"): void {
+  recordBlocked(entry: BlockedRequest, kind: "policy" | "method" | "navigation" | "secret"): void {
     if (kind === "method") this.network.nonGetAborted += 1;
+    else if (kind === "secret") this.network.secretEgressBlocked += 1;
     else this.network.blockedRequests += 1;
     if (kind === "navigation") this.network.navigationsBlocked += 1;
     if (this.network.blocked.length < MAX_LISTED_BLOCKS) this.network.blocked.push(entry);

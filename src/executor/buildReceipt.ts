@@ -32,6 +32,8 @@ export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrows
     if (write && state.mutationBoundary === "crossed" && INCONCLUSIVE_CODES.has(error.code)) return "UNCERTAIN";
     // A write whose infrastructure failed before anything could change the site is proven side-effect free.
     if (write && state.mutationBoundary === "not_crossed" && INFRASTRUCTURE_CODES.has(error.code)) return "BLOCKED";
+    // A secret refused by its site binding before anything changed: nothing was typed, nothing sent.
+    if (error.code === "secret_site_mismatch" && state.mutationBoundary === "not_crossed") return "BLOCKED";
     if (error.code === "cancelled") return "CANCELLED";
     return "FAIL";
   }

@@ -3,7 +3,9 @@ import { ERROR_CODES } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
-import type { Task } from "../task/taskTypes.js";
+import type { SecretVault } from "../secrets/secretTypes.js";
+import { SecretError } from "../secrets/secretTypes.js";
+import type { FillSecretStep, Task } from "../task/taskTypes.js";
 import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
@@ -12,15 +14,21 @@ import { guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
+import { SecretEgressGuard } from "./secretEgressGuard.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 import { stepLabel } from "../task/stepLabel.js";
 import { taskHosts } from "./taskHosts.js";
+import type { HeldSecret } from "./typeSecret.js";
+import { typeSecret } from "./typeSecret.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
   guard: NetworkGuard;
-  /** Where fill_secret values are read from, at the moment they are typed. */
-  env: NodeJS.ProcessEnv;
+  /**
+   * The owner's declared secrets: fill_secret's names are looked up here (never in the process
+   * environment), each revealed once per attempt before the browser opens.
+   */
+  secrets: SecretVault;
   /** Whole-task browser time when the task does not set timeouts.taskMs (milliseconds). */
   defaultTaskTimeoutMs: number;
   /** Per-step time when neither the step nor the task sets one (milliseconds). */
@@ -60,12 +68,19 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     };
 
     if (task.risk !== "read_only" && !task.approved) return refuse("approval_required", `A ${task.risk} task runs only with "approved": true.`);
-    const secretVars = [...new Set(task.steps.flatMap((step) => (step.action === "fill_secret" ? [step.envVar] : [])))];
-    if (secretVars.length > 0 && !task.secretApproval) return refuse("secret_approval_required", `This task uses fill_secret; it runs only with "secretApproval": true.`);
-    for (const name of secretVars) {
-      const value = options.env[name];
-      if (value === undefined || value === "") return refuse("secret_missing", `The environment variable ${name} named by fill_secret is not set on the errand host; set it there (the task carries only its name).`);
-      redactor.add(value);
+    const secretNames = [...new Set(task.steps.flatMap((step) => (step.action === "fill_secret" ? [step.secret] : [])))];
+    if (secretNames.length > 0 && !task.secretApproval) return refuse("secret_approval_required", `This task uses fill_secret; it runs only with "secretApproval": true.`);
+    // Every named secret must be declared (and readable) before any browser opens: nothing is sent otherwise.
+    const held = new Map<string, HeldSecret>();
+    for (const name of secretNames) {
+      try {
+        const secret = await options.secrets.reveal(name);
+        redactor.add(secret.value);
+        held.set(name, secret);
+      } catch (error) {
+        if (error instanceof SecretError) return refuse(error.code, redactor.scrub(error.message));
+        return refuse("internal_error", redactor.scrub(`Reading the declared secret ${name} failed: ${firstLine(error)}`));
+      }
     }
 
     // Every check of this attempt uses the policy narrowed to this task's own hosts.
@@ -87,7 +102,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal, scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" } });
       provider = session.provider;
       sessionId = session.sessionId;
-      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard });
+      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard, held });
       const page = await withHardStop(outcome, taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
     } catch (error) {
@@ -122,12 +137,15 @@ interface RunDeps {
   options: ExecutorOptions;
   /** The network policy narrowed to this task's hosts. */
   guard: NetworkGuard;
+  /** The task's declared secrets, revealed before the browser opened. */
+  held: ReadonlyMap<string, HeldSecret>;
 }
 
 /** Opens the target, then performs each step in order; stops at the first failure. Returns the page. */
 async function runSteps(task: Task, context: AttemptContext, session: ProviderSession, targetHref: string, deps: RunDeps): Promise<Page | null> {
-  const { state, redactor, deadline, options, guard } = deps;
+  const { state, redactor, deadline, options, guard, held } = deps;
   const hostAllowed = createHostAllowlist(task);
+  const secretEgress = new SecretEgressGuard();
   const write = task.risk !== "read_only";
   let crossing: Promise<void> | null = null;
   const crossBoundary = (): Promise<void> => {
@@ -148,6 +166,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
     ...(fetchDocument === undefined ? {} : { fetchDocument }),
+    secretEgress,
   });
   page = await session.context.newPage();
   guardPages(session.context, page, state);
@@ -176,13 +195,18 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     return page;
   }
 
+  const mainPage = page;
   const env = {
-    page,
+    page: mainPage,
     timeoutMs: 0,
-    readSecret: (name: string) => {
-      const value = options.env[name];
-      if (value === undefined || value === "") throw new StepFailure("secret_missing", `The environment variable ${name} disappeared before it was used.`);
-      return value;
+    fillSecret: async (step: FillSecretStep, timeoutMs: number) => {
+      const secret = held.get(step.secret);
+      if (secret === undefined) throw new StepFailure("secret_unknown", `The secret ${step.secret} was not revealed before the browser opened.`);
+      await typeSecret(mainPage, step, secret, timeoutMs, async () => {
+        // The boundary is crossed only once the site binding held, so a refused secret leaves a write BLOCKED.
+        if (write) await crossBoundary();
+        secretEgress.arm(secret);
+      });
     },
     approveNavigation: async (url: string) => {
       const verdict = await guard.preflight(url);
@@ -206,7 +230,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
     const began = Date.now();
     try {
-      if (write && MUTATING_ACTIONS.has(step.action)) await crossBoundary();
+      if (write && MUTATING_ACTIONS.has(step.action) && step.action !== "fill_secret") await crossBoundary();
       const result = await performStep(step, index, { ...env, timeoutMs: stepTimeout(index) });
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       if (result.check !== undefined) state.checks.push(result.check);

@@ -4,6 +4,7 @@ import type { DocumentRequest, DocumentResponse } from "../providers/providerTyp
 import type { AttemptState } from "./attemptState.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import type { Redactor } from "./redactor.js";
+import type { SecretEgressGuard } from "./secretEgressGuard.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -21,6 +22,8 @@ export interface GuardOptions {
   beforeMutationBoundary: () => Promise<void>;
   /** The session's capped document fetcher (local provider); absent, navigations use route.fetch. */
   fetchDocument?: (request: DocumentRequest) => Promise<DocumentResponse>;
+  /** Typed secrets and the sites each may travel to; consulted on every request once one is armed. */
+  secretEgress: SecretEgressGuard;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface GuardOptions {
 export async function installGuards(context: BrowserContext, options: GuardOptions): Promise<void> {
   const { state, redactor } = options;
 
-  const block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation") => {
+  const block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation" | "secret") => {
     state.recordBlocked(
       { url: redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code, reason },
       kind,
@@ -54,6 +57,17 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       flagNavigation(state, "navigation_blocked", `The page tried to navigate to ${redactor.scrub(url)}; ${reason}.`);
       return block(route, request, "navigation_blocked", reason, "navigation");
     }
+    let secretBearing = false;
+    if (options.secretEgress.active) {
+      const outgoing = await describeRequest(request);
+      const leaked = options.secretEgress.leak(outgoing);
+      if (leaked !== null) {
+        const reason = `it carries the secret ${leaked} to ${originOf(url)}, which that secret is not bound to`;
+        if (navigation) flagNavigation(state, "secret_egress_blocked", `The page tried to take the secret ${leaked} to ${originOf(url)}; it is not bound there. Nothing was sent.`);
+        return block(route, request, "secret_egress_blocked", reason, "secret");
+      }
+      secretBearing = options.secretEgress.carriesAny(outgoing);
+    }
     const method = request.method().toUpperCase();
     if (!SAFE_METHODS.has(method)) {
       if (options.readOnly) {
@@ -61,18 +75,33 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       }
       await options.beforeMutationBoundary();
     }
+    // A request carrying a secret is sent by errand hop by hop, so no redirect can take it elsewhere.
+    if (secretBearing) return followSecretBearing(route, request, navigation, options, block);
     if (navigation) return followNavigation(context, route, request, options, block);
     return route.continue().catch(() => undefined);
   });
 
   await context.routeWebSocket(/.*/, (socket) => {
-    const verdict = options.guard.checkRequest(socket.url().replace(/^ws/, "http"));
+    const httpUrl = socket.url().replace(/^ws/, "http");
+    const verdict = options.guard.checkRequest(httpUrl);
     if (!verdict.allowed) {
       state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason }, "policy");
       void socket.close({ code: 1008, reason: "blocked by errand network policy" }).catch(() => undefined);
       return;
     }
-    socket.connectToServer();
+    const refuseSecret = (name: string) => {
+      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "secret_egress_blocked", reason: `a message carried the secret ${name} to ${originOf(httpUrl)}, which that secret is not bound to` }, "secret");
+      void socket.close({ code: 1008, reason: "blocked by errand secret egress guard" }).catch(() => undefined);
+    };
+    const leakedInUrl = options.secretEgress.leaksInUrl(httpUrl);
+    if (leakedInUrl !== null) return refuseSecret(leakedInUrl);
+    const server = socket.connectToServer();
+    // Messages from the page are forwarded by hand, so each one is checked once a secret is typed.
+    socket.onMessage((message) => {
+      const leaked = options.secretEgress.active ? options.secretEgress.leak({ url: httpUrl, body: typeof message === "string" ? message : Buffer.from(message) }) : null;
+      if (leaked !== null) return refuseSecret(leaked);
+      server.send(message);
+    });
   });
 
   // Redirect hops never reach route(); watch them here and stop the page if one breaks policy.
@@ -82,10 +111,12 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
     const offHost = navigation && !options.hostAllowed(url);
-    if (verdict.allowed && !offHost) return;
-    const code = verdict.allowed ? "navigation_blocked" : verdict.code;
-    const reason = verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
-    state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, navigation ? "navigation" : "policy");
+    // A hop a site chose itself (its own redirect) that takes a typed secret elsewhere stops the page.
+    const leaked = options.secretEgress.active ? options.secretEgress.leak({ url, body: request.postDataBuffer() }) : null;
+    if (verdict.allowed && !offHost && leaked === null) return;
+    const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
+    const reason = leaked !== null ? `redirect hop carries the secret ${leaked} to ${originOf(url)}` : verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
+    state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     if (navigation) {
       flagNavigation(state, code, `A redirect took the page to ${redactor.scrub(url)}; ${reason}. The page was stopped.`);
       void options.mainPage()?.close().catch(() => undefined);
@@ -222,6 +253,67 @@ function abortFetch(route: Route, request: Request, options: GuardOptions, error
     return route.abort("blockedbyclient").catch(() => undefined);
   }
   return route.abort("failed").catch(() => undefined);
+}
+
+/**
+ * Sends a request that carries a typed secret (to one of that secret's own sites) hop by hop: each
+ * redirect is fetched without following, and its Location is checked before anything is sent
+ * there. A method-preserving redirect (307/308) would re-send the body, so errand follows it itself
+ * only to a destination the secret is bound to (and the network policy allows); any other redirect
+ * is handed to the browser, which follows it with a GET and no body, after the Location was checked
+ * for the secret. A 307/308 chain errand followed is fulfilled as the first URL's response.
+ */
+async function followSecretBearing(
+  route: Route,
+  request: Request,
+  navigation: boolean,
+  options: GuardOptions,
+  block: (route: Route, request: Request, code: string, reason: string, kind: "policy" | "navigation" | "secret") => Promise<void>,
+): Promise<void> {
+  const base = await describeRequest(request);
+  let current = request.url();
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+    let response;
+    try {
+      response = await route.fetch({ maxRedirects: 0, ...(current === request.url() ? {} : { url: current }) });
+    } catch {
+      return route.abort("failed").catch(() => undefined);
+    }
+    const location = REDIRECT_STATUSES.has(response.status()) ? response.headers()["location"] : undefined;
+    if (location === undefined) return route.fulfill({ response }).catch(() => undefined);
+    const next = new URL(location, current).href;
+    const preserving = response.status() === 307 || response.status() === 308;
+    const leaked = options.secretEgress.leak(preserving ? { ...base, url: next } : { url: next });
+    const verdict = options.guard.checkRequest(next);
+    const offHost = navigation && !options.hostAllowed(next);
+    if (leaked !== null || !verdict.allowed || offHost) {
+      const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
+      const reason = leaked !== null ? `a redirect would carry the secret ${leaked} to ${originOf(next)}, which that secret is not bound to` : verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
+      if (navigation) flagNavigation(options.state, code, `A redirect would take the page to ${options.redactor.scrub(next)}; ${reason}. Nothing was sent there.`);
+      return block(route, request, code, reason, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
+    }
+    if (!preserving) {
+      // The browser follows this one with a GET; give it an absolute Location, since errand may have followed earlier hops itself.
+      return route.fulfill({ response, headers: { ...response.headers(), location: next } }).catch(() => undefined);
+    }
+    current = next;
+  }
+  return block(route, request, "navigation_blocked", `more than ${MAX_REDIRECTS} redirects`, navigation ? "navigation" : "policy");
+}
+
+/** The parts of a request a secret could ride in: URL, every header (cookies included) and the body. */
+async function describeRequest(request: Request): Promise<{ url: string; headers: Record<string, string>; body: Buffer | null }> {
+  const headers = await request.allHeaders().catch(() => request.headers());
+  return { url: request.url(), headers, body: request.postDataBuffer() };
+}
+
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? "an opaque origin" : origin;
+  } catch {
+    return "an unparseable address";
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
-import type { ExpectTextStep, ExpectUrlStep, Step } from "../task/taskTypes.js";
+import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, Step } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 /** Extracted text is capped so a page cannot flood a receipt. */
@@ -10,8 +10,8 @@ const POLL_MS = 100;
 export interface StepEnvironment {
   page: Page;
   timeoutMs: number;
-  /** Reads a fill_secret value at the moment it is typed; it is never kept. */
-  readSecret: (envVar: string) => string;
+  /** Types a declared secret where its site binding allows (typeSecret); throws StepFailure otherwise. */
+  fillSecret: (step: FillSecretStep, timeoutMs: number) => Promise<void>;
   /** Checks a goto URL against layer 1 and the host allowlist; throws StepFailure when refused. */
   approveNavigation: (url: string) => Promise<string>;
   scrub: (text: string) => string;
@@ -39,7 +39,7 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         await page.locator(step.selector).fill(step.value, { timeout: timeoutMs });
         return {};
       case "fill_secret":
-        await page.locator(step.selector).fill(env.readSecret(step.envVar), { timeout: timeoutMs });
+        await env.fillSecret(step, timeoutMs);
         return {};
       case "type":
         await page.locator(step.selector).pressSequentially(step.text, { timeout: timeoutMs });

@@ -1,44 +1,41 @@
+import { SecretPattern } from "./secretPattern.js";
+
 /**
- * Scrubs secret values from anything errand emits. A secret can surface in several spellings:
- * as typed, percent-encoded (URLs), form-encoded (spaces as "+"), and JSON-escaped. Every
- * spelling of every registered secret is replaced, longest first so a shorter secret that is part
- * of a longer one cannot leave a fragment behind.
+ * Scrubs secret values from anything errand emits (receipts, final URLs, errors, observed text,
+ * outputs, progress and log lines, journal bodies, HTTP results). Each registered value is found
+ * case-insensitively, ignoring whitespace inside it, raw or percent-, form-, HTML-entity- or
+ * JSON-encoded, and in base64 (see SecretPattern). Longer values are scrubbed first so a shorter
+ * secret that is part of a longer one cannot leave a fragment behind.
+ *
+ * Short values: the registry refuses declared secrets under 8 non-whitespace characters
+ * (src/secrets/secretValueRule.ts), so scrubbing never has to choose between eating ordinary text
+ * and leaking; a short value handed to a Redactor directly is still scrubbed (fail closed).
  */
 export const REDACTED = "[REDACTED]";
 
 export class Redactor {
-  private spellings: string[] = [];
+  private readonly entries: { value: string; pattern: SecretPattern }[] = [];
 
-  /** Registers a secret value; values shorter than 4 characters are still scrubbed (fail closed). */
+  /** Registers a secret value; registering the same value twice is harmless. */
   add(secret: string): void {
-    if (secret === "") return;
-    const forms = new Set<string>([
-      secret,
-      encodeURIComponent(secret),
-      encodeURI(secret),
-      new URLSearchParams({ s: secret }).toString().slice(2),
-      JSON.stringify(secret).slice(1, -1),
-      escapeHtml(secret),
-    ]);
-    for (const form of forms) {
-      if (form !== "" && !this.spellings.includes(form)) this.spellings.push(form);
-      // Percent-encoding may appear in lowercase hex as well.
-      const lower = form.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
-      if (lower !== form && !this.spellings.includes(lower)) this.spellings.push(lower);
-    }
-    this.spellings.sort((a, b) => b.length - a.length);
+    if (secret.replace(/\s+/gu, "") === "" || this.entries.some((entry) => entry.value === secret)) return;
+    this.entries.push({ value: secret, pattern: new SecretPattern(secret) });
+    this.entries.sort((a, b) => b.value.length - a.value.length);
   }
 
   get active(): boolean {
-    return this.spellings.length > 0;
+    return this.entries.length > 0;
   }
 
   scrub(text: string): string {
     let out = text;
-    for (const spelling of this.spellings) {
-      if (out.includes(spelling)) out = out.split(spelling).join(REDACTED);
-    }
+    for (const entry of this.entries) out = entry.pattern.replace(out, REDACTED);
     return out;
+  }
+
+  /** True when the text carries any registered value in a spelling the redactor knows. */
+  carries(text: string): boolean {
+    return this.entries.some((entry) => entry.pattern.test(text));
   }
 
   /** Scrubs every string inside a JSON-like value, keys included. */
@@ -55,8 +52,4 @@ export class Redactor {
     }
     return value;
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }

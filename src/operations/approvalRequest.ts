@@ -21,8 +21,8 @@ export async function buildApprovalRequest(ctx: ServiceContext, operation: Opera
   const lookup = ctx.secretSites;
   if (lookup !== undefined) {
     for (const step of task.steps) {
-      if (step.action !== "fill_secret" || sites.has(step.envVar)) continue;
-      sites.set(step.envVar, (await lookup(step.envVar)) ?? ["nowhere: the owner has not declared it, so errand refuses it"]);
+      if (step.action !== "fill_secret" || sites.has(step.secret)) continue;
+      sites.set(step.secret, (await lookup(step.secret)) ?? ["nowhere: the owner has not declared it, so errand refuses it"]);
     }
   }
   const description = describeTask(task, (name) => sites.get(name));

@@ -4,6 +4,7 @@ import type { NetworkEvidence } from "./receiptTypes.js";
 export function emptyNetworkEvidence(): NetworkEvidence {
   return {
     nonGetAborted: 0,
+    secretEgressBlocked: 0,
     blockedRequests: 0,
     navigationsBlocked: 0,
     popupsClosed: 0,

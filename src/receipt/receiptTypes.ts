@@ -41,6 +41,8 @@ export interface BlockedRequest {
 export interface NetworkEvidence {
   /** Requests aborted because a read_only task may not send anything but GET/HEAD/OPTIONS. */
   nonGetAborted: number;
+  /** Requests (and WebSocket messages, redirect hops) aborted because they carried a typed secret to an origin it is not bound to. */
+  secretEgressBlocked: number;
   /** Requests aborted by host or address policy. */
   blockedRequests: number;
   navigationsBlocked: number;

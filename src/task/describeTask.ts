@@ -56,7 +56,7 @@ function describeStep(step: Step, host: string): string {
     case "fill":
       return `type ${quote(step.value)} into ${quote(step.selector)} on ${host}`;
     case "fill_secret":
-      return `type the secret ${quote(step.envVar)} into ${quote(step.selector)} on ${host}`;
+      return `type the secret ${quote(step.secret)} into ${quote(step.selector)} on ${host}`;
     case "type":
       return `type ${quote(step.text)} key by key into ${quote(step.selector)} on ${host}`;
     case "select":
@@ -86,9 +86,9 @@ export function describeTask(task: Task, secretSites: (name: string) => string[]
     steps.push(describeStep(step, host));
     if (step.action === "goto") host = hostOf(step.url);
     if (step.action === "fill_secret") {
-      const seen = typedOn.get(step.envVar) ?? new Set<string>();
+      const seen = typedOn.get(step.secret) ?? new Set<string>();
       seen.add(host);
-      typedOn.set(step.envVar, seen);
+      typedOn.set(step.secret, seen);
     }
   }
   const secrets = [...typedOn].map(([name, on]) => ({ name, sites: secretSites(name) ?? [...on] }));

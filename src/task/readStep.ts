@@ -2,6 +2,7 @@ import { pointer } from "./jsonPointer.js";
 import { TASK_LIMITS } from "./limits.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { looksLikeSecretField } from "./secretFieldSelector.js";
+import { SECRET_NAME } from "./secretName.js";
 import { clip, describeType, isJsonObject } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
 import { TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
@@ -13,7 +14,7 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   wait_for: ["selector"],
   click: ["selector"],
   fill: ["selector", "value"],
-  fill_secret: ["selector", "envVar"],
+  fill_secret: ["selector", "secret", "envVar"],
   type: ["selector", "text"],
   select: ["selector", "value"],
   extract_text: ["selector", "name"],
@@ -24,7 +25,6 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
 
 export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
 
-export const ENV_VAR_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 export const OUTPUT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 // Control characters are exactly what this class excludes.
 // eslint-disable-next-line no-control-regex
@@ -82,7 +82,7 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
   };
   const refuseLiteralSecret = (field: string, s: string | undefined): void => {
     if (s !== undefined && looksLikeSecretField(s)) {
-      reader.report("use_fill_secret", pointer(path, field), `This ${action} step targets what looks like a password, secret, token or one-time-code field; use {"action":"fill_secret","selector":...,"envVar":"NAME"} so the value never enters the task.`);
+      reader.report("use_fill_secret", pointer(path, field), `This ${action} step targets what looks like a password, secret, token or one-time-code field; use {"action":"fill_secret","selector":...,"secret":"NAME"} with a secret the owner declared, so the value never enters the task.`);
     }
   };
 
@@ -111,12 +111,8 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
     }
     case "fill_secret": {
       const s = selector(true);
-      const envVar = reader.string(raw, "envVar", path, { min: 1, max: 64, required: true });
-      if (envVar !== undefined && !ENV_VAR_NAME.test(envVar)) {
-        reader.report("invalid_env_var", pointer(path, "envVar"), `"envVar" must be an environment-variable name (capital letters, digits and "_", not starting with a digit, at most 64), never the secret itself.`);
-        return undefined;
-      }
-      return s === undefined || envVar === undefined ? undefined : { action, selector: s, envVar };
+      const name = readSecretName(reader, raw, path);
+      return s === undefined || name === undefined ? undefined : { action, selector: s, secret: name };
     }
     case "extract_text": {
       const s = selector(true);
@@ -142,6 +138,31 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       return u === undefined || match === undefined ? undefined : { action, url: u, match };
     }
   }
+}
+
+/**
+ * fill_secret names a secret the owner declared: "secret", or "envVar" as another spelling of the
+ * same lookup (kept from the seed schema; it never reads the process environment). Exactly one of
+ * the two; both normalize to "secret", so the two spellings of one task digest equally.
+ */
+function readSecretName(reader: FieldReader, raw: Record<string, unknown>, path: string): string | undefined {
+  const hasSecret = Object.hasOwn(raw, "secret");
+  const hasEnvVar = Object.hasOwn(raw, "envVar");
+  if (hasSecret && hasEnvVar) {
+    reader.report("conflicting_fields", pointer(path, "envVar"), `Give "secret" or "envVar", not both: they are two spellings of the same declared secret's name.`);
+    return undefined;
+  }
+  if (!hasSecret && !hasEnvVar) {
+    reader.report("missing_field", pointer(path, "secret"), `A fill_secret step needs "secret": the name of a secret the owner declared with errand secret set (never the value).`);
+    return undefined;
+  }
+  const field = hasSecret ? "secret" : "envVar";
+  const name = reader.string(raw, field, path, { min: 1, max: 64, required: true });
+  if (name !== undefined && !SECRET_NAME.test(name)) {
+    reader.report("invalid_secret_name", pointer(path, field), `"${field}" must be the name of a declared secret (a letter, then letters, digits or "_", at most 64), never the secret itself.`);
+    return undefined;
+  }
+  return name;
 }
 
 /** Attribute names are case-insensitive in HTML, so they are trimmed and lowercased. "value" is never readable. */

@@ -20,7 +20,8 @@ export interface GotoStep extends StepBase { action: "goto"; url: string }
 export interface WaitForStep extends StepBase { action: "wait_for"; selector: string }
 export interface ClickStep extends StepBase { action: "click"; selector: string }
 export interface FillStep extends StepBase { action: "fill"; selector: string; value: string }
-export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; envVar: string }
+/** Types the value of the declared secret `secret` (the owner's registry), only into a frame whose origin the secret is bound to. */
+export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; secret: string }
 export interface TypeStep extends StepBase { action: "type"; selector: string; text: string }
 export interface SelectStep extends StepBase { action: "select"; selector: string; value: string }
 export interface ExtractTextStep extends StepBase { action: "extract_text"; selector: string; name: string }

@@ -6,7 +6,8 @@ import { describe, test } from "node:test";
 import { ERROR_CODES } from "../../src/errors/errorCodes.js";
 import type { ErrorCode } from "../../src/errors/errorCodes.js";
 import { TASK_LIMITS } from "../../src/task/limits.js";
-import { ENV_VAR_NAME, STEP_FIELDS } from "../../src/task/readStep.js";
+import { STEP_FIELDS } from "../../src/task/readStep.js";
+import { SECRET_NAME } from "../../src/task/secretName.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, TEXT_MATCHES, URL_MATCHES } from "../../src/task/taskTypes.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { expectValid, minimalTask } from "../task/taskFixtures.js";
@@ -35,7 +36,8 @@ const VALIDATION_CODES: ErrorCode[] = [
   "invalid_enum",
   "unknown_action",
   "value_attribute_forbidden",
-  "invalid_env_var",
+  "invalid_secret_name",
+  "conflicting_fields",
   "use_fill_secret",
   "invalid_allowed_host",
   "invalid_output_name",
@@ -116,7 +118,7 @@ describe("docs/TASK_SCHEMA.md agrees with the schema", () => {
       `| ${TASK_LIMITS.attributeChars} characters |`,
       `${grouped(TASK_LIMITS.taskTimeoutMs.min)} to ${grouped(TASK_LIMITS.taskTimeoutMs.max)} ms`,
       `${grouped(TASK_LIMITS.stepTimeoutMs.min)} to ${grouped(TASK_LIMITS.stepTimeoutMs.max)} ms`,
-      ENV_VAR_NAME.source,
+      SECRET_NAME.source,
     ];
     for (const phrase of stated) assert.ok(doc.includes(phrase), `the page does not say "${phrase}"`);
   });

@@ -4,6 +4,7 @@ import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
+import { memoryVault } from "./memoryVault.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 
 const SECRET = "s3cr3t value&more/+%";
@@ -20,7 +21,7 @@ before(async () => {
   execute = createExecutor({
     provider,
     guard: loopbackGuard([sites.site.origin]),
-    env: { ...process.env, FIXTURE_PASSWORD: SECRET },
+    secrets: memoryVault({ FIXTURE_PASSWORD: { sites: [sites.site.origin], value: SECRET } }),
     defaultTaskTimeoutMs: 15_000,
     defaultStepTimeoutMs: 3_000,
   });
@@ -82,7 +83,7 @@ describe("executor on local Chromium", () => {
         secretApproval: true,
         steps: [
           { action: "fill", selector: "#name", value: "Ada" },
-          { action: "fill_secret", selector: "#password", envVar: "FIXTURE_PASSWORD" },
+          { action: "fill_secret", selector: "#password", secret: "FIXTURE_PASSWORD" },
           { action: "type", selector: "#note", text: "hello" },
           { action: "select", selector: "#color", value: "blue" },
           { action: "click", selector: "#submit" },
@@ -108,7 +109,7 @@ describe("executor on local Chromium", () => {
         secretApproval: true,
         evidenceRetention: "full",
         steps: [
-          { action: "fill_secret", selector: "#password", envVar: "FIXTURE_PASSWORD" },
+          { action: "fill_secret", selector: "#password", secret: "FIXTURE_PASSWORD" },
           { action: "click", selector: "#show" },
           { action: "extract_text", selector: "#out", name: "out" },
         ],
@@ -120,14 +121,14 @@ describe("executor on local Chromium", () => {
     assert.ok(!JSON.stringify({ receipt, ephemeral }).includes("s3cr3t"));
   });
 
-  test("is BLOCKED before the browser when a secret is missing or approval is absent", async () => {
+  test("is BLOCKED before the browser when a secret is not declared or approval is absent", async () => {
     const before = sites.site.hits.length;
     const missing = await execute(
-      task({ target: { url: `${sites.site.origin}/form` }, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", envVar: "NOT_SET_ANYWHERE_XYZ" }] }),
+      task({ target: { url: `${sites.site.origin}/form` }, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "NOT_DECLARED_ANYWHERE_XYZ" }] }),
       context(),
     );
     assert.equal(missing.receipt.status, "BLOCKED");
-    assert.equal(missing.receipt.error?.code, "secret_missing");
+    assert.equal(missing.receipt.error?.code, "secret_unknown");
     const unapproved = { ...task({ target: { url: `${sites.site.origin}/form` }, steps: [{ action: "click", selector: "#submit" }] }), risk: "consequential" as const };
     const refused = await execute(unapproved, context());
     assert.equal(refused.receipt.status, "BLOCKED");

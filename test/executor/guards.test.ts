@@ -4,6 +4,7 @@ import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
+import { memoryVault } from "./memoryVault.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 
 let sites: Awaited<ReturnType<typeof startFixtureSites>>;
@@ -15,7 +16,7 @@ const context = makeContext;
 
 before(async () => {
   sites = await startFixtureSites();
-  execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), env: process.env, defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+  execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
 });
 after(async () => {
   await provider.shutdown();
@@ -57,7 +58,7 @@ describe("guards, tried from the attacker's side", () => {
   });
 
   test("goto to a host outside allowedHosts fails with navigation_blocked", async () => {
-    const guardAll = createExecutor({ provider, guard: loopbackGuard([sites.site.origin, sites.other.origin]), env: process.env, defaultTaskTimeoutMs: 10_000, defaultStepTimeoutMs: 2_000 });
+    const guardAll = createExecutor({ provider, guard: loopbackGuard([sites.site.origin, sites.other.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 10_000, defaultStepTimeoutMs: 2_000 });
     const { receipt } = await guardAll(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.other.origin}/x` }] }), context());
     assert.equal(receipt.error?.code, "navigation_blocked");
     assert.equal(sites.other.hits.length, 0);

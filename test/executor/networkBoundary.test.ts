@@ -15,6 +15,7 @@ import type { FixtureServer } from "../fixtures/fixtureSite.js";
 import { startEgressProxy } from "../../src/providers/local/egressProxy.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
+import { memoryVault } from "./memoryVault.js";
 
 /**
  * The network boundary from the attacker's side, through the production wiring of the local
@@ -34,7 +35,7 @@ const html = (body: string) => `<!doctype html><html><head><meta charset="utf-8"
 function executorWith(guard: NetworkGuard = policy.guard) {
   const provider = createLocalProvider({ env: process.env, proxyForSession: (scope) => startSessionProxy(policy, scope) });
   providers.push(provider);
-  return createExecutor({ provider, guard, env: process.env, defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 });
+  return createExecutor({ provider, guard, secrets: memoryVault(), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 });
 }
 
 /** Layer 2 switched off: only the egress proxy (which knows the task) stands in the way. */
@@ -209,7 +210,7 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
       },
     });
     providers.push(provider);
-    const execute = createExecutor({ provider, guard: loopbackGuard([site.origin, elsewhere.origin]), env: process.env, defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
+    const execute = createExecutor({ provider, guard: loopbackGuard([site.origin, elsewhere.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
     for (const selector of ["#open", "#link", "#submit", "#noopener"]) {
       const { receipt } = await execute(task({ target: { url: `${site.origin}/popups` }, steps: [{ action: "click", selector }, { action: "wait_for", selector: "#never", timeoutMs: 1_000 }] }), context());
       assert.notEqual(receipt.status, "PASS", selector);

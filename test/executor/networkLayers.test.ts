@@ -11,6 +11,7 @@ import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { startEgressProxy } from "../../src/providers/local/egressProxy.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
+import { memoryVault } from "./memoryVault.js";
 import { startFixtureSites, startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 
@@ -38,7 +39,7 @@ function executorWith(resolver: Resolver, guard: NetworkGuard) {
   });
   providers.push(provider);
   // Generous budgets: under load a browser start alone can take seconds, and no assertion here is about time.
-  return createExecutor({ provider, guard, env: process.env, defaultTaskTimeoutMs: 30_000, defaultStepTimeoutMs: 5_000 });
+  return createExecutor({ provider, guard, secrets: memoryVault(), defaultTaskTimeoutMs: 30_000, defaultStepTimeoutMs: 5_000 });
 }
 
 /** A guard that lets everything through, so only the egress proxy stands between page and network. */

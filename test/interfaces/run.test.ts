@@ -95,16 +95,18 @@ describe("errand run", () => {
       secretApproval: true,
       evidenceRetention: "full",
       steps: [
-        { action: "fill_secret", selector: "#password", envVar: "FIXTURE_SECRET" },
+        { action: "fill_secret", selector: "#password", secret: "FIXTURE_SECRET" },
         { action: "click", selector: "#go" },
         { action: "extract_text", selector: "#msg", name: "message" },
         { action: "expect_text", text: "Welcome" },
         { action: "expect_text", text: "this text is not there", timeoutMs: 200 },
       ],
     });
+    const declared = await errand(["secret", "set", "FIXTURE_SECRET", "--site", sites.site.origin], {}, `${SECRET}\n`);
+    assert.equal(declared.code, 0, declared.stderr);
     for (const json of [[], ["--json"]]) {
       // ERRAND_OWNER_APPROVAL=none: this test is about the secret's path, not the owner's approval (test/interfaces/cli/approval.test.ts).
-      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { FIXTURE_SECRET: SECRET, ERRAND_OWNER_APPROVAL: "none" });
+      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { ERRAND_OWNER_APPROVAL: "none" });
       assert.equal(r.code, 1, r.stderr);
       assert.ok(sites.site.hits.some((h) => h.path === "/welcome"), "the form was submitted with the secret");
       const spellings = [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ s: SECRET }).toString().slice(2), "Zq9"];
@@ -152,18 +154,22 @@ describe("errand run goes through submit, runner and collect", () => {
 });
 
 describe("errand demo", () => {
-  test("prints two receipts, both PASS", async () => {
+  test("prints three receipts: the read and the write with a declared secret PASS, the look-alike site is BLOCKED", async () => {
     const r = await errand(["demo"]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout.match(/^PASS/gm)?.length, 2);
+    assert.equal(r.stdout.match(/^BLOCKED/gm)?.length, 1);
+    assert.match(r.stdout, /secret_site_mismatch/);
+    assert.match(r.stderr, /the look-alike site received 0 form submission\(s\)/);
+    assert.ok(!`${r.stdout}${r.stderr}`.includes("demo-pass-4821"));
   });
 
-  test("--json prints one envelope holding both runs", async () => {
+  test("--json prints one envelope holding the three runs", async () => {
     const r = await errand(["demo", "--json"]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const body = JSON.parse(r.stdout) as { ok: boolean; status: string; data: { runs: { status: string }[] } };
     assert.equal(body.ok, true);
     assert.equal(body.status, "PASS");
-    assert.deepEqual(body.data.runs.map((run) => run.status), ["PASS", "PASS"]);
+    assert.deepEqual(body.data.runs.map((run) => run.status), ["PASS", "PASS", "BLOCKED"]);
   });
 });

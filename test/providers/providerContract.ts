@@ -8,6 +8,7 @@ import { ProviderError } from "../../src/providers/providerTypes.js";
 import type { BrowserProvider } from "../../src/providers/providerTypes.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import type { Task } from "../../src/task/taskTypes.js";
+import { memoryVault } from "../executor/memoryVault.js";
 import { loopbackGuard } from "../executor/loopbackGuard.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { runningChromiumCount } from "../fixtures/providerEmulators/cdpChromium.js";
@@ -41,7 +42,7 @@ export function attemptContext(overrides: Partial<AttemptContext> = {}): Attempt
 }
 
 export function runOn(provider: BrowserProvider, sites: Sites, task: Task, context: AttemptContext = attemptContext()): Promise<AttemptOutcome> {
-  const execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), env: {}, defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+  const execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
   return execute(task, context);
 }
 

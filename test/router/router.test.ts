@@ -18,6 +18,7 @@ import type { RoutableProvider } from "../../src/router/routingConfig.js";
 import type { ProviderStore } from "../../src/store/ProviderStore.js";
 import { openSqliteProviderStore } from "../../src/store/sqlite/openSqliteProviderStore.js";
 import type { Task } from "../../src/task/taskTypes.js";
+import { memoryVault } from "../executor/memoryVault.js";
 import { loopbackGuard } from "../executor/loopbackGuard.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { startBrowserbaseEmulator } from "../fixtures/providerEmulators/browserbaseEmulator.js";
@@ -73,7 +74,7 @@ async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: R
     store,
     config: routing,
     providers,
-    executorFor: (provider) => createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), env: {}, defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 }),
+    executorFor: (provider) => createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 }),
     defaultTaskTimeoutMs: 15_000,
     breaker: { threshold: 3, cooldownMs: 15 * MINUTE, probeTimeoutMs: MINUTE },
     holder: "router-test",

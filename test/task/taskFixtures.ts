@@ -32,7 +32,7 @@ export const EXAMPLE_STEPS: Record<string, Record<string, unknown>> = {
   wait_for: { action: "wait_for", selector: "#ready" },
   click: { action: "click", selector: "button.save" },
   fill: { action: "fill", selector: "#name", value: "Ada" },
-  fill_secret: { action: "fill_secret", selector: "#password", envVar: "PORTAL_PASSWORD" },
+  fill_secret: { action: "fill_secret", selector: "#password", secret: "PORTAL_PASSWORD" },
   type: { action: "type", selector: "#search", text: "receipts" },
   select: { action: "select", selector: "#country", value: "fr" },
   extract_text: { action: "extract_text", selector: "h1", name: "heading" },

@@ -71,7 +71,7 @@ const selector = fc.oneof(
 const plainSelector = selector.filter((s) => !looksLikeSecretField(s));
 const text = fc.string({ unit: "binary", minLength: 1, maxLength: 40 });
 const outputName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,12}$/);
-const envVar = fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/);
+const secretName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,20}$/);
 const attribute = fc.oneof(fc.constantFrom("href", "TITLE", " alt ", "data-id", "aria-label"), fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/)).filter((a) => a.trim().toLowerCase() !== "value");
 const stepTimeout = fc.integer({ min: 100, max: 120_000 });
 const optional = { requiredKeys: [] as never[] };
@@ -80,7 +80,7 @@ const validStep = fc.oneof(
   fc.record({ action: fc.constant("goto"), url: httpUrl, timeoutMs: stepTimeout }, { requiredKeys: ["action", "url"] }),
   fc.record({ action: fc.constantFrom("wait_for", "click"), selector, timeoutMs: stepTimeout }, { requiredKeys: ["action", "selector"] }),
   fc.record({ action: fc.constant("fill"), selector: plainSelector, value: fc.string({ unit: "binary", maxLength: 40 }) }),
-  fc.record({ action: fc.constant("fill_secret"), selector, envVar }),
+  fc.record({ action: fc.constant("fill_secret"), selector, secret: secretName }),
   fc.record({ action: fc.constant("type"), selector: plainSelector, text }),
   fc.record({ action: fc.constant("select"), selector, value: fc.string({ maxLength: 20 }) }),
   fc.record({ action: fc.constant("extract_text"), selector, name: outputName }),

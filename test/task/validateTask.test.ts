@@ -212,7 +212,7 @@ describe("validateTask: required fields are reported at the path they should hav
     wait_for: ["selector"],
     click: ["selector"],
     fill: ["selector", "value"],
-    fill_secret: ["selector", "envVar"],
+    fill_secret: ["selector", "secret"],
     type: ["selector", "text"],
     select: ["selector", "value"],
     extract_text: ["selector", "name"],
@@ -573,17 +573,24 @@ describe("validateTask: extract output names", () => {
   });
 });
 
-describe("validateTask: fill_secret carries an env-var name, never a value", () => {
-  for (const envVar of ["PORTAL_PASSWORD", "_X", "A", "A1_B2", "_".repeat(64), `A${"9".repeat(63)}`]) {
-    test(`${JSON.stringify(envVar.slice(0, 20))} is a valid name`, () => {
-      const step = expectValid(taskWithStep({ action: "fill_secret", selector: "#password", envVar })).steps[0];
-      assert.deepEqual(step, { action: "fill_secret", selector: "#password", envVar });
+describe("validateTask: fill_secret names a declared secret, never a value", () => {
+  for (const name of ["PORTAL_PASSWORD", "portal", "Portal_Password", "A", "a1_B2", `A${"9".repeat(63)}`, `p${"_".repeat(63)}`]) {
+    test(`${JSON.stringify(name.slice(0, 20))} is a valid secret name, as "secret" and as "envVar"`, () => {
+      const viaSecret = expectValid(taskWithStep({ action: "fill_secret", selector: "#password", secret: name })).steps[0];
+      assert.deepEqual(viaSecret, { action: "fill_secret", selector: "#password", secret: name });
+      const viaEnvVar = expectValid(taskWithStep({ action: "fill_secret", selector: "#password", envVar: name })).steps[0];
+      assert.deepEqual(viaEnvVar, viaSecret, "envVar is another spelling of the same lookup and normalizes to secret");
     });
   }
 
-  for (const envVar of [
-    "portal_password",
-    "Portal_Password",
+  test("the two spellings of one task have the same canonical form (same digest)", () => {
+    const a = expectValid(taskWithStep({ action: "fill_secret", selector: "#p", secret: "portal" }));
+    const b = expectValid(taskWithStep({ action: "fill_secret", selector: "#p", envVar: "portal" }));
+    assert.equal(canonicalJson(a), canonicalJson(b));
+  });
+
+  for (const name of [
+    "_X",
     "1PASSWORD",
     "PORTAL-PASSWORD",
     "PORTAL PASSWORD",
@@ -598,38 +605,43 @@ describe("validateTask: fill_secret carries an env-var name, never a value", () 
     " PORTAL_PASSWORD",
     "PÄSSWORD",
     "ＰＡＳＳＷＯＲＤ",
-    "hunter2",
     "correct horse battery staple",
     "P@ssw0rd!",
     "sk-live-4f9a8b7c6d5e",
-    "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
   ]) {
-    test(`${JSON.stringify(envVar)} is invalid_env_var`, () => {
-      const problem = expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#password", envVar }), "invalid_env_var", "/steps/0/envVar");
-      assert.ok(!problem.message.includes(envVar.trim()), "the refused value is not echoed back (it may be a secret)");
-    });
+    for (const field of ["secret", "envVar"]) {
+      test(`${JSON.stringify(name)} in ${field} is invalid_secret_name`, () => {
+        const problem = expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#password", [field]: name }), "invalid_secret_name", `/steps/0/${field}`);
+        assert.ok(!problem.message.includes(name.trim()), "the refused value is not echoed back (it may be a secret)");
+      });
+    }
   }
 
+  test("secret and envVar together are conflicting_fields; neither is missing_field", () => {
+    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", secret: "portal", envVar: "portal" }), "conflicting_fields", "/steps/0/envVar");
+    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p" }), "missing_field", "/steps/0/secret");
+  });
+
   test("a name longer than 64 characters is too_long", () => {
-    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", envVar: "A".repeat(65) }), "too_long", "/steps/0/envVar");
+    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", secret: "A".repeat(65) }), "too_long", "/steps/0/secret");
   });
 
   test("empty and non-string names are refused", () => {
     expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", envVar: "" }), "too_short", "/steps/0/envVar");
-    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", envVar: { value: "hunter2" } }), "invalid_type", "/steps/0/envVar");
+    expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", secret: { value: "hunter2" } }), "invalid_type", "/steps/0/secret");
   });
 
-  for (const field of ["value", "secret", "text", "password", "default"]) {
-    test(`a "${field}" next to envVar is an unknown field, not a place for the secret`, () => {
-      expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", envVar: "PORTAL_PASSWORD", [field]: "hunter2" }), "unknown_field", `/steps/0/${field}`);
+  for (const field of ["value", "text", "password", "default"]) {
+    test(`a "${field}" next to secret is an unknown field, not a place for the secret`, () => {
+      expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", secret: "PORTAL_PASSWORD", [field]: "hunter2" }), "unknown_field", `/steps/0/${field}`);
     });
   }
 
-  test("property: every accepted envVar matches ^[A-Z_][A-Z0-9_]{0,63}$", () => {
+  test("property: every accepted secret name matches ^[A-Za-z][A-Za-z0-9_]{0,63}$", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 70 }), (envVar) => {
-        const result = validateTask(taskWithStep({ action: "fill_secret", selector: "#p", envVar }));
-        assert.equal(result.ok, /^[A-Z_][A-Z0-9_]{0,63}$/.test(envVar));
+      fc.property(fc.string({ unit: "binary", maxLength: 70 }), fc.constantFrom("secret", "envVar"), (name, field) => {
+        const result = validateTask(taskWithStep({ action: "fill_secret", selector: "#p", [field]: name }));
+        assert.equal(result.ok, /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name));
       }),
       { numRuns: 500 },
     );
@@ -683,7 +695,7 @@ describe("validateTask: fill and type into credential fields must use fill_secre
 
   test("the same selectors are fine with fill_secret", () => {
     for (const selector of CREDENTIAL_SELECTORS) {
-      expectValid(taskWithStep({ action: "fill_secret", selector, envVar: "PORTAL_PASSWORD" }));
+      expectValid(taskWithStep({ action: "fill_secret", selector, secret: "PORTAL_PASSWORD" }));
     }
   });
 

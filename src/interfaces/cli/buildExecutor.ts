@@ -12,6 +12,7 @@ import { startEgressProxy } from "../../providers/local/egressProxy.js";
 import { createLocalProvider } from "../../providers/local/localProvider.js";
 import type { SessionProxy } from "../../providers/local/localProvider.js";
 import type { BrowserProvider, SessionScope } from "../../providers/providerTypes.js";
+import type { SecretVault } from "../../secrets/secretTypes.js";
 import { UsageError } from "./usageError.js";
 
 /** Per-step time when neither the step nor the task sets one. */
@@ -24,16 +25,17 @@ export interface BuiltExecutor {
 }
 
 /**
- * Wires the executor the CLI uses: the local provider, the network policy with the operator's
- * private allowances (flags plus ERRAND_ALLOW_PRIVATE) and the configured resolver.
+ * Wires an executor on the local provider alone (the demo): the network policy with the operator's
+ * private allowances (flags plus ERRAND_ALLOW_PRIVATE), the configured resolver and the owner's
+ * declared secrets.
  */
-export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[], browserTimeoutMs: number): BuiltExecutor {
+export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[], browserTimeoutMs: number, secrets: SecretVault): BuiltExecutor {
   const policy = operatorNetworkPolicy(env, allowPrivateFlags);
   const provider = createGuardedLocalProvider(env, policy);
   const execute = createExecutor({
     provider,
     guard: policy.guard,
-    env,
+    secrets,
     defaultTaskTimeoutMs: browserTimeoutMs,
     defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
   });

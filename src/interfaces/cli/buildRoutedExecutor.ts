@@ -13,6 +13,8 @@ import { breakerPolicy } from "../../runner/runAttempt.js";
 import type { ProviderStore } from "../../store/ProviderStore.js";
 import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";
+import { openSecrets } from "./openSecrets.js";
+import { addOutputSecret } from "./output.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
 export function createCloudProviders(env: NodeJS.ProcessEnv, onEvent?: (event: ProviderEvent) => void): Record<Exclude<RoutableProvider, "local">, BrowserProvider> {
@@ -52,11 +54,21 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const local = createGuardedLocalProvider(env, policy, options.onNotice, config.maxDocumentBytes);
   const providers: Record<RoutableProvider, BrowserProvider> = { local, ...createCloudProviders(env, options.onProviderEvent) };
   const store = openProviderStore(config);
+  const secrets = openSecrets(config, env);
+  // Every value an attempt reveals is also scrubbed from everything this process prints (progress, logs, errors).
+  const vault = {
+    lookup: (name: string) => secrets.registry.lookup(name),
+    reveal: async (name: string) => {
+      const secret = await secrets.registry.reveal(name);
+      addOutputSecret(secret.value);
+      return secret;
+    },
+  };
   const execute = createRouter({
     store,
     config: routing,
     providers,
-    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, env, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
@@ -71,6 +83,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
         await local.shutdown();
       } finally {
         await store.close();
+        await secrets.close();
       }
     },
   };

@@ -4,9 +4,13 @@
  * process by swapping the sink.
  */
 import { readFileSync } from "node:fs";
+import { Redactor } from "../../executor/redactor.js";
 
 type Scrub = (text: string) => string;
-let scrub: Scrub = (text) => text;
+let extra: Scrub = (text) => text;
+/** Every declared secret this process has revealed; scrubbed from every line, whatever printed it. */
+const secrets = new Redactor();
+const scrub: Scrub = (text) => secrets.scrub(extra(text));
 
 /** Where output goes: the process's own streams unless a test installed another sink. */
 export interface OutputSink {
@@ -25,15 +29,20 @@ const processSink: OutputSink = {
 };
 let sink: OutputSink = processSink;
 
-/** Installs a filter applied to every line written to stdout or stderr. */
+/** Installs an additional filter applied to every line written to stdout or stderr. */
 export function setOutputScrubber(next: Scrub): void {
-  scrub = next;
+  extra = next;
 }
 
-/** Sends output to `next` (in-process tests); `undefined` restores the process streams and drops any scrubber. */
+/** Registers a secret value revealed in this process, so no output line can carry it. */
+export function addOutputSecret(value: string): void {
+  secrets.add(value);
+}
+
+/** Sends output to `next` (in-process tests); `undefined` restores the process streams and drops any extra scrubber. */
 export function setOutputSink(next: OutputSink | undefined): void {
   sink = next ?? processSink;
-  scrub = (text) => text;
+  extra = (text) => text;
 }
 
 export function printOut(text: string): void {

@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
-import { Redactor } from "../../../executor/redactor.js";
 import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
 import type { EphemeralEvidence, Receipt } from "../../../receipt/receiptTypes.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
@@ -16,7 +15,7 @@ import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { openOperations } from "../openOperations.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { approvalJson, describeApproval, printFailure } from "../operationOutput.js";
-import { printErr, printOut, setOutputScrubber } from "../output.js";
+import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
@@ -58,7 +57,6 @@ async function runRun(ctx: CommandContext): Promise<number> {
     else printProblems(parsed.errors);
     return EXIT.usage;
   }
-  installSecretScrubber(parsed.ok ? parsed.value : null, text, ctx.env);
   const config = resolveRuntimeConfig(ctx.env);
   const wired = await createExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
   try {
@@ -123,17 +121,6 @@ function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: Eph
   if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral } });
   else printOut(formatReceipt(receipt, ephemeral));
   return exit;
-}
-
-/** Every secret this task may type is scrubbed from all terminal output, whatever path it takes. */
-function installSecretScrubber(task: Task | null, text: string, env: NodeJS.ProcessEnv): void {
-  const redactor = new Redactor();
-  const names = task !== null ? task.steps.flatMap((s) => (s.action === "fill_secret" ? [s.envVar] : [])) : [...text.matchAll(/"envVar"\s*:\s*"([A-Z_][A-Z0-9_]*)"/g)].map((m) => m[1] ?? "");
-  for (const name of names) {
-    const value = env[name];
-    if (value !== undefined && value !== "") redactor.add(value);
-  }
-  setOutputScrubber((line) => redactor.scrub(line));
 }
 
 /** Runs the executor's own refusal on a copy of the task that keeps its (missing) approvals: a BLOCKED receipt, no browser. */

@@ -1,0 +1,217 @@
+// Declared secrets end to end through the real processes: `errand secret set`, `errand run`,
+// `errand submit` + `errand runner` + `errand collect`, and `errand serve` (REST), against a counting
+// local site. Canaries are searched case-insensitively with whitespace removed (and percent-decoded,
+// and in base64) in every stream, every HTTP answer and every file under ERRAND_HOME.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { TOOLS } from "../../src/interfaces/http/mcp/toolList.js";
+import { cleanEnv, runErrand } from "./support/errandProcess.js";
+import type { ErrandRun } from "./support/errandProcess.js";
+import { carriesCanary, startSecretSites } from "./support/secretSites.js";
+import type { SecretSites } from "./support/secretSites.js";
+
+const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
+// A canary with a space (doubled and collapsed by the page), declared from a file with a trailing newline.
+const CANARY = "Canary Tr1ck Zq9w";
+const OWNER_CANARY = "Owner-Canary-Password-31337";
+const KERNEL_CANARY = "kernel-canary-key-8080";
+const scratch = mkdtempSync(join(tmpdir(), "errand-secret-e2e-"));
+let sites: SecretSites;
+const streams: string[] = [];
+
+before(async () => {
+  sites = await startSecretSites();
+});
+after(async () => {
+  await sites.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function homeFor(name: string): { home: string; env: Record<string, string> } {
+  const home = join(scratch, name);
+  // ERRAND_OWNER_APPROVAL=none: these tests are about the secret's path, not the owner's approval step (issue 11).
+  return { home, env: { ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "200", ERRAND_OWNER_APPROVAL: "none", ERRAND_OWNER_PASSWORD: OWNER_CANARY, KERNEL_API_KEY: KERNEL_CANARY } };
+}
+
+function allowArgs(): string[] {
+  return ["--allow-private", sites.portal.hostPort, "--allow-private", sites.evil.hostPort];
+}
+
+async function errand(args: string[], env: Record<string, string>, stdin = ""): Promise<ErrandRun> {
+  const run = await runErrand(args, { env, stdin });
+  streams.push(run.stdout, run.stderr);
+  return run;
+}
+
+function taskFile(dir: string, task: Record<string, unknown>): string {
+  const file = join(dir, `${randomUUID()}.json`);
+  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), ...task }));
+  return file;
+}
+
+function echoTask(origin: string): Record<string, unknown> {
+  return {
+    target: { url: `${origin}/echo` },
+    risk: "reversible_write",
+    approved: true,
+    secretApproval: true,
+    evidenceRetention: "full",
+    steps: [
+      { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+      { action: "click", selector: "#show" },
+      { action: "extract_text", selector: "#upper", name: "upper" },
+      { action: "extract_text", selector: "#split", name: "split" },
+      { action: "extract_text", selector: "#spaced", name: "spaced" },
+      { action: "extract_text", selector: "#plain", name: "plain" },
+      { action: "expect_text", selector: "#plain", text: "value:" },
+      { action: "expect_text", selector: "#upper", text: "this is not on the page", timeoutMs: 500 },
+    ],
+  };
+}
+
+/** Every file under `dir`, read as bytes (latin1), so the database, its WAL and the keys are searched too. */
+function everyFile(dir: string): { path: string; text: string }[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => ({ path, text: readFileSync(path).toString("latin1") }));
+}
+
+function assertNoCanaries(home: string, extra: string[] = []): void {
+  for (const canary of [CANARY, OWNER_CANARY, KERNEL_CANARY]) {
+    for (const [index, text] of [...streams, ...extra].entries()) assert.ok(!carriesCanary(text, canary), `stream ${index} carries ${canary}: ${text.slice(0, 300)}`);
+    for (const file of everyFile(home)) assert.ok(!carriesCanary(file.text, canary), `${file.path} carries ${canary}`);
+  }
+}
+
+async function declare(env: Record<string, string>, dir: string): Promise<void> {
+  const file = join(dir, "portal.secret");
+  writeFileSync(file, `${CANARY}\n`);
+  const set = await errand(["secret", "set", "portal_pw", "--site", sites.portal.origin, "--from-file", file], env);
+  assert.equal(set.code, 0, set.stderr);
+}
+
+describe("declared secrets end to end", () => {
+  test("errand run: the echoing page (upper-case, split, spaced, URL echo, failed check) leaks the canary into no stream and no file", async () => {
+    const { home, env } = homeFor("run");
+    await declare(env, scratch);
+    const receiptOut = join(scratch, "receipt.json");
+    const file = taskFile(scratch, echoTask(sites.portal.origin));
+    const run = await errand(["run", file, ...allowArgs(), "--json", "--receipt-out", receiptOut], env);
+    assert.equal(run.code, 1, run.stderr);
+    const receipt = (JSON.parse(run.stdout) as { receipt: { status: string; error: { code: string }; outputs: Record<string, string>; finalUrl: string; checks: { observed?: string }[] } }).receipt;
+    assert.equal(receipt.error.code, "expectation_failed");
+    for (const name of ["upper", "split", "spaced", "plain"]) assert.match(receipt.outputs[name] ?? "", /\[REDACTED\]/, name);
+    assert.match(receipt.finalUrl, /\[REDACTED\]/);
+    assert.match(receipt.checks.at(-1)?.observed ?? "", /\[REDACTED\]/);
+    const readable = await errand(["run", file, ...allowArgs()], env);
+    assert.match(readable.stdout, /REDACTED/);
+    assertNoCanaries(home, [readFileSync(receiptOut, "utf8")]);
+    assert.ok(sites.portal.received.some((r) => r.url.startsWith("/echo")), "the task did reach the bound site");
+  });
+
+  test("errand run: undeclared names (errand's owner password, a provider key) are BLOCKED before any browser opens; nothing reaches a site", async () => {
+    const { home, env } = homeFor("undeclared");
+    const connections = sites.portal.connections() + sites.evil.connections();
+    for (const name of ["ERRAND_OWNER_PASSWORD", "KERNEL_API_KEY"]) {
+      for (const field of ["secret", "envVar"]) {
+        const file = taskFile(scratch, { target: { url: `${sites.evil.origin}/login` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", [field]: name }, { action: "click", selector: "#go" }] });
+        const run = await errand(["run", file, ...allowArgs(), "--json"], env);
+        assert.equal(run.code, 4, run.stdout + run.stderr);
+        assert.equal((JSON.parse(run.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "secret_unknown");
+      }
+    }
+    assert.equal(sites.portal.connections() + sites.evil.connections(), connections, "no connection reached either site");
+    assertNoCanaries(home);
+  });
+
+  test("errand run: a form on the bound site posting to another allowed origin, and a script exfiltrating the value, deliver nothing there", async () => {
+    const { home, env } = homeFor("egress");
+    await declare(env, scratch);
+    const before = sites.evil.received.length;
+    const cross = taskFile(scratch, { target: { url: `${sites.portal.origin}/login-cross` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "never", timeoutMs: 500 }] });
+    const crossRun = await errand(["run", cross, ...allowArgs(), "--json"], env);
+    const crossReceipt = (JSON.parse(crossRun.stdout) as { receipt: { status: string; error: { code: string }; network: { secretEgressBlocked: number } } }).receipt;
+    assert.equal(crossReceipt.error.code, "secret_egress_blocked", crossRun.stdout);
+    assert.ok(crossReceipt.network.secretEgressBlocked >= 1);
+    assert.equal(sites.evil.received.length, before, "nothing reached the other origin");
+    const exfil = taskFile(scratch, { target: { url: `${sites.portal.origin}/exfil` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "sent" }, { action: "wait_for", selector: "#never", timeoutMs: 2_000 }] });
+    const exfilRun = await errand(["run", exfil, ...allowArgs(), "--json"], env);
+    const exfilReceipt = (JSON.parse(exfilRun.stdout) as { receipt: { network: { secretEgressBlocked: number } } }).receipt;
+    assert.ok(exfilReceipt.network.secretEgressBlocked >= 8, exfilRun.stdout.slice(0, 500));
+    assert.ok(!carriesCanary(sites.evil.everything(), CANARY), "the evil origin never received the canary");
+    assert.equal(sites.evil.udpDatagrams.length, 0);
+    assertNoCanaries(home);
+  });
+
+  test("errand submit, runner and collect: the same scrubbing on the runner path", async () => {
+    const { home, env } = homeFor("runner");
+    await declare(env, scratch);
+    const file = taskFile(scratch, echoTask(sites.portal.origin));
+    const submitted = await errand(["submit", file, "--json"], env);
+    assert.equal(submitted.code, 0, submitted.stderr);
+    const id = (JSON.parse(submitted.stdout) as { handle: { operationId: string } }).handle.operationId;
+    const runner = await errand(["runner", ...allowArgs()], env);
+    assert.equal(runner.code, 0, runner.stderr);
+    const collected = await errand(["collect", id, "--json"], env);
+    assert.match(collected.stdout, /REDACTED/);
+    assert.match(collected.stdout, /expectation_failed/);
+    const journal = await errand(["journal", "verify", "--json"], env);
+    assert.equal(journal.code, 0, journal.stdout);
+    assertNoCanaries(home);
+  });
+
+  test("errand serve: REST runs a task with a declared secret and answers scrubbed; neither REST nor MCP offers any way to read, list, set or delete secrets", async () => {
+    const { home, env } = homeFor("serve");
+    await declare(env, scratch);
+    const token = (await errand(["token", "create", "--name", "e2e"], env)).stdout.trim();
+    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, "serve", "--port", "0", ...allowArgs()], { env: cleanEnv(env), stdio: "pipe" });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 30_000);
+        const poll = setInterval(() => {
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (match !== null) {
+            clearInterval(poll);
+            clearTimeout(timer);
+            resolve(match[1] ?? "");
+          }
+        }, 50);
+      });
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const text = await response.text();
+        streams.push(text);
+        return { status: response.status, text };
+      };
+      const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), ...echoTask(sites.portal.origin) };
+      assert.equal((await call("POST", "/v1/operations", task)).status, 201);
+      await call("POST", "/v1/runner", { waitSeconds: 60 });
+      const collected = await call("POST", `/v1/operations/${String(task.operationId)}/collect`, { waitSeconds: 30 });
+      assert.match(collected.text, /REDACTED/);
+      assert.match(collected.text, /expectation_failed/);
+      for (const path of ["/v1/secrets", "/v1/secrets/portal_pw"]) {
+        for (const method of ["GET", "POST", "PUT", "DELETE"]) assert.equal((await call(method, path, method === "GET" || method === "DELETE" ? undefined : { value: "x" })).status, 404, `${method} ${path}`);
+      }
+      const openapi = await call("GET", "/v1/openapi.json");
+      assert.ok(!/secret\b/i.test(JSON.parse(openapi.text).paths ? Object.keys((JSON.parse(openapi.text) as { paths: Record<string, unknown> }).paths).join(" ") : ""), "no secret path in the API");
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    streams.push(out, err);
+    assert.deepEqual(TOOLS.map((tool) => tool.name).filter((name) => /secret/i.test(name)), [], "no MCP tool manages secrets");
+    assertNoCanaries(home);
+  });
+});
