@@ -11,6 +11,6 @@ export const SERVER_INSTRUCTIONS = [
   "",
   "Details: a receipt is PASS only when every expect_* step held; PARTIAL means nothing was checked; BLOCKED means refused or stopped before any change (fix and resubmit with a new operationId); UNCERTAIN means a write may have happened: ask the person to check the site and never resubmit blindly.",
   "If errand_run returns status pending, call errand_collect with the operationId and waitSeconds. errand_cancel stops a task only before it changes anything.",
-  "Secrets never go in tasks: fill_secret names an environment variable the owner set on the errand host, and needs secretApproval:true from the person.",
+  "Secrets never go in tasks: fill_secret names a secret the owner declared on the errand host for specific sites (you cannot list, read or create secrets), and needs secretApproval:true from the person. It is typed only on those sites.",
   "errand_status shows the queue, journal and provider circuits; errand_capabilities shows limits and providers.",
 ].join("\n");
