@@ -51,7 +51,8 @@ async function errand(args: string[], env: Record<string, string>, stdin = ""): 
 
 function taskFile(dir: string, task: Record<string, unknown>): string {
   const file = join(dir, `${randomUUID()}.json`);
-  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), ...task }));
+  // Pinned to local: KERNEL_API_KEY is set (as a canary), which makes Kernel a configured, unverified provider for "auto".
+  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), provider: "local", ...task }));
   return file;
 }
 
@@ -195,7 +196,7 @@ describe("declared secrets end to end", () => {
         streams.push(text);
         return { status: response.status, text };
       };
-      const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), ...echoTask(sites.portal.origin) };
+      const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), provider: "local", ...echoTask(sites.portal.origin) };
       assert.equal((await call("POST", "/v1/operations", task)).status, 201);
       await call("POST", "/v1/runner", { waitSeconds: 60 });
       const collected = await call("POST", `/v1/operations/${String(task.operationId)}/collect`, { waitSeconds: 30 });
