@@ -81,7 +81,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     return route.continue().catch(() => undefined);
   });
 
-  await context.routeWebSocket(/.*/, (socket) => {
+  await context.routeWebSocket(/.*/, async (socket) => {
     const httpUrl = socket.url().replace(/^ws/, "http");
     const verdict = options.guard.checkRequest(httpUrl);
     if (!verdict.allowed) {
@@ -93,8 +93,12 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "secret_egress_blocked", reason: `a message carried the secret ${name} to ${originOf(httpUrl)}, which that secret is not bound to` }, "secret");
       void socket.close({ code: 1008, reason: "blocked by errand secret egress guard" }).catch(() => undefined);
     };
-    const leakedInUrl = options.secretEgress.leaksInUrl(httpUrl);
-    if (leakedInUrl !== null) return refuseSecret(leakedInUrl);
+    if (options.secretEgress.active) {
+      // The handshake carries the context's cookies for that URL; a page may have put the value in one.
+      const cookies = await context.cookies(httpUrl).catch(() => []);
+      const leaked = options.secretEgress.leak({ url: httpUrl, headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") } });
+      if (leaked !== null) return refuseSecret(leaked);
+    }
     const server = socket.connectToServer();
     // Messages from the page are forwarded by hand, so each one is checked once a secret is typed.
     socket.onMessage((message) => {

@@ -46,11 +46,6 @@ export class SecretEgressGuard {
   carriesAny(request: OutgoingRequest): boolean {
     return this.armed.some((secret) => carries(secret.pattern, request));
   }
-
-  /** True when `url` carries an armed secret that is not bound to the origin of `url`. */
-  leaksInUrl(url: string): string | null {
-    return this.leak({ url });
-  }
 }
 
 function carries(pattern: SecretPattern, request: OutgoingRequest): boolean {
