@@ -157,7 +157,7 @@ describe("declared secrets end to end", () => {
     const file = taskFile(scratch, echoTask(sites.portal.origin));
     const submitted = await errand(["submit", file, "--json"], env);
     assert.equal(submitted.code, 0, submitted.stderr);
-    const id = (JSON.parse(submitted.stdout) as { handle: { operationId: string } }).handle.operationId;
+    const id = (JSON.parse(readFileSync(file, "utf8")) as { operationId: string }).operationId;
     const runner = await errand(["runner", ...allowArgs()], env);
     assert.equal(runner.code, 0, runner.stderr);
     const collected = await errand(["collect", id, "--json"], env);
