@@ -66,7 +66,7 @@ describe("executor on local Chromium", () => {
   });
 
   test("fails with expectation_failed and names the step", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 300 }] }), context());
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 1_500 }] }), context());
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "expectation_failed");
     assert.equal(receipt.error?.step, 0);
