@@ -18,14 +18,7 @@ export async function listOperations(ctx: ServiceContext, query: { awaitingAppro
     if (query.awaitingApproval === true && op.phase !== "awaiting_approval") continue;
     const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
     if (approval !== undefined && "ok" in approval) continue;
-    items.push({
-      status: statusOfPhase(op.phase),
-      handle: view.handle,
-      risk: op.risk,
-      updatedAt: new Date(op.updatedMs).toISOString(),
-      ...(view.receipt === undefined ? {} : { receipt: view.receipt }),
-      ...(approval === undefined ? {} : { approval }),
-    });
+    items.push(listItem(view, approval));
   }
   return items;
 }
@@ -38,6 +31,12 @@ export async function readOperationItem(ctx: ServiceContext, operationId: string
   const op = view.operation;
   const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
   if (approval !== undefined && "ok" in approval) return approval;
+  return listItem(view, approval);
+}
+
+/** The one shape both the list and the single read answer with. */
+function listItem(view: Extract<Awaited<ReturnType<typeof readAuthenticated>>, { kind: "live" }>, approval: Exclude<Awaited<ReturnType<typeof buildApprovalRequest>>, ServiceFailure> | undefined): OperationListItem {
+  const op = view.operation;
   return {
     status: statusOfPhase(op.phase),
     handle: view.handle,
