@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 
 function findTests(dir) {
   const found = [];
@@ -19,7 +20,7 @@ function findTests(dir) {
 }
 
 /** A test file that uses one of these starts a browser or a child process, so it is not "fast". */
-const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|launchChromium/;
+const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|launchChromium|chromium\.launch\(/;
 
 const args = process.argv.slice(2);
 const fast = args.includes("--fast");
@@ -32,7 +33,11 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(2);
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {
+// Node 20 runs one test file at a time on a 2-core machine (its default is cores - 1). The fast set
+// has no browser and no child process, so its files can share the cores; the whole suite keeps the
+// default because Chromium-heavy files running side by side turn timing margins into flakes.
+const concurrency = fast ? [`--test-concurrency=${Math.max(2, availableParallelism())}`] : [];
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...concurrency, "--test-reporter=spec", ...files], {
   stdio: "inherit",
 });
 process.exit(result.status ?? 1);
