@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   internal_error: "errand failed in a way it did not anticipate; the message says where.",
   method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",
   document_too_large: "A page errand fetched for the browser was larger than ERRAND_MAX_DOCUMENT_BYTES (default 10 MiB); errand stopped reading it.",
+  webrtc_blocked: "A WebRTC connection (TURN relay or ICE-TCP candidate) reached the egress proxy; errand's tasks never use WebRTC, so it was refused.",
   session_closed: "The browser sent something after the task's session ended (an unload handler, beacon or keepalive fetch); the egress proxy refused it.",
   // providers
   provider_unconfigured: "The chosen provider has no credential configured.",

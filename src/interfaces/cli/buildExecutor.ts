@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createExecutor } from "../../executor/createExecutor.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { NetworkGuard } from "../../executor/networkGuard.js";
@@ -75,8 +76,10 @@ export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: Opera
  * and writes refused for a read_only task. Every local session gets its proxy from here.
  */
 export async function startSessionProxy(policy: OperatorNetworkPolicy, scope: SessionScope): Promise<SessionProxy> {
-  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly });
-  return { server: proxy.url, blocked: () => proxy.blocked(), seal: () => proxy.seal(), close: () => proxy.close() };
+  // Only pages (User-Agent) and errand's own clients (this credential) may use the proxy: WebRTC may not.
+  const credentials = { username: "errand", password: randomBytes(18).toString("base64url") };
+  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly, callers: credentials });
+  return { server: proxy.url, credentials, blocked: () => proxy.blocked(), seal: () => proxy.seal(), close: () => proxy.close() };
 }
 
 /** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */

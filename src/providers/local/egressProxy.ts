@@ -1,5 +1,6 @@
 import { Agent, createServer, request as httpRequest } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestOptions, ServerResponse } from "node:http";
+import { timingSafeEqual } from "node:crypto";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { Socket } from "node:net";
@@ -25,6 +26,15 @@ export interface EgressProxyOptions {
    * method_blocked). Inside https tunnels the proxy cannot see methods; the browser guards do that.
    */
   readOnly?: boolean;
+  /**
+   * Who may use the proxy. When set, a request or tunnel is admitted only when it carries a
+   * User-Agent (Chromium's network stack sending for a page or worker) or `Proxy-Authorization:
+   * Basic` with exactly this user and password (errand's own request clients: Playwright's
+   * route.fetch with the context's proxy credentials). WebRTC's relay and ICE-TCP tunnels carry
+   * neither and are refused (code webrtc_blocked). The proxy never answers 407, so Chromium never
+   * learns the credential and cannot lend it to WebRTC from its proxy-auth cache. Absent: anyone.
+   */
+  callers?: { username: string; password: string };
   /** Milliseconds for resolving, checking and opening the upstream connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** How many blocked connections the log keeps (the count goes on). Default 1000. */
@@ -118,8 +128,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Resolves and checks once: the addresses this destination may be reached at now, or why not. */
-  async function check(method: string, host: string, port: number, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
+  async function check(method: string, host: string, port: number, headers: IncomingHttpHeaders, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
     if (sealed) return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "session_closed", reason: "the task's session has ended; nothing more is sent", addresses: [] }) };
+    if (options.callers !== undefined && !identifiedCaller(headers, options.callers)) {
+      const reason = "neither a page's request (it carries a User-Agent) nor errand's own: WebRTC relay and ICE-TCP connections look like this, and a task never needs them";
+      return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "webrtc_blocked", reason, addresses: [] }) };
+    }
     if (options.readOnly === true && method !== "CONNECT" && !SAFE_METHODS.has(method.toUpperCase())) {
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "method_blocked", reason: `${method} is not allowed in a read_only task`, addresses: [] }) };
     }
@@ -147,9 +161,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Checks, then opens a new connection to a checked address (tunnels and upgrades: never pooled). */
-  async function open(method: string, host: string, port: number): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
+  async function open(method: string, host: string, port: number, headers: IncomingHttpHeaders): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
     const deadline = AbortSignal.timeout(connectTimeoutMs);
-    const checked = await check(method, host, port, deadline);
+    const checked = await check(method, host, port, headers, deadline);
     if (!("addresses" in checked)) return checked;
     return (await dialChecked(checked.addresses, port, deadline)) ?? { status: 502, body: `errand egress proxy could not connect to ${checked.host}:${port}\n` };
   }
@@ -179,7 +193,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   async function forward(req: IncomingMessage, res: ServerResponse, target: Exclude<Target, { error: string }>, retry: boolean): Promise<void> {
     const deadline = AbortSignal.timeout(connectTimeoutMs);
-    const checked = await check(req.method ?? "GET", target.host, target.port, deadline);
+    const checked = await check(req.method ?? "GET", target.host, target.port, req.headers, deadline);
     if (!("addresses" in checked)) return plainReply(res, checked.status, checked.body);
     let ip = checked.addresses.find((a) => hasIdle(a.ip, target.port))?.ip;
     let dialed: Socket | undefined;
@@ -235,7 +249,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     guarded(client, async () => {
       const target = authorityTarget(req.url ?? "");
       if ("error" in target) return rawReply(client, 400, refuse("CONNECT", invalid(req.url ?? "", target.error)));
-      const opened = await open("CONNECT", target.host, target.port);
+      const opened = await open("CONNECT", target.host, target.port, req.headers);
       if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
       if (client.destroyed) return void opened.socket.destroy();
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -248,7 +262,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     guarded(client, async () => {
       const target = forwardTarget(req.url ?? "");
       if ("error" in target) return rawReply(client, 400, refuse(req.method ?? "GET", invalid(req.url ?? "", target.error)));
-      const opened = await open(req.method ?? "GET", target.host, target.port);
+      const opened = await open(req.method ?? "GET", target.host, target.port, req.headers);
       if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
       if (client.destroyed) return void opened.socket.destroy();
       const lines = [`${req.method ?? "GET"} ${target.path} HTTP/1.1`, `Host: ${target.authority}`];
@@ -286,6 +300,22 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       await closed;
     },
   };
+}
+
+/**
+ * A request from Chromium's network stack on behalf of a page (it always carries a User-Agent, in
+ * CONNECT too) or from errand's own client (the session's proxy credential, sent up front). Chromium
+ * 156's WebRTC tunnels (TURN over TCP/TLS, ICE-TCP candidates) carry neither, and a page cannot add
+ * headers to them.
+ */
+function identifiedCaller(headers: IncomingHttpHeaders, callers: { username: string; password: string }): boolean {
+  const agent = headers["user-agent"];
+  if (typeof agent === "string" && agent.trim() !== "") return true;
+  const given = headers["proxy-authorization"];
+  if (typeof given !== "string") return false;
+  const expected = Buffer.from(`Basic ${Buffer.from(`${callers.username}:${callers.password}`).toString("base64")}`);
+  const actual = Buffer.from(given.trim());
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** A plain forward request, with the connection to a checked address that the agent is to use. */

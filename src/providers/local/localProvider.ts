@@ -9,6 +9,8 @@ import { fetchDocument } from "./fetchDocument.js";
 /** A per-session proxy: where Chromium sends traffic, what it refused, and how to stop it. */
 export interface SessionProxy {
   server: string;
+  /** The proxy credential errand's own request clients send up front (Chromium never learns it); see EgressProxyOptions.callers. */
+  credentials?: { username: string; password: string };
   blocked(): { method: string; host: string; port: number; code: string; reason: string }[];
   /** Refuses everything from now on and cuts every open connection (the session is ending). */
   seal(): void;
@@ -85,7 +87,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
         const context = await browser.newContext({
           serviceWorkers: "block",
           acceptDownloads: false,
-          ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "" } }),
+          ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "", ...(proxy.credentials ?? {}) } }),
         });
         counter += 1;
         const sessionId = `local-${process.pid}-${counter}`;
