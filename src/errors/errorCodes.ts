@@ -85,6 +85,7 @@ export const ERROR_CODES = {
   request_too_large: "An HTTP request body is over its size limit.",
   not_found: "No HTTP endpoint answers this path and method.",
   forbidden_host: "The Host header names a host this server does not serve (DNS rebinding defence).",
+  forbidden_origin: "A request to /mcp carries an Origin header that is neither errand's own nor listed in ERRAND_MCP_ALLOWED_ORIGINS.",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

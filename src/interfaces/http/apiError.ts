@@ -8,6 +8,7 @@ export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 41
     case "unauthorized":
       return 401;
     case "forbidden_host":
+    case "forbidden_origin":
       return 403;
     case "approval_required":
     case "secret_approval_required":

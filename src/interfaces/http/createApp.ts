@@ -7,6 +7,7 @@ import type { AppDeps, AppEnv } from "./httpDeps.js";
 import { mcpEndpoint, mcpMethodNotAllowed } from "./mcp/mcpEndpoint.js";
 import { accessLog } from "./middleware/accessLog.js";
 import { hostGuard } from "./middleware/hostGuard.js";
+import { originGuard } from "./middleware/originGuard.js";
 import { securityHeaders } from "./middleware/securityHeaders.js";
 import { answerConsent, authorize } from "./oauth/authorizeRoutes.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/metadata.js";
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.post("/token", (c) => tokenEndpoint(c, deps, counted("token")));
   app.post("/revoke", (c) => revokeEndpoint(c, deps, counted("token")));
 
+  app.use("/mcp", originGuard({ allowed: [deps.settings.publicOrigin, ...deps.settings.mcpAllowedOrigins] }));
   app.use("/mcp", requireAccessToken(deps, counted("mcp")));
   app.post("/mcp", mcpEndpoint(deps));
   app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", () => mcpMethodNotAllowed());

@@ -10,6 +10,8 @@ export interface ServeSettings {
   allowedHosts: ReadonlySet<string> | null;
   /** Redirect URIs admitted besides ChatGPT's documented callbacks (exact match; ERRAND_OAUTH_EXTRA_REDIRECTS). */
   extraRedirects: readonly string[];
+  /** Origins a browser may call /mcp from besides errand's own (ERRAND_MCP_ALLOWED_ORIGINS); other Origin headers get 403. */
+  mcpAllowedOrigins: readonly string[];
   /** Cookies get Secure when the public origin is https. */
   secureCookies: boolean;
   limits: BodyLimits;
@@ -79,6 +81,7 @@ export interface ServeAddress {
   /** --public-url; absent means the loopback URL is the public one (local use and tests). */
   publicUrl?: string;
   extraRedirects?: readonly string[];
+  mcpAllowedOrigins?: readonly string[];
 }
 
 /** A problem with the serve options, phrased for the operator. */
@@ -124,6 +127,7 @@ export function resolveServeSettings(address: ServeAddress, overrides: Partial<S
     mcpResource: `${publicOrigin}/mcp`,
     allowedHosts: hosts,
     extraRedirects: address.extraRedirects ?? [],
+    mcpAllowedOrigins: address.mcpAllowedOrigins ?? [],
     secureCookies: origin.protocol === "https:",
     limits: DEFAULT_LIMITS,
     tokens: DEFAULT_TOKEN_LIFETIMES,
@@ -151,4 +155,21 @@ export function parseExtraRedirects(raw: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** ERRAND_MCP_ALLOWED_ORIGINS: comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /mcp from. */
+export function parseMcpAllowedOrigins(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return entries.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== entry.replace(/\/$/, "").toLowerCase()) {
+      throw new ServeSettingsError(`ERRAND_MCP_ALLOWED_ORIGINS: "${entry.slice(0, 80)}" is not an origin; write it as https://host[:port], without a path.`);
+    }
+    return url.origin;
+  });
 }

@@ -109,14 +109,15 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal(client.getServerVersion()?.name, "errand");
     assert.match(client.getInstructions() ?? "", /^errand runs declarative browser tasks/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_run", "errand_run_queue", "errand_status", "errand_submit", "errand_task_schema"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
     for (const tool of tools) {
-      assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
+      if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue", "errand_inspect"].includes(tool.name)) assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
       for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const) assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}.${hint}`);
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.equal(byName.get("errand_status")?.annotations?.readOnlyHint, true);
-    assert.equal(byName.get("errand_cancel")?.annotations?.destructiveHint, true);
+    assert.equal(byName.get("errand_cancel")?.annotations?.destructiveHint, false);
+    assert.equal(byName.get("errand_run")?.annotations?.destructiveHint, true);
     assert.equal(byName.get("errand_run")?.annotations?.openWorldHint, true);
   });
 
@@ -132,8 +133,8 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.ok((status.content[0]?.text ?? "").length > 0);
 
     const queuedId = randomUUID();
-    const submitted = await call("errand_submit", { task: readTask(queuedId) });
-    assert.equal(submitted.structuredContent?.["created"], true);
+    const submitted = await server.ops.service.submit(readTask(queuedId));
+    assert.equal(submitted.ok && submitted.created, true);
     const queueRun = await call("errand_run_queue", { waitSeconds: 20 });
     assert.equal(queueRun.structuredContent?.["finished"], true);
     const collected = await call("errand_collect", { operationId: queuedId });
@@ -152,11 +153,11 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.deepEqual(page.values.map((v) => [v.name, v.text]), [["title", "Example Domain"]]);
 
     const writeId = randomUUID();
-    await call("errand_submit", { task: writeTask(writeId) });
+    await server.ops.service.submit(writeTask(writeId));
     const cancelled = await call("errand_cancel", { operationId: writeId });
     assert.equal(cancelled.structuredContent?.["outcome"], "cancelled");
 
-    const refused = await call("errand_submit", { task: { ...readTask(), risk: "consequential" } });
+    const refused = await call("errand_run", { task: { ...readTask(), risk: "consequential" }, waitSeconds: 0 });
     assert.equal(refused.isError, true);
     assert.match(refused.content[0]?.text ?? "", /^approval_required: .*submit it again with the approval/);
     assert.match(refused.content[0]?.text ?? "", /\/approved/);
@@ -167,7 +168,7 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     const clientId = (provider.info as { client_id: string }).client_id;
     const events = await server.ops.store.readJournalEvents(0, 1000);
     const requests = events.filter((e) => e.type === "request_recorded").map((e) => JSON.parse(e.body ?? "{}") as Record<string, unknown>);
-    assert.ok(requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "submit" && r["operationId"] === queuedId && r["via"] === "mcp"));
+    assert.ok(requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "submit" && r["operationId"] === ranId && r["via"] === "mcp"));
     assert.ok(requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "cancel" && r["operationId"] === writeId && r["result"] === "cancelled"));
     const auth = events.filter((e) => e.type === "auth_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
     assert.deepEqual(auth.slice(0, 3), ["client_registered", "consent_approved", "tokens_issued"]);

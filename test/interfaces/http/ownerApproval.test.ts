@@ -46,7 +46,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     await site?.close();
   });
 
-  test("MCP errand_run/errand_submit/errand_collect and REST answer awaiting_approval with the console URL and a plain-language summary; nothing reaches the site", async () => {
+  test("MCP errand_run/errand_collect and REST answer awaiting_approval with the console URL and a plain-language summary; nothing reaches the site", async () => {
     const id = randomUUID();
     const run = (await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 5 } })) as ToolResult;
     assert.equal(run.isError, undefined);
@@ -61,7 +61,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     assert.match(String(out["next"]), /cannot approve/);
     assert.match(run.content[0]?.text ?? "", /owner must approve it at http/);
 
-    const submitted = (await client.callTool({ name: "errand_submit", arguments: { task: consequential(id) } })) as ToolResult;
+    const submitted = (await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult;
     assert.equal(submitted.structuredContent?.["status"], "awaiting_approval");
     const collected = (await client.callTool({ name: "errand_collect", arguments: { operationId: id, waitSeconds: 1 } })) as ToolResult;
     assert.equal(collected.structuredContent?.["status"], "awaiting_approval");
@@ -80,7 +80,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
 
   test("no OAuth or API token can approve, by any route", async () => {
     const id = randomUUID();
-    assert.equal(((await client.callTool({ name: "errand_submit", arguments: { task: consequential(id) } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
+    assert.equal(((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
     const digest = (await server.ops.service.approvalRequest(id)) as { approval: { requestDigest: string } };
     const form = new URLSearchParams({ requestDigest: digest.approval.requestDigest, csrf: "x" }).toString();
     for (const token of [accessToken, apiToken]) {
@@ -93,7 +93,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     assert.ok(!tools.some((t) => /approv|deny|owner/.test(t.name)), "no MCP tool approves");
     const forged = (await client.callTool({ name: "errand_approve", arguments: { operationId: id } })) as ToolResult;
     assert.equal(forged.isError, true);
-    const smuggled = (await client.callTool({ name: "errand_submit", arguments: { task: { ...consequential(), ownerApproved: true } } })) as ToolResult;
+    const smuggled = (await client.callTool({ name: "errand_run", arguments: { task: { ...consequential(), ownerApproved: true }, waitSeconds: 0 } })) as ToolResult;
     assert.equal(smuggled.isError, true);
     assert.match(smuggled.content[0]?.text ?? "", /unknown_field/);
     const still = await server.ops.service.inspect(id);
@@ -122,7 +122,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     test("wrong password refused; right password opens the console; Approve runs the task exactly once; Deny ends another BLOCKED", async () => {
       const approveId = randomUUID();
       const denyId = randomUUID();
-      for (const id of [approveId, denyId]) assert.equal(((await client.callTool({ name: "errand_submit", arguments: { task: consequential(id) } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
+      for (const id of [approveId, denyId]) assert.equal(((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
 
       const context = await browser.newContext();
       const page = await context.newPage();

@@ -135,7 +135,7 @@ describe("/healthz and what is public", () => {
         const prm = await json(await h.request(path));
         assert.equal(prm["resource"], `${ORIGIN}/mcp`);
         assert.deepEqual(prm["authorization_servers"], [ORIGIN]);
-        assert.deepEqual(prm["scopes_supported"], ["tasks", "offline_access"]);
+        assert.deepEqual(prm["scopes_supported"], ["tasks"], "offline_access is the authorization server's scope, not the resource's");
       }
       const as = await json(await h.request("/.well-known/oauth-authorization-server"));
       assert.equal(as["issuer"], ORIGIN);
@@ -151,7 +151,7 @@ describe("/mcp needs an OAuth access token for this resource", () => {
     withHarness(async (h) => {
       const none = await h.request("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       assert.equal(none.status, 401);
-      assert.equal(none.headers.get("www-authenticate"), `Bearer resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp", scope="tasks offline_access"`);
+      assert.equal(none.headers.get("www-authenticate"), `Bearer resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp", scope="tasks"`);
       const api = await h.apiToken();
       for (const token of ["nope", "errand_at_forged", api]) {
         const response = await h.request("/mcp", { method: "POST", headers: mcpHeaders(token), body: "{}" });

@@ -35,15 +35,14 @@ describe("MCP tools", () => {
     }
   });
 
-  test("annotations are set deliberately: reads are read-only, cancel is destructive, browser-driving tools are open-world", () => {
+  test("annotations are set deliberately: reads are read-only, whatever can run a write is destructive, cancel is not, browser-driving tools are open-world", () => {
     const hints = Object.fromEntries(TOOLS.map((t) => [t.name, [t.annotations.readOnlyHint, t.annotations.destructiveHint, t.annotations.openWorldHint]]));
     assert.deepEqual(hints, {
-      errand_run: [false, false, true],
-      errand_submit: [false, false, true],
-      errand_run_queue: [false, false, true],
+      errand_run: [false, true, true],
+      errand_run_queue: [false, true, true],
       errand_collect: [true, false, false],
       errand_inspect: [true, false, false],
-      errand_cancel: [false, true, false],
+      errand_cancel: [false, false, false],
       errand_status: [true, false, false],
       errand_task_schema: [true, false, false],
       errand_capabilities: [true, false, false],

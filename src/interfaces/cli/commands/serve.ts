@@ -36,7 +36,8 @@ export const serveCommand: Command = {
   /healthz (answers any Host). Binds loopback by default; put a
   TLS reverse proxy or tunnel in front and pass its https origin as --public-url (see
   docs/CHATGPT_SETUP.md). Needs an owner password: "errand owner set-password" or
-  ERRAND_OWNER_PASSWORD. ERRAND_OAUTH_EXTRA_REDIRECTS admits exact extra OAuth redirect URIs.
+  ERRAND_OWNER_PASSWORD. ERRAND_OAUTH_EXTRA_REDIRECTS admits exact extra OAuth redirect URIs;
+  ERRAND_MCP_ALLOWED_ORIGINS lists browser origins allowed to call /mcp (others get 403).
   Behind a reverse proxy or tunnel, list its address in ERRAND_TRUSTED_PROXIES (IPs or CIDR ranges)
   so per-address limits (owner-password lockout) see the client from X-Forwarded-For.
   The owner console is at /owner: log in with the owner password to approve or deny tasks that
@@ -83,7 +84,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
   const logFormat = parseLogFormat(serveSetting(ctx, "log-format"));
   if (logFormat === undefined) throw new UsageError(`--log-format (or ERRAND_LOG_FORMAT) must be "text" or "json"`);
   // Loaded on demand: the HTTP stack is only needed by this command.
-  const [{ resolveServeSettings, parseExtraRedirects, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddressReader }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }, { parseTrustedProxies, TrustedProxiesError }] =
+  const [{ resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddressReader }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }, { parseTrustedProxies, TrustedProxiesError }] =
     await Promise.all([
       import("../../http/serveSettings.js"),
       import("../../http/createApp.js"),
@@ -96,9 +97,11 @@ async function runServe(ctx: CommandContext): Promise<number> {
     ]);
 
   let extraRedirects: string[];
+  let mcpAllowedOrigins: string[];
   let trustedProxies: ReturnType<typeof parseTrustedProxies>;
   try {
     extraRedirects = parseExtraRedirects(ctx.env["ERRAND_OAUTH_EXTRA_REDIRECTS"]);
+    mcpAllowedOrigins = parseMcpAllowedOrigins(ctx.env["ERRAND_MCP_ALLOWED_ORIGINS"]);
     trustedProxies = parseTrustedProxies(ctx.env["ERRAND_TRUSTED_PROXIES"]);
     resolveServeSettings({ host, port: port === 0 ? 1 : port, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
@@ -138,7 +141,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
         } catch (error) {
           return printFailure({ code: "configuration_error", message: `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}` }, false);
         }
-        const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects });
+        const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects, mcpAllowedOrigins });
         const chromium = findChromium(ctx.env);
         // Loaded here, not at the top: the provider SDKs would slow every other command's start.
         const { CLOUD_PROVIDER_NAMES, createCloudProvider } = await import("../../../providers/createCloudProvider.js");

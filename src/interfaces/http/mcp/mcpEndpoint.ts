@@ -1,10 +1,13 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
 import { readBoundedBody } from "../readBody.js";
-import { dispatchTool } from "./dispatchTool.js";
+import { dispatchTool, unknownToolResult } from "./dispatchTool.js";
 import { SERVER_INSTRUCTIONS } from "./instructions.js";
+import { toolListing } from "./toolListing.js";
 import { TOOLS } from "./toolList.js";
 
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -22,16 +25,24 @@ function whenSent(response: Response, done: () => void): Response {
   return new Response(readable, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** Builds the MCP server for one request: errand's tools, bound to the caller who was authenticated. */
-export function buildMcpServer(deps: AppDeps, principal: AppEnv["Variables"]["principal"]): McpServer {
-  const server = new McpServer({ name: "errand", title: "errand", version: deps.version }, { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } });
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...tool.annotations } },
-      (args: unknown) => dispatchTool(tool, args, { deps, principal }),
-    );
-  }
+let listing: Tool[] | undefined;
+
+/**
+ * Builds the MCP server for one request: errand's tools, bound to the caller who was authenticated.
+ * The SDK's low-level server is used so errand writes tools/list itself (its size is tested) and
+ * hands each tool's raw arguments to errand's own checks; no `listChanged` is advertised, since
+ * the list never changes while errand runs.
+ */
+export function buildMcpServer(deps: AppDeps, principal: AppEnv["Variables"]["principal"]): Server {
+  const server = new Server({ name: "errand", title: "errand", version: deps.version }, { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } });
+  listing ??= toolListing(TOOLS);
+  const tools = listing;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
+    const tool = TOOLS.find((t) => t.name === request.params.name);
+    if (tool === undefined) return Promise.resolve(unknownToolResult(request.params.name));
+    return dispatchTool(tool, request.params.arguments ?? {}, { deps, principal });
+  });
   return server;
 }
 

@@ -25,10 +25,19 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   title: string;
   description: string;
   input: I;
+  /** Arguments the listing marks required although zod accepts them absent (the raw `task`, checked by validateTask). */
+  requiredArguments?: readonly string[];
   output: O;
+  /**
+   * False for reference tools (schema, capabilities, status) whose answer the model reads but never
+   * branches on: tools/list then carries no output schema for them (the bytes go to the task schema).
+   */
+  listOutputSchema?: boolean;
   annotations: ToolAnnotations;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
   summarize(output: z.input<O>): string;
+  /** Images the result shows (screenshots), sent as MCP image content after the text. */
+  images?(output: z.input<O>, ctx: ToolContext): Promise<{ type: "image"; data: string; mimeType: string }[]>;
 }
 
 export type AnyTool = ToolDefinition<z.ZodObject, z.ZodObject>;

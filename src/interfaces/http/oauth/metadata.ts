@@ -1,5 +1,5 @@
 import type { ServeSettings } from "../serveSettings.js";
-import { SUPPORTED_SCOPES } from "./scopes.js";
+import { RESOURCE_SCOPES, SUPPORTED_SCOPES } from "./scopes.js";
 
 /** Where the protected-resource metadata of the MCP endpoint lives (RFC 9728 §3.1: inserted before the path). */
 export function resourceMetadataUrl(settings: ServeSettings): string {
@@ -11,7 +11,7 @@ export function protectedResourceMetadata(settings: ServeSettings): Record<strin
   return {
     resource: settings.mcpResource,
     authorization_servers: [settings.publicOrigin],
-    scopes_supported: [...SUPPORTED_SCOPES],
+    scopes_supported: [...RESOURCE_SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: "errand",
   };

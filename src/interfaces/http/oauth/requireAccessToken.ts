@@ -2,10 +2,10 @@ import type { MiddlewareHandler } from "hono";
 import type { FailureLimiter } from "../failureLimiter.js";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
 import { resourceMetadataUrl } from "./metadata.js";
-import { SUPPORTED_SCOPES, TASKS_SCOPE } from "./scopes.js";
+import { RESOURCE_SCOPES, TASKS_SCOPE } from "./scopes.js";
 
 function challenge(deps: AppDeps, error?: { code: string; description: string }): string {
-  const parts = [`resource_metadata="${resourceMetadataUrl(deps.settings)}"`, `scope="${SUPPORTED_SCOPES.join(" ")}"`];
+  const parts = [`resource_metadata="${resourceMetadataUrl(deps.settings)}"`, `scope="${RESOURCE_SCOPES.join(" ")}"`];
   if (error !== undefined) parts.unshift(`error="${error.code}"`, `error_description="${error.description}"`);
   return `Bearer ${parts.join(", ")}`;
 }

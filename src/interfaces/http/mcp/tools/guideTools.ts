@@ -12,7 +12,7 @@ export const taskSchemaTool = defineTool({
   name: "errand_task_schema",
   title: "Task schema and examples",
   description:
-    "Use this before writing a task: returns every field and step action of the errand.task.v1 schema with bounds, the rules that get tasks refused, and complete example tasks that validate. Read-only.",
+    "Use this for the whole task schema: every field and bound, the rules that refuse tasks, and examples that validate.",
   input: z.object({}),
   output: z.object({
     schemaVersion: z.string().describe("The task schema version to put in schemaVersion."),
@@ -23,6 +23,7 @@ export const taskSchemaTool = defineTool({
     limits: z.record(z.string(), z.unknown()).describe("Size, count and time bounds."),
     examples: z.array(z.object({ title: z.string(), task: z.record(z.string(), z.unknown()) })).describe("Complete tasks that validate; give each new task a fresh operationId."),
   }),
+  listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: () => Promise.resolve(taskGuide() as never),
   summarize: (output) => `Task schema ${output.schemaVersion}: ${output.actions.length} actions, ${output.examples.length} examples.`,
@@ -34,7 +35,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
     name: "errand_capabilities",
     title: "errand capabilities",
     description:
-      "Use this to check what this errand server supports before relying on it: MCP protocol versions, tools and REST endpoints, task and wait limits, page-text caps, and which browser providers can run tasks here. Read-only.",
+    "Use this to see the server's limits, tools, REST endpoints and usable providers.",
     input: z.object({}),
     output: z.object({
       server: z.object({ name: z.string(), version: z.string() }).describe("This server."),
@@ -47,6 +48,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
       limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (ms), body limits (bytes), page text caps (characters)."),
       providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
     }),
+  listOutputSchema: false,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
     handler: (_args, { deps }) =>
       Promise.resolve({

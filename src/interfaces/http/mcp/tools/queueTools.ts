@@ -7,8 +7,8 @@ export const runQueueTool = defineTool({
   name: "errand_run_queue",
   title: "Run queued browser tasks",
   description:
-    "Use this after errand_submit to run every queued task now on this errand server. Waits up to waitSeconds for the queue to empty; the run continues in the background if it takes longer. Then call errand_collect for each operationId.",
-  input: z.object({ waitSeconds: z.number().int().min(0).max(120).default(30).describe("How long to wait for the queue to finish (0 to 120 seconds; default 30).") }),
+    "Use this to run now the tasks queued by REST or the CLI, waiting up to waitSeconds; then errand_collect each.",
+  input: z.object({ waitSeconds: z.number().int().min(0).max(120).default(30).describe("Seconds to wait (0-120, default 30).") }),
   output: z.object({
     finished: z.boolean().describe("True when the queue was drained within the wait."),
     attempts: z
@@ -27,7 +27,7 @@ export const runQueueTool = defineTool({
     lastError: z.string().nullable().describe("Why the last run of the queue failed, if it did."),
     next: nextSchema,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
   handler: ({ waitSeconds }, { deps, principal }) => runQueueNow(deps, { principal, via: "mcp" }, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
   summarize: (output) => (output.finished ? `Queue run finished: ${output.attempts.length} attempt(s).` : "Queue is still running in the background."),
 });
@@ -35,7 +35,8 @@ export const runQueueTool = defineTool({
 export const inspectTool = defineTool({
   name: "errand_inspect",
   title: "Inspect a task",
-  description: "Use this to see where one task stands in detail: phase, attempts, lease, retry timing. Read-only; for the receipt use errand_collect.",
+  description:
+    "Use this to see one task's phase, attempts, lease and retry timing.",
   input: z.object({ operationId: z.string().min(1).max(64).describe("The task's operationId.") }),
   output: z.object({
     status: statusSchema,
@@ -54,10 +55,10 @@ export const cancelTool = defineTool({
   name: "errand_cancel",
   title: "Cancel a task",
   description:
-    "Use this only when the person asks to stop a task. A queued task is cancelled; a running one stops before it changes anything; one already changing the site is not interrupted (status uncertain). Reuse controlActionId when retrying this same cancel.",
+    "Use this only when the person asks to stop a task. It stops before the site is changed; a write already under way is not interrupted (uncertain).",
   input: z.object({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
-    controlActionId: z.uuid().optional().describe("A UUID naming this cancel request; send the same one on a retry so it applies once."),
+    controlActionId: z.uuid().optional().describe("A UUID for this cancel; reuse it to retry."),
   }),
   output: z.object({
     status: statusSchema,
@@ -66,7 +67,7 @@ export const cancelTool = defineTool({
     handle: handleSchema,
     next: nextSchema,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: ({ operationId, controlActionId }, { deps, principal }) => cancelOperation(deps, { principal, via: "mcp" }, operationId, controlActionId) as never,
   summarize: (output) => `Operation ${output.handle.operationId}: ${output.outcome}.`,
 });
@@ -74,7 +75,8 @@ export const cancelTool = defineTool({
 export const statusTool = defineTool({
   name: "errand_status",
   title: "errand status",
-  description: "Use this to see errand's state: operations per phase, the queue, the journal against its quota, provider circuit breakers, providers and budgets. Read-only.",
+  description:
+    "Use this to see errand's state: operations per phase, queue, journal quota, provider circuits.",
   input: z.object({}),
   output: z.object({
     operations: z.record(z.string(), z.number()).describe("Operations per phase."),
@@ -93,6 +95,7 @@ export const statusTool = defineTool({
     budgets: z.object({ tracked: z.boolean(), note: z.string() }).describe("Provider spend tracking."),
     schemaVersion: z.number().int().describe("Database schema version."),
   }),
+listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: (_args, { deps }) => statusReport(deps) as never,
   summarize: (output) =>

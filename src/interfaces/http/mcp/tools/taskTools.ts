@@ -1,13 +1,9 @@
 import * as z from "zod/v4";
-import { collectOperation, runTask, submitTask } from "../../operationActions.js";
-import { approvalSchema, handleSchema, nextSchema, operationResultShape, statusSchema } from "../outputSchemas.js";
+import { collectOperation, runTask } from "../../operationActions.js";
+import { operationResultShape } from "../outputSchemas.js";
+import { taskArgument } from "../taskArgument.js";
 import { defineTool } from "../toolDefinition.js";
 
-const taskInput = z
-  .record(z.string(), z.unknown())
-  .describe(
-    'The task document (schema "errand.task.v1"): schemaVersion, a new UUID operationId, target.url, risk, steps (and approved: true for writes, only with the person\'s consent). Call errand_task_schema for every field, action and example.',
-  );
 
 function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] }; approval?: { url: string; summary: string } }): string {
   const receiptStatus = typeof output.receipt?.["status"] === "string" ? ` (${output.receipt["status"]})` : "";
@@ -21,46 +17,26 @@ export const runTaskTool = defineTool({
   name: "errand_run",
   title: "Run a browser task now",
   description:
-    "Use this to run one browser task now and get its verified receipt. It queues the task, starts it on this errand server, and waits up to waitSeconds. If it is not finished by then you get status pending and a handle: call errand_collect with the operationId later. A task that needs the owner's approval returns status awaiting_approval with approval.url and approval.summary: show both to the person; only the owner can approve. Safe to repeat with the same operationId (the task never runs twice).",
+    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds (0: return at once), then answers status pending: call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. The same operationId never runs twice.",
   input: z.object({
-    task: taskInput,
-    waitSeconds: z.number().int().min(0).max(120).default(50).describe("How long to wait for the receipt before returning a handle (0 to 120 seconds; default 50)."),
+    task: taskArgument,
+    waitSeconds: z.number().int().min(0).max(120).default(50).describe("Seconds to wait for the receipt (0-120, default 50)."),
   }),
-  output: z.object({ ...operationResultShape, created: z.boolean().describe("False when this operationId was already known: nothing new was created or run.") }),
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: true },
+  requiredArguments: ["task"],
+  output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
   handler: ({ task, waitSeconds }, { deps, principal }) => runTask(deps, { principal, via: "mcp" }, task, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
   summarize: summarizeResult,
-});
-
-export const submitTaskTool = defineTool({
-  name: "errand_submit",
-  title: "Queue a browser task",
-  description:
-    "Use this to queue a browser task without waiting (for long tasks or several at once). Returns a handle. Then call errand_run_queue to run the queue and errand_collect to read each receipt. Submitting the same task again under the same operationId changes nothing.",
-  input: z.object({ task: taskInput }),
-  output: z.object({
-    status: statusSchema,
-    created: z.boolean().describe("False when this operationId was already known: nothing new was created."),
-    handle: handleSchema,
-    approval: approvalSchema.optional(),
-    next: nextSchema,
-  }),
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: true },
-  handler: ({ task }, { deps, principal }) => submitTask(deps, { principal, via: "mcp" }, task),
-  summarize: (output) =>
-    output.approval === undefined
-      ? `Operation ${output.handle.operationId}: ${output.created ? "queued" : `already known (${output.status})`}.`
-      : `Operation ${output.handle.operationId}: awaiting the owner's approval at ${output.approval.url}:\n${output.approval.summary}`,
 });
 
 export const collectTool = defineTool({
   name: "errand_collect",
   title: "Get a task's receipt",
   description:
-    "Use this to get the result of a task you ran or submitted: its status and, once finished, its receipt. With waitSeconds it waits (up to 120 s) for the task to finish. Extracted page text is returned once, in pageContent, marked untrusted.",
+    "Use this to get a task's status and, once finished, its receipt; waitSeconds waits for it. Page text comes marked untrusted.",
   input: z.object({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
-    waitSeconds: z.number().int().min(0).max(120).default(0).describe("Wait up to this many seconds for the task to finish (default 0: answer at once)."),
+    waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish (0-120, default 0)."),
   }),
   output: z.object(operationResultShape),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },

@@ -1,0 +1,62 @@
+import { SCHEMA_VERSION, TASK_LIMITS } from "../../../task/limits.js";
+import { STEP_FIELDS } from "../../../task/readStep.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, TEXT_MATCHES, URL_MATCHES } from "../../../task/taskTypes.js";
+import type { StepAction } from "../../../task/taskTypes.js";
+
+/** "goto(url) click(selector) ...": which fields each action takes, in the fewest bytes a model can read. */
+function actionSignatures(): string {
+  // envVar is another spelling of secret: the validator accepts it, the model needs only one.
+  return (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => `${action}(${STEP_FIELDS[action].filter((f) => f !== "envVar").join(",")})`).join(" ");
+}
+
+/**
+ * The task argument of errand_run and errand_submit, typed inline so the model can write a task
+ * without first calling errand_task_schema. Built from the constants validateTask enforces; it
+ * describes the task, it does not validate it: the MCP tools hand the raw argument to the same
+ * validator as REST and the CLI, which reports every problem with its JSON Pointer.
+ */
+export function taskInputSchema(): Record<string, unknown> {
+  // Lengths are left to the validator (errand_task_schema lists them): each would cost bytes in every tools/list.
+  const str = { type: "string" };
+  return {
+    type: "object",
+    description: `The task (${SCHEMA_VERSION}). errand_task_schema has examples and every rule.`,
+    required: ["schemaVersion", "operationId", "target", "risk", "steps"],
+    additionalProperties: false,
+    properties: {
+      schemaVersion: { const: SCHEMA_VERSION },
+      operationId: { type: "string", format: "uuid", description: "A new UUID per task; reuse it only to retry the same task." },
+      label: str,
+      target: { type: "object", required: ["url"], properties: { url: str } },
+      allowedHosts: { type: "array", maxItems: TASK_LIMITS.maxAllowedHosts, items: { type: "string" }, description: 'Other hosts the page may open: "a.example.com" or "*.example.com".' },
+      risk: { enum: [...RISK_LEVELS], description: "read_only sends only GET; writes need approved." },
+      approved: { type: "boolean", description: "true only after the person agreed to this write." },
+      secretApproval: { type: "boolean", description: "true only after the person agreed to fill_secret." },
+      evidenceRetention: { enum: [...RETENTION_LEVELS] },
+      provider: { enum: [...PROVIDER_NAMES] },
+      timeouts: { type: "object", properties: { taskMs: { type: "integer" }, stepMs: { type: "integer" } } },
+      steps: {
+        type: "array",
+        minItems: TASK_LIMITS.minSteps,
+        maxItems: TASK_LIMITS.maxSteps,
+        items: {
+          type: "object",
+          required: ["action"],
+          additionalProperties: false,
+          properties: {
+            action: { enum: Object.keys(STEP_FIELDS), description: actionSignatures() },
+            selector: str,
+            url: str,
+            value: str,
+            text: str,
+            name: { type: "string", description: "Output name of an extract step." },
+            attribute: str,
+            secret: { type: "string", description: "Name of a secret the owner declared (never a value)." },
+            match: { enum: [...new Set([...TEXT_MATCHES, ...URL_MATCHES])] },
+            timeoutMs: { type: "integer" },
+          },
+        },
+      },
+    },
+  };
+}

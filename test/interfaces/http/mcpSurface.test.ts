@@ -1,0 +1,129 @@
+// The tool surface as the model receives it, through the real MCP SDK client over a real loopback
+// socket: tools/list is small and typed, annotations tell the truth, every text result carries
+// the structured JSON, the task reaches the same validator as REST and the CLI, and /mcp checks
+// Origin before anything else.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { validateTask } from "../../../src/task/validateTask.js";
+import { readTask } from "../../operations/support/tasks.js";
+import { CALLBACK, OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
+import type { AppHarness } from "./support/appHarness.js";
+import { obtainGrant } from "./support/oauthDance.js";
+
+type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
+
+const ALLOWED_ORIGIN = "https://inspector.example";
+
+/** POSTs one JSON-RPC request and returns the JSON text of its answer (the SSE data line or the JSON body). */
+async function rawRpc(origin: string, token: string, body: string): Promise<string> {
+  const response = await fetch(`${origin}/mcp`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+  const text = await response.text();
+  const data = text.split("\n").find((line) => line.startsWith("data: "));
+  return data === undefined ? text : data.slice("data: ".length);
+}
+
+describe("MCP tool surface", { timeout: 60_000 }, () => {
+  let server: AppHarness & { origin: string };
+  let client: Client;
+  let accessToken = "";
+
+  before(async () => {
+    server = await startAppServer({ settings: { mcpAllowedOrigins: [ALLOWED_ORIGIN] } });
+    accessToken = (await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK)).accessToken;
+    client = new Client({ name: "surface-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await server?.close();
+  });
+
+  test("tools/list is at most 8 kB on the wire and advertises no listChanged", async () => {
+    const raw = await rawRpc(server.origin, accessToken, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    const bytes = Buffer.byteLength(raw);
+    assert.ok(bytes <= 8000, `tools/list is ${bytes} bytes`);
+    console.log(`tools/list: ${bytes} bytes`);
+    assert.deepEqual(client.getServerCapabilities()?.tools, {}, "no listChanged: the list never changes while errand runs");
+  });
+
+  test("the task argument is typed inline: actions, their fields, risk levels", async () => {
+    const { tools } = await client.listTools();
+    const run = tools.find((t) => t.name === "errand_run");
+    const task = (run?.inputSchema.properties?.["task"] ?? {}) as { required?: string[]; properties?: Record<string, { items?: { properties?: Record<string, { enum?: string[]; description?: string }> }; enum?: string[] }> };
+    assert.deepEqual(task.required, ["schemaVersion", "operationId", "target", "risk", "steps"]);
+    assert.deepEqual(task.properties?.["risk"]?.enum, ["read_only", "reversible_write", "consequential"]);
+    const action = task.properties?.["steps"]?.items?.properties?.["action"];
+    assert.ok(action?.enum?.includes("fill_secret") && action.enum.includes("expect_url"));
+    assert.match(action?.description ?? "", /fill\(selector,value\)/);
+    assert.deepEqual(run?.inputSchema.required, ["task"]);
+  });
+
+  test("annotations tell the truth: whatever can run a write is destructive, cancel is not, reads are read-only", async () => {
+    const { tools } = await client.listTools();
+    const hints = Object.fromEntries(tools.map((t) => [t.name, [t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.openWorldHint]]));
+    assert.deepEqual(hints["errand_run"], [false, true, true]);
+    assert.deepEqual(hints["errand_run_queue"], [false, true, true]);
+    assert.deepEqual(hints["errand_cancel"], [false, false, false]);
+    for (const name of ["errand_collect", "errand_inspect", "errand_status", "errand_task_schema", "errand_capabilities"]) assert.deepEqual(hints[name], [true, false, false], name);
+  });
+
+  test("every successful text result carries the structured JSON, for clients that read only text", async () => {
+    const id = randomUUID();
+    for (const [name, args] of [
+      ["errand_status", {}],
+      ["errand_task_schema", {}],
+      ["errand_capabilities", {}],
+      ["errand_run", { task: readTask(id), waitSeconds: 20 }],
+      ["errand_collect", { operationId: id }],
+      ["errand_inspect", { operationId: id }],
+    ] as const) {
+      const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+      assert.equal(result.isError, undefined, name);
+      assert.deepEqual(JSON.parse(result.content[1]?.text ?? "null"), result.structuredContent, name);
+    }
+  });
+
+  test("a top-level __proto__ key gets the same answer over MCP, REST and the validator: unknown_field at /__proto__", async () => {
+    const task = JSON.parse(JSON.stringify(readTask()).replace(/^\{/, '{"__proto__":{"risk":"read_only"},')) as Record<string, unknown>;
+    assert.ok(Object.hasOwn(task, "__proto__"));
+    const direct = validateTask(task);
+    assert.equal(direct.ok, false);
+    assert.ok(!direct.ok && direct.errors.some((e) => e.code === "unknown_field" && e.path === "/__proto__"));
+
+    const viaMcp = (await client.callTool({ name: "errand_run", arguments: { task, waitSeconds: 0 } })) as ToolResult;
+    assert.equal(viaMcp.isError, true);
+    assert.match(viaMcp.content[0]?.text ?? "", /\/__proto__: .*\[unknown_field\]/);
+
+    const apiToken = await server.apiToken();
+    const viaRest = await fetch(`${server.origin}/v1/operations`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify(task) });
+    assert.equal(viaRest.status, 400);
+    const body = (await viaRest.json()) as { error: { problems: { code: string; path: string }[] } };
+    assert.ok(body.error.problems.some((p) => p.code === "unknown_field" && p.path === "/__proto__"));
+  });
+
+  test("arguments that do not fit a tool's input are refused with their path", async () => {
+    const result = (await client.callTool({ name: "errand_collect", arguments: { operationId: randomUUID(), waitSeconds: 999 } })) as ToolResult;
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]?.text ?? "", /^invalid_type: .*\n- \/waitSeconds: /);
+  });
+
+  test("/mcp refuses a foreign Origin with 403 before authentication; errand's own and listed origins pass to the token check", async () => {
+    const post = (origin: string | undefined, token?: string) =>
+      fetch(`${server.origin}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(origin === undefined ? {} : { origin }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    const foreign = await post("http://evil.example", accessToken);
+    assert.equal(foreign.status, 403);
+    assert.equal(((await foreign.json()) as { error: { code: string } }).error.code, "forbidden_origin");
+    assert.equal((await post("null", accessToken)).status, 403);
+    assert.equal((await post(server.origin)).status, 401);
+    assert.equal((await post(ALLOWED_ORIGIN)).status, 401);
+    assert.equal((await post(ALLOWED_ORIGIN, accessToken)).status, 200);
+    assert.equal((await post(undefined, accessToken)).status, 200);
+  });
+});
