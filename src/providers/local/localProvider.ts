@@ -70,7 +70,10 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     } catch (error) {
       browserPromise = null;
       const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-      throw new ProviderError("provider_unavailable", `Chromium at ${executablePath} failed to start: ${reason}`);
+      // Seen in Docker under its default seccomp profile: the sandbox cannot make its user namespaces
+      // and Chromium exits at once with a message that does not say so.
+      const hint = sandbox ? " (Chromium's sandbox was on: where user namespaces are refused, as in Docker's default seccomp profile, it cannot start; `errand doctor` checks this, and ERRAND_CHROMIUM_SANDBOX=off turns the sandbox off, see docs/SECURITY.md)" : "";
+      throw new ProviderError("provider_unavailable", `Chromium at ${executablePath} failed to start: ${reason}${hint}`);
     }
   }
 
