@@ -60,6 +60,10 @@ export const LOCKED_DOWN_CHROMIUM_ARGS: readonly string[] = [
   "--no-default-browser-check",
   "--no-pings",
   "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  // Every request goes through a proxy (the task's egress proxy, or the browser-wide refusing one),
+  // which resolves names itself; the browser's own resolver answers nothing, so no DNS query (for
+  // update checks, account checks, or a page's TURN host name) ever leaves it.
+  "--host-resolver-rules=MAP * ~NOTFOUND",
   "--disable-blink-features=SharedWorker",
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...ERRAND_DISABLED_FEATURES].join(",")}`,
 ];

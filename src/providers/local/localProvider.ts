@@ -5,6 +5,8 @@ import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
 import { ProviderError } from "../providerTypes.js";
 import type { BrowserProvider, DocumentRequest, OpenSessionOptions, ProviderSession, SessionScope } from "../providerTypes.js";
 import { fetchDocument } from "./fetchDocument.js";
+import { startRefusingProxy } from "./refusingProxy.js";
+import type { RefusedBackgroundRequest, RefusingProxy } from "./refusingProxy.js";
 
 /** A per-session proxy: where Chromium sends traffic, what it refused, and how to stop it. */
 export interface SessionProxy {
@@ -25,6 +27,8 @@ export interface LocalProviderOptions {
   maxDocumentBytes?: number;
   /** Told once, when the browser first starts, about anything the operator should know (no sandbox as root). */
   onNotice?: (message: string) => void;
+  /** Told about each request Chromium made outside any task's context, which its browser-wide proxy refused. */
+  onBackgroundRefused?: (request: RefusedBackgroundRequest) => void;
 }
 
 /** ERRAND_MAX_DOCUMENT_BYTES when nobody configured it. */
@@ -41,6 +45,7 @@ const NARROWEST_SCOPE: SessionScope = { hosts: [], readOnly: true };
  */
 export function createLocalProvider(options: LocalProviderOptions): BrowserProvider {
   let browserPromise: Promise<Browser> | null = null;
+  let backgroundProxy: RefusingProxy | null = null;
   let counter = 0;
   let noticeGiven = false;
 
@@ -57,10 +62,13 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       noticeGiven = true;
       options.onNotice?.(notice);
     }
+    // Outside task contexts (each has its own egress proxy) the browser's only way out refuses everything.
+    backgroundProxy ??= await startRefusingProxy(options.onBackgroundRefused);
     browserPromise = chromium.launch({
       executablePath,
       headless: true,
       args: [...LOCKED_DOWN_CHROMIUM_ARGS],
+      proxy: { server: backgroundProxy.url, bypass: "" },
       chromiumSandbox: sandbox,
       env: clearProxyWeakeningEnv(process.env, options.env),
       timeout: 30_000,
@@ -125,6 +133,9 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       browserPromise = null;
       const browser = await pending?.catch(() => null);
       await browser?.close().catch(() => undefined);
+      const proxy = backgroundProxy;
+      backgroundProxy = null;
+      await proxy?.close();
     },
   };
 }
