@@ -60,13 +60,18 @@ export const LOCKED_DOWN_CHROMIUM_ARGS: readonly string[] = [
   "--no-default-browser-check",
   "--no-pings",
   "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-  // Every request goes through a proxy (the task's egress proxy, or the browser-wide refusing one),
-  // which resolves names itself; the browser's own resolver answers nothing, so no DNS query (for
-  // update checks, account checks, or a page's TURN host name) ever leaves it.
-  "--host-resolver-rules=MAP * ~NOTFOUND",
   "--disable-blink-features=SharedWorker",
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...ERRAND_DISABLED_FEATURES].join(",")}`,
 ];
+
+/**
+ * Added when every context has its own egress proxy (errand's wiring always does): every request
+ * then goes through a proxy (the task's, or the browser-wide one that refuses everything, for
+ * whatever Chromium sends outside task contexts), and the proxy resolves names itself. So the
+ * browser's own resolver answers nothing but the proxies' loopback address, and no DNS query (for
+ * update checks, account checks, or a page's TURN host name) ever leaves the browser.
+ */
+export const PROXIED_CHROMIUM_ARGS: readonly string[] = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"];
 
 /**
  * Variables that would change how traffic leaves the browser. Playwright runs inside errand's own

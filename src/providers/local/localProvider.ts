@@ -1,6 +1,6 @@
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
-import { clearProxyWeakeningEnv, LOCKED_DOWN_CHROMIUM_ARGS, sandboxNotice } from "./chromiumLaunch.js";
+import { clearProxyWeakeningEnv, LOCKED_DOWN_CHROMIUM_ARGS, PROXIED_CHROMIUM_ARGS, sandboxNotice } from "./chromiumLaunch.js";
 import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
 import { ProviderError } from "../providerTypes.js";
 import type { BrowserProvider, DocumentRequest, OpenSessionOptions, ProviderSession, SessionScope } from "../providerTypes.js";
@@ -62,13 +62,14 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       noticeGiven = true;
       options.onNotice?.(notice);
     }
-    // Outside task contexts (each has its own egress proxy) the browser's only way out refuses everything.
-    backgroundProxy ??= await startRefusingProxy(options.onBackgroundRefused);
+    // With an egress proxy per context, the browser's only way out outside task contexts refuses everything.
+    const proxied = options.proxyForSession !== undefined;
+    if (proxied) backgroundProxy ??= await startRefusingProxy(options.onBackgroundRefused);
     browserPromise = chromium.launch({
       executablePath,
       headless: true,
-      args: [...LOCKED_DOWN_CHROMIUM_ARGS],
-      proxy: { server: backgroundProxy.url, bypass: "" },
+      args: [...LOCKED_DOWN_CHROMIUM_ARGS, ...(proxied ? PROXIED_CHROMIUM_ARGS : [])],
+      ...(backgroundProxy === null ? {} : { proxy: { server: backgroundProxy.url, bypass: "" } }),
       chromiumSandbox: sandbox,
       env: clearProxyWeakeningEnv(process.env, options.env),
       timeout: 30_000,
