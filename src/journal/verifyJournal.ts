@@ -1,11 +1,15 @@
+import { authenticateOperationState } from "./authenticateOperationState.js";
 import type { JournalSealer } from "./createJournalSealer.js";
 import type { JournalEventRow, JournalHead, OperationTombstone } from "./journalTypes.js";
+import type { OperationStateFields } from "./operationEvent.js";
 
 /** Where verification reads from; the Store provides exactly these. */
 export interface JournalSource {
   readJournalHead(): Promise<JournalHead | undefined>;
   readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]>;
   readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]>;
+  /** Live operations by id with their latest event; when given, every stored row is checked against the journal too. */
+  readOperationStates?(afterOperationId: string, limit: number): Promise<{ operation: OperationStateFields; latestEvent: JournalEventRow | undefined }[]>;
 }
 
 /**
@@ -22,7 +26,8 @@ export type JournalFault =
   | "mac" // the event's fields do not match its MAC (modification)
   | "body_hash" // the event's body does not match its hash (modification)
   | "missing_body" // a body was removed without a tombstone allowing it
-  | "beyond_head"; // events exist past the authenticated head (insertion at the end)
+  | "beyond_head" // events exist past the authenticated head (insertion at the end)
+  | "operation_state"; // an operation's stored row does not match its latest event (the row was edited)
 
 export type JournalVerdict =
   | { ok: true; events: number; headSeq: number; baseSeq: number; tombstones: number }
@@ -35,9 +40,10 @@ const PAGE = 1000;
  * then every event from the compacted base to the head: contiguous sequence numbers, each event's
  * MAC over its fields and the previous event's MAC, each body against its hash, and no event after
  * the head. Stops at the first problem and names it. Detects modification, deletion, insertion,
- * reordering, truncation of the tail and a wrong key. It cannot detect a rollback of the whole
- * database to an earlier, internally consistent copy: that needs an anchor kept elsewhere (record
- * the head seq/MAC this prints).
+ * reordering, truncation of the tail and a wrong key. Then, when the source can list them, every
+ * live operation's row is checked against its latest event, so an edited phase, attempt count or
+ * boundary is named too. It cannot detect a rollback of the whole database to an earlier, internally
+ * consistent copy: that needs an anchor kept elsewhere (docs/SECURITY.md).
  */
 export async function verifyJournal(source: JournalSource, sealer: JournalSealer): Promise<JournalVerdict> {
   const fail = (fault: JournalFault, seq: number | null, message: string, eventsChecked: number, operationId: string | null = null): JournalVerdict => ({
@@ -108,6 +114,17 @@ export async function verifyJournal(source: JournalSource, sealer: JournalSealer
   }
   if (!sealer.macEquals(head.mac, prev)) {
     return fail("chain", head.seq, `The last event's MAC does not match the head checkpoint.`, checked);
+  }
+  if (source.readOperationStates !== undefined) {
+    for (let after = ""; ; ) {
+      const page = await source.readOperationStates(after, PAGE);
+      for (const { operation, latestEvent } of page) {
+        const state = authenticateOperationState(operation, latestEvent, sealer, head.journalId);
+        if (!state.ok) return fail("operation_state", null, `Operation ${operation.operationId}'s stored row cannot be trusted: ${state.reason}.`, checked, operation.operationId);
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1]?.operation.operationId ?? after;
+    }
   }
   return { ok: true, events: checked, headSeq: head.seq, baseSeq: head.baseSeq, tombstones: tombstoneCount };
 }

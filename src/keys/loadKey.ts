@@ -1,4 +1,4 @@
-import { openSync, readFileSync, writeSync, closeSync, constants } from "node:fs";
+import { openSync, readFileSync, writeSync, closeSync, constants, existsSync } from "node:fs";
 import { randomBytes, hkdfSync } from "node:crypto";
 import { join } from "node:path";
 import { MIN_KEY_BYTES } from "../task/requestDigest.js";
@@ -8,6 +8,9 @@ import { securePrivateDirectory, securePrivateFile } from "./privateFiles.js";
 export class KeyError extends Error {
   readonly code = "key_error" as const;
 }
+
+/** The master key file is missing where one is needed: errand's state to fix (exit 1), not the caller's input. */
+export class MissingKeyError extends KeyError {}
 
 const HEX_KEY = /^(?:[0-9a-fA-F]{2})+$/;
 
@@ -25,14 +28,35 @@ export function readHexKeyFile(path: string): Buffer {
   return key;
 }
 
+/** Where the master key lives. */
+export function masterKeyPath(errandHome: string): string {
+  return join(errandHome, "keys", "master.key");
+}
+
 /**
  * The master key: ERRAND_HOME/keys/master.key, created on first use with 32 random bytes and mode 0600.
  * Creation uses O_EXCL so two processes starting together cannot write different keys. ERRAND_HOME
  * and keys/ are made 0700 (also when they already existed), and an existing key file 0600.
  */
 export function loadOrCreateMasterKey(errandHome: string): Buffer {
+  return loadMasterKey(errandHome, { create: true });
+}
+
+/**
+ * The master key, created only when `create` is true. Otherwise a missing key file is a KeyError
+ * whose message is `missing` (say which file and what to do): a key made up now could verify
+ * nothing already stored and would sign a journal nobody else can check.
+ */
+export function loadMasterKey(errandHome: string, options: { create: true } | { create: false; missing: string }): Buffer {
   const dir = join(errandHome, "keys");
-  const file = join(dir, "master.key");
+  const file = masterKeyPath(errandHome);
+  if (!options.create) {
+    if (!existsSync(file)) throw new MissingKeyError(options.missing);
+    securePrivateDirectory(errandHome);
+    securePrivateDirectory(dir);
+    securePrivateFile(file, false);
+    return readHexKeyFile(file);
+  }
   securePrivateDirectory(errandHome);
   securePrivateDirectory(dir);
   try {

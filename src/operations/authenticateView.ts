@@ -1,8 +1,9 @@
+import { authenticateOperationState, readAuthenticEventBody } from "../journal/authenticateOperationState.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
-import type { JournalEventRow, OperationTombstone } from "../journal/journalTypes.js";
+import type { OperationTombstone } from "../journal/journalTypes.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
 import type { OperationPhase, OperationRecord, OperationView } from "../store/Store.js";
-import { isTerminalPhase } from "../store/Store.js";
+import { isTerminalPhase, operationState } from "../store/Store.js";
 import type { MutationBoundary } from "../receipt/receiptTypes.js";
 import type { Handle } from "./handle.js";
 import { makeHandle } from "./handle.js";
@@ -15,7 +16,7 @@ export type AuthenticatedView =
 /**
  * Checks an operation's stored row against the journal before anything is reported from it: the
  * latest event of the operation must carry a valid MAC and state exactly what the row says
- * (revision, phase, boundary, attempts, digest), and a terminal operation's receipt is read from its
+ * (authenticateOperationState: revision, phase, boundary, attempts, digest, risk, cancel), and a terminal operation's receipt is read from its
  * own authenticated event. A row edited behind errand's back is refused as journal_tampered. Checking
  * one event is not a chain proof: `errand journal verify` is.
  */
@@ -27,22 +28,11 @@ export function authenticateView(view: OperationView, sealer: JournalSealer, jou
     return { kind: "compacted", tombstone: t, handle: makeHandle({ operationId: t.operationId, requestDigest: t.requestDigest, revision: t.revision, phase: t.phase as OperationPhase, mutationBoundary: t.mutationBoundary as MutationBoundary }) };
   }
   const { operation } = view;
-  const latest = readEventBody(view.latestEvent, sealer, journalId, operation.operationId);
-  if (latest === null) return tampered(operation.operationId, "its latest journal event is missing or does not match its MAC");
-  const expected: Record<string, unknown> = {
-    operationId: operation.operationId,
-    requestDigest: operation.requestDigest,
-    revision: operation.revision,
-    phase: operation.phase,
-    mutationBoundary: operation.mutationBoundary,
-    attempts: operation.attempts,
-  };
-  for (const [field, value] of Object.entries(expected)) {
-    if (latest[field] !== value) return tampered(operation.operationId, `its stored ${field} differs from its latest journal event`);
-  }
+  const state = authenticateOperationState(operationState(operation), view.latestEvent, sealer, journalId);
+  if (!state.ok) return tampered(operation.operationId, state.reason);
   let receipt: Receipt | undefined;
   if (isTerminalPhase(operation.phase)) {
-    const body = readEventBody(view.receiptEvent, sealer, journalId, operation.operationId);
+    const body = readAuthenticEventBody(view.receiptEvent, sealer, journalId, operation.operationId);
     const candidate = body?.["receipt"] as Receipt | undefined;
     if (body === null || view.receiptEvent?.type !== "operation_finished" || typeof candidate !== "object" || candidate.status !== operation.receiptStatus) {
       return tampered(operation.operationId, "its receipt is missing from the journal or does not match its MAC");
@@ -52,22 +42,7 @@ export function authenticateView(view: OperationView, sealer: JournalSealer, jou
   return { kind: "live", operation, handle: makeHandle(operation), receipt };
 }
 
-/** The parsed body of an event that belongs to the operation and passes its MAC and body hash; null otherwise. */
-function readEventBody(event: JournalEventRow | undefined, sealer: JournalSealer, journalId: string, operationId: string): Record<string, unknown> | null {
-  if (event === undefined || event.body === null || event.operationId !== operationId) return null;
-  const { body, mac, ...fields } = event;
-  if (!sealer.macEquals(sealer.eventMac(journalId, fields), mac) || !sealer.macEquals(sealer.bodyHash(body), event.bodyHash)) return null;
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
-    const record = parsed as Record<string, unknown>;
-    return record["operationId"] === operationId ? record : null;
-  } catch {
-    return null;
-  }
-}
-
-function tampered(operationId: string, what: string): ServiceFailure {
+export function tampered(operationId: string, what: string): ServiceFailure {
   return {
     ok: false,
     code: "journal_tampered",

@@ -1,7 +1,10 @@
+import type { Receipt } from "../receipt/receiptTypes.js";
+import type { OperationRecord } from "../store/Store.js";
 import { readStoredTask } from "../runner/readStoredTask.js";
 import { synthesizeReceipt } from "../runner/synthesizeReceipt.js";
 import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
+import { refusingTampered } from "./refusingTampered.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { ControlRequest, ControlResult } from "./serviceTypes.js";
 import { statusOfPhase } from "./serviceTypes.js";
@@ -24,8 +27,8 @@ export async function controlOperation(ctx: ServiceContext, operationId: string,
   if (!identity.ok) return identity;
 
   const startedAt = new Date(await ctx.store.now());
-  const result = await ctx.store.cancelOperation(operationId.toLowerCase(), request.controlActionId.toLowerCase(), (operation, taskJson) => {
-    return synthesizeReceipt({
+  const cancelledReceipt = (operation: OperationRecord, taskJson: string): Receipt =>
+    synthesizeReceipt({
       operationId: operation.operationId,
       requestDigest: operation.requestDigest,
       task: readStoredTask(taskJson),
@@ -37,8 +40,8 @@ export async function controlOperation(ctx: ServiceContext, operationId: string,
       steps: "skipped",
       startedAt,
     });
-  });
-
+  const result = await refusingTampered(() => ctx.store.cancelOperation(operationId.toLowerCase(), request.controlActionId.toLowerCase(), cancelledReceipt));
+  if ("ok" in result) return result;
   switch (result.kind) {
     case "not_found":
       return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}; nothing was cancelled.` };

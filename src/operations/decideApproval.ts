@@ -2,6 +2,7 @@ import type { ApprovalDecision } from "../store/Store.js";
 import { approvalEndReceipt } from "./approvalEndReceipt.js";
 import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
+import { refusingTampered } from "./refusingTampered.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { DecideApprovalServiceResult } from "./serviceTypes.js";
 
@@ -14,7 +15,8 @@ export async function decideApproval(ctx: ServiceContext, operationId: string, d
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
   const id = operationId.toLowerCase();
-  const result = await ctx.store.decideApproval(id, decision, approvalEndReceipt);
+  const result = await refusingTampered(() => ctx.store.decideApproval(id, decision, approvalEndReceipt));
+  if ("ok" in result) return result;
   switch (result.kind) {
     case "not_found":
       return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}; nothing was approved or denied.` };

@@ -1,7 +1,8 @@
 import type { OperationTombstone } from "../journal/journalTypes.js";
 import { approvalEndReceipt } from "./approvalEndReceipt.js";
 import { buildApprovalRequest } from "./approvalRequest.js";
-import { authenticateView } from "./authenticateView.js";
+import { attemptHistory } from "./attemptHistory.js";
+import { authenticateView, tampered } from "./authenticateView.js";
 import { journalIdentity } from "./journalAccess.js";
 import type { AuthenticatedView } from "./authenticateView.js";
 import type { ServiceContext } from "./serviceContext.js";
@@ -39,12 +40,16 @@ export function tombstoneSummary(tombstone: OperationTombstone): TombstoneSummar
   };
 }
 
-/** The durable state of one operation, authenticated by the journal; never touches a browser. */
+/** The durable state of one operation and its attempt history, both authenticated by the journal; never touches a browser. */
 export async function inspectOperation(ctx: ServiceContext, operationId: string): Promise<InspectResult> {
   const view = await readAuthenticated(ctx, operationId);
   if ("ok" in view) return view;
   if (view.kind === "compacted") return { ok: true, status: "compacted", handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
   const op = view.operation;
+  const identity = await journalIdentity(ctx);
+  if (!identity.ok) return identity;
+  const attempts = attemptHistory(await ctx.store.readOperationEvents(op.operationId), op, ctx.sealer, identity.journalId);
+  if (!Array.isArray(attempts)) return tampered(op.operationId, attempts.reason);
   const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
   if (approval !== undefined && "ok" in approval) return approval;
   return {
@@ -64,7 +69,7 @@ export async function inspectOperation(ctx: ServiceContext, operationId: string)
       leaseOwner: op.phase === "running" ? op.leaseOwner : null,
       leaseExpiresAt: op.phase === "running" ? iso(op.leaseExpiresMs) : null,
     },
-    attempts: await ctx.store.listAttempts(op.operationId),
+    attempts,
     ...(approval === undefined ? {} : { approval }),
   };
 }

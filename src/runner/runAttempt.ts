@@ -52,7 +52,8 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     store.finishAttempt(lease, resolve, (await wantsNext()) ? { runnerId: deps.runnerId, leaseMs: config.leaseMs, ...(deps.onlyOperationId === undefined ? {} : { onlyOperationId: deps.onlyOperationId }) } : undefined);
 
   const task = readStoredTask(claimed.taskJson);
-  if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest) {
+  // The risk the runner decides from (retry, UNCERTAIN) must be the one the digest vouches for.
+  if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest || task.risk !== operation.risk) {
     return finishWithout(deps, claimed, finish, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
   }
 

@@ -1,10 +1,22 @@
 import { decideExpiredLease } from "./decideExpiredLease.js";
 import { runAttempt } from "./runAttempt.js";
 import type { AttemptReport, RunnerDeps, RunQueueOptions, RunQueueReport } from "./runnerTypes.js";
-import type { ClaimedOperation, RecoveredLease } from "../store/Store.js";
+import type { ClaimedOperation, IntegrityRefusal, RecoveredLease } from "../store/Store.js";
 
 /** Expired leases resolved per recovery transaction. */
 const RECOVERY_BATCH = 100;
+
+/**
+ * Collects the operations the store refused since it was last asked (rows that do not match their
+ * journal) and tells whoever watches; each is reported once per run of the queue.
+ */
+export function collectRefusals(deps: RunnerDeps, into: IntegrityRefusal[]): void {
+  for (const refusal of deps.store.takeIntegrityRefusals()) {
+    if (into.some((known) => known.operationId === refusal.operationId)) continue;
+    into.push(refusal);
+    deps.onEvent?.({ kind: "refused", operationId: refusal.operationId, code: "journal_tampered", reason: refusal.reason });
+  }
+}
 
 /** Resolves every expired lease (see decideExpiredLease), in short batches. */
 export async function recoverExpiredLeases(deps: RunnerDeps): Promise<RecoveredLease[]> {
@@ -23,7 +35,8 @@ export async function recoverExpiredLeases(deps: RunnerDeps): Promise<RecoveredL
  * operations one at a time until none is eligible, `max` attempts ran, the budget is spent or the
  * signal is aborted. Each attempt's resolution and the next claim share one transaction. Leases of
  * other runners are re-checked every heartbeat period along the way. Operations waiting for a retry
- * delay are not eligible yet; they wait for the next run.
+ * delay are not eligible yet; they wait for the next run. An operation whose row does not match
+ * its journal is never claimed, resumed or recovered; it is listed in `refused` (journal_tampered).
  */
 export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {}): Promise<RunQueueReport> {
   const deps = options.onlyOperationId === undefined ? allDeps : { ...allDeps, onlyOperationId: options.onlyOperationId };
@@ -31,6 +44,8 @@ export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {
   const recovered = await recoverExpiredLeases(deps);
   let lastRecovery = Date.now();
   const attempts: AttemptReport[] = [];
+  const refused: IntegrityRefusal[] = [];
+  collectRefusals(deps, refused);
   let stoppedBecause: RunQueueReport["stoppedBecause"] = "drained";
 
   /** Whether to claim another operation now (recovering expired leases first when that is due). */
@@ -53,10 +68,13 @@ export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {
   claimed = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
   while (claimed !== undefined) {
     deps.onEvent?.({ kind: "claimed", operationId: claimed.operation.operationId, attempt: claimed.attempt });
+    collectRefusals(deps, refused);
     const run = await runAttempt(deps, claimed, wantsNext);
     attempts.push(run.report);
+    collectRefusals(deps, refused);
     claimed = run.next;
     if (claimed === undefined && stoppedBecause === "drained" && options.signal?.aborted === true) stoppedBecause = "aborted";
   }
-  return { recovered, attempts, stoppedBecause };
+  collectRefusals(deps, refused);
+  return { recovered, attempts, refused, stoppedBecause };
 }

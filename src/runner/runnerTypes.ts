@@ -1,7 +1,7 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask, ProgressEvent } from "../executor/executeTaskTypes.js";
 import type { EphemeralEvidence, ReceiptStatus } from "../receipt/receiptTypes.js";
-import type { OperationPhase, RecoveredLease, Store } from "../store/Store.js";
+import type { IntegrityRefusal, OperationPhase, RecoveredLease, Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
 
 /** Everything the runner needs, injected: the store, the executor, the digest key and the timing. */
@@ -35,7 +35,9 @@ export type RunnerEvent =
   | { kind: "requeued"; operationId: string; attempt: number; delayMs: number }
   | { kind: "lease_lost"; operationId: string; attempt: number }
   | { kind: "abandoned"; operationId: string; attempt: number }
-  | { kind: "store_error"; operationId: string; message: string };
+  | { kind: "store_error"; operationId: string; message: string }
+  /** The operation's row does not match its journal: it was not claimed, resumed or recovered (journal_tampered). */
+  | { kind: "refused"; operationId: string; code: "journal_tampered"; reason: string };
 
 export interface AttemptReport {
   operationId: string;
@@ -64,5 +66,7 @@ export interface RunQueueOptions {
 export interface RunQueueReport {
   recovered: RecoveredLease[];
   attempts: AttemptReport[];
+  /** Operations left alone because their row does not match their journal (journal_tampered). */
+  refused: IntegrityRefusal[];
   stoppedBecause: "drained" | "max" | "budget" | "aborted";
 }

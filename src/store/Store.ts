@@ -1,4 +1,5 @@
 import type { JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
+import type { OperationStateFields } from "../journal/operationEvent.js";
 import type { MutationBoundary, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { Risk } from "../task/taskTypes.js";
 
@@ -6,6 +7,11 @@ import type { Risk } from "../task/taskTypes.js";
  * The durable state of operations, attempts, leases, cancel requests, provider circuit breakers and
  * the authenticated journal, behind one async interface. Every method that changes an operation
  * appends its journal event in the same transaction, so state and history cannot diverge.
+ *
+ * Every method that acts on an operation first checks its row against the operation's latest journal
+ * event (authenticateOperationState): a row edited behind errand's back is never claimed, resumed,
+ * recovered, cancelled or approved. Candidates refused that way are skipped and reported through
+ * takeIntegrityRefusals; cancel and approval throw OperationTamperedError.
  *
  * Backends own the clock (SQLite: the process clock, injectable for tests; PostgreSQL: now()), so
  * lease expiry is judged by one clock however many runners there are.
@@ -25,7 +31,13 @@ export interface Store {
   createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult>;
   /** The operation with its latest event and receipt event, read in one consistent snapshot. */
   readOperation(operationId: string): Promise<OperationView | undefined>;
-  listAttempts(operationId: string): Promise<AttemptRecord[]>;
+  /**
+   * Every stored event of the operation, oldest first. The attempt history is derived from these
+   * (authenticated) events, never from a table an attacker could rewrite.
+   */
+  readOperationEvents(operationId: string): Promise<JournalEventRow[]>;
+  /** Live operations ordered by id, each with its latest event, so `journal verify` can check every row. */
+  readOperationStates(afterOperationId: string, limit: number): Promise<OperationStateRow[]>;
 
   // ---- runner --------------------------------------------------------------------------------
   /** Atomically moves the next eligible queued operation to running with a fresh lease token. */
@@ -52,6 +64,11 @@ export interface Store {
    * it (evaluated inside the transaction, so the state it sees is the state that is changed).
    */
   recoverExpiredLeases(decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]>;
+  /**
+   * Operations this store refused to act on since the last call, because their row does not match
+   * their latest journal event (each reported once per call, however often it was met).
+   */
+  takeIntegrityRefusals(): IntegrityRefusal[];
 
   // ---- control -------------------------------------------------------------------------------
   /** Applies a cancel exactly once per controlActionId (see CancelOutcome). */
@@ -100,6 +117,24 @@ export const TERMINAL_PHASES: ReadonlySet<OperationPhase> = new Set<OperationPha
 
 export function isTerminalPhase(phase: OperationPhase): phase is TerminalPhase {
   return TERMINAL_PHASES.has(phase);
+}
+
+/** The fields of an operation that its journal events repeat (and that a stored row is checked against). */
+export function operationState(operation: OperationRecord): OperationStateFields {
+  const { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested } = operation;
+  return { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested };
+}
+
+/** An operation the store would not act on: its row does not match its journal. */
+export interface IntegrityRefusal {
+  operationId: string;
+  /** What did not match, without any of the data (e.g. "its stored phase differs from its latest journal event"). */
+  reason: string;
+}
+
+export interface OperationStateRow {
+  operation: OperationRecord;
+  latestEvent: JournalEventRow | undefined;
 }
 
 export interface OperationRecord {

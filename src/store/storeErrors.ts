@@ -22,3 +22,17 @@ export class JournalKeyMismatchError extends Error {
     super("The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key. Nothing was written.");
   }
 }
+
+/**
+ * An operation's stored row does not match its latest journal event: someone edited the database
+ * without the key. The store acts on nothing it cannot authenticate.
+ */
+export class OperationTamperedError extends Error {
+  readonly code = "journal_tampered" as const;
+  constructor(
+    readonly operationId: string,
+    readonly reason: string,
+  ) {
+    super(`Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`);
+  }
+}

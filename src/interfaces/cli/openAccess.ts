@@ -1,5 +1,5 @@
 import { createJournalSealer } from "../../journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import { deriveSubkey } from "../../keys/loadKey.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import { openSqliteAccessStore } from "../../store/sqlite/openSqliteAccessStore.js";
 import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
@@ -8,6 +8,8 @@ import { createSecretHasher } from "../http/secretHasher.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedOperations } from "./openOperations.js";
 import { openOperations } from "./openOperations.js";
+import type { HomeAccess } from "./masterKey.js";
+import { masterKeyFor } from "./masterKey.js";
 import { withOperations } from "./withOperations.js";
 
 export interface OpenedAccess {
@@ -21,7 +23,8 @@ export interface OpenedAccess {
  * "journal" subkey, as every other errand process does.
  */
 export function openAccess(opened: OpenedOperations): OpenedAccess {
-  const key = loadOrCreateMasterKey(opened.config.errandHome);
+  // The operations store opened first has already found (or, for a new home, made) the key.
+  const key = masterKeyFor(opened.config.errandHome, "read");
   const access = openSqliteAccessStore({
     path: sqliteStorePath(opened.config.errandHome),
     sealer: createJournalSealer(deriveSubkey(key, "journal")),
@@ -30,8 +33,8 @@ export function openAccess(opened: OpenedOperations): OpenedAccess {
   return { access, hasher: createSecretHasher(deriveSubkey(key, "http-secrets")) };
 }
 
-/** Runs a command body with the access store open, and always closes it. */
-export function withAccess(ctx: CommandContext, body: (opened: OpenedAccess & OpenedOperations) => Promise<number>): Promise<number> {
+/** Runs a command body with the access store open, and always closes it (see masterKeyFor for `access`). */
+export function withAccess(ctx: CommandContext, body: (opened: OpenedAccess & OpenedOperations) => Promise<number>, access: HomeAccess = "write"): Promise<number> {
   return withOperations(
     ctx,
     async (operations) => {
@@ -42,6 +45,6 @@ export function withAccess(ctx: CommandContext, body: (opened: OpenedAccess & Op
         await access.access.close();
       }
     },
-    (c) => openOperations(c),
+    (c) => openOperations(c, { access }),
   );
 }

@@ -2,7 +2,7 @@ import type { RuntimeConfig } from "../../config/runtimeConfig.js";
 import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import { createJournalSealer } from "../../journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import { deriveSubkey } from "../../keys/loadKey.js";
 import { createOperationsService } from "../../operations/createOperationsService.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
@@ -11,6 +11,8 @@ import type { Task } from "../../task/taskTypes.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
 import { openSecrets } from "./openSecrets.js";
+import type { HomeAccess } from "./masterKey.js";
+import { masterKeyFor } from "./masterKey.js";
 
 export interface OpenedOperations {
   service: OperationsService;
@@ -30,14 +32,18 @@ export interface OpenedOperations {
  * Approval summaries name the sites each declared secret is bound to; the secret registry is opened
  * for that only when a summary needs it.
  */
-export function openOperations(ctx: CommandContext, options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; providerFor?: (task: Task) => string | null } = {}): OpenedOperations {
+export function openOperations(
+  ctx: CommandContext,
+  options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; providerFor?: (task: Task) => string | null; access?: HomeAccess } = {},
+): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
-  const key = loadOrCreateMasterKey(config.errandHome);
+  // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
+  const key = masterKeyFor(config.errandHome, options.access ?? "write");
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
   const store = openSqliteStore({ path: sqliteStorePath(config.errandHome), sealer, busyTimeoutMs: config.busyTimeoutMs });
   let secrets: OpenedSecrets | undefined;
   const secretSites = async (name: string): Promise<string[] | null> => {
-    secrets ??= openSecrets(config, ctx.env);
+    secrets ??= openSecrets(config, ctx.env, "read");
     return (await secrets.registry.lookup(name))?.sites ?? null;
   };
   const service = createOperationsService({

@@ -1,11 +1,13 @@
 import type { RuntimeConfig } from "../../config/runtimeConfig.js";
 import { createJournalSealer } from "../../journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../keys/loadKey.js";
+import { deriveSubkey } from "../../keys/loadKey.js";
 import { createSealedBox } from "../../keys/sealedBox.js";
 import { createSecretRegistry } from "../../secrets/createSecretRegistry.js";
 import type { SecretRegistry } from "../../secrets/createSecretRegistry.js";
 import { openSqliteSecretStore } from "../../store/sqlite/openSqliteSecretStore.js";
 import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import type { HomeAccess } from "./masterKey.js";
+import { masterKeyFor } from "./masterKey.js";
 
 export interface OpenedSecrets {
   registry: SecretRegistry;
@@ -16,9 +18,10 @@ export interface OpenedSecrets {
  * Opens the owner's secret registry in ERRAND_HOME/errand.db: values sealed under the master key's
  * "secrets" subkey, changes journaled under its "journal" subkey. --from-env sources are read from
  * `env` (this process's environment) when a task types them, and only by the name the owner declared.
+ * See masterKeyFor for `access`.
  */
-export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv): OpenedSecrets {
-  const key = loadOrCreateMasterKey(config.errandHome);
+export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv, access: HomeAccess = "write"): OpenedSecrets {
+  const key = masterKeyFor(config.errandHome, access);
   const store = openSqliteSecretStore({ path: sqliteStorePath(config.errandHome), sealer: createJournalSealer(deriveSubkey(key, "journal")), busyTimeoutMs: config.busyTimeoutMs });
   const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome: config.errandHome });
   return { registry, close: () => store.close() };

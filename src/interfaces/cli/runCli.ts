@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/runtimeConfig.js";
 import { resolveSecretFiles } from "../../config/secretFiles.js";
-import { KeyError } from "../../keys/loadKey.js";
+import { KeyError, MissingKeyError } from "../../keys/loadKey.js";
 import { parseCommandArgs } from "./commandContext.js";
 import type { Command } from "./commandContext.js";
 import { COMMANDS } from "./commands/index.js";
@@ -88,6 +88,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     }
     // A setting errand cannot use (an ERRAND_* variable, say): errand's state, not the caller's input.
     if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
+    // A missing master key is errand's state to fix (exit 1); a bad --key-file is the caller's input (exit 2).
+    if (error instanceof MissingKeyError) return printFailure({ code: "key_error", message: error.message }, json);
     if (error instanceof KeyError) {
       printFailure({ code: "key_error", message: error.message }, json);
       return EXIT.usage;

@@ -29,6 +29,11 @@ export async function withOperations(ctx: CommandContext, body: (opened: OpenedO
   }
 }
 
+/** withOperations for commands that only read what is stored: they never create a key (masterKeyFor). */
+export function withStoredOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>): Promise<number> {
+  return withOperations(ctx, body, (c) => openOperations(c, { access: "read" }));
+}
+
 function printSetupError(error: unknown, json: boolean): number {
   if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
   if (error instanceof SchemaTooNewError) return printFailure({ code: "store_schema_too_new", message: error.message }, json);

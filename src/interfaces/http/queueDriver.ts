@@ -25,13 +25,14 @@ export function createQueueDriver(options: { service: OperationsService; logger:
   let lastError: string | null = null;
 
   const drain = async (): Promise<RunQueueReport> => {
-    const total: RunQueueReport = { recovered: [], attempts: [], stoppedBecause: "drained" };
+    const total: RunQueueReport = { recovered: [], attempts: [], refused: [], stoppedBecause: "drained" };
     try {
       do {
         again = false;
         const report = await options.service.runQueue({ signal: stop.signal });
         total.recovered.push(...report.recovered);
         total.attempts.push(...report.attempts);
+        total.refused.push(...report.refused);
         total.stoppedBecause = report.stoppedBecause;
       } while (again && !stop.signal.aborted);
       lastError = null;
@@ -46,7 +47,7 @@ export function createQueueDriver(options: { service: OperationsService; logger:
 
   return {
     kick() {
-      if (stop.signal.aborted) return Promise.resolve({ recovered: [], attempts: [], stoppedBecause: "aborted" });
+      if (stop.signal.aborted) return Promise.resolve({ recovered: [], attempts: [], refused: [], stoppedBecause: "aborted" });
       if (current !== undefined) {
         again = true;
         return current;

@@ -6,7 +6,6 @@ import type { JournalEventRow, JournalHead, OperationTombstone } from "../../jou
 import { genesisHead } from "../../journal/sealEvent.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
 import type {
-  AttemptRecord,
   ApprovalDecision,
   AttemptResolution,
   BlockedReceiptFactory,
@@ -20,11 +19,13 @@ import type {
   DecideApprovalResult,
   ExpiredLease,
   FinishResult,
+  IntegrityRefusal,
   LeaseCheck,
   LeaseRef,
   NewOperation,
   OperationPhase,
   OperationRecord,
+  OperationStateRow,
   OperationView,
   RecoveredLease,
   Store,
@@ -45,7 +46,7 @@ import { listOperations, readOperationTask } from "./queries/listOperations.js";
 import { finishAttempt } from "./queries/finishAttempt.js";
 import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
 import { checkLease, renewLease } from "./queries/leaseSql.js";
-import { listAttempts } from "./queries/listAttempts.js";
+import { readOperationEvents, readOperationStates } from "./queries/readOperationEvents.js";
 import { readOperation } from "./queries/readOperation.js";
 import { recoverExpiredLeases } from "./queries/recoverExpiredLeases.js";
 import { status } from "./queries/status.js";
@@ -117,8 +118,11 @@ class SqliteStore extends SqliteTransactions implements Store {
   readOperation(operationId: string): Promise<OperationView | undefined> {
     return this.read(() => readOperation(this.ctx, operationId));
   }
-  listAttempts(operationId: string): Promise<AttemptRecord[]> {
-    return this.read(() => listAttempts(this.ctx, operationId));
+  readOperationEvents(operationId: string): Promise<JournalEventRow[]> {
+    return this.read(() => readOperationEvents(this.ctx, operationId));
+  }
+  readOperationStates(afterOperationId: string, limit: number): Promise<OperationStateRow[]> {
+    return this.read(() => readOperationStates(this.ctx, afterOperationId, limit));
   }
 
   claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined> {
@@ -138,6 +142,12 @@ class SqliteStore extends SqliteTransactions implements Store {
   }
   recoverExpiredLeases(decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
     return this.write(() => recoverExpiredLeases(this.ctx, decide, limit));
+  }
+
+  takeIntegrityRefusals(): IntegrityRefusal[] {
+    const refused = [...this.ctx.refusals.values()];
+    this.ctx.refusals.clear();
+    return refused;
   }
 
   cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {

@@ -1,5 +1,7 @@
 import type { OperationStateFields } from "../../journal/operationEvent.js";
+import { operationState } from "../Store.js";
 import type { OperationRow } from "./rows.js";
+import { toOperation } from "./rows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /** Reads one operation row by id. */
@@ -22,12 +24,5 @@ export function writeOperationRow(ctx: SqliteContext, row: OperationRow): void {
 
 /** The state fields an operation event repeats, taken from the row as it is after the change. */
 export function stateOf(row: OperationRow): OperationStateFields {
-  return {
-    operationId: row.operation_id,
-    requestDigest: row.request_digest,
-    revision: row.revision,
-    phase: row.phase,
-    mutationBoundary: row.mutation_boundary,
-    attempts: row.attempts,
-  };
+  return operationState(toOperation(row));
 }

@@ -1,7 +1,7 @@
 import type { JournalEventRow, JournalEventType, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { MutationBoundary, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import type { Risk } from "../../task/taskTypes.js";
-import type { AttemptRecord, BreakerRecord, BreakerState, OperationPhase, OperationRecord } from "../Store.js";
+import type { BreakerRecord, BreakerState, OperationPhase, OperationRecord } from "../Store.js";
 
 /** Row shapes as SQLite returns them, and their mapping to the Store's records. */
 export interface OperationRow {
@@ -152,29 +152,5 @@ export function toBreaker(row: BreakerRow): BreakerRecord {
     probeExpiresMs: row.probe_expires_ms,
     revision: row.revision,
     updatedMs: row.updated_ms,
-  };
-}
-
-export interface AttemptRow {
-  operation_id: string;
-  attempt: number;
-  runner_id: string;
-  started_ms: number;
-  ended_ms: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  provider: string | null;
-}
-
-export function toAttempt(row: AttemptRow): AttemptRecord {
-  return {
-    operationId: row.operation_id,
-    attempt: row.attempt,
-    runnerId: row.runner_id,
-    startedMs: row.started_ms,
-    endedMs: row.ended_ms,
-    outcome: row.outcome,
-    errorCode: row.error_code,
-    provider: row.provider,
   };
 }

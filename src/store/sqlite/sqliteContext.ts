@@ -1,11 +1,16 @@
 import type Database from "better-sqlite3";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import type { IntegrityRefusal } from "../Store.js";
 
 /** What every SQLite query function receives: the connection, the journal sealer and the clock. */
 export interface SqliteContext {
   db: Database.Database;
   sealer: JournalSealer;
   clock: () => number;
+  /** Operations refused since the store was last asked (Store.takeIntegrityRefusals), by id. */
+  refusals: Map<string, IntegrityRefusal>;
+  /** The journal's id, read from its head once (it never changes). */
+  journalId?: string;
   /** A prepared statement for this SQL text, prepared once per connection. */
   sql(text: string): Database.Statement;
 }
@@ -16,6 +21,7 @@ export function createSqliteContext(db: Database.Database, sealer: JournalSealer
     db,
     sealer,
     clock,
+    refusals: new Map(),
     sql(text) {
       let statement = cache.get(text);
       if (statement === undefined) {

@@ -103,7 +103,8 @@ describe("errand backup and restore", () => {
 describe("errand doctor", () => {
   test("on a broken home: loose modes, no owner password, no Chromium, each with its fix; exit 1", async () => {
     const home = fresh("broken");
-    assert.equal((await errand(home, ["status"])).code, 0);
+    // A write command starts a home (status, a read, never creates a key).
+    assert.equal((await errand(home, ["submit", taskFile(readTask())])).code, 0);
     chmodSync(home, 0o755);
     chmodSync(join(home, "keys", "master.key"), 0o644);
     const run = await errand(home, ["doctor", "--offline", "--json"], { CHROME_PATH: "/nonexistent/chromium" });
@@ -137,7 +138,7 @@ describe("errand doctor", () => {
     assert.deepEqual(checks.filter((c) => !c.ok).map((c) => c.name).slice(0, 3), ["state directory", "master key", "database"]);
 
     const damaged = fresh("damaged");
-    assert.equal((await errand(damaged, ["status"])).code, 0);
+    assert.equal((await errand(damaged, ["submit", taskFile(readTask())])).code, 0);
     writeFileSync(join(damaged, "errand.db"), "garbage");
     rmSync(join(damaged, "errand.db-wal"), { force: true });
     rmSync(join(damaged, "errand.db-shm"), { force: true });

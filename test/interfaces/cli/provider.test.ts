@@ -75,6 +75,8 @@ describe("errand provider", () => {
   test("smoke promotes a provider to OPERATIONAL only on PASS: a FAIL leaves it UNVERIFIED, and a later FAIL takes OPERATIONAL back", async () => {
     const home = freshHome();
     const env = { ERRAND_HOME: home, ...kernel.env };
+    // provider list only reads: it never creates a key, so the home is started first (as any write command would).
+    await openHarness({ home }).store.close();
     const before = await states(env);
     assert.deepEqual(Object.keys(before), ["kernel", "browserless", "browserbase", "steel", "local"]);
     assert.equal(before["kernel"]?.state, "UNVERIFIED");
@@ -144,12 +146,14 @@ describe("errand provider", () => {
     const env = { ERRAND_HOME: home, ...kernel.env, ERRAND_CONCURRENCY_KERNEL: "1" };
     const sessionsBefore = new Set(kernel.core.sessions.keys());
     const h = openHarness({ home });
+    const ids: string[] = [];
     try {
       for (let i = 0; i < 4; i += 1) {
         // Pinned to kernel (no smoke needed); the page adds #late after 300 ms, so each session lasts a while.
         const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", provider: "kernel", target: { url: `${sites.site.origin}/late` }, timeouts: { taskMs: 30_000 }, steps: [{ action: "wait_for", selector: "#late" }, { action: "expect_text", text: "arrived", selector: "#late", match: "exact" }] };
         const submitted = await h.service.submit(task);
         assert.ok(submitted.ok, JSON.stringify(submitted));
+        ids.push(task.operationId);
       }
     } finally {
       await h.store.close();
@@ -177,14 +181,25 @@ describe("errand provider", () => {
     }
     assert.equal(most, 1, "the cap of 1 held although two runners ran at once");
 
+    // The attempt history, as inspect derives it from the journal.
+    const reader = openHarness({ home });
+    const attempts: { runnerId: string; startedMs: number; endedMs: number; outcome: string | null }[] = [];
+    try {
+      for (const id of ids) {
+        const inspected = await reader.service.inspect(id);
+        assert.ok(inspected.ok && "attempts" in inspected, JSON.stringify(inspected));
+        for (const a of inspected.attempts) attempts.push({ runnerId: a.runnerId, startedMs: a.startedMs, endedMs: a.endedMs ?? Number.MAX_SAFE_INTEGER, outcome: a.outcome });
+      }
+    } finally {
+      await reader.store.close();
+    }
     const db = new Database(join(home, "errand.db"), { readonly: true });
     try {
-      const attempts = db.prepare("SELECT runner_id, started_ms, ended_ms, outcome FROM attempts").all() as { runner_id: string; started_ms: number; ended_ms: number; outcome: string }[];
       assert.deepEqual(
         attempts.map((a) => a.outcome),
         ["PASS", "PASS", "PASS", "PASS"],
       );
-      const overlapping = attempts.some((a) => attempts.some((b) => a !== b && a.runner_id !== b.runner_id && a.started_ms < b.ended_ms && b.started_ms < a.ended_ms));
+      const overlapping = attempts.some((a) => attempts.some((b) => a !== b && a.runnerId !== b.runnerId && a.startedMs < b.endedMs && b.startedMs < a.endedMs));
       assert.ok(overlapping, "the two runners really held attempts at the same time (one waited for the slot)");
       const slots = db.prepare("SELECT count(*) AS n FROM provider_slots").get() as { n: number };
       assert.equal(slots.n, 0, "every slot was released");

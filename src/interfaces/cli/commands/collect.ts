@@ -10,7 +10,7 @@ import { printEnvelope } from "../jsonEnvelope.js";
 import { approvalJson, describeApproval, describeHandle, printFailure } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
-import { withOperations } from "../withOperations.js";
+import { withStoredOperations } from "../withOperations.js";
 
 export const collectCommand: Command = {
   name: "collect",
@@ -35,7 +35,7 @@ async function runCollect(ctx: CommandContext): Promise<number> {
   if (id === undefined) throw new UsageError("missing operationId");
   const timeoutMs = integerOption(ctx, "timeout", COLLECT_LIMITS.timeoutMs.min, COLLECT_LIMITS.timeoutMs.max);
   const pollIntervalMs = integerOption(ctx, "poll-interval", COLLECT_LIMITS.pollIntervalMs.min, COLLECT_LIMITS.pollIntervalMs.max);
-  return withOperations(ctx, async ({ service }) => {
+  return withStoredOperations(ctx, async ({ service }) => {
     const result = await service.collect(id, {
       wait: flagOption(ctx, "wait"),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),

@@ -1,7 +1,7 @@
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { startDemoSite, DEMO_PASSWORD } from "../../../demo/demoSite.js";
 import { DEMO_SECRET_NAME, demoLookalikeTask, demoReadTask, demoWriteTask } from "../../../demo/demoTasks.js";
-import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
+import { masterKeyFor } from "../masterKey.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { validateTask } from "../../../task/validateTask.js";
@@ -34,7 +34,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
   const site = await startDemoSite();
   addOutputSecret(DEMO_PASSWORD);
   const config = resolveRuntimeConfig(ctx.env);
-  const key = loadOrCreateMasterKey(config.errandHome);
+  const key = masterKeyFor(config.errandHome, "write");
   const secrets = openSecrets(config, ctx.env);
   // The demo sites are private (loopback) destinations: the demo, as operator, allows exactly them.
   const { buildExecutor } = await import("../buildExecutor.js");

@@ -1,4 +1,5 @@
-import { loadOrCreateMasterKey, readHexKeyFile } from "../../../keys/loadKey.js";
+import { readHexKeyFile } from "../../../keys/loadKey.js";
+import { masterKeyFor } from "../masterKey.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { EXIT } from "../exitCodes.js";
@@ -30,7 +31,7 @@ export function runDigest(ctx: CommandContext): number {
     return EXIT.usage;
   }
   const keyFile = stringOption(ctx, "key-file");
-  const key = keyFile === undefined ? loadOrCreateMasterKey(ctx.errandHome) : readHexKeyFile(keyFile);
+  const key = keyFile === undefined ? masterKeyFor(ctx.errandHome, "write") : readHexKeyFile(keyFile);
   const digest = requestDigest(key, result.value);
   if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", operationId: result.value.operationId, data: { requestDigest: digest } });
   else printOut(JSON.stringify({ operationId: result.value.operationId, requestDigest: digest }));

@@ -5,7 +5,7 @@ import { printEnvelope } from "../jsonEnvelope.js";
 import { describeHandle, printFailure, withoutOk } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
-import { withOperations } from "../withOperations.js";
+import { withStoredOperations } from "../withOperations.js";
 
 export const inspectCommand: Command = {
   name: "inspect",
@@ -24,7 +24,7 @@ async function runInspect(ctx: CommandContext): Promise<number> {
   const json = flagOption(ctx, "json");
   const id = ctx.positionals[0];
   if (id === undefined) throw new UsageError("missing operationId");
-  return withOperations(ctx, async ({ service }) => {
+  return withStoredOperations(ctx, async ({ service }) => {
     const result = await service.inspect(id);
     if (!result.ok) return printFailure(result, json);
     if (json) {

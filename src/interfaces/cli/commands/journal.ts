@@ -6,7 +6,7 @@ import { printEnvelope } from "../jsonEnvelope.js";
 import { printFailure, withoutOk } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
-import { withOperations } from "../withOperations.js";
+import { withStoredOperations } from "../withOperations.js";
 
 export const journalCommand: Command = {
   name: "journal",
@@ -15,8 +15,9 @@ export const journalCommand: Command = {
   maxPositionals: 1,
   run: runJournal,
   help: `errand journal verify|compact [--older-than DURATION] [--json]
-  verify   checks every MAC of the journal and its head checkpoint; names the first bad event.
-           Exit 0 intact, 1 not.
+  verify   checks every MAC of the journal and its head checkpoint, then every operation's stored
+           row against its latest event; names the first bad event or row. Exit 0 intact, 1 not.
+           Never creates a key: with keys/master.key missing it says so (key_error) and exits 1.
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
            their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.
@@ -37,7 +38,7 @@ async function runJournal(ctx: CommandContext): Promise<number> {
   } else if (stringOption(ctx, "older-than") !== undefined) {
     throw new UsageError("--older-than belongs to compact");
   }
-  return withOperations(ctx, async ({ service }) => {
+  return withStoredOperations(ctx, async ({ service }) => {
     if (action === "verify") {
       const verdict = await service.verifyJournal();
       if (json) {
@@ -45,6 +46,7 @@ async function runJournal(ctx: CommandContext): Promise<number> {
         printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: verdict.message } }), data });
       }
       else if (verdict.ok) printOut(`intact: ${verdict.events} events verified up to the head (seq ${verdict.headSeq}; ${verdict.baseSeq} compacted into it; ${verdict.tombstones} tombstone(s))`);
+      else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
       else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
       return verdict.ok ? EXIT.pass : EXIT.fail;
     }

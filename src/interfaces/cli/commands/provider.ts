@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
-import { loadOrCreateMasterKey } from "../../../keys/loadKey.js";
+import { masterKeyFor } from "../masterKey.js";
 import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { ProviderStatus } from "../../../router/describeProvider.js";
@@ -68,7 +68,7 @@ async function runList(ctx: CommandContext): Promise<number> {
     ...Object.fromEntries(CLOUD_PROVIDER_NAMES.map((name) => [name, { missingConfiguration: () => missingCredential(name, ctx.env) }])),
     local: { missingConfiguration: () => (findChromium(ctx.env) === null ? CHROMIUM_INSTALL_HINT : null) },
   };
-  const store = openProviderStore(config);
+  const store = openProviderStore(config, "read");
   try {
     const statuses = await listProviderStatuses(store, routing, providers, config.browserTimeoutMs);
     if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", data: { providers: statuses } });
@@ -117,7 +117,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   if (task.risk !== "read_only") throw new UsageError(`a smoke task must be read_only (it runs unattended to test a provider); ${file} is ${task.risk}`);
 
   const config = resolveRuntimeConfig(ctx.env);
-  const key = loadOrCreateMasterKey(config.errandHome);
+  const key = masterKeyFor(config.errandHome, "write");
   const { buildRoutedExecutor } = await import("../buildRoutedExecutor.js");
   const routed = buildRoutedExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), config, onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`) });
   const controller = new AbortController();

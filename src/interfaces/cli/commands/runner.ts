@@ -40,8 +40,9 @@ export function createRunnerCommand(source: ExecutorSource): Command {
   --watch keeps looking for work until interrupted (SIGINT/SIGTERM), finishing the attempt in hand.
   Start several runners to work in parallel; each operation is claimed by one at a time.
   Progress goes to stderr; --json prints the envelope of docs/CLI.md (status: why it stopped;
-  data {recovered, attempts, stoppedBecause}). Exit 0 when it ran, whatever the tasks'
-  outcomes (collect them with "errand collect").`,
+  data {recovered, attempts, refused, stoppedBecause}). An operation whose stored row does not
+  match its journal is never run: it is listed in refused (journal_tampered). Exit 0 when it ran,
+  whatever the tasks' outcomes (collect them with "errand collect").`,
   };
 }
 
@@ -69,7 +70,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           return printFailure({ code: "configuration_error", message: error instanceof Error ? error.message : String(error) }, json);
         }
         const started = Date.now();
-        const total: RunQueueReport = { recovered: [], attempts: [], stoppedBecause: "drained" };
+        const total: RunQueueReport = { recovered: [], attempts: [], refused: [], stoppedBecause: "drained" };
         for (;;) {
           const remainingMax = max === undefined ? undefined : max - total.attempts.length;
           const remainingBudget = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
@@ -80,6 +81,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           });
           total.recovered.push(...report.recovered);
           total.attempts.push(...report.attempts);
+          total.refused.push(...report.refused.filter((r) => !total.refused.some((known) => known.operationId === r.operationId)));
           total.stoppedBecause = report.stoppedBecause;
           if (!watch || report.stoppedBecause !== "drained") break;
           await sleep(WATCH_IDLE_MS, undefined, { signal: stop.signal }).catch(() => undefined);
@@ -89,7 +91,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           }
         }
         if (json) printEnvelope({ ok: true, status: total.stoppedBecause, data: { ...total } });
-        else printOut(summarize(total.recovered, total.attempts, total.stoppedBecause));
+        else printOut(summarize(total.recovered, total.attempts, total.refused.length, total.stoppedBecause));
         return EXIT.pass;
       },
       (c) => openOperations(c, { ...(json ? {} : { onRunnerEvent: printEvent }), execute: (task, context) => requireExecutor(executor).execute(task, context) }),
@@ -129,15 +131,18 @@ function printEvent(event: RunnerEvent): void {
     case "store_error":
       printErr(`warning   ${event.operationId}: ${event.message}`);
       break;
+    case "refused":
+      printErr(`refused   ${event.operationId}: journal_tampered, ${event.reason}; not run (errand journal verify)`);
+      break;
     case "progress":
       break;
   }
 }
 
-function summarize(recovered: RecoveredLease[], attempts: AttemptReport[], stoppedBecause: RunQueueReport["stoppedBecause"]): string {
+function summarize(recovered: RecoveredLease[], attempts: AttemptReport[], refused: number, stoppedBecause: RunQueueReport["stoppedBecause"]): string {
   const finished = attempts.filter((a) => a.outcome === "finished").length;
   const requeued = attempts.filter((a) => a.outcome === "requeued").length;
   const lost = attempts.filter((a) => a.outcome === "lease_lost" || a.outcome === "abandoned").length;
   const why = { drained: "nothing else is eligible", max: "--max reached", budget: "--budget-ms spent", aborted: "interrupted" }[stoppedBecause];
-  return `ran ${attempts.length} attempt(s): ${finished} finished, ${requeued} requeued, ${lost} lost; recovered ${recovered.length} expired lease(s); stopped: ${why}`;
+  return `ran ${attempts.length} attempt(s): ${finished} finished, ${requeued} requeued, ${lost} lost; recovered ${recovered.length} expired lease(s);${refused === 0 ? "" : ` refused ${refused} tampered operation(s) (journal_tampered);`} stopped: ${why}`;
 }

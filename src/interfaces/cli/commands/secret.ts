@@ -49,7 +49,7 @@ async function runSecret(ctx: CommandContext): Promise<number> {
   if (action === "list") {
     if (name !== undefined) throw new UsageError("secret list takes no name");
     refuseSetOptions(ctx, "list");
-    const opened = openSecrets(config, ctx.env);
+    const opened = openSecrets(config, ctx.env, "read");
     try {
       return printList(await opened.registry.list(), flagOption(ctx, "json"));
     } finally {

@@ -4,7 +4,7 @@ import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
 import { readProviderUsage } from "../providerUsage.js";
-import { withOperations } from "../withOperations.js";
+import { withStoredOperations } from "../withOperations.js";
 
 export const statusCommand: Command = {
   name: "status",
@@ -19,7 +19,7 @@ export const statusCommand: Command = {
 };
 
 async function runStatus(ctx: CommandContext): Promise<number> {
-  return withOperations(ctx, async ({ service, config }) => {
+  return withStoredOperations(ctx, async ({ service, config }) => {
     const report = await service.status();
     const usage = await readProviderUsage(config, ctx.env);
     if (flagOption(ctx, "json")) {

@@ -62,5 +62,5 @@ async function runToken(ctx: CommandContext): Promise<number> {
     if (json) printEnvelope({ ok: true, status: "revoked", data: { tokenId: revoked.tokenId, name: revoked.name } });
     else printOut(`revoked API token ${revoked.tokenId} "${revoked.name}"`);
     return EXIT.pass;
-  });
+  }, action === "list" ? "read" : "write");
 }

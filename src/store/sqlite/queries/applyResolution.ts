@@ -6,20 +6,18 @@ import type { OperationRow } from "../rows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /**
- * Ends the current attempt of a running row: records the attempt's outcome, then either finishes the
- * operation (receipt in the event body) or puts it back in the queue after a delay. The lease is
- * released either way. Called inside the write transaction that checked the fence.
+ * Ends the current attempt of a running row: either finishes the operation (receipt in the event
+ * body) or puts it back in the queue after a delay; the event says how the attempt ended, which is
+ * where the attempt history is read from. The lease is released either way. Called inside the write
+ * transaction that checked the fence and authenticated the row.
  */
-export function applyResolution(ctx: SqliteContext, row: OperationRow, resolution: AttemptResolution, attemptOutcome: { outcome: string; errorCode: string | null; provider: string | null }): OperationRow {
+export function applyResolution(ctx: SqliteContext, row: OperationRow, resolution: AttemptResolution): OperationRow {
   const now = ctx.clock();
-  ctx
-    .sql("UPDATE attempts SET ended_ms = ?, outcome = ?, error_code = ?, provider = ? WHERE operation_id = ? AND attempt = ?")
-    .run(now, attemptOutcome.outcome, attemptOutcome.errorCode, attemptOutcome.provider, row.operation_id, row.attempts);
   const released = { ...row, revision: row.revision + 1, lease_token: null, lease_owner: null, lease_expires_ms: null, updated_ms: now };
 
   if (resolution.kind === "requeue") {
     const next: OperationRow = { ...released, phase: "queued", run_after_ms: now + resolution.delayMs };
-    const details = { attempt: row.attempts, reason: resolution.reason, runAfterMs: next.run_after_ms, attemptOutcome: resolution.attemptOutcome, errorCode: resolution.errorCode };
+    const details = { attempt: row.attempts, reason: resolution.reason, runAfterMs: next.run_after_ms, attemptOutcome: resolution.attemptOutcome, errorCode: resolution.errorCode, provider: resolution.provider };
     appendJournalEvent(ctx, operationEvent("operation_requeued", stateOf(next), details), now);
     writeOperationRow(ctx, next);
     return next;

@@ -6,6 +6,7 @@ import { appendJournalEvent } from "../appendJournalEvent.js";
 import { selectOperationRow, stateOf, writeOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
+import { requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";
 
@@ -36,6 +37,7 @@ export function cancelOperation(
     return tombstone === undefined ? { kind: "not_found" } : { kind: "compacted", tombstone };
   }
 
+  requireAuthentic(ctx, row);
   const now = ctx.clock();
   let outcome: CancelOutcome;
   let next: OperationRow = row;

@@ -2,25 +2,37 @@ import { randomUUID } from "node:crypto";
 import { operationEvent } from "../../../journal/operationEvent.js";
 import type { ClaimedOperation } from "../../Store.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
+import { isAuthentic } from "../authenticRow.js";
 import { stateOf, writeOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
+/** Candidates read per page; more than one page is read only when rows were refused. */
+const CANDIDATES = 8;
+
 /**
- * Claims the oldest eligible queued operation: running, one more attempt, a fresh lease token that
- * fences every later write of this attempt. Runs in BEGIN IMMEDIATE (SQLite has one writer, so the
- * select-then-update cannot race; PostgreSQL does the same with FOR UPDATE SKIP LOCKED).
+ * Claims the oldest eligible queued operation whose row matches its latest journal event: running,
+ * one more attempt, a fresh lease token that fences every later write of this attempt. A row edited
+ * behind errand's back is skipped and reported (Store.takeIntegrityRefusals), never run. Runs in
+ * BEGIN IMMEDIATE (SQLite has one writer, so the select-then-update cannot race; PostgreSQL does the
+ * same with FOR UPDATE SKIP LOCKED).
  */
 export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number, onlyOperationId?: string): ClaimedOperation | undefined {
   const now = ctx.clock();
-  const row = (
-    onlyOperationId === undefined
-      ? ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT 1").get(now)
-      : ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").get(now, onlyOperationId)
-  ) as OperationRow | undefined;
-  if (row === undefined) return undefined;
+  for (let offset = 0; ; offset += CANDIDATES) {
+    const rows = (
+      onlyOperationId === undefined
+        ? ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT ? OFFSET ?").all(now, CANDIDATES, offset)
+        : ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").all(now, onlyOperationId)
+    ) as OperationRow[];
+    const row = rows.find((candidate) => isAuthentic(ctx, candidate));
+    if (row !== undefined) return claimRow(ctx, row, runnerId, leaseMs, now);
+    if (rows.length < CANDIDATES || onlyOperationId !== undefined) return undefined;
+  }
+}
 
+function claimRow(ctx: SqliteContext, row: OperationRow, runnerId: string, leaseMs: number, now: number): ClaimedOperation {
   const token = randomUUID();
   const next: OperationRow = {
     ...row,
@@ -34,6 +46,5 @@ export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number,
   };
   appendJournalEvent(ctx, operationEvent("operation_claimed", stateOf(next), { attempt: next.attempts, runner: runnerId, leaseExpiresMs: now + leaseMs }), now);
   writeOperationRow(ctx, next);
-  ctx.sql("INSERT INTO attempts (operation_id, attempt, runner_id, started_ms) VALUES (?, ?, ?, ?)").run(next.operation_id, next.attempts, runnerId, now);
   return { operation: toOperation(next), taskJson: next.task_json, lease: { operationId: next.operation_id, token }, attempt: next.attempts };
 }

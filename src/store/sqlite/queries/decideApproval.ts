@@ -4,6 +4,7 @@ import { appendJournalEvent } from "../appendJournalEvent.js";
 import { selectOperationRow, stateOf, writeOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
+import { isAuthentic, requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /**
@@ -15,6 +16,7 @@ import type { SqliteContext } from "../sqliteContext.js";
 export function decideApproval(ctx: SqliteContext, operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): DecideApprovalResult {
   const row = selectOperationRow(ctx, operationId);
   if (row === undefined) return { kind: "not_found" };
+  requireAuthentic(ctx, row);
   if (row.request_digest !== decision.requestDigest) return { kind: "digest_mismatch", operation: toOperation(row) };
   if (row.phase !== "awaiting_approval") {
     const expired = row.phase === "blocked" && row.approval_expires_ms !== null && row.finished_ms !== null && row.finished_ms >= row.approval_expires_ms && row.receipt_status === "BLOCKED";
@@ -38,7 +40,7 @@ export function expireApprovals(ctx: SqliteContext, blockedReceipt: BlockedRecei
   const rows = ctx
     .sql("SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= ? ORDER BY approval_expires_ms LIMIT ?")
     .all(ctx.clock(), limit) as OperationRow[];
-  return rows.map((row) => endAwaiting(ctx, row, "approval_expired", blockedReceipt, {}).operation_id);
+  return rows.filter((row) => isAuthentic(ctx, row)).map((row) => endAwaiting(ctx, row, "approval_expired", blockedReceipt, {}).operation_id);
 }
 
 /** awaiting_approval → blocked, with a synthesized BLOCKED receipt in the operation_finished event. */

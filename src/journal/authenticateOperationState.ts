@@ -1,0 +1,50 @@
+import type { JournalSealer } from "./createJournalSealer.js";
+import type { JournalEventRow } from "./journalTypes.js";
+import type { OperationStateFields } from "./operationEvent.js";
+
+/** The state fields, in the order a mismatch is reported. */
+const STATE_FIELDS: readonly (keyof OperationStateFields)[] = ["operationId", "requestDigest", "revision", "phase", "mutationBoundary", "attempts", "risk", "maxAttempts", "cancelRequested"];
+
+/**
+ * Fields that events written before errand recorded them do not carry. An authenticated event cannot
+ * have a field removed, so "absent" only ever means "written by an older errand"; the runner checks
+ * risk against the digest-checked task as well.
+ */
+const LATER_FIELDS: ReadonlySet<keyof OperationStateFields> = new Set(["risk", "maxAttempts", "cancelRequested"]);
+
+export type StateAuthentication = { ok: true; body: Record<string, unknown> } | { ok: false; reason: string };
+
+/**
+ * Checks an operation's stored state against its latest journal event: the event must belong to the
+ * operation, pass its MAC and body hash, and state exactly what the row says. Whoever can write the
+ * database but does not hold the key can edit the row (set a finished write back to queued, reset its
+ * attempts, un-cross its boundary) but cannot forge the event, so every such edit is refused here.
+ *
+ * One event is not a chain proof: deleting an operation's later events as well is found by
+ * `errand journal verify` (see docs/SECURITY.md, "What the journal can and cannot prove").
+ */
+export function authenticateOperationState(state: OperationStateFields, latest: JournalEventRow | undefined, sealer: JournalSealer, journalId: string): StateAuthentication {
+  const body = readAuthenticEventBody(latest, sealer, journalId, state.operationId);
+  if (body === null) return { ok: false, reason: "its latest journal event is missing or does not match its MAC" };
+  for (const field of STATE_FIELDS) {
+    const recorded = body[field];
+    if (recorded === undefined && LATER_FIELDS.has(field)) continue;
+    if (recorded !== state[field]) return { ok: false, reason: `its stored ${field} differs from its latest journal event` };
+  }
+  return { ok: true, body };
+}
+
+/** The parsed body of an event that belongs to the operation and passes its MAC and body hash; null otherwise. */
+export function readAuthenticEventBody(event: JournalEventRow | undefined, sealer: JournalSealer, journalId: string, operationId: string): Record<string, unknown> | null {
+  if (event === undefined || event.body === null || event.operationId !== operationId) return null;
+  const { body, mac, ...fields } = event;
+  if (!sealer.macEquals(sealer.eventMac(journalId, fields), mac) || !sealer.macEquals(sealer.bodyHash(body), event.bodyHash)) return null;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+    const record = parsed as Record<string, unknown>;
+    return record["operationId"] === operationId ? record : null;
+  } catch {
+    return null;
+  }
+}
