@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
 import type { Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Readable } from "node:stream";
@@ -14,6 +15,8 @@ export interface FetchDocumentOptions {
   /** Most bytes of (decoded) body accepted; past it the fetch stops with document_too_large. */
   maxBytes: number;
   timeoutMs: number;
+  /** Tests only (a self-signed loopback site): accept any certificate. Never set from configuration. */
+  acceptAnyCertificate?: boolean;
 }
 
 /** Headers that describe one hop or that errand sets itself; never copied from the browser's request. */
@@ -57,7 +60,11 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
         socket.destroy();
         return reject(new DocumentFetchError("refused", `the egress proxy refused ${url.host} (${answer.statusCode ?? 0})`));
       }
-      send(httpsRequest({ method: request.method, path: `${url.pathname}${url.search}`, headers, agent: false, createConnection: () => tlsConnect({ socket, servername: url.hostname, ALPNProtocols: ["http/1.1"] }) }));
+      // No agent: with `agent: false` Node would make a fresh Agent that ignores createConnection and
+      // dials the URL's host itself, past the proxy. SNI carries names only (RFC 6066), never an IP.
+      const hostname = url.hostname.replace(/^\[|\]$/g, "");
+      const tls = () => tlsConnect({ socket, ...(isIP(hostname) === 0 ? { servername: hostname } : {}), ALPNProtocols: ["http/1.1"], rejectUnauthorized: options.acceptAnyCertificate !== true });
+      send(httpsRequest({ method: request.method, path: `${url.pathname}${url.search}`, headers, createConnection: tls }));
     });
     tunnel.once("error", (error) => reject(new DocumentFetchError("failed", error.message)));
     signal.addEventListener("abort", () => tunnel.destroy(), { once: true });

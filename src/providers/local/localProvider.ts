@@ -27,6 +27,11 @@ export interface LocalProviderOptions {
   maxDocumentBytes?: number;
   /** Told once, when the browser first starts, about anything the operator should know (no sandbox as root). */
   onNotice?: (message: string) => void;
+  /**
+   * Tests only: accept any TLS certificate, in the browser and in errand's document fetches, so an
+   * attack test can serve https from a self-signed loopback site. Nothing in errand's configuration sets it.
+   */
+  acceptAnyCertificateForTests?: boolean;
   /** Told about each request Chromium made outside any task's context, which its browser-wide proxy refused. */
   onBackgroundRefused?: (request: RefusedBackgroundRequest) => void;
 }
@@ -99,6 +104,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
         const context = await browser.newContext({
           serviceWorkers: "block",
           acceptDownloads: false,
+          ...(options.acceptAnyCertificateForTests === true ? { ignoreHTTPSErrors: true } : {}),
           ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "", ...(proxy.credentials ?? {}) } }),
         });
         counter += 1;
@@ -112,7 +118,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
             ? {}
             : {
                 egressBlocked: () => proxy.blocked(),
-                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs }),
+                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
               }),
           async seal() {
             proxy?.seal();
