@@ -1,10 +1,8 @@
-import { operationEvent } from "../../../journal/operationEvent.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { CancelOutcome, CancelResult, OperationRecord } from "../../Store.js";
-import { isTerminalPhase } from "../../Store.js";
-import { appendJournalEvent } from "../appendJournalEvent.js";
-import { selectOperationRow, stateOf, writeOperationRow } from "../operationRowSql.js";
-import type { OperationRow } from "../rows.js";
+import { cancel } from "../../operationTransitions.js";
+import { applyTransition } from "../applyTransition.js";
+import { selectOperationRow } from "../operationRowSql.js";
 import { toOperation } from "../rows.js";
 import { requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
@@ -14,9 +12,9 @@ const CANCEL = "cancel";
 
 /**
  * Applies a cancel once per controlActionId: the outcome is stored with the id, and a repeated id
- * returns that first outcome without acting again. Queued or awaiting approval → cancelled (with a CANCELLED receipt);
- * running before the boundary → cancel requested (the runner stops, and the boundary can no longer
- * be crossed); running past the boundary → uncertain, not interrupted; finished → unchanged.
+ * returns that first outcome without acting again. What the cancel does is decided by
+ * operationTransitions.cancel (queued → cancelled; running before the boundary → cancel requested;
+ * past it → uncertain, not interrupted; finished → unchanged).
  */
 export function cancelOperation(
   ctx: SqliteContext,
@@ -39,26 +37,9 @@ export function cancelOperation(
 
   requireAuthentic(ctx, row);
   const now = ctx.clock();
-  let outcome: CancelOutcome;
-  let next: OperationRow = row;
-  if (isTerminalPhase(toOperation(row).phase)) {
-    outcome = "already_terminal";
-  } else if (row.phase === "queued" || row.phase === "awaiting_approval") {
-    outcome = "cancelled";
-    const receipt = cancelledReceipt(toOperation(row), row.task_json);
-    next = { ...row, phase: "cancelled", revision: row.revision + 1, receipt_status: receipt.status, cancel_requested_ms: now, finished_ms: now, updated_ms: now };
-    const event = appendJournalEvent(ctx, operationEvent("operation_finished", stateOf(next), { reason: "cancelled", controlActionId, receipt }), now);
-    next = { ...next, receipt_seq: event.seq };
-  } else if (row.mutation_boundary === "not_crossed") {
-    outcome = "cancel_requested";
-    next = { ...row, revision: row.revision + 1, cancel_requested_ms: now, updated_ms: now };
-    appendJournalEvent(ctx, operationEvent("cancel_requested", stateOf(next), { controlActionId, outcome }), now);
-  } else {
-    outcome = "uncertain";
-    next = { ...row, revision: row.revision + 1, updated_ms: now };
-    appendJournalEvent(ctx, operationEvent("cancel_requested", stateOf(next), { controlActionId, outcome }), now);
-  }
-  if (next !== row) writeOperationRow(ctx, next);
+  const current = toOperation(row);
+  const { outcome, transition } = cancel(current, now, controlActionId, () => cancelledReceipt(current, row.task_json));
+  const next = transition === null ? row : applyTransition(ctx, row, transition);
   ctx.sql("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)").run(controlActionId, operationId, CANCEL, outcome, now);
   return { kind: "applied", outcome, operation: toOperation(next) };
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { operationEvent } from "../../../journal/operationEvent.js";
 import type { ClaimedOperation } from "../../Store.js";
-import { appendJournalEvent } from "../appendJournalEvent.js";
+import { claim } from "../../operationTransitions.js";
+import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
-import { stateOf, writeOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
 import type { SqliteContext } from "../sqliteContext.js";
@@ -34,17 +33,6 @@ export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number,
 
 function claimRow(ctx: SqliteContext, row: OperationRow, runnerId: string, leaseMs: number, now: number): ClaimedOperation {
   const token = randomUUID();
-  const next: OperationRow = {
-    ...row,
-    phase: "running",
-    revision: row.revision + 1,
-    attempts: row.attempts + 1,
-    lease_token: token,
-    lease_owner: runnerId,
-    lease_expires_ms: now + leaseMs,
-    updated_ms: now,
-  };
-  appendJournalEvent(ctx, operationEvent("operation_claimed", stateOf(next), { attempt: next.attempts, runner: runnerId, leaseExpiresMs: now + leaseMs }), now);
-  writeOperationRow(ctx, next);
+  const next = applyTransition(ctx, row, claim(toOperation(row), now, { runnerId, leaseMs }), token);
   return { operation: toOperation(next), taskJson: next.task_json, lease: { operationId: next.operation_id, token }, attempt: next.attempts };
 }

@@ -1,17 +1,17 @@
-import { operationEvent } from "../../../journal/operationEvent.js";
 import { eventStoredBytes } from "../../../journal/sealEvent.js";
 import { canonicalJson } from "../../../task/canonicalJson.js";
 import type { CreateOperationResult, NewOperation } from "../../Store.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
 import { requireHead } from "../journalHeadSql.js";
-import { selectOperationRow, stateOf } from "../operationRowSql.js";
+import { create } from "../../operationTransitions.js";
+import { selectOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";
 
 /**
- * Inserts a queued operation (or one awaiting the owner's approval) and its operation_created event, unless the id is already taken (by a
+ * Inserts a queued operation (or one awaiting the owner's approval; operationTransitions.create) and its operation_created event, unless the id is already taken (by a
  * live operation or a tombstone), or the new data would pass the quota. Runs in BEGIN IMMEDIATE, so
  * the answer is decided from the row as it stands, never from a racing insert's row count.
  */
@@ -22,30 +22,29 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
   if (tombstone !== undefined) return { kind: "compacted", tombstone };
 
   const now = ctx.clock();
+  const { next, event: draft } = create(input, now);
   const row: OperationRow = {
-    operation_id: input.operationId,
-    request_digest: input.requestDigest,
-    risk: input.risk,
+    operation_id: next.operationId,
+    request_digest: next.requestDigest,
+    risk: next.risk,
     task_json: input.taskJson,
-    phase: input.approvalTtlMs === undefined ? "queued" : "awaiting_approval",
-    revision: 1,
-    attempts: 0,
-    max_attempts: input.maxAttempts,
-    mutation_boundary: "not_crossed",
-    run_after_ms: now,
+    phase: next.phase,
+    revision: next.revision,
+    attempts: next.attempts,
+    max_attempts: next.maxAttempts,
+    mutation_boundary: next.mutationBoundary,
+    run_after_ms: next.runAfterMs,
     lease_token: null,
     lease_owner: null,
     lease_expires_ms: null,
     cancel_requested_ms: null,
     receipt_status: null,
     receipt_seq: null,
-    created_ms: now,
-    updated_ms: now,
+    created_ms: next.createdMs,
+    updated_ms: next.updatedMs,
     finished_ms: null,
-    approval_expires_ms: input.approvalTtlMs === undefined ? null : now + input.approvalTtlMs,
+    approval_expires_ms: next.approvalExpiresMs,
   };
-  const approval = row.approval_expires_ms === null ? {} : { approvalExpiresMs: row.approval_expires_ms };
-  const draft = operationEvent("operation_created", stateOf(row), { ...input.details, ...approval, risk: input.risk, maxAttempts: input.maxAttempts });
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const head = requireHead(ctx);
   const bodyText = canonicalJson(draft.body);

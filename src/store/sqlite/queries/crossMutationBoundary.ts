@@ -1,7 +1,7 @@
-import { operationEvent } from "../../../journal/operationEvent.js";
 import type { BoundaryResult, LeaseRef } from "../../Store.js";
-import { appendJournalEvent } from "../appendJournalEvent.js";
-import { stateOf, writeOperationRow } from "../operationRowSql.js";
+import { crossBoundary } from "../../operationTransitions.js";
+import { applyTransition } from "../applyTransition.js";
+import { toOperation } from "../rows.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectLeasedRow } from "./leaseSql.js";
@@ -15,11 +15,8 @@ import { selectLeasedRow } from "./leaseSql.js";
 export function crossMutationBoundary(ctx: SqliteContext, lease: LeaseRef): BoundaryResult {
   const row = selectLeasedRow(ctx, lease);
   if (row === undefined || !isAuthentic(ctx, row)) return "lease_lost";
-  if (row.cancel_requested_ms !== null) return "cancel_requested";
-  if (row.mutation_boundary === "crossed") return "crossed";
-  const now = ctx.clock();
-  const next = { ...row, mutation_boundary: "crossed", revision: row.revision + 1, updated_ms: now };
-  appendJournalEvent(ctx, operationEvent("mutation_boundary_crossed", stateOf(next), { attempt: row.attempts }), now);
-  writeOperationRow(ctx, next);
+  const transition = crossBoundary(toOperation(row), ctx.clock());
+  if (transition === "cancel_requested") return "cancel_requested";
+  if (transition !== null) applyTransition(ctx, row, transition);
   return "crossed";
 }

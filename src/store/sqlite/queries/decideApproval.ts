@@ -1,7 +1,7 @@
-import { operationEvent } from "../../../journal/operationEvent.js";
 import type { ApprovalDecision, ApprovalEndCode, BlockedReceiptFactory, DecideApprovalResult } from "../../Store.js";
-import { appendJournalEvent } from "../appendJournalEvent.js";
-import { selectOperationRow, stateOf, writeOperationRow } from "../operationRowSql.js";
+import { approve, endAwaiting } from "../../operationTransitions.js";
+import { applyTransition } from "../applyTransition.js";
+import { selectOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../rows.js";
 import { toOperation } from "../rows.js";
 import { isAuthentic, requireAuthentic } from "../authenticRow.js";
@@ -24,14 +24,14 @@ export function decideApproval(ctx: SqliteContext, operationId: string, decision
   }
   const now = ctx.clock();
   if (row.approval_expires_ms === null || now >= row.approval_expires_ms) {
-    return { kind: "expired", operation: toOperation(endAwaiting(ctx, row, "approval_expired", blockedReceipt, {})) };
+    return { kind: "expired", operation: toOperation(endAwaitingRow(ctx, row, "approval_expired", blockedReceipt, {})) };
   }
-  const decided = { decidedBy: decision.decidedBy, via: decision.via, decidedMs: now };
-  if (!decision.approve) return { kind: "denied", operation: toOperation(endAwaiting(ctx, row, "approval_denied", blockedReceipt, decided)) };
+  if (!decision.approve) {
+    const decided = { decidedBy: decision.decidedBy, via: decision.via, decidedMs: now };
+    return { kind: "denied", operation: toOperation(endAwaitingRow(ctx, row, "approval_denied", blockedReceipt, decided)) };
+  }
 
-  const next: OperationRow = { ...row, phase: "queued", revision: row.revision + 1, run_after_ms: now, updated_ms: now };
-  appendJournalEvent(ctx, operationEvent("operation_approved", stateOf(next), { ...decided, approvedDigest: decision.requestDigest }), now);
-  writeOperationRow(ctx, next);
+  const next = applyTransition(ctx, row, approve(toOperation(row), now, decision));
   return { kind: "approved", operation: toOperation(next) };
 }
 
@@ -40,16 +40,11 @@ export function expireApprovals(ctx: SqliteContext, blockedReceipt: BlockedRecei
   const rows = ctx
     .sql("SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= ? ORDER BY approval_expires_ms LIMIT ?")
     .all(ctx.clock(), limit) as OperationRow[];
-  return rows.filter((row) => isAuthentic(ctx, row)).map((row) => endAwaiting(ctx, row, "approval_expired", blockedReceipt, {}).operation_id);
+  return rows.filter((row) => isAuthentic(ctx, row)).map((row) => endAwaitingRow(ctx, row, "approval_expired", blockedReceipt, {}).operation_id);
 }
 
-/** awaiting_approval → blocked, with a synthesized BLOCKED receipt in the operation_finished event. */
-function endAwaiting(ctx: SqliteContext, row: OperationRow, code: ApprovalEndCode, blockedReceipt: BlockedReceiptFactory, details: Record<string, unknown>): OperationRow {
-  const now = ctx.clock();
-  const receipt = blockedReceipt(toOperation(row), row.task_json, code);
-  const next: OperationRow = { ...row, phase: "blocked", revision: row.revision + 1, receipt_status: receipt.status, finished_ms: now, updated_ms: now };
-  const event = appendJournalEvent(ctx, operationEvent("operation_finished", stateOf(next), { ...details, reason: code, receipt }), now);
-  const stored = { ...next, receipt_seq: event.seq };
-  writeOperationRow(ctx, stored);
-  return stored;
+/** awaiting_approval → blocked, with a synthesized BLOCKED receipt in the operation_finished event (operationTransitions.endAwaiting). */
+function endAwaitingRow(ctx: SqliteContext, row: OperationRow, code: ApprovalEndCode, blockedReceipt: BlockedReceiptFactory, details: Record<string, unknown>): OperationRow {
+  const current = toOperation(row);
+  return applyTransition(ctx, row, endAwaiting(current, ctx.clock(), code, blockedReceipt(current, row.task_json, code), details));
 }
