@@ -5,13 +5,14 @@ import { createExecutor } from "../../executor/createExecutor.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
 import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../../providers/createCloudProvider.js";
-import type { BrowserProvider } from "../../providers/providerTypes.js";
+import type { BrowserProvider, SessionScope } from "../../providers/providerTypes.js";
+import { withCappedDocuments } from "../../providers/withCappedDocuments.js";
 import { createRouter } from "../../router/createRouter.js";
 import { resolveRoutingConfig } from "../../router/routingConfig.js";
 import type { RoutableProvider, RoutingConfig } from "../../router/routingConfig.js";
 import { breakerPolicy } from "../../runner/runAttempt.js";
 import type { ProviderStore } from "../../store/ProviderStore.js";
-import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy } from "./buildExecutor.js";
+import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
 import { addOutputSecret } from "./output.js";
@@ -52,7 +53,10 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
   const local = createGuardedLocalProvider(env, policy, options.onNotice, config.maxDocumentBytes);
-  const providers: Record<RoutableProvider, BrowserProvider> = { local, ...createCloudProviders(env, options.onProviderEvent) };
+  // Cloud sessions get errand's capped document fetcher behind an egress proxy for the task, like local ones.
+  const capped = { proxyForSession: (scope: SessionScope) => startSessionProxy(policy, scope), maxDocumentBytes: config.maxDocumentBytes };
+  const cloud = Object.fromEntries(Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)])) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
+  const providers: Record<RoutableProvider, BrowserProvider> = { local, ...cloud };
   const store = openProviderStore(config);
   const secrets = openSecrets(config, env);
   // Every value an attempt reveals is also scrubbed from everything this process prints (progress, logs, errors).
