@@ -1,0 +1,266 @@
+// The contract every Store backend must keep, written once against the Store port. A backend's own
+// test file calls storeConformance with a factory; SQLite does (test/store/sqliteConformance.test.ts),
+// and a PostgreSQL adapter must pass the same suite before it is used. Not a test file itself.
+import assert from "node:assert/strict";
+import { randomBytes, randomUUID } from "node:crypto";
+import { describe, test } from "node:test";
+import type { JournalSealer } from "../../../src/journal/createJournalSealer.js";
+import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
+import { verifyJournal } from "../../../src/journal/verifyJournal.js";
+import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
+import type { Receipt, ReceiptStatus } from "../../../src/receipt/receiptTypes.js";
+import type { AttemptResolution, NewOperation, OperationRecord, Store } from "../../../src/store/Store.js";
+import { OperationTamperedError } from "../../../src/store/storeErrors.js";
+
+/** A backend opened for one test, on its own fresh database, with the suite's key and clock. */
+export interface StoreUnderTest {
+  store: Store;
+  /** Another connection to the same database, as a second runner process would open it. */
+  another(): Store;
+  /** Changes one column of an operation's stored row, as someone with database access but no key would. */
+  tamper(operationId: string, column: "phase" | "attempts" | "mutation_boundary" | "risk", value: string | number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type OpenStoreUnderTest = (options: { sealer: JournalSealer; clock: () => number }) => Promise<StoreUnderTest>;
+
+const T0 = Date.UTC(2026, 0, 1);
+const LEASE_MS = 60_000;
+const QUOTA = 64 * 1024 * 1024;
+
+function newOperation(extra: Partial<NewOperation> = {}): NewOperation {
+  const operationId = randomUUID();
+  const task = { schemaVersion: "errand.task.v1", operationId, risk: extra.risk ?? "read_only", target: { url: "https://example.com/" }, steps: [{ action: "expect_text", text: "Example" }] };
+  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(task), details: {}, ...extra };
+}
+
+function receipt(operation: OperationRecord, status: ReceiptStatus): Receipt {
+  return {
+    receiptVersion: "errand.receipt.v1",
+    status,
+    operationId: operation.operationId,
+    requestDigest: operation.requestDigest,
+    risk: operation.risk,
+    provider: "local",
+    finalUrl: "https://example.com/",
+    checks: [],
+    steps: [],
+    error: null,
+    startedAt: new Date(T0).toISOString(),
+    durationMs: 1,
+    attempts: operation.attempts,
+    network: emptyNetworkEvidence(),
+    mutationBoundary: operation.mutationBoundary,
+    evidenceRetention: "minimal",
+    fallback: [],
+  };
+}
+
+const finish =
+  (status: ReceiptStatus = "PASS") =>
+  (operation: OperationRecord): AttemptResolution => ({ kind: "finish", phase: "completed", receipt: receipt(operation, status), reason: "attempt_finished" });
+
+/** Runs the whole conformance suite against one backend. */
+export function storeConformance(backend: string, open: OpenStoreUnderTest): void {
+  const sealer = createJournalSealer(randomBytes(32));
+
+  /** Opens a fresh store with a clock the test moves, runs `body`, checks the journal still verifies, closes. */
+  async function withStore(body: (s: StoreUnderTest, clock: { now: number }) => Promise<void>, verify = true): Promise<void> {
+    const clock = { now: T0 };
+    const s = await open({ sealer, clock: () => clock.now });
+    try {
+      await body(s, clock);
+      if (verify) {
+        const verdict = await verifyJournal(s.store, sealer);
+        assert.ok(verdict.ok, JSON.stringify(verdict));
+      }
+    } finally {
+      await s.close();
+    }
+  }
+
+  describe(`Store conformance: ${backend}`, () => {
+    test(`${backend}: create is idempotent by id, never overwrites, and respects the quota`, () =>
+      withStore(async ({ store }) => {
+        const input = newOperation();
+        const first = await store.createOperation(input, QUOTA);
+        assert.equal(first.kind, "created");
+        const again = await store.createOperation({ ...input, requestDigest: "hmac-sha256:other" }, QUOTA);
+        assert.ok(again.kind === "existing" && again.operation.requestDigest === input.requestDigest);
+        const view = await store.readOperation(input.operationId);
+        assert.ok(view?.kind === "live" && view.operation.phase === "queued" && view.operation.revision === 1);
+        assert.equal(view.latestEvent?.type, "operation_created");
+        assert.equal((await store.createOperation(newOperation(), 10)).kind, "quota_exceeded");
+        assert.equal(await store.readOperation(randomUUID()), undefined);
+      }));
+
+    test(`${backend}: claims take the oldest eligible operation, never one awaiting approval or delayed`, () =>
+      withStore(async ({ store }, clock) => {
+        const waiting = newOperation({ approvalTtlMs: 60_000 });
+        await store.createOperation(waiting, QUOTA);
+        const first = newOperation();
+        await store.createOperation(first, QUOTA);
+        clock.now += 1;
+        const second = newOperation();
+        await store.createOperation(second, QUOTA);
+        assert.equal((await store.claimNext("r", LEASE_MS, second.operationId))?.operation.operationId, second.operationId, "onlyOperationId");
+        const claimed = await store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        assert.deepEqual([claimed.operation.operationId, claimed.operation.phase, claimed.attempt, claimed.operation.leaseExpiresMs], [first.operationId, "running", 1, clock.now + LEASE_MS]);
+        assert.equal(claimed.taskJson, first.taskJson);
+        assert.equal(await store.claimNext("r", LEASE_MS), undefined, "nothing else is eligible");
+        // Back in the queue with a delay: not eligible before it.
+        await store.finishAttempt(claimed.lease, () => ({ kind: "requeue", delayMs: 5_000, attemptOutcome: "FAIL", errorCode: "step_failed", provider: null, reason: "retry" }));
+        assert.equal(await store.claimNext("r", LEASE_MS), undefined);
+        clock.now += 5_000;
+        assert.equal((await store.claimNext("r", LEASE_MS))?.attempt, 2);
+      }));
+
+    test(`${backend}: two connections claiming at once never get the same operation`, () =>
+      withStore(async (s) => {
+        const other = s.another();
+        try {
+          for (let i = 0; i < 30; i += 1) await s.store.createOperation(newOperation(), QUOTA);
+          const claimed: string[] = [];
+          for (let i = 0; i < 20; i += 1) {
+            const both = await Promise.all([s.store.claimNext("a", LEASE_MS), other.claimNext("b", LEASE_MS)]);
+            for (const c of both) if (c !== undefined) claimed.push(c.operation.operationId);
+          }
+          assert.equal(claimed.length, 30);
+          assert.equal(new Set(claimed).size, 30);
+        } finally {
+          await other.close();
+        }
+      }));
+
+    test(`${backend}: a lease token that no longer holds changes nothing (heartbeat, boundary, finish)`, () =>
+      withStore(async ({ store }, clock) => {
+        const input = newOperation({ risk: "reversible_write" });
+        await store.createOperation(input, QUOTA);
+        const claimed = await store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        const stale = { operationId: input.operationId, token: randomUUID() };
+        assert.deepEqual(await store.renewLease(stale, LEASE_MS), { held: false, cancelRequested: false });
+        assert.deepEqual(await store.checkLease(stale), { held: false, cancelRequested: false });
+        assert.equal(await store.crossMutationBoundary(stale), "lease_lost");
+        const lost = await store.finishAttempt(stale, finish());
+        assert.equal(lost.applied, undefined);
+        clock.now += 1_000;
+        assert.deepEqual(await store.renewLease(claimed.lease, LEASE_MS), { held: true, cancelRequested: false });
+        assert.equal(await store.crossMutationBoundary(claimed.lease), "crossed");
+        const done = await store.finishAttempt(claimed.lease, (current) => {
+          assert.equal(current.mutationBoundary, "crossed", "resolve sees the operation as it stands");
+          return finish()(current);
+        });
+        assert.equal(done.applied?.kind, "finish");
+        const view = await store.readOperation(input.operationId);
+        assert.ok(view?.kind === "live" && view.operation.phase === "completed" && view.operation.leaseOwner === null);
+        assert.equal(view.receiptEvent?.type, "operation_finished");
+        const revisions = (await store.readOperationEvents(input.operationId)).map((e) => (JSON.parse(e.body ?? "{}") as { revision: number }).revision);
+        assert.deepEqual(revisions, [1, 2, 3, 4], "one event per change, revisions contiguous");
+      }));
+
+    test(`${backend}: finishing an attempt can claim the next operation in the same call`, () =>
+      withStore(async ({ store }) => {
+        const a = newOperation();
+        const b = newOperation();
+        await store.createOperation(a, QUOTA);
+        await store.createOperation(b, QUOTA);
+        const claimed = await store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        const result = await store.finishAttempt(claimed.lease, finish(), { runnerId: "r", leaseMs: LEASE_MS });
+        assert.equal(result.applied?.kind, "finish");
+        const other = claimed.operation.operationId === a.operationId ? b : a;
+        assert.equal(result.next?.operation.operationId, other.operationId);
+        assert.equal(result.next?.operation.phase, "running");
+      }));
+
+    test(`${backend}: expired leases are recovered with the resolution decided on the current record`, () =>
+      withStore(async ({ store }, clock) => {
+        const input = newOperation();
+        await store.createOperation(input, QUOTA);
+        await store.claimNext("crashed", LEASE_MS);
+        assert.deepEqual(await store.recoverExpiredLeases(() => assert.fail("not expired yet"), 10), []);
+        clock.now += LEASE_MS + 1;
+        const seen: number[] = [];
+        const recovered = await store.recoverExpiredLeases((expired) => {
+          seen.push(expired.operation.attempts);
+          return { kind: "requeue", delayMs: 0, attemptOutcome: "lost", errorCode: "lease_expired", provider: null, reason: "lease_expired" };
+        }, 10);
+        assert.deepEqual(recovered, [{ operationId: input.operationId, resolution: "requeue", phase: "queued" }]);
+        assert.deepEqual(seen, [1]);
+      }));
+
+    test(`${backend}: cancel acts once per controlActionId and by phase`, () =>
+      withStore(async ({ store }) => {
+        const queued = newOperation();
+        await store.createOperation(queued, QUOTA);
+        const id = randomUUID();
+        const cancelled = await store.cancelOperation(queued.operationId, id, (op) => receipt(op, "CANCELLED"));
+        assert.ok(cancelled.kind === "applied" && cancelled.outcome === "cancelled" && cancelled.operation.phase === "cancelled");
+        const repeated = await store.cancelOperation(queued.operationId, id, (op) => receipt(op, "CANCELLED"));
+        assert.ok(repeated.kind === "repeated" && repeated.outcome === "cancelled");
+        const running = newOperation({ risk: "reversible_write" });
+        await store.createOperation(running, QUOTA);
+        assert.equal((await store.cancelOperation(running.operationId, id, (op) => receipt(op, "CANCELLED"))).kind, "control_id_reused");
+        const claimed = await store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        const requested = await store.cancelOperation(running.operationId, randomUUID(), (op) => receipt(op, "CANCELLED"));
+        assert.ok(requested.kind === "applied" && requested.outcome === "cancel_requested");
+        assert.deepEqual(await store.checkLease(claimed.lease), { held: true, cancelRequested: true });
+        assert.equal(await store.crossMutationBoundary(claimed.lease), "cancel_requested", "the boundary can no longer be crossed");
+        assert.equal((await store.cancelOperation(randomUUID(), randomUUID(), (op) => receipt(op, "CANCELLED"))).kind, "not_found");
+      }));
+
+    test(`${backend}: the owner's decision is bound to the digest and the expiry`, () =>
+      withStore(async ({ store }, clock) => {
+        const blocked = (op: OperationRecord): Receipt => receipt(op, "BLOCKED");
+        const approved = newOperation({ approvalTtlMs: 10_000 });
+        const denied = newOperation({ approvalTtlMs: 10_000 });
+        const expired = newOperation({ approvalTtlMs: 10_000 });
+        for (const input of [approved, denied, expired]) await store.createOperation(input, QUOTA);
+        const decision = (requestDigest: string, approve: boolean) => ({ approve, requestDigest, decidedBy: "owner (test)", via: "cli" as const });
+        assert.equal((await store.decideApproval(approved.operationId, decision("hmac-sha256:wrong", true), blocked)).kind, "digest_mismatch");
+        assert.equal((await store.decideApproval(approved.operationId, decision(approved.requestDigest, true), blocked)).kind, "approved");
+        assert.equal((await store.decideApproval(denied.operationId, decision(denied.requestDigest, false), blocked)).kind, "denied");
+        clock.now += 10_000;
+        assert.deepEqual(await store.expireApprovals(blocked, 10), [expired.operationId]);
+        assert.equal((await store.decideApproval(expired.operationId, decision(expired.requestDigest, true), blocked)).kind, "expired");
+        assert.equal((await store.claimNext("r", LEASE_MS))?.operation.operationId, approved.operationId, "only the approved one runs");
+        assert.equal(await store.claimNext("r", LEASE_MS), undefined);
+      }));
+
+    test(`${backend}: a row edited without the key is never claimed, cancelled or verified as intact`, () =>
+      withStore(async (s, clock) => {
+        const edited = newOperation();
+        const intact = newOperation();
+        await s.store.createOperation(edited, QUOTA);
+        clock.now += 1; // the edited one is first in line
+        await s.store.createOperation(intact, QUOTA);
+        await s.tamper(edited.operationId, "attempts", 7);
+        assert.equal((await s.store.claimNext("r", LEASE_MS))?.operation.operationId, intact.operationId, "the edited row is skipped");
+        assert.deepEqual(
+          s.store.takeIntegrityRefusals().map((r) => r.operationId),
+          [edited.operationId],
+        );
+        assert.deepEqual(s.store.takeIntegrityRefusals(), [], "each refusal is reported once");
+        await assert.rejects(s.store.cancelOperation(edited.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
+        const verdict = await verifyJournal(s.store, sealer);
+        assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === edited.operationId);
+      }, false));
+
+    test(`${backend}: compaction leaves an authenticated tombstone that keeps the id taken`, () =>
+      withStore(async ({ store }, clock) => {
+        const input = newOperation();
+        await store.createOperation(input, QUOTA);
+        const claimed = await store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        await store.finishAttempt(claimed.lease, finish());
+        clock.now += 1_000;
+        const report = await store.compact(clock.now);
+        assert.equal(report.operations, 1);
+        assert.equal((await store.readOperation(input.operationId))?.kind, "compacted");
+        assert.equal((await store.createOperation(input, QUOTA)).kind, "compacted");
+      }));
+  });
+}
