@@ -1,4 +1,9 @@
+import { ErrandError } from "../errors/errandError.js";
+
 /** A configuration value errand cannot use; the message names the variable and what it accepts. */
-export class ConfigError extends Error {
-  readonly code = "configuration_error" as const;
+export class ConfigError extends ErrandError {
+  declare readonly code: "configuration_error";
+  constructor(message: string) {
+    super("configuration_error", message);
+  }
 }

@@ -1,12 +1,16 @@
 import { openSync, readFileSync, writeSync, closeSync, constants, existsSync } from "node:fs";
 import { randomBytes, hkdfSync } from "node:crypto";
 import { join } from "node:path";
+import { ErrandError } from "../errors/errandError.js";
 import { MIN_KEY_BYTES } from "../task/requestDigest.js";
 import { securePrivateDirectory, securePrivateFile } from "./privateFiles.js";
 
 /** A key problem the CLI turns into exit 2 with code key_error. */
-export class KeyError extends Error {
-  readonly code = "key_error" as const;
+export class KeyError extends ErrandError {
+  declare readonly code: "key_error";
+  constructor(message: string) {
+    super("key_error", message);
+  }
 }
 
 /** The master key file is missing where one is needed: errand's state to fix (exit 1), not the caller's input. */

@@ -1,25 +1,30 @@
+import { ErrandError } from "../errors/errandError.js";
+
 /** The database was written by a newer errand: opening it with this one could corrupt it. */
-export class SchemaTooNewError extends Error {
-  readonly code = "store_schema_too_new" as const;
+export class SchemaTooNewError extends ErrandError {
+  declare readonly code: "store_schema_too_new";
   constructor(
     readonly found: number,
     readonly supported: number,
     where: string,
   ) {
-    super(`The database ${where} has schema version ${found}, but this errand understands versions up to ${supported}. Upgrade errand; do not open this database with an older one.`);
+    super("store_schema_too_new", `The database ${where} has schema version ${found}, but this errand understands versions up to ${supported}. Upgrade errand; do not open this database with an older one.`);
   }
 }
 
 /** The database stayed locked by other processes longer than errand is willing to wait. */
-export class StoreBusyError extends Error {
-  readonly code = "store_busy" as const;
+export class StoreBusyError extends ErrandError {
+  declare readonly code: "store_busy";
+  constructor(message: string) {
+    super("store_busy", message);
+  }
 }
 
 /** The journal was written under another key; errand refuses to extend or read it under this one. */
-export class JournalKeyMismatchError extends Error {
-  readonly code = "journal_tampered" as const;
+export class JournalKeyMismatchError extends ErrandError {
+  declare readonly code: "journal_tampered";
   constructor() {
-    super("The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key. Nothing was written.");
+    super("journal_tampered", "The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key. Nothing was written.");
   }
 }
 
@@ -27,12 +32,12 @@ export class JournalKeyMismatchError extends Error {
  * An operation's stored row does not match its latest journal event: someone edited the database
  * without the key. The store acts on nothing it cannot authenticate.
  */
-export class OperationTamperedError extends Error {
-  readonly code = "journal_tampered" as const;
+export class OperationTamperedError extends ErrandError {
+  declare readonly code: "journal_tampered";
   constructor(
     readonly operationId: string,
     readonly reason: string,
   ) {
-    super(`Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`);
+    super("journal_tampered", `Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`);
   }
 }

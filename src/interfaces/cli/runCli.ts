@@ -1,4 +1,4 @@
-import { ConfigError } from "../../config/runtimeConfig.js";
+import { ErrandError } from "../../errors/errandError.js";
 import { resolveSecretFiles } from "../../config/secretFiles.js";
 import { KeyError, MissingKeyError } from "../../keys/loadKey.js";
 import { parseCommandArgs } from "./commandContext.js";
@@ -86,14 +86,13 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
       printErr(`usage: ${usage}\n  'errand help ${command.name}' explains every option.`);
       return EXIT.usage;
     }
-    // A setting errand cannot use (an ERRAND_* variable, say): errand's state, not the caller's input.
-    if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
-    // A missing master key is errand's state to fix (exit 1); a bad --key-file is the caller's input (exit 2).
-    if (error instanceof MissingKeyError) return printFailure({ code: "key_error", message: error.message }, json);
-    if (error instanceof KeyError) {
+    // A bad --key-file is the caller's input (exit 2); a missing master key is errand's state (MissingKeyError, below).
+    if (error instanceof KeyError && !(error instanceof MissingKeyError)) {
       printFailure({ code: "key_error", message: error.message }, json);
       return EXIT.usage;
     }
+    // errand's own errors (a setting it cannot use, a missing key, the database): exit code from the code (exitForFailure).
+    if (error instanceof ErrandError) return printFailure({ code: error.code, message: error.message }, json);
     printFailure({ code: "internal_error", message: error instanceof Error ? error.message : String(error) }, json);
     return EXIT.fail;
   }

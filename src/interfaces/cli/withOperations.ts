@@ -1,6 +1,4 @@
-import { ConfigError } from "../../config/runtimeConfig.js";
-import { KeyError } from "../../keys/loadKey.js";
-import { JournalKeyMismatchError, SchemaTooNewError, StoreBusyError } from "../../store/storeErrors.js";
+import { ErrandError } from "../../errors/errandError.js";
 import { flagOption } from "./commandContext.js";
 import type { CommandContext } from "./commandContext.js";
 import { openOperations } from "./openOperations.js";
@@ -34,11 +32,8 @@ export function withStoredOperations(ctx: CommandContext, body: (opened: OpenedO
   return withOperations(ctx, body, (c) => openOperations(c, { access: "read" }));
 }
 
+/** errand's own errors (configuration, key, a newer or locked database, another key) print with their code; anything else is a bug and is rethrown. */
 function printSetupError(error: unknown, json: boolean): number {
-  if (error instanceof ConfigError) return printFailure({ code: "configuration_error", message: error.message }, json);
-  if (error instanceof SchemaTooNewError) return printFailure({ code: "store_schema_too_new", message: error.message }, json);
-  if (error instanceof StoreBusyError) return printFailure({ code: "store_busy", message: error.message }, json);
-  if (error instanceof JournalKeyMismatchError) return printFailure({ code: "journal_tampered", message: error.message }, json);
-  if (error instanceof KeyError) return printFailure({ code: "key_error", message: error.message }, json);
+  if (error instanceof ErrandError) return printFailure({ code: error.code, message: error.message }, json);
   throw error;
 }
