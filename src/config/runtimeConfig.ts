@@ -42,6 +42,12 @@ export interface RuntimeConfig {
   ownerApproval: readonly OwnerApprovalRule[];
   /** How long a task waits for the owner before it ends BLOCKED approval_expired (ms). Env ERRAND_APPROVAL_TTL (15m, 1h, ...). Default 15 min. */
   approvalTtlMs: number;
+  /** Attempts a worker pool (errand serve, errand runner --watch) runs at once, each in its own browser context or provider session. Env ERRAND_CONCURRENCY. Default 2. */
+  concurrency: number;
+  /** How long a finished operation's extracted values and provider session id stay (sealed) for collect (ms). Env ERRAND_RESULT_TTL (90s, 10m, 1h, ...). Default 10 min. */
+  resultTtlMs: number;
+  /** How long a stopping worker pool (SIGTERM) lets running attempts finish before it exits; their leases cover the rest (ms). Env ERRAND_SHUTDOWN_GRACE_MS. Default 30 s. */
+  shutdownGraceMs: number;
 }
 
 export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">> = Object.freeze({
@@ -58,7 +64,13 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   cancelPollMs: 1 * SECOND,
   ownerApproval: DEFAULT_OWNER_APPROVAL,
   approvalTtlMs: 15 * MINUTE,
+  concurrency: 2,
+  resultTtlMs: 10 * MINUTE,
+  shutdownGraceMs: 30 * SECOND,
 });
+
+/** Bounds of ERRAND_RESULT_TTL. */
+export const RESULT_TTL_BOUNDS = { min: 1 * SECOND, max: 1 * DAY } as const;
 
 /** Bounds of ERRAND_APPROVAL_TTL. */
 export const APPROVAL_TTL_BOUNDS = { min: 1 * SECOND, max: 7 * DAY } as const;
@@ -67,7 +79,7 @@ export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs">;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs">;
   min: number;
   max: number;
 }
@@ -80,6 +92,8 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
   { env: "ERRAND_JOURNAL_QUOTA_BYTES", field: "journalQuotaBytes", min: 4096, max: Number.MAX_SAFE_INTEGER },
   { env: "ERRAND_MAX_DOCUMENT_BYTES", field: "maxDocumentBytes", min: 1024, max: 1024 * MiB },
   { env: "ERRAND_BUSY_TIMEOUT_MS", field: "busyTimeoutMs", min: 0, max: 60 * SECOND },
+  { env: "ERRAND_CONCURRENCY", field: "concurrency", min: 1, max: 64 },
+  { env: "ERRAND_SHUTDOWN_GRACE_MS", field: "shutdownGraceMs", min: 0, max: 60 * MINUTE },
 ];
 
 /**
@@ -97,6 +111,8 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   if (approval !== undefined && approval !== "") config.ownerApproval = parseOwnerApproval(approval);
   const ttl = env["ERRAND_APPROVAL_TTL"];
   if (ttl !== undefined && ttl !== "") config.approvalTtlMs = parseApprovalTtl(ttl);
+  const resultTtl = env["ERRAND_RESULT_TTL"];
+  if (resultTtl !== undefined && resultTtl !== "") config.resultTtlMs = parseResultTtl(resultTtl);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
   Object.assign(config, withoutUndefined(overrides));
   if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
@@ -107,6 +123,14 @@ function parseApprovalTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < APPROVAL_TTL_BOUNDS.min || ms > APPROVAL_TTL_BOUNDS.max) {
     throw new ConfigError(`ERRAND_APPROVAL_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 7d written as a number and one unit (90s, 15m, 2h).`);
+  }
+  return ms;
+}
+
+function parseResultTtl(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms < RESULT_TTL_BOUNDS.min || ms > RESULT_TTL_BOUNDS.max) {
+    throw new ConfigError(`ERRAND_RESULT_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 1d written as a number and one unit (90s, 10m, 1h).`);
   }
   return ms;
 }

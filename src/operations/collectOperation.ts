@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { buildApprovalRequest } from "./approvalRequest.js";
 import { readAuthenticated, tombstoneSummary } from "./inspectOperation.js";
+import type { OperationWatch } from "./operationSignals.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { CollectOptions, CollectResult, ServiceFailure } from "./serviceTypes.js";
 import { statusOfPhase } from "./serviceTypes.js";
@@ -12,8 +12,9 @@ export const COLLECT_LIMITS = {
 
 /**
  * Returns where the operation stands, with its durable receipt once it is terminal. With `wait`, it
- * looks again every pollIntervalMs until the operation is terminal or timeoutMs passes (it only
- * observes: it never runs the queue). An operation awaiting the owner's approval is answered at once
+ * answers the moment this process stores the receipt (operationSignals), and looks at the store
+ * again every pollIntervalMs for changes made by other processes, until the operation is terminal
+ * or timeoutMs passes (it only observes: it never runs the queue). An operation awaiting the owner's approval is answered at once
  * with what the owner is asked (waiting would not help: a person must act). Extracted values come back live only from the process that
  * ran the attempt, and only once.
  */
@@ -23,7 +24,16 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
   const timeout = checkBound("timeoutMs", options.timeoutMs, COLLECT_LIMITS.timeoutMs);
   if (typeof timeout !== "number") return timeout;
   const deadline = Date.now() + timeout;
+  // Listening starts before the first read, so a receipt stored in between is not missed.
+  const watch = options.wait === true && timeout > 0 ? ctx.signals.watch(operationId) : undefined;
+  try {
+    return await collectUntil(ctx, operationId, poll, deadline, watch);
+  } finally {
+    watch?.close();
+  }
+}
 
+async function collectUntil(ctx: ServiceContext, operationId: string, poll: number, deadline: number, watch: OperationWatch | undefined): Promise<CollectResult> {
   for (;;) {
     const view = await readAuthenticated(ctx, operationId);
     if ("ok" in view) return view;
@@ -35,7 +45,7 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
       const approval = await buildApprovalRequest(ctx, view.operation);
       return "ok" in approval ? approval : { ok: true, status, handle: view.handle, approval };
     }
-    if (status !== "pending" || options.wait !== true || Date.now() >= deadline) {
+    if (status !== "pending" || watch === undefined || Date.now() >= deadline) {
       const ephemeral = status === "pending" ? undefined : ctx.ephemeral.get(view.operation.operationId);
       if (ephemeral !== undefined) ctx.ephemeral.delete(view.operation.operationId);
       return {
@@ -46,7 +56,7 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
         ...(ephemeral === undefined ? {} : { ephemeral }),
       };
     }
-    await sleep(Math.max(0, Math.min(poll, deadline - Date.now())));
+    await watch.wait(Math.max(0, Math.min(poll, deadline - Date.now())));
   }
 }
 

@@ -51,6 +51,7 @@ export async function controlOperation(ctx: ServiceContext, operationId: string,
       return { ok: false, code: "identity_mismatch", message: `controlActionId ${request.controlActionId} was already used for another request (operation ${result.operationId}); choose a new one.` };
     case "applied":
     case "repeated":
+      ctx.signals.notify(result.operation.operationId);
       return { ok: true, status: statusOfPhase(result.operation.phase), outcome: result.outcome, repeated: result.kind === "repeated", handle: makeHandle(result.operation) };
   }
 }

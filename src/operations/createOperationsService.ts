@@ -3,6 +3,9 @@ import { randomBytes } from "node:crypto";
 import { ConfigError } from "../config/runtimeConfig.js";
 import { verifyJournal } from "../journal/verifyJournal.js";
 import { runQueue } from "../runner/runQueue.js";
+import type { RunnerDeps } from "../runner/runnerTypes.js";
+import { startWorkerPool } from "../runner/workerPool.js";
+import { createOperationSignals } from "./operationSignals.js";
 import { approvalRequest } from "./approvalRequest.js";
 import { collectOperation } from "./collectOperation.js";
 import { decideApproval, expireApprovals } from "./decideApproval.js";
@@ -22,12 +25,42 @@ export function defaultRunnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
 
+/** Refuses to run anything without an executor or on a journal that does not authenticate. */
+async function readyToRun(ctx: ServiceContext): Promise<void> {
+  if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
+  const identity = await journalIdentity(ctx);
+  if (!identity.ok) throw new ConfigError(identity.message);
+}
+
+/** What the runner is given, shared by runQueue and the worker pool. */
+function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
+  if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
+  return {
+    store: ctx.store,
+    execute: ctx.execute,
+    digestKey: ctx.digestKey,
+    config: ctx.config,
+    runnerId,
+    ...(ctx.providerFor === undefined ? {} : { providerFor: ctx.providerFor }),
+    onEvent: (event) => {
+      ctx.onRunnerEvent?.(event);
+      // The receipt is committed when "finished" is reported: a waiting collect may answer now.
+      if (event.kind === "finished") ctx.signals.notify(event.operationId);
+    },
+    onEphemeral: (operationId, ephemeral) => {
+      // Held for collect in this process only; the oldest go first so a long-running runner does not grow without bound.
+      ctx.ephemeral.set(operationId, ephemeral);
+      if (ctx.ephemeral.size > MAX_HELD_EPHEMERAL) ctx.ephemeral.delete(ctx.ephemeral.keys().next().value as string);
+    },
+  };
+}
+
 /**
  * Builds the operations service over an opened store. Every method returns a fresh handle, or a
  * failure with an error code and a message for whoever must act; only programming errors throw.
  */
 export function createOperationsService(options: OperationsServiceOptions): OperationsService {
-  const ctx: ServiceContext = { ...options, ephemeral: new Map() };
+  const ctx: ServiceContext = { ...options, ephemeral: new Map(), signals: createOperationSignals() };
   const runnerId = options.runnerId ?? defaultRunnerId();
   return {
     submit: (input) => submitOperation(ctx, input),
@@ -35,27 +68,36 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     collect: (operationId, collectOptions) => collectOperation(ctx, operationId, collectOptions),
     control: (operationId, request) => controlOperation(ctx, operationId, request),
     async runQueue(queueOptions) {
-      if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
-      const identity = await journalIdentity(ctx);
-      if (!identity.ok) throw new ConfigError(identity.message);
+      await readyToRun(ctx);
       await expireApprovals(ctx);
-      return runQueue(
-        {
-          store: ctx.store,
-          execute: ctx.execute,
-          digestKey: ctx.digestKey,
-          config: ctx.config,
-          runnerId,
-          ...(ctx.providerFor === undefined ? {} : { providerFor: ctx.providerFor }),
-          ...(ctx.onRunnerEvent === undefined ? {} : { onEvent: ctx.onRunnerEvent }),
-          onEphemeral: (operationId, ephemeral) => {
-            // Held for collect in this process only; the oldest go first so a long-running runner does not grow without bound.
-            ctx.ephemeral.set(operationId, ephemeral);
-            if (ctx.ephemeral.size > MAX_HELD_EPHEMERAL) ctx.ephemeral.delete(ctx.ephemeral.keys().next().value as string);
-          },
+      return runQueue(runnerDeps(ctx, runnerId), queueOptions);
+    },
+    async startWorkers(poolOptions = {}) {
+      if (ctx.workers !== undefined) throw new Error("This service already runs a worker pool.");
+      await readyToRun(ctx);
+      const pool = startWorkerPool({
+        deps: runnerDeps(ctx, runnerId),
+        concurrency: poolOptions.concurrency ?? ctx.config.concurrency,
+        housekeeping: async () => {
+          await expireApprovals(ctx);
         },
-        queueOptions,
-      );
+        ...(poolOptions.onError === undefined ? {} : { onError: poolOptions.onError }),
+      });
+      ctx.workers = pool;
+      return {
+        wake: () => pool.wake(),
+        get active() {
+          return pool.active;
+        },
+        async close(graceMs) {
+          const result = await pool.close(graceMs);
+          if (ctx.workers === pool) delete ctx.workers;
+          return result;
+        },
+      };
+    },
+    wake() {
+      ctx.workers?.wake();
     },
     async status() {
       const [store, head, breakers] = await Promise.all([ctx.store.status(), ctx.store.readJournalHead(), ctx.store.listBreakers()]);

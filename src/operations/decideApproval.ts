@@ -32,8 +32,10 @@ export async function decideApproval(ctx: ServiceContext, operationId: string, d
     case "not_awaiting":
       return { ok: false, code: "approval_not_pending", message: `Operation ${operationId} is not waiting for approval (it is ${result.operation.phase}); nothing was changed.`, handle: makeHandle(result.operation) };
     case "approved":
+      ctx.workers?.wake();
       return { ok: true, outcome: "approved", status: "pending", handle: makeHandle(result.operation) };
     case "denied":
+      ctx.signals.notify(result.operation.operationId);
       return { ok: true, outcome: "denied", status: "blocked", handle: makeHandle(result.operation) };
   }
 }

@@ -3,6 +3,8 @@ import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { EphemeralEvidence } from "../receipt/receiptTypes.js";
 import type { RunnerEvent } from "../runner/runnerTypes.js";
+import type { WorkerPool } from "../runner/workerPool.js";
+import type { OperationSignals } from "./operationSignals.js";
 import type { Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
 
@@ -30,4 +32,8 @@ export interface ServiceContext extends OperationsServiceOptions {
   ephemeral: Map<string, EphemeralEvidence>;
   /** The journal's id once journalIdentity has checked it. */
   journalId?: string;
+  /** Fired when this process stores an operation's receipt (or cancels or denies it): waiting collects answer at once. */
+  signals: OperationSignals;
+  /** The worker pool this process runs, once startWorkers was called; submit and approval wake it. */
+  workers?: WorkerPool;
 }

@@ -3,6 +3,7 @@ import type { Problem } from "../errors/result.js";
 import type { JournalVerdict } from "../journal/verifyJournal.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { RunQueueOptions, RunQueueReport } from "../runner/runnerTypes.js";
+import type { WorkerPool } from "../runner/workerPool.js";
 import type { ApprovalDecision, AttemptRecord, BreakerRecord, CancelOutcome, CompactionReport, OperationPhase, StoreStatus } from "../store/Store.js";
 import type { TaskDescription } from "../task/describeTask.js";
 import type { Handle } from "./handle.js";
@@ -147,6 +148,15 @@ export interface OperationsService {
   control(operationId: string, request: ControlRequest): Promise<ControlResult>;
   /** Runs the queue with the injected executor (see runner/runQueue). */
   runQueue(options?: RunQueueOptions): Promise<RunQueueReport>;
+  /**
+   * Starts this process's worker pool (runner/workerPool): up to `concurrency` attempts at once
+   * (default ERRAND_CONCURRENCY), woken by submits and approvals in this process, by delayed
+   * retries falling due, and by a look at the store every second for work other processes queued.
+   * One pool per service; close it to stop claiming.
+   */
+  startWorkers(options?: { concurrency?: number; onError?: (error: unknown) => void }): Promise<WorkerPool>;
+  /** Tells this process's worker pool (if any) that something became eligible. */
+  wake(): void;
   status(): Promise<StatusReport>;
   verifyJournal(): Promise<JournalVerdict>;
   compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;

@@ -59,6 +59,7 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
         message: `The journal holds ${created.storedBytes} bytes of its ${created.quotaBytes}-byte quota, so no new operation was accepted and nothing was deleted. Run "errand journal compact --older-than 30d" (or raise ERRAND_JOURNAL_QUOTA_BYTES), then submit again under the same operationId.`,
       };
     case "created":
+      if (created.operation.phase === "queued") ctx.workers?.wake();
       return withApproval(ctx, { ok: true, status: statusOfPhase(created.operation.phase), created: true, handle: makeHandle(created.operation) }, created.operation);
     case "existing":
     case "compacted": {

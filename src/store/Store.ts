@@ -42,6 +42,8 @@ export interface Store {
   // ---- runner --------------------------------------------------------------------------------
   /** Atomically moves the next eligible queued operation to running with a fresh lease token. */
   claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined>;
+  /** When the earliest queued operation is (or was) eligible, on the store's clock; null when nothing is queued. A read, for idle workers. */
+  nextQueuedMs(): Promise<number | null>;
   /** Extends the lease if the token still holds it; reports a pending cancel request. */
   renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck>;
   /** Reads (without writing) whether the token still holds the lease and whether cancel was asked. */

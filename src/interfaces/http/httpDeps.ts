@@ -5,6 +5,7 @@ import type { HttpLogger } from "./httpLogger.js";
 import type { ErrandMetrics } from "./observability/errandMetrics.js";
 import type { ReadinessReport } from "./observability/readiness.js";
 import type { QueueDriver } from "./queueDriver.js";
+import type { WorkerPool } from "../../runner/workerPool.js";
 import type { SecretHasher } from "./secretHasher.js";
 import type { ServeSettings } from "./serveSettings.js";
 
@@ -26,6 +27,8 @@ export interface AppDeps {
   /** The owner's encoded password hash (ERRAND_OWNER_PASSWORD, else the store), or undefined. */
   ownerSecret(): Promise<string | undefined>;
   queue: QueueDriver;
+  /** The serving process's worker pool (errand serve starts one); absent, errand_run drains the queue through `queue`. */
+  workers?: WorkerPool;
   providers(): ProviderCapability[];
   /** The client's address for rate limiting; the Node adapter reads the socket. */
   clientAddress(c: Context): string;

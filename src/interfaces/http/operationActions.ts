@@ -54,20 +54,24 @@ export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): 
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
   await record(deps, caller, "submit", result.ok ? (result.created ? "created" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
-  const next = result.status === "pending" ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : nextStep(result.status, result.handle.operationId);
+  const next = result.status === "pending" ? (deps.workers === undefined ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : `Queued; this server's workers run it on their own. Call errand_collect with operationId ${result.handle.operationId} (waitSeconds up to 120) to get the receipt.`) : nextStep(result.status, result.handle.operationId);
   return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
 }
 
 export async function collectOperation(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult> {
-  const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 250 });
+  // This server's own receipts wake the wait at once; the 1 s look at the store is for other processes' runners.
+  const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 });
   if (!result.ok) fail(result);
   return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
 }
 
-/** Submits, starts the queue in this process, and waits up to `waitMs` for the receipt. */
+/**
+ * Submits and waits up to `waitMs` for the receipt. The submit wakes this server's worker pool; an
+ * app built without one (tests, embedders) drains the queue in this process instead.
+ */
 export async function runTask(deps: AppDeps, caller: Caller, task: unknown, waitMs: number): Promise<OperationResult & { created: boolean }> {
   const submitted = await submitTask(deps, caller, task);
-  if (submitted.status === "pending") void deps.queue.kick();
+  if (submitted.status === "pending" && deps.workers === undefined) void deps.queue.kick();
   const collected = await collectOperation(deps, submitted.handle.operationId, submitted.status === "pending" ? waitMs : 0);
   await record(deps, caller, "run", collected.status, submitted.handle.operationId);
   return { ...collected, created: submitted.created };

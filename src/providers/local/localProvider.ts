@@ -78,6 +78,11 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       chromiumSandbox: sandbox,
       env: clearProxyWeakeningEnv(process.env, options.env),
       timeout: 30_000,
+      // errand decides what a signal means (serve and runner let running attempts finish first);
+      // Playwright's own handlers would kill the browser under them on SIGTERM.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
     try {
       return await browserPromise;

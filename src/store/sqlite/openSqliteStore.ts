@@ -37,7 +37,7 @@ import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
 import { cancelOperation } from "./queries/cancelOperation.js";
-import { claimNext } from "./queries/claimNext.js";
+import { claimNext, nextQueuedMs } from "./queries/claimNext.js";
 import { collapsePrefix, compactBatch, recordCompaction } from "./queries/compact.js";
 import { createOperation } from "./queries/createOperation.js";
 import { crossMutationBoundary } from "./queries/crossMutationBoundary.js";
@@ -127,6 +127,9 @@ class SqliteStore extends SqliteTransactions implements Store {
 
   claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined> {
     return this.write(() => claimNext(this.ctx, runnerId, leaseMs, onlyOperationId));
+  }
+  nextQueuedMs(): Promise<number | null> {
+    return this.read(() => nextQueuedMs(this.ctx));
   }
   renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck> {
     return this.write(() => renewLease(this.ctx, lease, leaseMs));

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { RunnerEvent } from "../../../runner/runnerTypes.js";
 import type { AttemptReport, RunQueueReport } from "../../../runner/runnerTypes.js";
 import type { RecoveredLease } from "../../../store/Store.js";
@@ -15,8 +14,6 @@ import { UsageError } from "../usageError.js";
 import { printErr, printOut } from "../output.js";
 import { withOperations } from "../withOperations.js";
 
-/** How long --watch sleeps when the queue is empty before it looks again (ms). */
-const WATCH_IDLE_MS = 1_000;
 
 type ExecutorSource = (options: ExecutorFactoryOptions) => WiredExecutor | Promise<WiredExecutor>;
 
@@ -30,14 +27,19 @@ export function createRunnerCommand(source: ExecutorSource): Command {
       max: { type: "string" },
       "budget-ms": { type: "string" },
       watch: { type: "boolean" },
+      concurrency: { type: "string" },
       "allow-private": { type: "string", multiple: true },
     },
     maxPositionals: 0,
     run: (ctx) => runRunner(ctx, source),
-    help: `errand runner [--max N] [--budget-ms MS] [--watch] [--allow-private HOST:PORT]... [--json]
+    help: `errand runner [--max N] [--budget-ms MS] [--watch [--concurrency N]] [--allow-private HOST:PORT]... [--json]
   Recovers operations whose runner vanished (expired leases), then claims and runs eligible
   operations one at a time until none is eligible, N attempts ran or MS milliseconds passed.
-  --watch keeps looking for work until interrupted (SIGINT/SIGTERM), finishing the attempt in hand.
+  --watch runs errand serve's worker pool without the HTTP server: up to --concurrency attempts at
+  once (default ERRAND_CONCURRENCY, 2), each in its own browser context; it picks up new work within
+  a second, runs delayed read-only retries when they fall due, recovers expired leases, and keeps
+  going until interrupted (SIGINT/SIGTERM) or --budget-ms passes; then no new attempt starts and
+  running ones get ERRAND_SHUTDOWN_GRACE_MS (default 30 s) to finish (--max is not used with --watch).
   Start several runners to work in parallel; each operation is claimed by one at a time.
   Progress goes to stderr; --json prints the envelope of docs/CLI.md (status: why it stopped;
   data {recovered, attempts, refused, stoppedBecause}). An operation whose stored row does not
@@ -53,6 +55,10 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
   const max = integerOption(ctx, "max", 1, Number.MAX_SAFE_INTEGER);
   const budgetMs = integerOption(ctx, "budget-ms", 0, Number.MAX_SAFE_INTEGER);
   const watch = flagOption(ctx, "watch");
+  const concurrency = integerOption(ctx, "concurrency", 1, 64);
+  if (concurrency !== undefined && !watch) throw new UsageError("--concurrency applies to --watch (a single pass runs one attempt at a time)");
+  if (max !== undefined && watch) throw new UsageError("--max is not used with --watch (it runs until interrupted or --budget-ms passes)");
+  const events = new Set<(event: RunnerEvent) => void>();
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -69,38 +75,62 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           if (error instanceof UsageError) throw error;
           return printFailure({ code: "configuration_error", message: error instanceof Error ? error.message : String(error) }, json);
         }
-        const started = Date.now();
-        const total: RunQueueReport = { recovered: [], attempts: [], refused: [], stoppedBecause: "drained" };
-        for (;;) {
-          const remainingMax = max === undefined ? undefined : max - total.attempts.length;
-          const remainingBudget = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
-          const report = await service.runQueue({
-            signal: stop.signal,
-            ...(remainingMax === undefined ? {} : { max: remainingMax }),
-            ...(remainingBudget === undefined ? {} : { budgetMs: remainingBudget }),
-          });
-          total.recovered.push(...report.recovered);
-          total.attempts.push(...report.attempts);
-          total.refused.push(...report.refused.filter((r) => !total.refused.some((known) => known.operationId === r.operationId)));
-          total.stoppedBecause = report.stoppedBecause;
-          if (!watch || report.stoppedBecause !== "drained") break;
-          await sleep(WATCH_IDLE_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-          if (stop.signal.aborted) {
-            total.stoppedBecause = "aborted";
-            break;
-          }
-        }
+        const total: RunQueueReport = watch ? await watchQueue(service, config.shutdownGraceMs, concurrency, budgetMs, stop.signal, events) : await runOnce(service, max, budgetMs, stop.signal);
         if (json) printEnvelope({ ok: true, status: total.stoppedBecause, data: { ...total } });
         else printOut(summarize(total.recovered, total.attempts, total.refused.length, total.stoppedBecause));
         return EXIT.pass;
       },
-      (c) => openOperations(c, { ...(json ? {} : { onRunnerEvent: printEvent }), execute: (task, context) => requireExecutor(executor).execute(task, context) }),
+      (c) =>
+        openOperations(c, {
+          onRunnerEvent: (event) => {
+            if (!json) printEvent(event);
+            for (const listener of events) listener(event);
+          },
+          execute: (task, context) => requireExecutor(executor).execute(task, context),
+        }),
     );
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await executor?.shutdown();
   }
+}
+
+type Service = ReturnType<typeof openOperations>["service"];
+
+/** One pass: claim and run, one attempt at a time, until nothing is eligible, --max or --budget-ms. */
+async function runOnce(service: Service, max: number | undefined, budgetMs: number | undefined, signal: AbortSignal): Promise<RunQueueReport> {
+  return service.runQueue({ signal, ...(max === undefined ? {} : { max }), ...(budgetMs === undefined ? {} : { budgetMs }) });
+}
+
+/** --watch: the worker pool until interrupted or the budget is spent; the report is gathered from runner events. */
+async function watchQueue(service: Service, graceMs: number, concurrency: number | undefined, budgetMs: number | undefined, signal: AbortSignal, events: Set<(event: RunnerEvent) => void>): Promise<RunQueueReport> {
+  const total: RunQueueReport = { recovered: [], attempts: [], refused: [], stoppedBecause: "aborted" };
+  const listener = (event: RunnerEvent): void => {
+    if (event.kind === "recovered") total.recovered.push({ operationId: event.operationId, resolution: event.resolution, phase: event.phase });
+    else if (event.kind === "finished") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "finished", phase: event.phase, status: event.status });
+    else if (event.kind === "requeued") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "requeued", phase: "queued", status: null });
+    else if (event.kind === "refused") total.refused.push({ operationId: event.operationId, reason: event.reason });
+    else if (event.kind === "lease_lost" || event.kind === "abandoned") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: null, status: null });
+  };
+  events.add(listener);
+  const pool = await service.startWorkers(concurrency === undefined ? {} : { concurrency });
+  await new Promise<void>((resolve) => {
+    const timer = budgetMs === undefined ? undefined : setTimeout(() => {
+      total.stoppedBecause = "budget";
+      resolve();
+    }, budgetMs);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const { unfinished } = await pool.close(graceMs);
+  if (unfinished > 0) printErr(`stopping: ${unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
+  events.delete(listener);
+  return total;
 }
 
 function requireExecutor(executor: WiredExecutor | undefined): WiredExecutor {

@@ -3,6 +3,7 @@ import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { parseAllowPrivate } from "../../../policy/parseAllowPrivate.js";
 import type { ProviderCapability } from "../../http/httpDeps.js";
 import type { ErrandMetrics } from "../../http/observability/errandMetrics.js";
+import type { WorkerPool } from "../../../runner/workerPool.js";
 import { listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
@@ -42,11 +43,17 @@ export const serveCommand: Command = {
   so per-address limits (owner-password lockout) see the client from X-Forwarded-For.
   The owner console is at /owner: log in with the owner password to approve or deny tasks that
   wait for you (ERRAND_OWNER_APPROVAL) and to read recent receipts.
-  Tasks run in this process on local Chromium; --allow-private admits exact private destinations.
+  Tasks run in this process, on their own: a worker pool claims queued operations as they are
+  submitted (and those queued before the server started), runs up to ERRAND_CONCURRENCY (default 2)
+  attempts at once, each in its own browser context or provider session, runs a delayed read-only
+  retry when it falls due, and recovers expired leases. errand_run waits up to 25 s by default
+  (45 s at most); extracted values stay available to collect for ERRAND_RESULT_TTL (default 10m).
+  --allow-private admits exact private destinations.
   Logs one line per request and per attempt on stderr (--log-format json for a log pipeline).
   Every flag has an environment variable: ERRAND_HOST, ERRAND_PORT, ERRAND_PUBLIC_URL,
   ERRAND_ALLOW_PRIVATE (comma-separated, added to the flags), ERRAND_LOG_FORMAT; a flag wins.
-  Stops on SIGINT/SIGTERM.`,
+  Stops on SIGINT/SIGTERM: no new attempt starts; running ones get ERRAND_SHUTDOWN_GRACE_MS
+  (default 30 s) to finish, and their leases cover anything cut off.`,
 };
 
 /** The environment variable behind each serve flag (the systemd unit and compose file use these; a test checks both). */
@@ -131,6 +138,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
       const queue = createQueueDriver({ service: opened.service, logger });
       let listener: Awaited<ReturnType<typeof listenNode>> | undefined;
       let purge: NodeJS.Timeout | undefined;
+      let workers: WorkerPool | undefined;
       try {
         const ownerSecret = envPassword !== undefined && envPassword !== "" ? await hashOwnerPassword(envPassword) : await access.readOwnerSecret();
         if (ownerSecret === undefined) {
@@ -176,6 +184,8 @@ async function runServe(ctx: CommandContext): Promise<number> {
                 ),
             },
           ]);
+        // The worker pool resumes whatever is queued (and recovers expired leases) right away.
+        workers = await opened.service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) });
         const app = createApp({
           settings,
           service: opened.service,
@@ -183,6 +193,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           hasher,
           ownerSecret: () => Promise.resolve(ownerSecret),
           queue,
+          workers,
           providers,
           clientAddress: nodeClientAddressReader(trustedProxies),
           logger,
@@ -208,13 +219,15 @@ async function runServe(ctx: CommandContext): Promise<number> {
           if (stop.signal.aborted) resolve();
           stop.signal.addEventListener("abort", () => resolve(), { once: true });
         });
-        printErr("errand serve: stopping (the attempt in hand finishes first)");
+        printErr(`errand serve: stopping; no new attempt starts, running ones get up to ${Math.round(opened.config.shutdownGraceMs / 1000)} s to finish (ERRAND_SHUTDOWN_GRACE_MS)`);
         return EXIT.pass;
       } finally {
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
         if (purge !== undefined) clearInterval(purge);
         await listener?.close();
+        const left = await workers?.close(opened.config.shutdownGraceMs);
+        if (left !== undefined && left.unfinished > 0) printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
         await queue.close();
         await (executor ?? (await executorStarting?.catch(() => undefined)))?.shutdown();
         await access.close();

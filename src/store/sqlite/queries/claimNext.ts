@@ -36,3 +36,9 @@ function claimRow(ctx: SqliteContext, row: OperationRow, runnerId: string, lease
   const next = applyTransition(ctx, row, claim(toOperation(row), now, { runnerId, leaseMs }), token);
   return { operation: toOperation(next), taskJson: next.task_json, lease: { operationId: next.operation_id, token }, attempt: next.attempts };
 }
+
+/** The earliest run_after_ms among queued operations (the operations_ready index answers it), or null. */
+export function nextQueuedMs(ctx: SqliteContext): number | null {
+  const row = ctx.sql("SELECT min(run_after_ms) AS next FROM operations WHERE phase = 'queued'").get() as { next: number | null };
+  return row.next;
+}

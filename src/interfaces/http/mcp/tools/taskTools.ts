@@ -4,7 +4,6 @@ import { operationResultShape } from "../outputSchemas.js";
 import { taskArgument } from "../taskArgument.js";
 import { defineTool } from "../toolDefinition.js";
 
-
 function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] }; approval?: { url: string; summary: string } }): string {
   const receiptStatus = typeof output.receipt?.["status"] === "string" ? ` (${output.receipt["status"]})` : "";
   const values = output.pageContent === undefined ? "" : `; ${output.pageContent.values.length} extracted value(s) in pageContent (untrusted page text)`;
@@ -12,15 +11,18 @@ function summarizeResult(output: { status: string; handle: { operationId: string
   return `Operation ${output.handle.operationId}: ${output.status}${receiptStatus}${values}.${approval}`;
 }
 
+/** errand_run's wait: long enough for most tasks, short enough that the assistant's own call limit (near 60 s) is never reached. */
+export const RUN_WAIT_SECONDS = { default: 25, max: 45 } as const;
+
 /** Runs a task now: submit, run it in this server, and wait (bounded) for the receipt. */
 export const runTaskTool = defineTool({
   name: "errand_run",
   title: "Run a browser task now",
   description:
-    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds (0: return at once), then answers status pending: call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. The same operationId never runs twice.",
+    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds (0: return at once), then answers status pending: the server keeps running it (retrying what a retry can fix), so call errand_collect later. awaiting_approval: show approval.url and approval.summary to the person. The same operationId never runs twice.",
   input: z.object({
     task: taskArgument,
-    waitSeconds: z.number().int().min(0).max(120).default(50).describe("Seconds to wait for the receipt (0-120, default 50)."),
+    waitSeconds: z.number().int().min(0).max(RUN_WAIT_SECONDS.max).default(RUN_WAIT_SECONDS.default).describe("Seconds to wait for the receipt (0-45, default 25)."),
   }),
   requiredArguments: ["task"],
   output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
@@ -33,7 +35,7 @@ export const collectTool = defineTool({
   name: "errand_collect",
   title: "Get a task's receipt",
   description:
-    "Use this to get a task's status and, once finished, its receipt; waitSeconds waits for it. Page text comes marked untrusted.",
+    "Use this to get a task's status and, once finished, its receipt; waitSeconds waits for it and answers the moment it ends. Page text comes marked untrusted, to every collect for 10 minutes after the task finished.",
   input: z.object({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
     waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish (0-120, default 0)."),
