@@ -14,6 +14,8 @@ export class AttemptState {
   /** The main frame's URL after its latest navigation (kept even if the page is closed later). */
   lastUrl: string | null = null;
   error: ReceiptError | null = null;
+  /** HTTP status of the target's main document, once it answered (the retry rule reads it). */
+  targetStatus: number | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
   navigationViolation: { code: string; message: string } | null = null;
 

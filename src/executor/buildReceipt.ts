@@ -66,6 +66,7 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     mutationBoundary: state.mutationBoundary,
     evidenceRetention: task.evidenceRetention,
     fallback: [],
+    ...(state.targetStatus === null ? {} : { targetStatus: state.targetStatus }),
     ...(full ? { outputs: state.outputs } : {}),
     ...(full && facts.sessionId !== undefined ? { providerSessionId: facts.sessionId } : {}),
   };

@@ -184,7 +184,8 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   };
 
   try {
-    await page.goto(targetHref, { timeout: Math.max(1, Math.min(options.defaultStepTimeoutMs * 2, deadline - Date.now())), waitUntil: "load" });
+    const response = await page.goto(targetHref, { timeout: Math.max(1, Math.min(options.defaultStepTimeoutMs * 2, deadline - Date.now())), waitUntil: "load" });
+    if (response !== null) state.targetStatus = response.status();
   } catch (error) {
     if (context.signal.aborted) fail("cancelled", "The operation was cancelled while the target was loading.", null);
     else fail(isTimeout(error) ? "timeout" : "step_failed", `Opening the target failed: ${firstLine(error)}`, null);

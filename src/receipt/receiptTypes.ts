@@ -99,10 +99,20 @@ export interface Receipt {
   mutationBoundary: MutationBoundary;
   evidenceRetention: EvidenceRetention;
   fallback: FallbackRecord[];
+  /** HTTP status the target's main document answered with; absent when it never answered (network error, refused before the browser). */
+  targetStatus?: number;
+  /** Set on a FAIL: whether errand runs the operation again, and why (see runner/decideRetry). */
+  retry?: RetryVerdict;
   /** Extracted values: present only with evidenceRetention "full". */
   outputs?: Record<string, string>;
   /** Provider session id: present only with evidenceRetention "full". */
   providerSessionId?: string;
+}
+
+/** errand's verdict on retrying a failed attempt: "retry" (it runs again after ERRAND_RETRY_DELAY_MS) or "final", with the reason. */
+export interface RetryVerdict {
+  decision: "retry" | "final";
+  reason: string;
 }
 
 /** Values handed back once, live, and never persisted unless retention is full. */

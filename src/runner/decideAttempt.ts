@@ -1,5 +1,6 @@
 import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { EvidenceRetention } from "../task/taskTypes.js";
+import { decideRetry } from "./decideRetry.js";
 import type { AttemptResolution, OperationRecord, TerminalPhase } from "../store/Store.js";
 
 /** Receipt status → the phase an operation ends in. */
@@ -42,7 +43,9 @@ export interface AttemptFacts {
 
 /**
  * What becomes of an operation after an attempt returned a receipt:
- * - a read_only FAIL with attempts left and no cancel pending goes back to the queue after the retry delay;
+ * - a read_only FAIL that another attempt could change (decideRetry), with attempts left and no
+ *   cancel pending, goes back to the queue after the retry delay; the receipt of every FAIL says
+ *   whether it was retried and why (receipt.retry);
  * - a write is never retried: if it did not run to its end it ends BLOCKED (or CANCELLED) when the
  *   boundary was provably not crossed and UNCERTAIN when it was, whatever the receipt claimed;
  * - everything else finishes with the receipt's status.
@@ -58,9 +61,11 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
   const write = operation.risk !== "read_only";
   const cancelled = code === "cancelled" && operation.cancelRequested;
   const status = write ? writeStatus(rest.status, code, cancelled, crossed) : cancelled && rest.status === "FAIL" ? "CANCELLED" : rest.status;
+  const retry = status === "FAIL" ? decideRetry({ risk: operation.risk, receipt: { ...rest, status }, attempts: operation.attempts, maxAttempts: operation.maxAttempts, cancelRequested: operation.cancelRequested }) : undefined;
   const receipt: Receipt = {
     ...rest,
     ...kept,
+    ...(retry === undefined ? {} : { retry }),
     status,
     operationId: operation.operationId,
     requestDigest: operation.requestDigest,
@@ -68,7 +73,7 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
     mutationBoundary: crossed ? "crossed" : "not_crossed",
     evidenceRetention: facts.retention,
   };
-  if (!write && status === "FAIL" && operation.attempts < operation.maxAttempts && !operation.cancelRequested) {
+  if (retry?.decision === "retry") {
     return { kind: "requeue", delayMs: facts.retryDelayMs, attemptOutcome: status, errorCode: code ?? null, provider: receipt.provider || null, reason: "retry_read_only_failure" };
   }
   return { kind: "finish", phase: phaseForStatus(status), receipt, reason: "attempt_finished" };

@@ -44,23 +44,43 @@ describe("runQueue: retry and write rules", () => {
     }
   });
 
-  test("a read_only task that keeps failing stops after max attempts with FAIL", async () => {
+  test("a read_only task that keeps failing for a reason a retry can fix stops after max attempts with FAIL, and says why it stopped", async () => {
     const fake = createFakeExecutor();
     const h = openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
-      await h.service.submit(readTask(id, "fail"));
+      await h.service.submit(readTask(id, "provider-down"));
       await h.service.runQueue();
       const { status, receipt } = await receiptOf(h, id);
       assert.equal(status, "completed");
       assert.equal(receipt?.status, "FAIL");
       assert.equal(receipt?.attempts, 2);
+      assert.equal(receipt?.retry?.decision, "final");
+      assert.match(receipt?.retry?.reason ?? "", /all 2 attempts are used/);
       assert.equal(fake.calls.length, 2);
     } finally {
       await h.close();
     }
   });
 
+  test("a read_only expectation that failed on a loaded page is final at once: one attempt, retry.decision final", async () => {
+    const fake = createFakeExecutor();
+    const h = openHarness({ execute: fake.execute });
+    try {
+      const id = randomUUID();
+      await h.service.submit(readTask(id, "fail"));
+      const run = await h.service.runQueue();
+      assert.deepEqual(run.attempts.map((a) => a.outcome), ["finished"]);
+      const { receipt } = await receiptOf(h, id);
+      assert.equal(receipt?.status, "FAIL");
+      assert.equal(receipt?.attempts, 1);
+      assert.deepEqual(receipt?.retry?.decision, "final");
+      assert.match(receipt?.retry?.reason ?? "", /expectation did not hold/);
+      assert.equal(fake.calls.length, 1);
+    } finally {
+      await h.close();
+    }
+  });
   test("a write that fails before its boundary ends BLOCKED and is never retried", async () => {
     const fake = createFakeExecutor();
     const h = openHarness({ execute: fake.execute });

@@ -135,7 +135,7 @@ function rest(served: Served, token: string) {
 }
 
 describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
-  test("a read-only page that fails once (503) ends PASS on attempt 2, with no further call", async () => {
+  test("a read-only page that fails once (503) ends PASS on attempt 2 with no further call; a failed expectation on a loaded page is not retried", async () => {
     const h = join(scratch, "flaky");
     const token = await apiToken(h);
     const served = await serve(h);
@@ -148,6 +148,17 @@ describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
       assert.equal(collected.receipt?.status, "PASS");
       assert.equal(collected.receipt?.attempts, 2);
       assert.equal(site.count("/flaky"), 2, "one failed request, one that passed");
+
+      // An expectation that fails on a page that loaded fine is final at once: one request, one attempt.
+      const plainBefore = site.count("/plain");
+      const wrong = task("/plain", [{ action: "expect_text", text: "Not on this page", timeoutMs: 1_500 }]);
+      await api.submit(wrong);
+      const failed = await api.collect(wrong.operationId, 90);
+      assert.equal(failed.receipt?.status, "FAIL", JSON.stringify(failed));
+      assert.equal(failed.receipt?.attempts, 1);
+      assert.equal(failed.receipt?.retry?.decision, "final");
+      assert.match(failed.receipt?.retry?.reason ?? "", /expectation did not hold/);
+      assert.equal(site.count("/plain") - plainBefore, 1, "not retried");
     } finally {
       assert.equal(await served.stop(), 0);
     }
