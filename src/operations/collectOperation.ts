@@ -15,8 +15,9 @@ export const COLLECT_LIMITS = {
  * answers the moment this process stores the receipt (operationSignals), and looks at the store
  * again every pollIntervalMs for changes made by other processes, until the operation is terminal
  * or timeoutMs passes (it only observes: it never runs the queue). An operation awaiting the owner's approval is answered at once
- * with what the owner is asked (waiting would not help: a person must act). Extracted values come back live only from the process that
- * ran the attempt, and only once.
+ * with what the owner is asked (waiting would not help: a person must act). Extracted values and the
+ * provider session id of a finished operation come back with every collect, from any process on
+ * this store, for ERRAND_RESULT_TTL after it finished (see heldResults).
  */
 export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}): Promise<CollectResult> {
   const poll = checkBound("pollIntervalMs", options.pollIntervalMs, COLLECT_LIMITS.pollIntervalMs);
@@ -46,8 +47,7 @@ async function collectUntil(ctx: ServiceContext, operationId: string, poll: numb
       return "ok" in approval ? approval : { ok: true, status, handle: view.handle, approval };
     }
     if (status !== "pending" || watch === undefined || Date.now() >= deadline) {
-      const ephemeral = status === "pending" ? undefined : ctx.ephemeral.get(view.operation.operationId);
-      if (ephemeral !== undefined) ctx.ephemeral.delete(view.operation.operationId);
+      const ephemeral = status === "pending" ? undefined : await ctx.held.read(view.operation);
       return {
         ok: true,
         status,

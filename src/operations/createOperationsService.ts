@@ -6,6 +6,7 @@ import { runQueue } from "../runner/runQueue.js";
 import type { RunnerDeps } from "../runner/runnerTypes.js";
 import { startWorkerPool } from "../runner/workerPool.js";
 import { createOperationSignals } from "./operationSignals.js";
+import { createHeldResults } from "./heldResults.js";
 import { approvalRequest } from "./approvalRequest.js";
 import { collectOperation } from "./collectOperation.js";
 import { decideApproval, expireApprovals } from "./decideApproval.js";
@@ -16,9 +17,6 @@ import type { OperationsServiceOptions, ServiceContext } from "./serviceContext.
 import type { OperationsService } from "./serviceTypes.js";
 import { submitOperation } from "./submitOperation.js";
 import { journalIdentity } from "./journalAccess.js";
-
-/** Live results held per process for collect; beyond this many, the oldest are dropped. */
-const MAX_HELD_EPHEMERAL = 1000;
 
 /** A runner id that tells processes apart in leases and events: host, pid and a random suffix. */
 export function defaultRunnerId(): string {
@@ -47,11 +45,7 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
       // The receipt is committed when "finished" is reported: a waiting collect may answer now.
       if (event.kind === "finished") ctx.signals.notify(event.operationId);
     },
-    onEphemeral: (operationId, ephemeral) => {
-      // Held for collect in this process only; the oldest go first so a long-running runner does not grow without bound.
-      ctx.ephemeral.set(operationId, ephemeral);
-      if (ctx.ephemeral.size > MAX_HELD_EPHEMERAL) ctx.ephemeral.delete(ctx.ephemeral.keys().next().value as string);
-    },
+    holdResult: (operationId, digest, attempt, ephemeral) => ctx.held.hold(operationId, digest, attempt, ephemeral),
   };
 }
 
@@ -60,7 +54,7 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
  * failure with an error code and a message for whoever must act; only programming errors throw.
  */
 export function createOperationsService(options: OperationsServiceOptions): OperationsService {
-  const ctx: ServiceContext = { ...options, ephemeral: new Map(), signals: createOperationSignals() };
+  const ctx: ServiceContext = { ...options, held: createHeldResults(options.store, options.digestKey, options.config.resultTtlMs), signals: createOperationSignals() };
   const runnerId = options.runnerId ?? defaultRunnerId();
   return {
     submit: (input) => submitOperation(ctx, input),
@@ -80,6 +74,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
         concurrency: poolOptions.concurrency ?? ctx.config.concurrency,
         housekeeping: async () => {
           await expireApprovals(ctx);
+          await ctx.held.dropExpired();
         },
         ...(poolOptions.onError === undefined ? {} : { onError: poolOptions.onError }),
       });

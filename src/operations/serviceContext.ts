@@ -1,10 +1,10 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
-import type { EphemeralEvidence } from "../receipt/receiptTypes.js";
 import type { RunnerEvent } from "../runner/runnerTypes.js";
 import type { WorkerPool } from "../runner/workerPool.js";
 import type { OperationSignals } from "./operationSignals.js";
+import type { HeldResults } from "./heldResults.js";
 import type { Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
 
@@ -28,8 +28,8 @@ export interface OperationsServiceOptions {
 
 /** Shared by the service's methods. */
 export interface ServiceContext extends OperationsServiceOptions {
-  /** Live values held by this process for operations it ran; handed out once by collect. */
-  ephemeral: Map<string, EphemeralEvidence>;
+  /** Extracted values and provider session ids of finished operations, sealed in the store for ERRAND_RESULT_TTL. */
+  held: HeldResults;
   /** The journal's id once journalIdentity has checked it. */
   journalId?: string;
   /** Fired when this process stores an operation's receipt (or cancels or denies it): waiting collects answer at once. */

@@ -113,7 +113,7 @@ export type CollectResult =
       handle: Handle;
       /** The durable receipt, once terminal. Absent while pending and after compaction. */
       receipt?: Receipt;
-      /** Extracted values returned live, once, by the process that ran the attempt; never stored with minimal retention. */
+      /** Extracted values and the provider session id, held sealed for ERRAND_RESULT_TTL after the operation finished (never in the durable receipt with minimal retention). */
       ephemeral?: EphemeralEvidence;
       /** Present when the receipt was compacted: what remains of it. */
       compacted?: TombstoneSummary;

@@ -115,7 +115,7 @@ export interface RetryVerdict {
   reason: string;
 }
 
-/** Values handed back once, live, and never persisted unless retention is full. */
+/** Extracted values and the provider session id outside the durable receipt: held sealed for ERRAND_RESULT_TTL for collect, then dropped (persisted in the receipt only with retention full). */
 export interface EphemeralEvidence {
   ephemeral: true;
   outputs: Record<string, string>;

@@ -1,6 +1,6 @@
 import type { AttemptContext, AttemptOutcome } from "../executor/executeTaskTypes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
-import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { AttemptResolution, ClaimedOperation, FinishResult, OperationRecord } from "../store/Store.js";
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
@@ -124,6 +124,13 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     return { report: lost(claimed), next };
   }
 
+  if (deps.holdResult !== undefined && hasValues(finalOutcome.ephemeral)) {
+    try {
+      await deps.holdResult(operation.operationId, operation.requestDigest, attempt, finalOutcome.ephemeral);
+    } catch (error) {
+      deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message: `The extracted values could not be held for collect: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
   const { applied, next } = await finish((current) =>
     decideAttempt({ operation: current, receipt: finalOutcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
   );
@@ -132,23 +139,24 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     return { report: lost(claimed), next };
   }
   const usedProvider = finalOutcome.receipt.provider || provider;
-  if (routed) return { report: reportApplied(deps, operation.operationId, attempt, applied, finalOutcome), next };
+  if (routed) return { report: reportApplied(deps, operation.operationId, attempt, applied), next };
   await reportToBreaker(store, usedProvider, classifyOutcome(finalOutcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
   if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
-  return { report: reportApplied(deps, operation.operationId, attempt, applied, finalOutcome), next };
+  return { report: reportApplied(deps, operation.operationId, attempt, applied), next };
 }
 
 function lost(claimed: ClaimedOperation): AttemptReport {
   return { operationId: claimed.operation.operationId, attempt: claimed.attempt, outcome: "lease_lost", phase: null, status: null };
 }
 
-function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, applied: AttemptResolution, outcome: AttemptOutcome | null): AttemptReport {
+function hasValues(ephemeral: EphemeralEvidence): boolean {
+  return Object.keys(ephemeral.outputs).length > 0 || ephemeral.providerSessionId !== undefined;
+}
+
+function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, applied: AttemptResolution): AttemptReport {
   if (applied.kind === "requeue") {
     deps.onEvent?.({ kind: "requeued", operationId, attempt, delayMs: applied.delayMs });
     return { operationId, attempt, outcome: "requeued", phase: "queued", status: null };
-  }
-  if (outcome !== null && Object.keys(outcome.ephemeral.outputs).length + (outcome.ephemeral.providerSessionId === undefined ? 0 : 1) > 0) {
-    deps.onEphemeral?.(operationId, outcome.ephemeral);
   }
   deps.onEvent?.({ kind: "finished", operationId, attempt, phase: applied.phase, status: applied.receipt.status });
   return { operationId, attempt, outcome: "finished", phase: applied.phase, status: applied.receipt.status };
@@ -174,7 +182,7 @@ async function finishWithout(
     deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt });
     return { report: lost(claimed), next };
   }
-  return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied, null), next };
+  return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied), next };
 }
 
 function synthesize(operation: OperationRecord, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {

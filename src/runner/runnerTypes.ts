@@ -23,8 +23,12 @@ export interface RunnerDeps {
   onEvent?: (event: RunnerEvent) => void;
   /** Claim only this operation (set from RunQueueOptions.onlyOperationId). */
   onlyOperationId?: string;
-  /** Live values from an attempt that finished the operation; never persisted here. */
-  onEphemeral?: (operationId: string, ephemeral: EphemeralEvidence) => void;
+  /**
+   * Keeps an attempt's extracted values and provider session id for collect (sealed, for a while;
+   * see operations/heldResults). Called before the attempt is resolved, so a collect that sees the
+   * receipt finds the values too; a failure is reported as a store_error and the receipt still stored.
+   */
+  holdResult?: (operationId: string, requestDigest: string, attempt: number, ephemeral: EphemeralEvidence) => Promise<void>;
 }
 
 export type RunnerEvent =

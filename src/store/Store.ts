@@ -72,6 +72,14 @@ export interface Store {
    */
   takeIntegrityRefusals(): IntegrityRefusal[];
 
+  // ---- results held for collect ---------------------------------------------------------------
+  /** Keeps an operation's sealed result until expiresMs, replacing an earlier attempt's. */
+  holdResult(held: HeldResult): Promise<void>;
+  /** The held result, unless it expired (on the store's clock). */
+  readHeldResult(operationId: string): Promise<HeldResult | undefined>;
+  /** Deletes expired results; returns how many. */
+  dropExpiredResults(): Promise<number>;
+
   // ---- control -------------------------------------------------------------------------------
   /** Applies a cancel exactly once per controlActionId (see CancelOutcome). */
   cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult>;
@@ -217,6 +225,15 @@ export interface AttemptRecord {
   outcome: string | null;
   errorCode: string | null;
   provider: string | null;
+}
+
+/** An attempt's extracted values and provider session id, sealed by the operations service (the store never sees them in the clear). */
+export interface HeldResult {
+  operationId: string;
+  /** The attempt that produced it: served only while it is the operation's last attempt. */
+  attempt: number;
+  sealed: string;
+  expiresMs: number;
 }
 
 export interface LeaseRef {

@@ -47,7 +47,7 @@ export function taskGuide(): TaskGuide {
       { name: "risk", required: true, description: `${RISK_LEVELS.join(" | ")}: read_only only looks (GET requests only); writes change the site.` },
       { name: "approved", required: false, description: "true only after the person explicitly agreed to this write; required for reversible_write and consequential." },
       { name: "secretApproval", required: false, description: "true only after the person agreed to let errand type a secret; required when any step is fill_secret." },
-      { name: "evidenceRetention", required: false, description: `${RETENTION_LEVELS.join(" | ")} (default minimal: extracted values are returned once, not stored).` },
+      { name: "evidenceRetention", required: false, description: `${RETENTION_LEVELS.join(" | ")} (default minimal: extracted values are returned with the result for 10 minutes (ERRAND_RESULT_TTL), kept only encrypted meanwhile, and never in the durable receipt).` },
       { name: "provider", required: false, description: `${PROVIDER_NAMES.join(" | ")} (default auto).` },
       { name: "timeouts", required: false, description: `{ "taskMs": ${TASK_LIMITS.taskTimeoutMs.min}..${TASK_LIMITS.taskTimeoutMs.max}, "stepMs": ${TASK_LIMITS.stepTimeoutMs.min}..${TASK_LIMITS.stepTimeoutMs.max} } in milliseconds.` },
       { name: "steps", required: true, description: `${TASK_LIMITS.minSteps} to ${TASK_LIMITS.maxSteps} step objects, each with "action" and optional "timeoutMs".` },

@@ -69,9 +69,10 @@ describe("collect and inspect", () => {
     }
   });
 
-  test("extracted values come back live once from the process that ran them, never from the store with minimal retention", async () => {
+  test("extracted values are held sealed for ERRAND_RESULT_TTL: every collect from any process gets them, then they are dropped; never in the journal or in the clear", async () => {
+    let now = Date.parse("2026-12-01T10:00:00Z");
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = openHarness({ execute: fake.execute, clock: () => now, config: { resultTtlMs: 10 * 60_000 } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "extract"));
@@ -79,19 +80,41 @@ describe("collect and inspect", () => {
       const first = await h.service.collect(id);
       assert.ok(first.ok);
       assert.deepEqual(first.ephemeral, { ephemeral: true, outputs: { title: "Example Domain" } });
-      assert.equal(first.receipt?.outputs, undefined);
+      assert.equal(first.receipt?.outputs, undefined, "minimal retention: not in the durable receipt");
       const second = await h.service.collect(id);
       assert.ok(second.ok);
-      assert.equal(second.ephemeral, undefined, "handed out once");
+      assert.deepEqual(second.ephemeral, first.ephemeral, "served again, not once");
       const elsewhere = await h.reopen().service.collect(id);
       assert.ok(elsewhere.ok);
-      assert.equal(elsewhere.ephemeral, undefined);
+      assert.deepEqual(elsewhere.ephemeral, first.ephemeral, "another process on the same store serves them too");
+
       const db = new Database(h.dbPath, { readonly: true });
       const hits = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%Example Domain%' AND type <> 'operation_created'").get() as { n: number };
       const tasks = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%title%'").get() as { n: number };
+      const held = db.prepare("SELECT sealed FROM held_results WHERE operation_id = ?").get(id) as { sealed: string };
       db.close();
       assert.equal(tasks.n, 0, "the extracted value is in no journal event");
       assert.equal(hits.n, 0);
+      assert.match(held.sealed, /^aead1\./);
+      assert.ok(!held.sealed.includes("Example Domain"));
+
+      // A sealed result moved to another operation's row does not open (bound to operation, digest, attempt).
+      const other = randomUUID();
+      await h.service.submit(readTask(other, "pass"));
+      await h.service.runQueue();
+      const rw = new Database(h.dbPath);
+      rw.prepare("INSERT INTO held_results (operation_id, attempt, sealed, expires_ms) VALUES (?, 1, ?, ?)").run(other, held.sealed, now + 60_000);
+      rw.close();
+      const moved = await h.service.collect(other);
+      assert.ok(moved.ok);
+      assert.equal(moved.ephemeral, undefined);
+
+      now += 10 * 60_000;
+      const late = await h.service.collect(id);
+      assert.ok(late.ok);
+      assert.equal(late.status, "completed");
+      assert.equal(late.ephemeral, undefined, "dropped after ERRAND_RESULT_TTL");
+      assert.ok((await h.store.dropExpiredResults()) >= 1);
     } finally {
       await h.close();
     }

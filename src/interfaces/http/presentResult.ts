@@ -11,7 +11,7 @@ export interface PageContent {
   notice: string;
   /** The page the values were read from (the receipt's final URL). */
   sourceUrl: string | null;
-  /** True when the values were handed out live and will not be shown again (minimal retention). */
+  /** True when the values are not part of the durable receipt (minimal retention): they are held for collect for ERRAND_RESULT_TTL, then dropped. */
   ephemeral: boolean;
   values: { name: string; text: string; truncated: boolean; chars: number }[];
 }

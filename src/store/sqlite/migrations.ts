@@ -2,6 +2,7 @@ import { ACCESS_MIGRATION } from "./accessMigration.js";
 import { APPROVAL_MIGRATION } from "./approvalMigration.js";
 import { PROVIDER_MIGRATION } from "./providerMigration.js";
 import { SECRET_MIGRATION } from "./secretMigration.js";
+import { HELD_RESULT_MIGRATION } from "./heldResultMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -120,6 +121,7 @@ CREATE TABLE operation_tombstones (
   PROVIDER_MIGRATION,
   SECRET_MIGRATION,
   APPROVAL_MIGRATION,
+  HELD_RESULT_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

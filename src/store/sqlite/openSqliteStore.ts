@@ -19,6 +19,7 @@ import type {
   DecideApprovalResult,
   ExpiredLease,
   FinishResult,
+  HeldResult,
   IntegrityRefusal,
   LeaseCheck,
   LeaseRef,
@@ -44,6 +45,7 @@ import { crossMutationBoundary } from "./queries/crossMutationBoundary.js";
 import { decideApproval, expireApprovals } from "./queries/decideApproval.js";
 import { listOperations, readOperationTask } from "./queries/listOperations.js";
 import { finishAttempt } from "./queries/finishAttempt.js";
+import { dropExpiredResults, holdResult, readHeldResult } from "./queries/heldResults.js";
 import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
 import { checkLease, renewLease } from "./queries/leaseSql.js";
 import { readOperationEvents, readOperationStates } from "./queries/readOperationEvents.js";
@@ -151,6 +153,15 @@ class SqliteStore extends SqliteTransactions implements Store {
     const refused = [...this.ctx.refusals.values()];
     this.ctx.refusals.clear();
     return refused;
+  }
+  holdResult(held: HeldResult): Promise<void> {
+    return this.write(() => holdResult(this.ctx, held));
+  }
+  readHeldResult(operationId: string): Promise<HeldResult | undefined> {
+    return this.read(() => readHeldResult(this.ctx, operationId));
+  }
+  dropExpiredResults(): Promise<number> {
+    return this.write(() => dropExpiredResults(this.ctx));
   }
 
   cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {

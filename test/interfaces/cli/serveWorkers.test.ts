@@ -116,7 +116,7 @@ function task(path: string, steps: unknown[], extra: Record<string, unknown> = {
 interface Collected {
   status: string;
   receipt?: { status: string; attempts: number; error: { code: string } | null; retry?: { decision: string; reason: string } };
-  pageContent?: { values: { name: string; value: string }[] };
+  pageContent?: { values: { name: string; text: string }[] };
 }
 
 function rest(served: Served, token: string) {
@@ -201,6 +201,29 @@ describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
     try {
       const collected = await rest(served, token).collect(queued.operationId, 90);
       assert.equal(collected.receipt?.status, "PASS", JSON.stringify(collected));
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+  });
+
+  test("collect after the client stopped waiting returns the extracted value, from the server and from errand collect in another process", async () => {
+    const h = join(scratch, "held");
+    const token = await apiToken(h);
+    const served = await serve(h);
+    try {
+      const api = rest(served, token);
+      const priced = task("/value", [{ action: "extract_text", selector: "#price", name: "price" }, { action: "expect_text", text: "EUR" }]);
+      await api.submit(priced);
+      const impatient = await api.collect(priced.operationId, 0);
+      assert.equal(impatient.status, "pending", "the client gives up before the receipt exists");
+      const later = await api.collect(priced.operationId, 90);
+      assert.equal(later.receipt?.status, "PASS", JSON.stringify(later));
+      assert.deepEqual(later.pageContent?.values.map((v) => [v.name, v.text]), [["price", "42.17 EUR"]]);
+      const again = await api.collect(priced.operationId, 0);
+      assert.deepEqual(again.pageContent?.values.map((v) => v.text), ["42.17 EUR"], "every collect within ERRAND_RESULT_TTL gets it");
+      const cli = await errand(h, ["collect", priced.operationId, "--json"]);
+      const envelope = JSON.parse(cli.stdout) as { data: { ephemeral?: { outputs: Record<string, string> } } };
+      assert.deepEqual(envelope.data.ephemeral?.outputs, { price: "42.17 EUR" }, cli.stdout + cli.stderr);
     } finally {
       assert.equal(await served.stop(), 0);
     }

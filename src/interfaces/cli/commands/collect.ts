@@ -21,7 +21,9 @@ export const collectCommand: Command = {
   help: `errand collect <operationId> [--wait] [--timeout MS] [--poll-interval MS] [--json]
   Prints the receipt once the operation is finished, else says it is pending. --wait looks again
   every --poll-interval ms (0..60000, default 1000) until it finishes or --timeout ms pass (default
-  30000). Extracted values appear only live, from the process that ran the task.
+  30000); it answers as soon as the receipt is stored. Extracted values (data.ephemeral) come back
+  with every collect, from any process on this store, for ERRAND_RESULT_TTL (default 10m) after
+  the task finished; they are kept encrypted meanwhile and never in the durable receipt.
   --json: the envelope of docs/CLI.md; status is the receipt status once terminal, else "pending" or
   "awaiting_approval" (answered at once: a person must act); data {phase, handle, ephemeral?,
   compacted?, approval?} with approval {url, expiresAt, summary} while the owner's approval is awaited.

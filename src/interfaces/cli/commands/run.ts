@@ -38,7 +38,7 @@ export const runCommand: Command = {
   else, and prints its receipt (readable, or JSON with --json). Running the same file again returns
   the same receipt without running it twice (same operationId and digest); a changed task under the
   same operationId is refused (identity_mismatch, exit 2). Progress goes to stderr. --json: the
-  envelope of docs/CLI.md with the receipt; extracted values (live only) in data.ephemeral. --receipt-out
+  envelope of docs/CLI.md with the receipt; extracted values in data.ephemeral (held encrypted for collect for ERRAND_RESULT_TTL, not in the receipt). --receipt-out
   writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
   admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
   A task ERRAND_OWNER_APPROVAL names (default: consequential, or any fill_secret) is not run: the
