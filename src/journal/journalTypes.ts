@@ -65,6 +65,8 @@ export const JOURNAL_EVENT_TYPES = [
   // The owner approved an operation that was awaiting approval (who, how, when, the digest shown).
   "operation_approved",
   "operation_claimed",
+  // A refusal that was errand's own fault (no Chromium, provider unavailable, ...) was submitted again: back to the queue.
+  "operation_reopened",
   "mutation_boundary_crossed",
   "cancel_requested",
   "operation_requeued",

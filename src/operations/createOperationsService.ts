@@ -84,6 +84,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
         get active() {
           return pool.active;
         },
+        settle: (timeoutMs) => pool.settle(timeoutMs),
         async close(graceMs) {
           const result = await pool.close(graceMs);
           if (ctx.workers === pool) delete ctx.workers;

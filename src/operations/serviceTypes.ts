@@ -62,6 +62,8 @@ export interface SubmitAccepted {
   status: OperationStatus;
   /** False when the operation already existed under this id and digest: nothing new was created or run. */
   created: boolean;
+  /** True when an operation that errand's own environment had refused (BLOCKED before any browser opened) was queued again by this submit. */
+  reopened?: boolean;
   handle: Handle;
   /** Present while the operation waits for the owner's approval. */
   approval?: ApprovalRequest;

@@ -6,6 +6,7 @@ import { authenticateView } from "./authenticateView.js";
 import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
 import { needsOwnerApproval } from "./needsOwnerApproval.js";
+import { isEnvironmentRefusal } from "./environmentRefusal.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { SubmitAccepted, SubmitResult } from "./serviceTypes.js";
 import type { OperationRecord } from "../store/Store.js";
@@ -18,6 +19,8 @@ import { statusOfPhase } from "./serviceTypes.js";
  * the contract refuses (including a missing approval) creates nothing, so it can be fixed and
  * submitted again under the same id. A task ERRAND_OWNER_APPROVAL names is created awaiting the
  * owner's approval (nothing claims it until then), and the answer carries what the owner is asked.
+ * An operation that ended BLOCKED because of errand's own environment before any browser opened
+ * (isEnvironmentRefusal) is reopened by the same request: queued again, with fresh attempts.
  */
 export async function submitOperation(ctx: ServiceContext, input: unknown): Promise<SubmitResult> {
   const validated = validateTask(input);
@@ -76,6 +79,15 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
         };
       }
       if (authenticated.kind === "compacted") return { ok: true, status: statusOfPhase(authenticated.handle.phase), created: false, handle: authenticated.handle };
+      const { operation, receipt } = authenticated;
+      if (operation.phase === "blocked" && receipt !== undefined && isEnvironmentRefusal(receipt)) {
+        // errand's own environment refused it before any browser opened: the same request runs again.
+        const reopened = await ctx.store.reopenOperation(operation.operationId, operation.revision, ctx.config.maxAttempts, receipt.error?.code ?? "environment");
+        if (reopened !== undefined) {
+          ctx.workers?.wake();
+          return { ok: true, status: statusOfPhase(reopened.phase), created: false, reopened: true, handle: makeHandle(reopened) };
+        }
+      }
       return withApproval(ctx, { ok: true, status: statusOfPhase(authenticated.operation.phase), created: false, handle: authenticated.handle }, authenticated.operation);
     }
   }

@@ -30,8 +30,10 @@ export interface RoutePlan {
  *   verified or not (this is how `errand provider smoke` reaches an UNVERIFIED provider), and a
  *   missing credential is left to the executor, which refuses it in its own words.
  * - "auto" follows config.order. Cloud providers must be configured and verified (their latest
- *   smoke PASSed). The local provider is used when the order names it, or alone when no cloud
- *   provider in the order is configured.
+ *   smoke PASSed). The local provider is used alone when no cloud provider in the order is
+ *   configured; otherwise it ends the route (where the order does not name it elsewhere), passed
+ *   over only when it has no Chromium, so a cloud credential whose smoke has not passed yet does
+ *   not block every task.
  * - Every provider is passed over while its circuit refuses, while a 429 asked errand to wait, when
  *   another session could pass its budget, or when all its slots are held.
  */
@@ -57,6 +59,12 @@ export function planRoute(task: Task, config: RoutingConfig, facts: ReadonlyMap<
     }
     return availability(provider, nowMs, budgetMs);
   });
+  if (!config.order.includes("local")) {
+    // A credential is not a verdict: auto routing ends with the local browser where there is one,
+    // so an unverified (or failing) cloud provider never strands a task that local Chromium can run.
+    const local = factsOf("local");
+    steps.push(local.missing === null ? availability(local, nowMs, budgetMs) : skip("local", "provider_unconfigured", local.missing, false));
+  }
   return { pinned: false, steps };
 }
 

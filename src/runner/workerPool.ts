@@ -31,6 +31,11 @@ export interface WorkerPool {
   /** Attempts running now. */
   readonly active: number;
   /**
+   * Resolves true once no attempt runs and nothing queued is eligible now (work due later does not
+   * count), or false after timeoutMs. For the compatibility queue-running route and tool.
+   */
+  settle(timeoutMs: number): Promise<boolean>;
+  /**
    * Stops claiming, wakes idle workers so they exit, and waits for running attempts up to graceMs.
    * Resolves with how many attempts were still running when it gave up waiting (their leases expire
    * and the next runner's recovery decides).
@@ -39,6 +44,8 @@ export interface WorkerPool {
 }
 
 const DEFAULT_IDLE_POLL_MS = 1_000;
+/** How often settle() looks whether the pool is idle (ms). */
+const SETTLE_LOOK_MS = 100;
 
 export function startWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const { deps } = options;
@@ -133,6 +140,17 @@ export function startWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     get active() {
       return active;
+    },
+    async settle(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (active === 0) {
+          const [now, due] = await Promise.all([deps.store.now(), deps.store.nextQueuedMs()]);
+          if (active === 0 && (due === null || due > now)) return true;
+        }
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(SETTLE_LOOK_MS, Math.max(0, deadline - Date.now()))));
+      }
     },
     async close(graceMs) {
       stopping = true;

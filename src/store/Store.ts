@@ -72,6 +72,13 @@ export interface Store {
    */
   takeIntegrityRefusals(): IntegrityRefusal[];
 
+  /**
+   * blocked → queued, when the same request is submitted again after a refusal that was errand's own
+   * fault (the caller judged the authenticated receipt at expectedRevision). The operation gets
+   * extraAttempts more attempts; undefined when it is no longer blocked at that revision.
+   */
+  reopenOperation(operationId: string, expectedRevision: number, extraAttempts: number, reason: string): Promise<OperationRecord | undefined>;
+
   // ---- results held for collect ---------------------------------------------------------------
   /** Keeps an operation's sealed result until expiresMs, replacing an earlier attempt's. */
   holdResult(held: HeldResult): Promise<void>;
@@ -117,7 +124,8 @@ export interface Store {
 
 /**
  * awaiting_approval ──owner approves──> queued; ──owner denies / TTL passes / cancel──> blocked | cancelled.
- * queued → running → completed | blocked | uncertain | cancelled; running → queued (retry, lost lease).
+ * queued → running → completed | blocked | uncertain | cancelled; running → queued (retry, lost lease);
+ * blocked → queued when a refusal that was errand's own fault is submitted again (reopenOperation).
  * Nothing claims an operation awaiting approval: no browser is touched before the owner says yes.
  */
 export const OPERATION_PHASES = ["awaiting_approval", "queued", "running", "completed", "blocked", "uncertain", "cancelled"] as const;

@@ -47,7 +47,7 @@ function facts(setup: Partial<Record<RoutableProvider, Setup>> = {}): Map<Routab
     map.set(name, {
       name,
       kind: cloud ? "cloud" : "local",
-      missing: cloud && s.configured !== true ? `${name} needs a credential` : null,
+      missing: cloud ? (s.configured !== true ? `${name} needs a credential` : null) : s.configured === false ? "No Chromium found" : null,
       record: record(name, { ...(s.verified === true ? { verifiedMs: NOW - MINUTE, smokeStatus: "PASS", smokeMs: NOW - MINUTE } : {}), ...(s.backoffUntilMs === undefined ? {} : { backoffUntilMs: s.backoffUntilMs, backoffReason: "Retry-After 30 s" }), ...s.record }),
       breaker: { ...closed(name), ...s.breaker },
       usage: cloud ? { provider: name, sessions: 0, sessionMs: 0, amount: s.used ?? 0, usd: null, liveSlots: s.liveSlots ?? 0, reserved: 0, nextSlotExpiryMs: null } : null,
@@ -93,7 +93,7 @@ describe("planRoute", () => {
     assert.match(reasons[3] ?? "", /all 10 of steel's concurrency slots are held/);
 
     const verifiedOnlyLater = planRoute(task(), config, facts({ kernel: { configured: true }, browserless: ready }), NOW, BUDGET_MS);
-    assert.deepEqual(names(verifiedOnlyLater.steps), ["skip:kernel:provider_unverified", "try:browserless", "skip:browserbase:provider_unconfigured", "skip:steel:provider_unconfigured"]);
+    assert.deepEqual(names(verifiedOnlyLater.steps), ["skip:kernel:provider_unverified", "try:browserless", "skip:browserbase:provider_unconfigured", "skip:steel:provider_unconfigured", "try:local"]);
     const backingOff = planRoute(task(), config, facts({ kernel: { ...ready, backoffUntilMs: NOW + 30 * SECOND }, browserless: ready }), NOW, BUDGET_MS);
     assert.deepEqual(names(backingOff.steps).slice(0, 2), ["skip:kernel:provider_capacity", "try:browserless"]);
     assert.equal(backingOff.steps[0]?.kind === "skip" && backingOff.steps[0].skip.transient, true, "a back-off may clear while the task waits");
@@ -101,9 +101,14 @@ describe("planRoute", () => {
     assert.deepEqual(names(backoffOver.steps).slice(0, 1), ["try:kernel"]);
   });
 
-  test("local joins auto routing only when no cloud provider in the order is configured, or when the order names it", () => {
+  test("auto routing ends with local where it is available, even when a cloud credential is set but unverified; an order naming local puts it there", () => {
     const kernelOnly = planRoute(task(), config, facts({ kernel: { configured: true } }), NOW, BUDGET_MS);
-    assert.ok(!names(kernelOnly.steps).some((n) => n.includes("local")), "a configured (even unverified) cloud provider keeps auto off local");
+    assert.deepEqual(names(kernelOnly.steps), ["skip:kernel:provider_unverified", "skip:browserless:provider_unconfigured", "skip:browserbase:provider_unconfigured", "skip:steel:provider_unconfigured", "try:local"], "a credential is not a verdict");
+    const write = planRoute(task({ risk: "reversible_write", approved: true }), config, facts({ kernel: { configured: true } }), NOW, BUDGET_MS);
+    assert.deepEqual(names(write.steps).at(-1), "try:local");
+    const noChromium = planRoute(task(), config, facts({ kernel: { configured: true }, local: { configured: false } }), NOW, BUDGET_MS);
+    assert.deepEqual(names(noChromium.steps).at(-1), "skip:local:provider_unconfigured");
+    assert.equal(blockingSkip(noChromium.steps.flatMap((s) => (s.kind === "skip" ? [s.skip] : [])))?.code, "provider_unverified", "the refusal names what the owner can fix first");
     const listed = planRoute(task(), resolveRoutingConfig({ ERRAND_PROVIDER_ORDER: "local,kernel" }), facts({ kernel: ready }), NOW, BUDGET_MS);
     assert.deepEqual(names(listed.steps), ["try:local", "try:kernel"]);
   });

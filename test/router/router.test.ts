@@ -55,7 +55,7 @@ interface Bench {
 }
 
 /** A router over the emulators of `configured` (the others have no credential), with `verified` already smoked. */
-async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: Record<string, string> }): Promise<Bench> {
+async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: Record<string, string>; localEnv?: Record<string, string> }): Promise<Bench> {
   const h = openHarness();
   const env: Record<string, string> = { ...options.env };
   for (const name of options.configured) Object.assign(env, emulators[name].env);
@@ -63,7 +63,7 @@ async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: R
   for (const name of options.verified ?? []) await store.recordSmoke({ provider: name, operationId: "smoke", status: "PASS", errorCode: null });
   const cloud = { env, startTimeoutMs: 8_000 };
   const providers: Record<RoutableProvider, BrowserProvider> = {
-    local: createLocalProvider({ env: {} }),
+    local: createLocalProvider({ env: options.localEnv ?? {} }),
     kernel: createKernelProvider(cloud),
     browserless: createBrowserlessProvider(cloud),
     browserbase: createBrowserbaseProvider(cloud),
@@ -301,8 +301,25 @@ describe("the provider router against the emulators", () => {
     }
   });
 
-  test("when no provider can take a task, a refusal the executor gives before any browser still comes first", async () => {
+  test("a cloud credential set but not yet verified does not block auto tasks: they end on local, and the receipt's fallback says why each provider was skipped", async () => {
     const b = await bench({ configured: ["kernel"], verified: [] });
+    try {
+      const before = creates();
+      const outcome = await b.run(readTask());
+      assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
+      assert.equal(outcome.receipt.provider, "local");
+      assert.deepEqual(route(outcome), ["kernel:skipped:provider_unverified", "browserless:skipped:provider_unconfigured", "browserbase:skipped:provider_unconfigured", "steel:skipped:provider_unconfigured", "local:used"]);
+      assert.match(outcome.receipt.fallback[0]?.reason ?? "", /errand provider smoke kernel/);
+      assert.deepEqual(since(before), { kernel: 0, browserless: 0, browserbase: 0, steel: 0 });
+    } finally {
+      await b.providers.local.shutdown();
+      await b.close();
+    }
+  });
+
+  test("when no provider can take a task, a refusal the executor gives before any browser still comes first", async () => {
+    // No Chromium here, so auto routing cannot end on local either.
+    const b = await bench({ configured: ["kernel"], verified: [], localEnv: { CHROME_PATH: "/nonexistent/chromium" } });
     try {
       // As errand run does for an unapproved task: the executor's own refusal, on a copy that keeps approved false.
       const unapprovedTask = { ...makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "consequential", approved: true, steps: [{ action: "click", selector: "#submit" }] }), approved: false };

@@ -52,7 +52,7 @@ async function record(deps: AppDeps, caller: Caller, action: string, result: str
 export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): Promise<{ status: OperationStatus; created: boolean; handle: Handle; approval?: ApprovalView; next: string }> {
   const result = await deps.service.submit(task);
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
-  await record(deps, caller, "submit", result.ok ? (result.created ? "created" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
+  await record(deps, caller, "submit", result.ok ? (result.created ? "created" : result.reopened === true ? "reopened" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
   const next = result.status === "pending" ? (deps.workers === undefined ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : `Queued; this server's workers run it on their own. Call errand_collect with operationId ${result.handle.operationId} (waitSeconds up to 120) to get the receipt.`) : nextStep(result.status, result.handle.operationId);
   return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
@@ -89,6 +89,13 @@ export interface QueueRunResult {
 /** Starts (or joins) a drain of the queue and waits up to `waitMs` for it to end. */
 export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number): Promise<QueueRunResult> {
   await record(deps, caller, "run_queue", "started");
+  if (deps.workers !== undefined) {
+    // The workers run the queue already; this waits until they have nothing eligible left.
+    const settled = await deps.workers.settle(waitMs);
+    return settled
+      ? { finished: true, attempts: [], recovered: 0, stoppedBecause: "drained", lastError: null, next: "This server's workers have run everything that is due (they run submitted tasks on their own). Call errand_collect with each operationId to read its receipt." }
+      : { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: null, next: "This server's workers are still running tasks. Call errand_collect for each operationId (with waitSeconds) or errand_status to see progress." };
+  }
   const drain = deps.queue.kick();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<undefined>((resolve) => {

@@ -50,6 +50,7 @@ import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
 import { checkLease, renewLease } from "./queries/leaseSql.js";
 import { readOperationEvents, readOperationStates } from "./queries/readOperationEvents.js";
 import { readOperation } from "./queries/readOperation.js";
+import { reopenOperation } from "./queries/reopenOperation.js";
 import { recoverExpiredLeases } from "./queries/recoverExpiredLeases.js";
 import { status } from "./queries/status.js";
 import type { SqliteContext } from "./sqliteContext.js";
@@ -153,6 +154,9 @@ class SqliteStore extends SqliteTransactions implements Store {
     const refused = [...this.ctx.refusals.values()];
     this.ctx.refusals.clear();
     return refused;
+  }
+  reopenOperation(operationId: string, expectedRevision: number, extraAttempts: number, reason: string): Promise<OperationRecord | undefined> {
+    return this.write(() => reopenOperation(this.ctx, operationId, expectedRevision, extraAttempts, reason));
   }
   holdResult(held: HeldResult): Promise<void> {
     return this.write(() => holdResult(this.ctx, held));

@@ -19,6 +19,8 @@ export interface FakeExecutor {
 export interface FakeOptions {
   /** When set, read tasks GET <origin>/read/<id> and writes POST <origin>/write/<id> after their boundary. */
   fixtureOrigin?: string;
+  /** For "config-once": whether errand's environment is fixed now (then the task runs). Default: never. */
+  configFixed?: () => boolean;
   /** Provider name written into receipts. Default "local". */
   provider?: string;
 }
@@ -26,7 +28,8 @@ export interface FakeOptions {
 /**
  * Behaviours by label: (none)/"pass" PASS; "fail" FAIL expectation_failed; "fail-once" step_failed on
  * attempt 1 then PASS; "partial" PARTIAL; "provider-down" FAIL provider_unavailable; "config" BLOCKED configuration_error;
- * "hang" waits for the abort signal (first attempt only with "hang-once"); "extract" PASS with an
+ * "config-once" BLOCKED configuration_error until options.configFixed() says the environment is fixed, then PASS;
+ * "task-refused" BLOCKED secret_unknown (a refusal caused by the task); "hang" waits for the abort signal (first attempt only with "hang-once"); "extract" PASS with an
  * extracted value; "throw" throws. Write tasks cross their boundary first, except "write-fail-before".
  * "write-hang" crosses the boundary, sends its write, then waits for the abort signal.
  */
@@ -41,7 +44,13 @@ export function createFakeExecutor(options: FakeOptions = {}): FakeExecutor {
       outcome(task, context, status, code, boundary, outputs, options.provider ?? "local");
 
     if (label === "throw") throw new Error("fake executor exploded");
-    if (label === "config") return done("BLOCKED", "configuration_error");
+    // Refusals before any browser: no page reached, every step skipped.
+    const refuse = (code: ErrorCode): AttemptOutcome => {
+      const refused = done("BLOCKED", code);
+      return { ...refused, receipt: { ...refused.receipt, finalUrl: null, steps: refused.receipt.steps.map((step) => ({ ...step, status: "skipped", durationMs: 0 })) } };
+    };
+    if (label === "config" || (label === "config-once" && (options.configFixed?.() ?? false) === false)) return refuse("configuration_error");
+    if (label === "task-refused") return refuse("secret_unknown");
     if (write && label !== "write-fail-before") {
       try {
         await context.beforeMutationBoundary();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
@@ -35,9 +36,11 @@ export const runCommand: Command = {
   run: runRun,
   help: `errand run <file|-> [--provider local] [--json] [--receipt-out F] [--allow-private HOST:PORT]...
   Submits the task as a durable operation (ERRAND_HOME/errand.db), runs that operation and nothing
-  else, and prints its receipt (readable, or JSON with --json). Running the same file again returns
+  else, and prints its receipt (readable, or JSON with --json). A task without an operationId gets a
+  fresh one, printed on stderr (the file is not changed). Running the same file again returns
   the same receipt without running it twice (same operationId and digest); a changed task under the
-  same operationId is refused (identity_mismatch, exit 2). Progress goes to stderr. --json: the
+  same operationId is refused (identity_mismatch, exit 2); a task BLOCKED by errand's own environment
+  before any browser opened (no Chromium, provider unavailable, ...) runs again. Progress goes to stderr. --json: the
   envelope of docs/CLI.md with the receipt; extracted values in data.ephemeral (held encrypted for collect for ERRAND_RESULT_TTL, not in the receipt). --receipt-out
   writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
   admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
@@ -50,7 +53,7 @@ export const runCommand: Command = {
 async function runRun(ctx: CommandContext): Promise<number> {
   const provider = stringOption(ctx, "provider") ?? "local";
   if (provider !== "local") throw new UsageError(`provider "${provider}" is not available to errand run in this build; use --provider local`);
-  const text = readInputText(ctx.positionals[0]);
+  const text = withOperationId(readInputText(ctx.positionals[0]));
   const parsed = parseTaskText(text);
   if (!parsed.ok && !parsed.errors.every((e) => POLICY_CODES.has(e.code))) {
     if (flagOption(ctx, "json")) printEnvelope({ ok: false, status: "invalid", error: problemsError(parsed.errors) });
@@ -121,6 +124,24 @@ function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: Eph
   if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral } });
   else printOut(formatReceipt(receipt, ephemeral));
   return exit;
+}
+
+/**
+ * A task without an operationId gets a fresh one here (printed on stderr); the file itself is not
+ * changed, so running it again starts another operation. Anything that is not a JSON object is left
+ * for the validator to report.
+ */
+function withOperationId(text: string): string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || "operationId" in raw) return text;
+  const operationId = randomUUID();
+  printErr(`operationId assigned: ${operationId} (the task has none; the file is unchanged, so running it again starts a new operation: add this id to the file to make reruns return the same receipt)`);
+  return JSON.stringify({ ...(raw as Record<string, unknown>), operationId });
 }
 
 /** Runs the executor's own refusal on a copy of the task that keeps its (missing) approvals: a BLOCKED receipt, no browser. */
