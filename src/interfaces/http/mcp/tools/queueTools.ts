@@ -7,7 +7,7 @@ export const runQueueTool = defineTool({
   name: "errand_run_queue",
   title: "Run queued browser tasks",
   description:
-    "Rarely needed: errand serve's workers run queued tasks on their own. Waits up to waitSeconds until nothing queued is due; then errand_collect each.",
+    "Use this rarely: errand serve's workers run queued tasks on their own. Waits up to waitSeconds until nothing queued is due; then errand_collect each.",
   input: z.object({ waitSeconds: z.number().int().min(0).max(120).default(30).describe("Seconds to wait (0-120, default 30).") }),
   output: z.object({
     finished: z.boolean().describe("True when the queue was drained within the wait."),
