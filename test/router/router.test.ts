@@ -248,7 +248,8 @@ describe("the provider router against the emulators", () => {
 
   test("budget refusal: once another session could pass the cap, the provider is refused with budget_exhausted before any create", async () => {
     // 12 s budget + 15 s grace: each session may cost one 30 s unit; the cap is 2 units.
-    const b = await bench({ configured: ["browserless"], verified: ["browserless"], env: { ERRAND_BUDGET_BROWSERLESS_UNITS: "2" } });
+    // No Chromium: auto routing would otherwise end on local Chromium once browserless is over budget.
+    const b = await bench({ configured: ["browserless"], verified: ["browserless"], env: { ERRAND_BUDGET_BROWSERLESS_UNITS: "2" }, localEnv: { CHROME_PATH: "/nonexistent/chromium" } });
     try {
       const before = creates();
       for (let i = 0; i < 2; i += 1) assert.equal((await b.run(readTask({ provider: "browserless" }))).receipt.status, "PASS");
