@@ -54,7 +54,7 @@ describe("errand runner --watch", () => {
 
   test("--concurrency needs --watch, and --max is not used with --watch", async () => {
     const command = createRunnerCommand(() => ({ execute: createFakeExecutor().execute, shutdown: () => Promise.resolve() }));
-    await assert.rejects(command.run(parseCommandArgs(command, ["--concurrency", "2"], {})), /--concurrency applies to --watch/);
-    await assert.rejects(command.run(parseCommandArgs(command, ["--watch", "--max", "2"], {})), /--max is not used with --watch/);
+    await assert.rejects(async () => command.run(parseCommandArgs(command, ["--concurrency", "2"], {})), /--concurrency applies to --watch/);
+    await assert.rejects(async () => command.run(parseCommandArgs(command, ["--watch", "--max", "2"], {})), /--max is not used with --watch/);
   });
 });
