@@ -17,6 +17,7 @@ import { isTerminalPhase, operationState } from "./Store.js";
  *   crossBoundary         running: mutation boundary not_crossed → crossed (refused once a cancel is pending)
  *   resolve               running → queued (requeue) | completed | blocked | uncertain | cancelled (finish)
  *   cancel                queued | awaiting_approval → cancelled; running → cancel requested (or uncertain past the boundary)
+ *   reopen                blocked → queued (the same request again after a refusal that was errand's own fault)
  *
  * Every transition bumps the revision by one and stamps updatedMs, so each event states the
  * revision it produced and the operation's events run 1, 2, 3 … (see operations/attemptHistory).
@@ -143,4 +144,15 @@ export function cancel(op: OperationRecord, at: number, controlActionId: string,
     return { outcome: "cancel_requested", transition: record("cancel_requested", step(op, at, { cancelRequested: true }), { controlActionId, outcome: "cancel_requested" }) };
   }
   return { outcome: "uncertain", transition: record("cancel_requested", step(op, at, {}), { controlActionId, outcome: "uncertain" }) };
+}
+
+/**
+ * The same request submitted again after errand's own environment refused it before any browser
+ * opened (the caller judged the authenticated receipt; see operations/environmentRefusal): queued
+ * now, its receipt detached, `extraAttempts` more attempts.
+ */
+export function reopen(op: OperationRecord, at: number, extraAttempts: number, reason: string): Transition {
+  from(op, "reopen", ["blocked"]);
+  const next = step(op, at, { phase: "queued", runAfterMs: at, receiptStatus: null, finishedMs: null, maxAttempts: op.attempts + extraAttempts });
+  return record("operation_reopened", next, { reason, maxAttempts: next.maxAttempts });
 }
