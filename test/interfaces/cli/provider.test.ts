@@ -143,14 +143,17 @@ describe("errand provider", () => {
 
   test("concurrency caps hold across 2 runner processes sharing one SQLite file: never more live sessions than the cap", async () => {
     const home = freshHome();
-    const env = { ERRAND_HOME: home, ...kernel.env, ERRAND_CONCURRENCY_KERNEL: "1" };
+    // A task waits for a slot at most ERRAND_SLOT_WAIT_MS (default 10 s) and a third of its time. On a
+    // loaded machine a session here takes about 6 s, so the default wait could leave the fourth task
+    // BLOCKED provider_capacity behind the other three; the cap, not the wait, is what this tests.
+    const env = { ERRAND_HOME: home, ...kernel.env, ERRAND_CONCURRENCY_KERNEL: "1", ERRAND_SLOT_WAIT_MS: "60000" };
     const sessionsBefore = new Set(kernel.core.sessions.keys());
     const h = openHarness({ home });
     const ids: string[] = [];
     try {
       for (let i = 0; i < 4; i += 1) {
         // Pinned to kernel (no smoke needed); the page adds #late after 300 ms, so each session lasts a while.
-        const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", provider: "kernel", target: { url: `${sites.site.origin}/late` }, timeouts: { taskMs: 30_000 }, steps: [{ action: "wait_for", selector: "#late" }, { action: "expect_text", text: "arrived", selector: "#late", match: "exact" }] };
+        const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", provider: "kernel", target: { url: `${sites.site.origin}/late` }, timeouts: { taskMs: 120_000 }, steps: [{ action: "wait_for", selector: "#late" }, { action: "expect_text", text: "arrived", selector: "#late", match: "exact" }] };
         const submitted = await h.service.submit(task);
         assert.ok(submitted.ok, JSON.stringify(submitted));
         ids.push(task.operationId);
