@@ -1,4 +1,5 @@
 import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
+import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { BlockedRequest, Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
 
 /** At most this many blocked requests are listed in a receipt; all are counted. */
@@ -16,6 +17,8 @@ export class AttemptState {
   error: ReceiptError | null = null;
   /** HTTP status of the target's main document, once it answered (the retry rule reads it). */
   targetStatus: number | null = null;
+  /** The page at the failed step, for the assistant to correct its task. */
+  failure: FailureContext | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
   navigationViolation: { code: string; message: string } | null = null;
 

@@ -67,6 +67,7 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     evidenceRetention: task.evidenceRetention,
     fallback: [],
     ...(state.targetStatus === null ? {} : { targetStatus: state.targetStatus }),
+    ...(state.failure === null ? {} : { failure: state.failure }),
     ...(full ? { outputs: state.outputs } : {}),
     ...(full && facts.sessionId !== undefined ? { providerSessionId: facts.sessionId } : {}),
   };

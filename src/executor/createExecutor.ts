@@ -5,6 +5,7 @@ import type { BrowserProvider, ProviderSession } from "../providers/providerType
 import { ProviderError } from "../providers/providerTypes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
 import { SecretError } from "../secrets/secretTypes.js";
+import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { FillSecretStep, Task } from "../task/taskTypes.js";
 import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
@@ -15,7 +16,9 @@ import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
+import { readFailureContext } from "./failureContext.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+import { untrusted } from "../receipt/untrustedText.js";
 import { stepLabel } from "../task/stepLabel.js";
 import { taskHosts } from "./taskHosts.js";
 import type { HeldSecret } from "./typeSecret.js";
@@ -55,12 +58,14 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     let sessionId: string | undefined;
     let refused = false;
 
-    const finish = (): AttemptOutcome =>
-      buildReceipt(
+    const finish = (): AttemptOutcome => {
+      explainReadOnlyWrite(task, state);
+      return buildReceipt(
         { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }), refusedBeforeBrowser: refused },
         state,
         redactor,
       );
+    };
     const refuse = (code: ErrorCode, message: string): AttemptOutcome => {
       refused = true;
       state.error = { code, message, step: null };
@@ -178,9 +183,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     const wanted = step?.timeoutMs ?? task.timeouts?.stepMs ?? options.defaultStepTimeoutMs;
     return Math.max(1, Math.min(wanted, deadline - Date.now()));
   };
-  const fail = (code: ErrorCode, message: string, step: number | null) => {
+  const fail = (code: ErrorCode, message: string, step: number | null, detail?: string) => {
     const violation = state.navigationViolation;
-    state.error = violation !== null ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step } : { code, message: redactor.scrub(message), step };
+    state.error =
+      violation !== null
+        ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step }
+        : { code, message: redactor.scrub(message), step, ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }) };
   };
 
   try {
@@ -188,7 +196,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     if (response !== null) state.targetStatus = response.status();
   } catch (error) {
     if (context.signal.aborted) fail("cancelled", "The operation was cancelled while the target was loading.", null);
-    else fail(isTimeout(error) ? "timeout" : "step_failed", `Opening the target failed: ${firstLine(error)}`, null);
+    else fail(isTimeout(error) ? "timeout" : "step_failed", "Opening the target failed; error.detail has the browser's reason.", null, firstLine(error));
     return page;
   }
   if (state.navigationViolation !== null) {
@@ -236,16 +244,24 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       if (result.check !== undefined) state.checks.push(result.check);
       if (state.navigationViolation !== null) throw new StepFailure("navigation_blocked", "");
-      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}", saw "${result.check.observed ?? ""}".`);
+      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}"; what the page showed is in checks[].observed.`);
       state.steps.push({ index, action: step.action, status: "ok", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: true, durationMs: Date.now() - began });
     } catch (error) {
       state.steps.push({ index, action: step.action, status: "failed", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: false, durationMs: Date.now() - began });
       if (context.signal.aborted) fail("cancelled", `The operation was cancelled during ${stepLabel(index)} (${step.action}).`, index);
-      else if (error instanceof StepFailure) fail(error.code, error.message, index);
-      else fail("step_failed", `Step ${index} (${step.action}) failed: ${firstLine(error)}`, index);
+      else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
+      else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
+      if (!context.signal.aborted) state.failure = await failureContextOf(mainPage, step, redactor);
       break;
+    }
+  }
+  if (state.error === null && context.observe !== undefined && !mainPage.isClosed()) {
+    try {
+      await context.observe(mainPage, (text) => redactor.scrub(text));
+    } catch (error) {
+      fail("step_failed", "Reading the page failed; error.detail has the browser's reason.", null, firstLine(error));
     }
   }
   context.signal.removeEventListener("abort", onAbort);
@@ -253,6 +269,45 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     state.steps.push({ index, action: task.steps[index]?.action ?? "unknown", status: "skipped", durationMs: 0 });
   }
   return page;
+}
+
+/**
+ * A read_only task that failed after its page tried to write (a login form's POST, say) failed
+ * because of that, whatever step noticed it: the error says so in plain words.
+ */
+function explainReadOnlyWrite(task: Task, state: AttemptState): void {
+  if (task.risk !== "read_only" || state.error === null || state.network.nonGetAborted === 0) return;
+  const attempt = state.network.blocked.find((b) => b.code === "method_blocked");
+  const what = attempt === undefined ? "a request other than GET" : `a ${attempt.method} request to ${safeUrlHead(attempt.url)}`;
+  state.error = {
+    ...state.error,
+    message: `${state.error.message} Likely cause: this task is read_only and the page tried to send ${what} (a form submit, for example); errand aborted it. If the person wants this write, mark the task reversible_write with approved: true.`,
+  };
+}
+
+/** Origin and path of a URL, without its query (which the page chose). */
+function safeUrlHead(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`.slice(0, 200);
+  } catch {
+    return "the page's own site";
+  }
+}
+
+/** Time the failure context may take: it is a hint, and the task's own time is already spent. */
+const FAILURE_CONTEXT_MS = 3_000;
+
+/** The failed step's page (URL, title, outline, candidate selectors), or null when the page is gone or too slow. */
+async function failureContextOf(page: Page, step: Task["steps"][number], redactor: Redactor): Promise<FailureContext | null> {
+  if (page.isClosed()) return null;
+  const selector = "selector" in step ? step.selector : undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), FAILURE_CONTEXT_MS);
+  });
+  const read = readFailureContext(page, selector, (text) => redactor.scrub(text)).catch(() => null);
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
 /** Provider failures that refuse the attempt before any browser action (the receipt is BLOCKED). */

@@ -1,3 +1,4 @@
+import type { Page } from "playwright-core";
 import type { EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
 import type { Task } from "../task/taskTypes.js";
 
@@ -15,6 +16,11 @@ export interface AttemptContext {
   beforeMutationBoundary: () => Promise<void>;
   /** Progress for the person watching (CLI stderr, logs). Never carries secret values. */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Reads the page after every step held, while the session and its guards are still up (look
+   * uses it to outline the page). It must only read; `scrub` removes the task's secrets.
+   */
+  observe?: (page: Page, scrub: (text: string) => string) => Promise<void>;
 }
 
 export type ProgressEvent =

@@ -65,9 +65,28 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
     }
   } catch (error) {
     if (error instanceof StepFailure) throw error;
-    if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms: ${env.scrub(firstLine(error))}`);
-    throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed: ${env.scrub(firstLine(error))}`);
+    const detail = env.scrub(firstLine(error));
+    const selector = "selector" in step ? step.selector : undefined;
+    const cause = selector === undefined ? "." : await selectorCause(env.page, selector);
+    if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms${cause}`, detail);
+    throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed${cause}`, detail);
   }
+}
+
+/**
+ * The likely cause of a failed step on `selector`, in plain words: nothing matches it, or more than
+ * one element does. Counted after the failure, on the page as it is then.
+ */
+async function selectorCause(page: Page, selector: string): Promise<string> {
+  if (page.isClosed()) return ".";
+  const count = await page
+    .locator(selector)
+    .count()
+    .catch(() => -1);
+  if (count === 0) return `: no element matches the selector ${JSON.stringify(selector)}. failure.candidates lists selectors errand found on the page.`;
+  if (count > 1) return `: the selector ${JSON.stringify(selector)} matches ${count} elements; a step needs one. failure.candidates lists selectors errand checked.`;
+  if (count === 1) return `: the element matching ${JSON.stringify(selector)} exists but did not accept the action (hidden, disabled, covered, or not the right kind of element).`;
+  return ".";
 }
 
 /** Whitespace runs count as one space, so layout line breaks do not decide a check. */

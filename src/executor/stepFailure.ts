@@ -5,6 +5,8 @@ export class StepFailure extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** The browser's words, which may quote the page; reported wrapped as untrusted, apart from errand's message. */
+    readonly detail?: string,
   ) {
     super(message);
   }

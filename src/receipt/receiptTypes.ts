@@ -1,5 +1,7 @@
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { EvidenceRetention } from "../task/taskTypes.js";
+import type { FailureContext } from "./outlineTypes.js";
+import type { UntrustedText } from "./untrustedText.js";
 
 /**
  * PASS: at least one expectation and all held. PARTIAL: everything ran, nothing was expected.
@@ -17,6 +19,8 @@ export interface ReceiptError {
   message: string;
   /** Index of the step in task.steps, or null when the failure is not tied to a step (-1 is never used). */
   step: number | null;
+  /** The browser's own words, which may quote the page (element text, attributes): untrusted. `message` is errand's. */
+  detail?: UntrustedText;
 }
 
 export interface Check {
@@ -103,6 +107,8 @@ export interface Receipt {
   targetStatus?: number;
   /** Set on a FAIL: whether errand runs the operation again, and why (see runner/decideRetry). */
   retry?: RetryVerdict;
+  /** A failed step's page: URL, title, a short outline and candidate selectors (only when a step failed on a page). */
+  failure?: FailureContext;
   /** Extracted values: present only with evidenceRetention "full". */
   outputs?: Record<string, string>;
   /** Provider session id: present only with evidenceRetention "full". */

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { LookResult } from "../../executor/lookAtPage.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import type { HttpLogger } from "./httpLogger.js";
@@ -39,6 +40,8 @@ export interface AppDeps {
   /** /readyz; absent, errand counts as ready whenever it answers. */
   readiness?: () => Promise<ReadinessReport>;
   clock?: () => number;
+  /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
+  look?: (request: unknown) => Promise<LookResult>;
 }
 
 /** Who is calling, once a bearer token was verified. */

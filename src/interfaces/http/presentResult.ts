@@ -1,4 +1,5 @@
 import type { EphemeralEvidence, Receipt } from "../../receipt/receiptTypes.js";
+import { untrusted } from "../../receipt/untrustedText.js";
 
 /** Caps on page text handed to an assistant, in characters. */
 export const PAGE_TEXT_LIMITS = { valueChars: 2_000, totalChars: 8_000, observedChars: 300 } as const;
@@ -23,13 +24,19 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
 /**
  * Shapes a receipt for an assistant: extracted values leave the receipt and go into `pageContent`,
  * which is labelled untrusted and length-capped (each value and all together); the page text quoted
- * in failed checks (`observed`) is capped too. The durable receipt in the store is not changed.
+ * in failed checks (`observed`) and the reasons in `fallback` (a provider's or page's words) go
+ * into the untrusted wrapper `{"untrusted": true, "text"}`, capped. `error.detail` and `failure`
+ * are wrapped where they are made. The durable receipt in the store is not changed.
  */
 export function presentResult(receipt: Receipt | undefined, ephemeral: EphemeralEvidence | undefined): { receipt?: Record<string, unknown>; pageContent?: PageContent } {
   const result: { receipt?: Record<string, unknown>; pageContent?: PageContent } = {};
   const outputs = receipt?.outputs ?? ephemeral?.outputs ?? {};
   if (receipt !== undefined) {
-    const copy: Record<string, unknown> = { ...receipt, checks: receipt.checks.map((check) => (check.observed === undefined ? check : { ...check, observed: cap(check.observed, PAGE_TEXT_LIMITS.observedChars).text })) };
+    const copy: Record<string, unknown> = {
+      ...receipt,
+      checks: receipt.checks.map((check) => (check.observed === undefined ? check : { ...check, observed: untrusted(check.observed, PAGE_TEXT_LIMITS.observedChars) })),
+      fallback: receipt.fallback.map((record) => (record.reason === undefined ? record : { ...record, reason: untrusted(record.reason, PAGE_TEXT_LIMITS.observedChars) })),
+    };
     delete copy["outputs"];
     result.receipt = copy;
   }

@@ -109,9 +109,9 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal(client.getServerVersion()?.name, "errand");
     assert.match(client.getInstructions() ?? "", /^errand runs declarative browser tasks/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_look", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
     for (const tool of tools) {
-      if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue", "errand_inspect"].includes(tool.name)) assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
+      if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue"].includes(tool.name)) assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
       for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const) assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}.${hint}`);
     }
     const byName = new Map(tools.map((t) => [t.name, t]));

@@ -67,6 +67,7 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     assert.deepEqual(hints["errand_run"], [false, true, true]);
     assert.deepEqual(hints["errand_run_queue"], [false, true, true]);
     assert.deepEqual(hints["errand_cancel"], [false, false, false]);
+    assert.deepEqual(hints["errand_look"], [true, false, true], "look opens pages (open world) but never writes");
     for (const name of ["errand_collect", "errand_inspect", "errand_status", "errand_task_schema", "errand_capabilities"]) assert.deepEqual(hints[name], [true, false, false], name);
   });
 

@@ -38,6 +38,7 @@ describe("MCP tools", () => {
   test("annotations are set deliberately: reads are read-only, whatever can run a write is destructive, cancel is not, browser-driving tools are open-world", () => {
     const hints = Object.fromEntries(TOOLS.map((t) => [t.name, [t.annotations.readOnlyHint, t.annotations.destructiveHint, t.annotations.openWorldHint]]));
     assert.deepEqual(hints, {
+      errand_look: [true, false, true],
       errand_run: [false, true, true],
       errand_run_queue: [false, true, true],
       errand_collect: [true, false, false],
@@ -89,8 +90,9 @@ describe("page text handed to an assistant", () => {
     assert.ok(values.reduce((sum, v) => sum + v.text.length, 0) <= PAGE_TEXT_LIMITS.totalChars + values.length);
     assert.deepEqual(values.map((v) => v.truncated), [true, true, true, true, true]);
     assert.equal(values[0]?.chars, 5000);
-    const observed = (shown.receipt?.["checks"] as { observed: string }[])[0]?.observed ?? "";
-    assert.ok(observed.length <= PAGE_TEXT_LIMITS.observedChars + 1);
+    const observed = (shown.receipt?.["checks"] as { observed: { untrusted: boolean; text: string } }[])[0]?.observed;
+    assert.equal(observed?.untrusted, true);
+    assert.ok((observed?.text.length ?? 0) <= PAGE_TEXT_LIMITS.observedChars + 1);
   });
 
   test("ephemeral values (minimal retention) are shown once, flagged ephemeral", () => {

@@ -15,6 +15,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "canonical", summary: "print the RFC 8785 canonical form of a JSON document", load: async () => (await import("./canonical.js")).canonicalCommand },
   { name: "digest", summary: "print a task's operationId and keyed request digest", load: async () => (await import("./digest.js")).digestCommand },
   { name: "run", summary: "run a task now on a browser and print its receipt", load: async () => (await import("./run.js")).runCommand },
+  { name: "look", summary: "open a page read-only and print its forms, fields and buttons with checked selectors", load: async () => (await import("./look.js")).lookCommand },
   { name: "preflight", summary: "check a URL against the network policy (scheme, port, IP ranges, names, DNS)", load: async () => (await import("./preflight.js")).preflightCommand },
   { name: "demo", summary: "run three tasks against a bundled local site and print their receipts", load: async () => (await import("./demo.js")).demoCommand },
   { name: "submit", summary: "queue a task as a durable operation (idempotent by operationId)", load: async () => (await import("./submit.js")).submitCommand },

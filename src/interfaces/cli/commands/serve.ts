@@ -125,6 +125,12 @@ async function runServe(ctx: CommandContext): Promise<number> {
 
   let executor: WiredExecutor | undefined;
   let executorStarting: Promise<WiredExecutor> | undefined;
+  // The browser starts on the first task or look, so serving costs nothing until something runs.
+  const startedExecutor = async (): Promise<WiredExecutor> => {
+    executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs });
+    executor = await executorStarting;
+    return executor;
+  };
   const logger = createPinoLogger({ format: logFormat, write: printErr });
   let metrics: ErrandMetrics | undefined;
   return withOperations(
@@ -200,6 +206,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           version: VERSION,
           metrics,
           readiness,
+          look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
         });
         listener.setHandler((request, env) => app.fetch(request, env));
         await access.purgeExpired(Date.now());
@@ -236,13 +243,9 @@ async function runServe(ctx: CommandContext): Promise<number> {
     (c) =>
       openOperations(c, {
         execute: async (task, context) => {
-          if (executor === undefined) {
-            // The browser starts on the first task, so serving costs nothing until something runs.
-            executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(c.env).browserTimeoutMs });
-            executor = await executorStarting;
-          }
+          const wired = executor ?? (await startedExecutor());
           const started = Date.now();
-          const outcome = await executor.execute(task, context);
+          const outcome = await wired.execute(task, context);
           const ms = Date.now() - started;
           metrics?.recordAttempt(outcome.receipt, ms);
           // One line per attempt: ids, provider, status, duration; never the task's content or page text.

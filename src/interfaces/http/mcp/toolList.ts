@@ -1,4 +1,5 @@
 import { createCapabilitiesTool, taskSchemaTool } from "./tools/guideTools.js";
+import { lookTool } from "./tools/lookTool.js";
 import { cancelTool, inspectTool, runQueueTool, statusTool } from "./tools/queueTools.js";
 import { collectTool, runTaskTool } from "./tools/taskTools.js";
 import type { AnyTool } from "./toolDefinition.js";
@@ -9,6 +10,7 @@ import type { AnyTool } from "./toolDefinition.js";
  * carrying the typed task schema cost 2.3 kB of every tools/list (REST and the CLI still submit).
  */
 export const TOOLS: readonly AnyTool[] = [
+  lookTool,
   runTaskTool,
   runQueueTool,
   collectTool,

@@ -62,6 +62,14 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
       "/v1/runner": {
         post: { operationId: "runQueue", summary: summaryOf("runQueue"), requestBody: waitBody(30), responses: { "200": { description: "Attempts made, or finished=false while the run goes on.", content: json(ref("QueueRun")) }, ...errorResponses } },
       },
+      "/v1/look": {
+        post: {
+          operationId: "lookAtPage",
+          summary: summaryOf("lookAtPage"),
+          requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" } } } }) },
+          responses: { "200": { description: "The outline: url, title, headings, landmarks, forms (fields, buttons, selectors), links; page text wrapped as untrusted.", content: json({ type: "object" }) }, ...errorResponses },
+        },
+      },
       "/v1/status": { get: { operationId: "getStatus", summary: summaryOf("getStatus"), responses: { "200": { description: "Status.", content: json({ type: "object" }) }, ...errorResponses } } },
       "/v1/openapi.json": { get: { operationId: "getOpenApi", summary: summaryOf("getOpenApi"), responses: { "200": { description: "This document.", content: json({ type: "object" }) } } } },
     },

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { ApiError } from "../apiError.js";
 import type { FailureLimiter } from "../failureLimiter.js";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
-import { cancelOperation, collectOperation, inspectOperation, runQueueNow, statusReport, submitTask } from "../operationActions.js";
+import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
 import type { Caller } from "../operationActions.js";
 import { readBoundedBody } from "../readBody.js";
 import { openApiDocument } from "./openApiDocument.js";
@@ -65,6 +65,7 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
     onlyFields(body, ["waitSeconds"]);
     return c.json(await runQueueNow(deps, caller(c), waitMs(body, deps, 30)));
   });
+  api.post("/look", async (c) => c.json(await lookAtPageAction(deps, caller(c), objectBody(await readJson(c, deps, false)))));
   api.get("/status", async (c) => c.json(await statusReport(deps)));
   api.get("/openapi.json", (c) => c.json(openApiDocument(deps.settings, deps.version)));
   return api;

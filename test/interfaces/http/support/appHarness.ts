@@ -1,5 +1,7 @@
 // Builds errand's HTTP app over a real temporary store and a fake executor, in process or on a
 // real loopback socket. Not a test file.
+import type { ExecuteTask } from "../../../../src/executor/executeTaskTypes.js";
+import { lookAtPage } from "../../../../src/executor/lookAtPage.js";
 import { deriveSubkey } from "../../../../src/keys/loadKey.js";
 import { createApp } from "../../../../src/interfaces/http/createApp.js";
 import type { AppDeps, ProviderCapability } from "../../../../src/interfaces/http/httpDeps.js";
@@ -58,6 +60,8 @@ export interface HarnessOptions {
   trustedProxies?: string;
   /** The fake executor's counting site (reads GET <origin>/read/<id>, writes POST <origin>/write/<id>). */
   fixtureOrigin?: string;
+  /** A real executor instead of the fake one (Chromium tests), and errand_look over it. */
+  execute?: ExecuteTask;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
@@ -72,7 +76,7 @@ export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "loc
 
 export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
   const fake = createFakeExecutor(options.fixtureOrigin === undefined ? {} : { fixtureOrigin: options.fixtureOrigin });
-  const ops = openHarness({ execute: fake.execute, ...(options.home === undefined ? {} : { home: options.home }) });
+  const ops = openHarness({ execute: options.execute ?? fake.execute, ...(options.home === undefined ? {} : { home: options.home }) });
   const access = openSqliteAccessStore({ path: ops.dbPath, sealer: ops.sealer, busyTimeoutMs: 1000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
   ownerHash ??= hashOwnerPassword(OWNER_PASSWORD);
@@ -96,6 +100,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.execute === undefined ? {} : { look: (request: unknown) => lookAtPage(options.execute as ExecuteTask, request) }),
   };
   const app = createApp(deps);
   return {

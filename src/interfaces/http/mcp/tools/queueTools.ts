@@ -46,6 +46,7 @@ export const inspectTool = defineTool({
     compacted: z.record(z.string(), z.unknown()).optional().describe("What remains of a compacted operation."),
     next: nextSchema,
   }),
+  listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: ({ operationId }, { deps }) => inspectOperation(deps, operationId) as never,
   summarize: (output) => `Operation ${output.handle.operationId}: ${output.status} (phase ${output.handle.phase}, revision ${output.handle.revision}).`,

@@ -1,0 +1,30 @@
+import * as z from "zod/v4";
+import { lookAtPageAction } from "../../operationActions.js";
+import { nextSchema } from "../outputSchemas.js";
+import { defineTool } from "../toolDefinition.js";
+
+/** Looks at a page before a task is written: read-only, under exactly the read_only task policy. */
+export const lookTool = defineTool({
+  name: "errand_look",
+  title: "Look at a page",
+  description: "Use this before writing a task: opens a page read-only and returns its forms, fields and buttons with selectors to use as-is, headings and links. Never types or clicks.",
+  input: z.object({
+    url: z.string().min(1).max(2048).describe("The http(s) page to open."),
+    allowedHosts: z.array(z.string()).max(20).optional().describe("Other hosts it may redirect to."),
+  }),
+  output: z.object({
+    url: z.string().describe("The page's final URL."),
+    title: z.record(z.string(), z.unknown()).describe("Untrusted page text."),
+    headings: z.array(z.record(z.string(), z.unknown())).describe("level, text."),
+    landmarks: z.array(z.record(z.string(), z.unknown())).describe("role, label."),
+    forms: z.array(z.record(z.string(), z.unknown())).describe("selector, fields (label, name, type, selector, options), buttons (text, selector)."),
+    links: z.array(z.record(z.string(), z.unknown())).describe("text, href."),
+    provider: z.string().describe("The browser provider used."),
+    network: z.record(z.string(), z.unknown()).describe("Requests the guards blocked."),
+    next: nextSchema,
+  }),
+  listOutputSchema: false,
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true },
+  handler: (args, { deps, principal }) => lookAtPageAction(deps, { principal, via: "mcp" }, args) as never,
+  summarize: (output) => `Looked at ${output.url}: ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s). Page text is marked untrusted.`,
+});

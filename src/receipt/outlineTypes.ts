@@ -1,0 +1,62 @@
+import type { UntrustedText } from "./untrustedText.js";
+
+/**
+ * What errand reports about a page: the outline `look` returns, and the failure context of a failed
+ * step. Every string the page wrote is wrapped as UntrustedText; selectors were checked by errand to
+ * match exactly one element. Bounds: src/executor/pageOutline.ts OUTLINE_LIMITS.
+ */
+export interface OutlineField {
+  label: UntrustedText;
+  /** The name attribute; page text, so wrapped unless it is one plain token. */
+  name: string | UntrustedText | null;
+  /** The input type as the browser reads it (text, password, email, ...), or select / textarea. */
+  type: string;
+  /** Checked by errand to match exactly this one element; null when no such selector was found. */
+  selector: string | null;
+  required: boolean;
+  visible: boolean;
+  /** A select's options: value (as a select step takes it) and label. */
+  options?: { value: string | UntrustedText; label: UntrustedText }[];
+}
+
+export interface OutlineButton {
+  text: UntrustedText;
+  type: string;
+  selector: string | null;
+  visible: boolean;
+}
+
+export interface OutlineForm {
+  /** The form's selector; null for the group of controls that sit in no form. */
+  selector: string | null;
+  fields: OutlineField[];
+  buttons: OutlineButton[];
+}
+
+export interface PageOutline {
+  url: string;
+  title: UntrustedText;
+  headings: { level: number; text: UntrustedText }[];
+  landmarks: { role: string; label: UntrustedText | null }[];
+  forms: OutlineForm[];
+  links: { text: UntrustedText; href: string }[];
+}
+
+export interface SelectorCandidate {
+  /** Checked by errand to match exactly one element; usable as-is in a step. */
+  selector: string;
+  /** What the element is: a field's type, or "button". */
+  kind: string;
+  /** Its label or text. */
+  label: UntrustedText;
+}
+
+/** A failed step's page, for the assistant to correct its task (docs/RECEIPTS.md "failure"). */
+export interface FailureContext {
+  url: string;
+  title: UntrustedText;
+  /** The region around the expected element when it exists (scoped: true), else the start of the page. */
+  outline: { scoped: boolean; headings: PageOutline["headings"]; forms: OutlineForm[] };
+  candidates: SelectorCandidate[];
+}
+

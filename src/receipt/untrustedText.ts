@@ -1,0 +1,23 @@
+/**
+ * The one wrapper for text that came from a web page (docs/RECEIPTS.md "Untrusted page text"):
+ * wherever a result carries page-derived text, it sits inside this object, capped, so an assistant
+ * can tell data it reports from instructions it follows.
+ */
+export interface UntrustedText {
+  untrusted: true;
+  text: string;
+  /** Present (true) when the text was cut to its cap. */
+  truncated?: true;
+}
+
+/** Default cap of one wrapped string, in characters. */
+export const UNTRUSTED_TEXT_CHARS = 300;
+
+export function untrusted(text: string, cap: number = UNTRUSTED_TEXT_CHARS): UntrustedText {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= cap ? { untrusted: true, text: flat } : { untrusted: true, text: `${flat.slice(0, cap)}…`, truncated: true };
+}
+
+export function isUntrustedText(value: unknown): value is UntrustedText {
+  return typeof value === "object" && value !== null && (value as { untrusted?: unknown }).untrusted === true && typeof (value as { text?: unknown }).text === "string";
+}

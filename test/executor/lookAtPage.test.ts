@@ -1,0 +1,144 @@
+// look and failure context on local Chromium: the outline's selectors each match one element and
+// work as-is in a task (a task built only from them PASSes on the bundled demo site), values are
+// never read, a failed selector comes back with candidates including the right one, and a read_only
+// task whose page tried to POST says so in plain words.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createExecutor } from "../../src/executor/createExecutor.js";
+import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import { lookAtPage } from "../../src/executor/lookAtPage.js";
+import { createLocalProvider } from "../../src/providers/local/localProvider.js";
+import { DEMO_PASSWORD, startDemoSite } from "../../src/demo/demoSite.js";
+import type { DemoSite } from "../../src/demo/demoSite.js";
+import type { PageOutline } from "../../src/receipt/outlineTypes.js";
+import { startRecordingServer } from "../fixtures/fixtureSite.js";
+import type { FixtureServer } from "../fixtures/fixtureSite.js";
+import { makeContext, makeTask } from "./attemptSupport.js";
+import { loopbackGuard } from "./loopbackGuard.js";
+import { memoryVault } from "./memoryVault.js";
+
+const provider = createLocalProvider({ env: process.env });
+let demo: DemoSite;
+let site: FixtureServer;
+let execute: ExecuteTask;
+
+const html = (body: string) => `<!doctype html><html><head><title>Fixture forms</title></head><body>${body}</body></html>`;
+
+before(async () => {
+  demo = await startDemoSite();
+  site = await startRecordingServer("127.0.0.1", {
+    "/twins": (_req, res) =>
+      void res.writeHead(200, { "content-type": "text/html" }).end(
+        html(`<h1>Two searches</h1>
+          <form action="/a"><input name="q" value="prefilled-value-7731"><button>Go</button></form>
+          <form action="/b"><label>Country <select name="country"><option value="se">Sweden</option><option value="no">Norway</option></select></label><input type="hidden" name="token" value="hidden-value-5529"><input type="password" name="pin" value="pw-value-9917"><button>Go</button></form>
+          <div id="x y">odd id</div><a href="/next">Next page</a>`),
+      ),
+  });
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([demo.origin, site.origin]),
+    secrets: memoryVault({ DEMO_PASSWORD: { sites: [demo.origin], value: DEMO_PASSWORD } }),
+    defaultTaskTimeoutMs: 20_000,
+    defaultStepTimeoutMs: 3_000,
+  });
+});
+after(async () => {
+  await provider.shutdown();
+  await demo.close();
+  await site.close();
+});
+
+async function look(url: string): Promise<PageOutline> {
+  const result = await lookAtPage(execute, { url });
+  assert.ok(result.ok, JSON.stringify(result));
+  return result.outline;
+}
+
+describe("look", { timeout: 120_000 }, () => {
+  test("outlines the demo settings form with checked selectors, and a task built only from them PASSes", async () => {
+    const outline = await look(`${demo.origin}/settings`);
+    assert.equal(outline.title.untrusted, true);
+    assert.equal(outline.title.text, "Settings");
+    const form = outline.forms[0];
+    assert.ok(form !== undefined);
+    const byType = Object.fromEntries(form.fields.map((f) => [f.type, f]));
+    assert.equal(byType["text"]?.label.text, "Display name");
+    assert.equal(byType["password"]?.label.text, "Password");
+    const save = form.buttons.find((b) => b.text.text === "Save");
+    assert.ok(byType["text"]?.selector && byType["password"]?.selector && save?.selector);
+
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: `${demo.origin}/settings` },
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        steps: [
+          { action: "fill", selector: byType["text"].selector, value: "Lovelace" },
+          { action: "fill_secret", selector: byType["password"].selector, secret: "DEMO_PASSWORD" },
+          { action: "click", selector: save.selector },
+          { action: "expect_text", text: "Display name is now Lovelace" },
+        ],
+      }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.deepEqual(demo.savedNames.slice(-1), ["Lovelace"]);
+  });
+
+  test("twin forms get distinct structural selectors; no field value is read; selects list their options; odd ids stay out of selectors", async () => {
+    const outline = await look(`${site.origin}/twins`);
+    const json = JSON.stringify(outline);
+    for (const value of ["prefilled-value-7731", "hidden-value-5529", "pw-value-9917"]) assert.ok(!json.includes(value), `${value} was read`);
+    assert.equal(outline.forms.length, 2);
+    const selectors = outline.forms.flatMap((f) => [...f.fields.map((x) => x.selector), ...f.buttons.map((b) => b.selector)]);
+    assert.ok(selectors.every((s) => s !== null));
+    assert.equal(new Set(selectors).size, selectors.length);
+    const select = outline.forms[1]?.fields.find((f) => f.type === "select");
+    assert.deepEqual(select?.options?.map((o) => [o.value, o.label.text]), [["se", "Sweden"], ["no", "Norway"]]);
+    assert.deepEqual(outline.forms[1]?.fields.map((f) => f.type), ["select", "hidden", "password"]);
+    assert.equal(outline.links[0]?.href, `${site.origin}/next`);
+    assert.ok(!json.includes("#x"), "an id with a space never becomes a selector");
+    // Every visible element's selector works as-is in a task step (the hidden field cannot be waited for).
+    const visible = outline.forms.flatMap((f) => [...f.fields, ...f.buttons]).filter((x) => x.visible);
+    const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/twins` }, steps: visible.map((x) => ({ action: "wait_for", selector: x.selector ?? "", timeoutMs: 1000 })) }), makeContext());
+    assert.equal(receipt.error, null, JSON.stringify(receipt.error));
+  });
+
+  test("a look is refused like a read_only task: a refused destination, unknown fields, a bad URL", async () => {
+    const refused = await lookAtPage(execute, { url: "http://127.0.0.1:9/" });
+    assert.ok(!refused.ok && refused.kind === "failed");
+    assert.equal(refused.status, "BLOCKED");
+    const unknown = await lookAtPage(execute, { url: `${demo.origin}/`, click: "#save" });
+    assert.ok(!unknown.ok && unknown.kind === "invalid" && unknown.problems[0]?.path === "/click");
+    const bad = await lookAtPage(execute, { url: "javascript:alert(1)" });
+    assert.ok(!bad.ok && bad.kind === "invalid" && bad.problems[0]?.path === "/url");
+  });
+});
+
+describe("failure context", { timeout: 120_000 }, () => {
+  test("a mistyped selector fails in plain words with candidates that include the right one", async () => {
+    const { receipt } = await execute(makeTask({ target: { url: `${demo.origin}/settings` }, steps: [{ action: "wait_for", selector: "#display-nmae", timeoutMs: 800 }] }), makeContext());
+    assert.equal(receipt.status, "FAIL");
+    assert.match(receipt.error?.message ?? "", /no element matches the selector "#display-nmae"/);
+    assert.equal(receipt.error?.detail?.untrusted, true);
+    const failure = receipt.failure;
+    assert.ok(failure !== undefined);
+    assert.equal(failure.url, `${demo.origin}/settings`);
+    assert.equal(failure.title.text, "Settings");
+    assert.ok(failure.candidates.length <= 5);
+    assert.equal(failure.candidates[0]?.selector, "#display-name");
+    assert.ok(failure.candidates.every((c) => c.label.untrusted));
+  });
+
+  test("a read_only task whose page tried to POST says so, and what to change", async () => {
+    const { receipt } = await execute(
+      makeTask({ target: { url: `${demo.origin}/settings` }, steps: [{ action: "click", selector: "#save" }, { action: "expect_url", url: `${demo.origin}/saved`, timeoutMs: 1500 }] }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "FAIL");
+    assert.ok(receipt.network.nonGetAborted >= 1);
+    assert.match(receipt.error?.message ?? "", /this task is read_only and the page tried to send a POST request to http:\/\/127\.0\.0\.1:\d+\/settings .*mark the task reversible_write with approved: true/);
+  });
+});
