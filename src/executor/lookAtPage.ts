@@ -1,4 +1,5 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import type { Page } from "playwright-core";
 import type { Problem } from "../errors/result.js";
 import type { PageOutline } from "../receipt/outlineTypes.js";
 import type { NetworkEvidence, ReceiptError } from "../receipt/receiptTypes.js";
@@ -8,7 +9,18 @@ import type { ExecuteTask } from "./executeTaskTypes.js";
 import { readPageOutline } from "./pageOutline.js";
 
 /** The fields a look request may carry (CLI flags, REST body, MCP arguments). */
-const LOOK_FIELDS = ["url", "allowedHosts"] as const;
+const LOOK_FIELDS = ["url", "allowedHosts", "screenshot"] as const;
+
+/** A look's screenshot: the viewport, bounded in bytes (PNG, else JPEG when the PNG is too large). */
+export const LOOK_SCREENSHOT = { maxBytes: 1024 * 1024, jpegQuality: 60, timeoutMs: 5_000, maskColor: "#FF00FF" } as const;
+
+export interface LookScreenshot {
+  mimeType: "image/png" | "image/jpeg";
+  bytes: number;
+  sha256: string;
+  /** Base64 of the image. */
+  data: string;
+}
 
 export interface LookNetwork {
   nonGetAborted: number;
@@ -19,11 +31,15 @@ export interface LookNetwork {
 }
 
 export type LookResult =
-  | { ok: true; outline: PageOutline; provider: string; durationMs: number; network: LookNetwork }
+  | { ok: true; outline: PageOutline; provider: string; durationMs: number; network: LookNetwork; screenshot?: LookScreenshot; screenshotOmitted?: string }
   | { ok: false; kind: "invalid"; problems: Problem[] }
   | { ok: false; kind: "failed"; status: string; error: ReceiptError; provider: string; network: LookNetwork };
 
-/** The read_only task a look runs: open the URL and wait for the document; never type or click. */
+/**
+ * The read_only task a look runs: open the URL, then one step that holds on any loaded document
+ * (reading the root's text; a visibility wait fails on pages whose content is all positioned out
+ * of the root's box). Never types or clicks; the text read is not returned.
+ */
 function lookTask(request: Record<string, unknown>): unknown {
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -32,7 +48,7 @@ function lookTask(request: Record<string, unknown>): unknown {
     target: { url: request["url"] },
     ...(request["allowedHosts"] === undefined ? {} : { allowedHosts: request["allowedHosts"] }),
     risk: "read_only",
-    steps: [{ action: "wait_for", selector: "html" }],
+    steps: [{ action: "extract_text", selector: "html", name: "look" }],
   };
 }
 
@@ -56,7 +72,9 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
   const checked = validateTask(lookTask(fields));
   if (!checked.ok) return { ok: false, kind: "invalid", problems: checked.errors.map((p) => ({ ...p, path: requestPath(p.path) })) };
 
+  if (fields["screenshot"] !== undefined && typeof fields["screenshot"] !== "boolean") return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "/screenshot", message: "screenshot is true or false." }] };
   let outline: PageOutline | undefined;
+  let shot: LookScreenshot | string | undefined;
   const outcome = await execute(checked.value, {
     requestDigest: "look",
     attempt: 1,
@@ -64,6 +82,7 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
     beforeMutationBoundary: () => Promise.reject(new Error("a look never writes")),
     observe: async (page, scrub) => {
       outline = await readPageOutline(page, scrub);
+      if (fields["screenshot"] === true) shot = await takeScreenshot(page);
     },
   });
   const { receipt } = outcome;
@@ -73,5 +92,21 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
     const error = receipt.error ?? { code: "internal_error" as const, message: "The page was opened but could not be outlined.", step: null };
     return { ok: false, kind: "failed", status: receipt.status, error, provider: receipt.provider, network };
   }
-  return { ok: true, outline, provider: receipt.provider, durationMs: receipt.durationMs, network };
+  const image = typeof shot === "object" ? { screenshot: shot } : typeof shot === "string" ? { screenshotOmitted: shot } : {};
+  return { ok: true, outline, provider: receipt.provider, durationMs: receipt.durationMs, network, ...image };
+}
+
+/**
+ * The viewport with every password field covered by a solid box (Playwright's mask), so no
+ * screenshot shows what a password field holds. PNG when it fits the byte cap, else JPEG; past
+ * that, no image and the reason.
+ */
+async function takeScreenshot(page: Page): Promise<LookScreenshot | string> {
+  const options = { mask: [page.locator("input[type=password]")], maskColor: LOOK_SCREENSHOT.maskColor, animations: "disabled" as const, timeout: LOOK_SCREENSHOT.timeoutMs };
+  const shape = (image: Buffer, mimeType: LookScreenshot["mimeType"]): LookScreenshot => ({ mimeType, bytes: image.length, sha256: createHash("sha256").update(image).digest("hex"), data: image.toString("base64") });
+  const png = await page.screenshot({ ...options, type: "png" });
+  if (png.length <= LOOK_SCREENSHOT.maxBytes) return shape(png, "image/png");
+  const jpeg = await page.screenshot({ ...options, type: "jpeg", quality: LOOK_SCREENSHOT.jpegQuality });
+  if (jpeg.length <= LOOK_SCREENSHOT.maxBytes) return shape(jpeg, "image/jpeg");
+  return `The screenshot is over ${LOOK_SCREENSHOT.maxBytes} bytes even as JPEG; it was left out.`;
 }

@@ -11,6 +11,8 @@ import { createLocalProvider } from "../../src/providers/local/localProvider.js"
 import { DEMO_PASSWORD, startDemoSite } from "../../src/demo/demoSite.js";
 import type { DemoSite } from "../../src/demo/demoSite.js";
 import type { PageOutline } from "../../src/receipt/outlineTypes.js";
+import { createHash } from "node:crypto";
+import { decodePng } from "../fixtures/decodePng.js";
 import { startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
@@ -27,6 +29,12 @@ const html = (body: string) => `<!doctype html><html><head><title>Fixture forms<
 before(async () => {
   demo = await startDemoSite();
   site = await startRecordingServer("127.0.0.1", {
+    "/masked": (_req, res) =>
+      void res.writeHead(200, { "content-type": "text/html" }).end(
+        html(`<style>body{margin:0} input{position:absolute;left:0;width:100%;border:0;padding:0;margin:0;background:#00ff00;color:#000;font-size:40px}</style>
+          <input id="pw" type="password" value="pw-value-9917" style="top:0;height:60px">
+          <input id="plain" type="text" value="visible text" style="top:100px;height:400px">`),
+      ),
     "/twins": (_req, res) =>
       void res.writeHead(200, { "content-type": "text/html" }).end(
         html(`<h1>Two searches</h1>
@@ -114,6 +122,24 @@ describe("look", { timeout: 120_000 }, () => {
     assert.ok(!unknown.ok && unknown.kind === "invalid" && unknown.problems[0]?.path === "/click");
     const bad = await lookAtPage(execute, { url: "javascript:alert(1)" });
     assert.ok(!bad.ok && bad.kind === "invalid" && bad.problems[0]?.path === "/url");
+  });
+});
+
+describe("look screenshot", { timeout: 120_000 }, () => {
+  test("password fields are masked in the screenshot (pixel check on a known field); other fields are not; hash and size match the image", async () => {
+    const result = await lookAtPage(execute, { url: `${site.origin}/masked`, screenshot: true });
+    assert.ok(result.ok && result.screenshot !== undefined, JSON.stringify(result));
+    const shot = result.screenshot;
+    assert.equal(shot.mimeType, "image/png");
+    const image = Buffer.from(shot.data, "base64");
+    assert.equal(shot.bytes, image.length);
+    assert.equal(shot.sha256, createHash("sha256").update(image).digest("hex"));
+    const png = decodePng(image);
+    const near = (p: [number, number, number], q: [number, number, number]) => p.every((v, i) => Math.abs(v - (q[i] ?? 0)) <= 8);
+    const x = Math.floor(png.width / 2);
+    assert.ok(near(png.pixel(x, 20), [255, 0, 255]), `password field pixel ${png.pixel(x, 20).join(",")} is the mask colour`);
+    assert.ok(near(png.pixel(5, 40), [255, 0, 255]), "the whole password box is covered");
+    assert.ok(near(png.pixel(png.width - 5, 300), [0, 255, 0]), `text field pixel ${png.pixel(png.width - 5, 300).join(",")} is left as it is`);
   });
 });
 

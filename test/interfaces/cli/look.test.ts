@@ -1,7 +1,8 @@
 // errand look, in process (the same runCli main.ts calls) on local Chromium against the bundled
 // demo site: the readable outline and the --json envelope, a refused destination, a bad URL.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -32,6 +33,12 @@ describe("errand look", { timeout: 120_000 }, () => {
     assert.equal(envelope.data.title.untrusted, true);
     assert.deepEqual(envelope.data.forms[0]?.fields.map((f) => [f.type, f.selector]), [["text", "#display-name"], ["password", "#password"]]);
     assert.deepEqual(demo.savedNames, [], "a look never submits");
+
+    const out = join(env["ERRAND_HOME"] ?? "", "settings.png");
+    const shot = await errandInProcess(["look", `${demo.origin}/settings`, "--allow-private", demo.hostPort, "--screenshot", "--out", out], env);
+    assert.equal(shot.code, 0, shot.stderr);
+    const sha = createHash("sha256").update(readFileSync(out)).digest("hex");
+    assert.match(shot.stdout, new RegExp(`screenshot .*settings\\.png \\(\\d+ bytes, sha256 ${sha}; password fields masked\\)`));
   });
 
   test("a private destination without an allowance is refused (exit 4); a bad URL is invalid (exit 2)", async () => {

@@ -3,7 +3,7 @@
 // mistyped selector comes back with candidates including the right one, and a sentence planted
 // in every page text never appears in any result outside the untrusted wrapper.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -126,6 +126,18 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
     assert.equal(receipt.status, "PASS", ran.content[1]?.text);
     assert.deepEqual([receipt.network.blockedRequests, receipt.network.blocked], [0, []], "Chromium's own background traffic is off: the receipt lists only what the task did");
     assert.equal(site.count("/form", "POST"), 1);
+  });
+
+  test("a screenshot round-trips as MCP image content with its hash; the structured content carries only its size and hash", async () => {
+    const looked = (await client.callTool({ name: "errand_look", arguments: { url: `${site.origin}/form`, screenshot: true } }))  as unknown as { content: { type: string; data?: string; mimeType?: string }[]; structuredContent?: Record<string, unknown> };
+    const image = looked.content.find((c) => c.type === "image");
+    assert.ok(image?.data !== undefined);
+    assert.equal(image.mimeType, "image/png");
+    const bytes = Buffer.from(image.data, "base64");
+    const meta = looked.structuredContent?.["screenshot"] as { sha256: string; bytes: number; data?: string };
+    assert.equal(meta.sha256, createHash("sha256").update(bytes).digest("hex"));
+    assert.equal(meta.bytes, bytes.length);
+    assert.equal(meta.data, undefined);
   });
 
   test("a mistyped selector fails with candidates that include the right one, all page text wrapped", async () => {

@@ -1,9 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { lookAtPage } from "../../../executor/lookAtPage.js";
 import type { LookResult } from "../../../executor/lookAtPage.js";
 import type { PageOutline } from "../../../receipt/outlineTypes.js";
 import type { UntrustedText } from "../../../receipt/untrustedText.js";
-import { flagOption, listOption } from "../commandContext.js";
+import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
@@ -18,16 +19,21 @@ export const lookCommand: Command = {
   options: {
     "allowed-host": { type: "string", multiple: true },
     json: { type: "boolean" },
+    screenshot: { type: "boolean" },
+    out: { type: "string" },
     "allow-private": { type: "string", multiple: true },
   },
   maxPositionals: 1,
   run: runLook,
-  help: `errand look URL [--allowed-host H]... [--json] [--allow-private HOST:PORT]...
+  help: `errand look URL [--allowed-host H]... [--screenshot [--out FILE]] [--json] [--allow-private HOST:PORT]...
   Opens URL exactly as a read_only task would (preflight, guards, egress filter, allowances,
   timeouts) and prints its outline: title, headings, landmarks, every form's fields (label, name,
   type, options of a select) and buttons, each with a selector errand checked to match exactly one
   element (use it as-is in a task step), and links. Never types, clicks or submits; field values
   are never read. Page text is untrusted. --allowed-host admits a host the page redirects to.
+  --screenshot: also a viewport image with every password field masked (PNG, JPEG past 1 MiB),
+  written to --out FILE (default errand-look.png or .jpg here); with --json it is
+  data.screenshot {mimeType, bytes, sha256, data (base64)}.
   --json: data is the outline (docs/RECEIPTS.md "Look"). Nothing is stored.
   Exit: 0 outlined, 1 the page failed, 2 invalid input, 4 refused (BLOCKED).`,
 };
@@ -59,7 +65,7 @@ async function runLook(ctx: CommandContext): Promise<number> {
   const wired = await createExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
   let result: LookResult;
   try {
-    result = await lookAtPage(wired.execute, { url, ...(hosts.length === 0 ? {} : { allowedHosts: hosts }) });
+    result = await lookAtPage(wired.execute, { url, ...(hosts.length === 0 ? {} : { allowedHosts: hosts }), ...(flagOption(ctx, "screenshot") ? { screenshot: true } : {}) });
   } finally {
     await wired.shutdown();
   }
@@ -74,7 +80,14 @@ async function runLook(ctx: CommandContext): Promise<number> {
     else printErr(`${result.status} ${result.error.code}: ${result.error.message}`);
     return exit;
   }
-  if (json) printEnvelope({ ok: true, status: "outlined", data: { ...result.outline, provider: result.provider, network: result.network } });
+  const image = { ...(result.screenshot === undefined ? {} : { screenshot: result.screenshot }), ...(result.screenshotOmitted === undefined ? {} : { screenshotOmitted: result.screenshotOmitted }) };
+  if (json) printEnvelope({ ok: true, status: "outlined", data: { ...result.outline, provider: result.provider, network: result.network, ...image } });
   else printOut(formatOutline(result.outline));
+  if (!json && result.screenshot !== undefined) {
+    const file = stringOption(ctx, "out") ?? `errand-look.${result.screenshot.mimeType === "image/png" ? "png" : "jpg"}`;
+    writeFileSync(file, Buffer.from(result.screenshot.data, "base64"));
+    printOut(`screenshot ${file} (${result.screenshot.bytes} bytes, sha256 ${result.screenshot.sha256}; password fields masked)`);
+  }
+  if (result.screenshotOmitted !== undefined) printErr(`no screenshot: ${result.screenshotOmitted}`);
   return EXIT.pass;
 }

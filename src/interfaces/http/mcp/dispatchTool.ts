@@ -37,8 +37,9 @@ export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContex
   if (!parsed.success) return errorResult(new ApiError("invalid_type", `The arguments of ${tool.name} do not fit its input schema.`, { problems: argumentProblems(parsed.error.issues) }));
   try {
     const output = await tool.handler(parsed.data, ctx);
-    const images = tool.images === undefined ? [] : await tool.images(output, ctx);
-    return { content: [{ type: "text", text: tool.summarize(output) }, { type: "text", text: JSON.stringify(output) }, ...images], structuredContent: output };
+    const images = tool.images === undefined ? [] : tool.images(output);
+    const structured = tool.structured === undefined ? output : tool.structured(output);
+    return { content: [{ type: "text", text: tool.summarize(output) }, { type: "text", text: JSON.stringify(structured) }, ...images], structuredContent: structured };
   } catch (error) {
     const failure =
       error instanceof ApiError

@@ -36,8 +36,10 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   annotations: ToolAnnotations;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
   summarize(output: z.input<O>): string;
-  /** Images the result shows (screenshots), sent as MCP image content after the text. */
-  images?(output: z.input<O>, ctx: ToolContext): Promise<{ type: "image"; data: string; mimeType: string }[]>;
+  /** Images the result carries (a look's screenshot), sent as MCP image content after the text. */
+  images?(output: z.input<O>): { type: "image"; data: string; mimeType: string }[];
+  /** The structured content when it differs from the output (the images' bytes left out). */
+  structured?(output: z.input<O>): Record<string, unknown>;
 }
 
 export type AnyTool = ToolDefinition<z.ZodObject, z.ZodObject>;

@@ -11,6 +11,7 @@ export const lookTool = defineTool({
   input: z.object({
     url: z.string().min(1).max(2048).describe("The http(s) page to open."),
     allowedHosts: z.array(z.string()).max(20).optional().describe("Other hosts it may redirect to."),
+    screenshot: z.boolean().optional().describe("Also return a viewport image (password fields masked)."),
   }),
   output: z.object({
     url: z.string().describe("The page's final URL."),
@@ -21,10 +22,20 @@ export const lookTool = defineTool({
     links: z.array(z.record(z.string(), z.unknown())).describe("text, href."),
     provider: z.string().describe("The browser provider used."),
     network: z.record(z.string(), z.unknown()).describe("Requests the guards blocked."),
+    screenshot: z.record(z.string(), z.unknown()).optional().describe("mimeType, bytes, sha256 of the image sent as image content."),
+    screenshotOmitted: z.string().optional().describe("Why no image was sent."),
     next: nextSchema,
   }),
   listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true },
   handler: (args, { deps, principal }) => lookAtPageAction(deps, { principal, via: "mcp" }, args) as never,
+  images: (output) => (output.screenshot === undefined ? [] : [{ type: "image", data: String(output.screenshot["data"]), mimeType: String(output.screenshot["mimeType"]) }]),
+  structured: (output) => {
+    if (output.screenshot === undefined) return output;
+    // The bytes go out once, as image content; the structured content keeps what identifies them.
+    const meta: Record<string, unknown> = { ...output.screenshot };
+    delete meta["data"];
+    return { ...output, screenshot: meta };
+  },
   summarize: (output) => `Looked at ${output.url}: ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s). Page text is marked untrusted.`,
 });
