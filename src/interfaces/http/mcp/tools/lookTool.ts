@@ -7,11 +7,11 @@ import { defineTool } from "../toolDefinition.js";
 export const lookTool = defineTool({
   name: "errand_look",
   title: "Look at a page",
-  description: "Use this before writing a task: opens a page read-only and returns its forms, fields and buttons with selectors to use as-is, headings and links. Never types or clicks.",
+  description: "Use this before writing a task: opens a page read-only; returns its forms, fields and buttons with selectors to use as-is, headings and links.",
   input: z.object({
     url: z.string().min(1).max(2048).describe("The http(s) page to open."),
-    allowedHosts: z.array(z.string()).max(20).optional().describe("Other hosts it may redirect to."),
-    screenshot: z.boolean().optional().describe("Also return a viewport image (password fields masked)."),
+    allowedHosts: z.array(z.string()).max(20).optional().describe("Hosts it may redirect to."),
+    screenshot: z.boolean().optional().describe("Add a viewport image (passwords masked)."),
   }),
   output: z.object({
     url: z.string().describe("The page's final URL."),

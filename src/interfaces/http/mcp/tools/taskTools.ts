@@ -19,7 +19,7 @@ export const runTaskTool = defineTool({
   name: "errand_run",
   title: "Run a browser task now",
   description:
-    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds, then answers pending (the server keeps running it): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
+    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds, then answers pending (it keeps running): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
   input: z.object({
     task: taskArgument,
     waitSeconds: z.number().int().min(0).max(RUN_WAIT_SECONDS.max).default(RUN_WAIT_SECONDS.default).describe("Seconds to wait for the receipt (0-45, default 25)."),
