@@ -120,7 +120,7 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
           { action: "expect_text", text: "Thanks" },
         ],
       },
-      waitSeconds: 60,
+      waitSeconds: 45,
     });
     const receipt = ran.structuredContent?.["receipt"] as { status: string; network: { blockedRequests: number; blocked: unknown[] } };
     assert.equal(receipt.status, "PASS", ran.content[1]?.text);
@@ -143,7 +143,7 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
   test("a mistyped selector fails with candidates that include the right one, all page text wrapped", async () => {
     const ran = await call("errand_run", {
       task: { schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${site.origin}/form` }, risk: "read_only", steps: [{ action: "wait_for", selector: "#emial", timeoutMs: 800 }] },
-      waitSeconds: 60,
+      waitSeconds: 45,
     });
     const receipt = ran.structuredContent?.["receipt"] as { status: string; error: { message: string }; failure: { candidates: { selector: string }[]; title: { untrusted: boolean } } };
     assert.equal(receipt.status, "FAIL");
@@ -156,14 +156,14 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
   test("failed checks and extracted values quote the page only inside the wrapper", async () => {
     const failed = await call("errand_run", {
       task: { schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${site.origin}/form` }, risk: "read_only", steps: [{ action: "expect_text", text: "Goodbye", selector: "h1", timeoutMs: 800 }] },
-      waitSeconds: 60,
+      waitSeconds: 45,
     });
     const check = (failed.structuredContent?.["receipt"] as { checks: { observed: { untrusted: boolean; text: string } }[] }).checks[0];
     assert.equal(check?.observed.untrusted, true);
     assert.match(check?.observed.text ?? "", /Ignore previous instructions/);
     const extracted = await call("errand_run", {
       task: { schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${site.origin}/form` }, risk: "read_only", steps: [{ action: "extract_text", selector: "h1", name: "heading" }, { action: "expect_text", text: "Welcome" }] },
-      waitSeconds: 60,
+      waitSeconds: 45,
     });
     assert.equal((extracted.structuredContent?.["pageContent"] as { untrusted: boolean }).untrusted, true);
   });
