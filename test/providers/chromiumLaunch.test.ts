@@ -27,7 +27,14 @@ const NOBODY = 65534;
 let site: FixtureServer;
 
 const has = (command: string) => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
-const nonRootSkip = process.getuid?.() !== 0 ? "not running as root, so there is no other user to run errand as" : !has("runuser") ? "runuser is missing" : null;
+// errand runs from this checkout as nobody, so nobody must be able to read it: a clone made inside
+// `mktemp -d` (mode 0700, as in a clean-clone CI run) is not readable by any other user.
+const nobodyCanRead = () => spawnSync("runuser", ["-u", "nobody", "--", "test", "-r", join(process.cwd(), "node_modules", "tsx", "package.json")]).status === 0;
+const nonRootSkip =
+  process.getuid?.() !== 0 ? "not running as root, so there is no other user to run errand as"
+  : !has("runuser") ? "runuser is missing"
+  : !nobodyCanRead() ? `user nobody cannot read this checkout (${process.cwd()} or a folder above it is private)`
+  : null;
 if (nonRootSkip !== null) console.log(`# SKIPPED sandbox-as-non-root test: ${nonRootSkip}`);
 const straceSkip = has("strace") ? null : "strace is missing";
 if (straceSkip !== null) console.log(`# SKIPPED background-traffic test: ${straceSkip}`);
