@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { Page } from "playwright-core";
 import { ERROR_CODES } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
@@ -108,7 +109,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       provider = session.provider;
       sessionId = session.sessionId;
       const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard, held });
-      const page = await withHardStop(outcome, taskMs + HARD_STOP_GRACE_MS);
+      const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
     } catch (error) {
       if (context.signal.aborted && session === null) {
@@ -117,6 +118,8 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         // Refusals before any browser action: nothing ran, so the attempt is BLOCKED.
         if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse(error.code, redactor.scrub(error.message));
         state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null };
+      } else if (error instanceof SessionLost) {
+        if (state.error === null) state.error = { code: "provider_unavailable", message: error.message, step: null };
       } else if (error instanceof HardStop) {
         state.error = { code: "timeout", message: `The task ran past its ${taskMs} ms budget and was stopped.`, step: null };
       } else if (state.error === null) {
@@ -337,6 +340,31 @@ function recordEgressBlocks(session: ProviderSession, state: AttemptState, redac
 }
 
 class HardStop extends Error {}
+
+/** The provider ended the session and the run did not fail by itself within LOST_SESSION_GRACE_MS. */
+class SessionLost extends Error {}
+
+/**
+ * Time a run gets, once its browser is gone, to fail on its own (Playwright rejects most pending
+ * calls at once, and the step's failure is then blamed on the loss) before errand stops waiting.
+ */
+const LOST_SESSION_GRACE_MS = 500;
+
+/**
+ * The run's result, or SessionLost when the provider ended the session and the run is still
+ * pending after the grace: a page still initializing when the CDP connection dropped never settles
+ * in Playwright, which would hold the attempt until its whole budget ran out.
+ */
+async function untilSessionLost<T>(work: Promise<T>, whenLost: Promise<string> | undefined): Promise<T> {
+  if (whenLost === undefined) return work;
+  const lostFirst = whenLost.then(async (reason) => {
+    await delay(LOST_SESSION_GRACE_MS, undefined, { ref: false });
+    return new SessionLost(reason);
+  });
+  const first = await Promise.race([work, lostFirst]);
+  if (first instanceof SessionLost) throw first;
+  return first;
+}
 
 function withHardStop<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

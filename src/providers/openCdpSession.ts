@@ -124,11 +124,14 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
 
   let releasing: Promise<void> | null = null;
   let lost: string | null = null;
+  let announceLoss: (reason: string) => void = () => undefined;
+  const whenLost = new Promise<string>((resolve) => (announceLoss = resolve));
   const lostMessage = `${spec.displayName} ended the browser connection during the task (dropped connection, browser crash or the provider's session timeout).`;
   browser.on("disconnected", () => {
     if (releasing !== null || lost !== null) return;
     lost = lostMessage;
     emit({ kind: "session_lost", ...(sessionId === undefined ? {} : { sessionId }), message: lostMessage });
+    announceLoss(lostMessage);
   });
 
   return {
@@ -137,6 +140,7 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
     ...(sessionId === undefined ? {} : { sessionId }),
     ownsContext: false,
     lostReason: () => lost ?? (releasing === null && !browser.isConnected() ? lostMessage : null),
+    whenLost,
     release: () => (releasing ??= endAtProvider(browser)),
   };
 }

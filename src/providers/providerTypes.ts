@@ -30,6 +30,12 @@ export interface ProviderSession {
    * fails, so a lost browser is reported as provider_unavailable rather than as a site failure.
    */
   lostReason?(): string | null;
+  /**
+   * Settles with the same reason the moment the provider ends the session under errand; never
+   * settles otherwise. The executor stops waiting on a run whose browser is gone: Playwright leaves
+   * some calls (a new page still initializing) pending forever after a dropped CDP connection.
+   */
+  whenLost?: Promise<string>;
 }
 
 export interface OpenSessionOptions {

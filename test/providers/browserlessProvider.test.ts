@@ -76,15 +76,24 @@ describe("browserless adapter, wire details", () => {
     assert.deepEqual(await emulator.core.settled(), []);
   });
 
-  it("reports Browserless ending the session at its timeout (BROWSERLESS_MAX_SESSION_MS) as provider_unavailable", async () => {
+  it("reports Browserless ending the session at its timeout (BROWSERLESS_MAX_SESSION_MS) as provider_unavailable, at once", async () => {
+    // The session must outlive errand's CDP connect (Playwright cannot notice a drop while it is
+    // still connecting; that case is bounded by the start timeout instead), so it ends at 3 s, while
+    // the step is still waiting for a selector that never comes.
+    const started = Date.now();
     const { receipt } = await runOn(
-      createBrowserlessProvider({ env: { ...emulator.env, BROWSERLESS_MAX_SESSION_MS: "1500" } }),
+      createBrowserlessProvider({ env: { ...emulator.env, BROWSERLESS_MAX_SESSION_MS: "3000" } }),
       sites,
-      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 8_000 }] }),
+      makeTask({ target: { url: `${sites.site.origin}/` }, evidenceRetention: "full", steps: [{ action: "wait_for", selector: "#never", timeoutMs: 10_000 }] }),
     );
+    const answered = Date.now();
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "provider_unavailable");
-    assert.ok(receipt.durationMs < 5_000);
+    const session = emulator.core.sessions.get(receipt.providerSessionId ?? "");
+    assert.equal(session?.endedBy, "timeout");
+    const endedAfterMs = (session?.endedAt ?? Infinity) - started;
+    assert.ok(answered - started - endedAfterMs < 2_000, `errand answered ${answered - started - endedAfterMs} ms after Browserless ended the session`);
+    assert.ok(receipt.durationMs < 10_000, "before the step's own wait would have ended");
     assert.deepEqual(await emulator.core.settled(), []);
   });
 });

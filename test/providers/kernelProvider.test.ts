@@ -45,7 +45,7 @@ describe("kernel adapter, wire details", () => {
     const { receipt } = await runOn(
       createKernelProvider({ env: emulator.env }),
       sites,
-      makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 3_000 }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+      makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 9_000 }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
     );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     const create = emulator.core.requests.find((r) => r.method === "POST" && r.path === "/browsers");
@@ -53,7 +53,7 @@ describe("kernel adapter, wire details", () => {
     assert.equal(create.headers.authorization, `Bearer ${emulator.env["KERNEL_API_KEY"]}`);
     const body = JSON.parse(create.body) as Record<string, unknown>;
     assert.equal(body["headless"], true);
-    assert.equal(body["timeout_seconds"], 10, "a 3 s budget rounds up to Kernel's minimum");
+    assert.equal(body["timeout_seconds"], 10, "a 9 s budget rounds up to Kernel's minimum");
     assert.match(String(body["name"]), /^errand-[0-9a-f-]{36}$/);
     const deleted = emulator.core.requests.filter((r) => r.method === "DELETE");
     assert.equal(deleted.length, 1);
