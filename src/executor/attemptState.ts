@@ -1,4 +1,5 @@
 import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
+import type { ArtifactRecord } from "../receipt/artifactTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { BlockedRequest, Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
 
@@ -19,6 +20,10 @@ export class AttemptState {
   targetStatus: number | null = null;
   /** The page at the failed step, for the assistant to correct its task. */
   failure: FailureContext | null = null;
+  /** Artifacts taken (evidence.screenshots), without their bytes. */
+  readonly artifacts: ArtifactRecord[] = [];
+  /** Why an artifact the task asked for is missing. */
+  artifactsOmitted: string | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
   navigationViolation: { code: string; message: string } | null = null;
 

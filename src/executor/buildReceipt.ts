@@ -68,6 +68,8 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     fallback: [],
     ...(state.targetStatus === null ? {} : { targetStatus: state.targetStatus }),
     ...(state.failure === null ? {} : { failure: state.failure }),
+    ...(task.evidence === undefined ? {} : { artifacts: state.artifacts }),
+    ...(state.artifactsOmitted === null ? {} : { artifactsOmitted: state.artifactsOmitted }),
     ...(full ? { outputs: state.outputs } : {}),
     ...(full && facts.sessionId !== undefined ? { providerSessionId: facts.sessionId } : {}),
   };

@@ -18,6 +18,8 @@ import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
 import { readFailureContext } from "./failureContext.js";
+import { screenshotEvidence, wantsScreenshot } from "./screenshotEvidence.js";
+import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 import { untrusted } from "../receipt/untrustedText.js";
 import { stepLabel } from "../task/stepLabel.js";
@@ -43,6 +45,8 @@ export interface ExecutorOptions {
 const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select"]);
 /** Time allowed beyond the task budget for a step to notice its own timeout before errand gives up on it. */
 const HARD_STOP_GRACE_MS = 2_000;
+/** The least time an asked-for screenshot gets, even when the steps used the whole budget. */
+const SCREENSHOT_MIN_MS = 1_000;
 
 /**
  * The executor: refuses what must be refused before any browser action (approval, secrets,
@@ -58,14 +62,19 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     let finalUrl: string | null = null;
     let sessionId: string | undefined;
     let refused = false;
+    let artifacts: ArtifactBytes[] = [];
 
     const finish = (): AttemptOutcome => {
       explainReadOnlyWrite(task, state);
-      return buildReceipt(
+      if (artifacts.length === 0 && state.artifactsOmitted === null && wantsScreenshot(task, state)) {
+        state.artifactsOmitted = refused ? "The attempt was refused before any browser opened; there was no page to capture." : "The attempt ended before a screenshot could be taken (stopped, timed out, or the browser was lost).";
+      }
+      const built = buildReceipt(
         { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }), refusedBeforeBrowser: refused },
         state,
         redactor,
       );
+      return artifacts.length === 0 ? built : { ...built, artifacts };
     };
     const refuse = (code: ErrorCode, message: string): AttemptOutcome => {
       refused = true;
@@ -111,6 +120,11 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard, held });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
+      if (!context.signal.aborted) {
+        // Within the grace the runner leaves past the task's budget, and never less than a second.
+        const timeoutMs = Math.max(SCREENSHOT_MIN_MS, deadline + HARD_STOP_GRACE_MS - Date.now());
+        artifacts = await screenshotEvidence(page, task, state, redactor, { holdsSecret: held.size > 0, timeoutMs });
+      }
     } catch (error) {
       if (context.signal.aborted && session === null) {
         state.error = { code: "cancelled", message: "The operation was cancelled while the provider session was opening.", step: null };

@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core";
+import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import type { EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
 import type { Task } from "../task/taskTypes.js";
 
@@ -32,6 +33,8 @@ export interface AttemptOutcome {
   receipt: Receipt;
   /** Extracted values and provider session id, returned live once and never persisted (unless full retention). */
   ephemeral: EphemeralEvidence;
+  /** The bytes of the artifacts receipt.artifacts lists (screenshots), for the runner to store; never in the receipt. */
+  artifacts?: ArtifactBytes[];
 }
 
 /** Runs one attempt of a task and always returns a receipt (failures are receipts, not throws). */

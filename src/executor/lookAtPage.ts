@@ -1,5 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
-import type { Page } from "playwright-core";
+import { randomUUID } from "node:crypto";
 import type { Problem } from "../errors/result.js";
 import type { PageOutline } from "../receipt/outlineTypes.js";
 import type { NetworkEvidence, ReceiptError } from "../receipt/receiptTypes.js";
@@ -7,12 +6,13 @@ import { SCHEMA_VERSION } from "../task/limits.js";
 import { validateTask } from "../task/validateTask.js";
 import type { ExecuteTask } from "./executeTaskTypes.js";
 import { readPageOutline } from "./pageOutline.js";
+import { SCREENSHOT_LIMITS, takeScreenshot } from "./takeScreenshot.js";
 
 /** The fields a look request may carry (CLI flags, REST body, MCP arguments). */
 const LOOK_FIELDS = ["url", "allowedHosts", "screenshot"] as const;
 
-/** A look's screenshot: the viewport, bounded in bytes (PNG, else JPEG when the PNG is too large). */
-export const LOOK_SCREENSHOT = { maxBytes: 1024 * 1024, jpegQuality: 60, timeoutMs: 5_000, maskColor: "#FF00FF" } as const;
+/** A look's screenshot: the viewport, bounded in bytes (src/executor/takeScreenshot.ts, the one home of screenshots). */
+export const LOOK_SCREENSHOT = { maxBytes: SCREENSHOT_LIMITS.maxBytes, maskColor: SCREENSHOT_LIMITS.maskColor } as const;
 
 export interface LookScreenshot {
   mimeType: "image/png" | "image/jpeg";
@@ -82,7 +82,11 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
     beforeMutationBoundary: () => Promise.reject(new Error("a look never writes")),
     observe: async (page, scrub) => {
       outline = await readPageOutline(page, scrub);
-      if (fields["screenshot"] === true) shot = await takeScreenshot(page);
+      if (fields["screenshot"] === true) {
+        // Password fields masked; a look types nothing, so no other field holds a secret.
+        const taken = await takeScreenshot(page, { mask: "passwords", maxBytes: LOOK_SCREENSHOT.maxBytes });
+        shot = taken.ok ? { mimeType: taken.shot.mimeType, bytes: taken.shot.bytes, sha256: taken.shot.sha256, data: taken.shot.image.toString("base64") } : taken.reason;
+      }
     },
   });
   const { receipt } = outcome;
@@ -94,19 +98,4 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
   }
   const image = typeof shot === "object" ? { screenshot: shot } : typeof shot === "string" ? { screenshotOmitted: shot } : {};
   return { ok: true, outline, provider: receipt.provider, durationMs: receipt.durationMs, network, ...image };
-}
-
-/**
- * The viewport with every password field covered by a solid box (Playwright's mask), so no
- * screenshot shows what a password field holds. PNG when it fits the byte cap, else JPEG; past
- * that, no image and the reason.
- */
-async function takeScreenshot(page: Page): Promise<LookScreenshot | string> {
-  const options = { mask: [page.locator("input[type=password]")], maskColor: LOOK_SCREENSHOT.maskColor, animations: "disabled" as const, timeout: LOOK_SCREENSHOT.timeoutMs };
-  const shape = (image: Buffer, mimeType: LookScreenshot["mimeType"]): LookScreenshot => ({ mimeType, bytes: image.length, sha256: createHash("sha256").update(image).digest("hex"), data: image.toString("base64") });
-  const png = await page.screenshot({ ...options, type: "png" });
-  if (png.length <= LOOK_SCREENSHOT.maxBytes) return shape(png, "image/png");
-  const jpeg = await page.screenshot({ ...options, type: "jpeg", quality: LOOK_SCREENSHOT.jpegQuality });
-  if (jpeg.length <= LOOK_SCREENSHOT.maxBytes) return shape(jpeg, "image/jpeg");
-  return `The screenshot is over ${LOOK_SCREENSHOT.maxBytes} bytes even as JPEG; it was left out.`;
 }

@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { EvidenceRetention } from "../task/taskTypes.js";
+import type { ArtifactRecord } from "./artifactTypes.js";
 import type { FailureContext } from "./outlineTypes.js";
 import type { UntrustedText } from "./untrustedText.js";
 
@@ -109,6 +110,10 @@ export interface Receipt {
   retry?: RetryVerdict;
   /** A failed step's page: URL, title, a short outline and candidate selectors (only when a step failed on a page). */
   failure?: FailureContext;
+  /** Evidence files of this attempt (screenshots), by index, hash and size; present when the task asked for any (evidence.screenshots). */
+  artifacts?: ArtifactRecord[];
+  /** Why an artifact the task asked for was not taken (page gone, over the byte cap, a secret shown on the page). */
+  artifactsOmitted?: string;
   /** Extracted values: present only with evidenceRetention "full". */
   outputs?: Record<string, string>;
   /** Provider session id: present only with evidenceRetention "full". */

@@ -1,6 +1,6 @@
 import { TASK_LIMITS, SCHEMA_VERSION } from "./limits.js";
 import { STEP_FIELDS } from "./readStep.js";
-import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS } from "./taskTypes.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
 import type { StepAction } from "./taskTypes.js";
 
 /**
@@ -50,6 +50,7 @@ export function taskGuide(): TaskGuide {
       { name: "evidenceRetention", required: false, description: `${RETENTION_LEVELS.join(" | ")} (default minimal: extracted values are returned with the result for 10 minutes (ERRAND_RESULT_TTL), kept only encrypted meanwhile, and never in the durable receipt).` },
       { name: "provider", required: false, description: `${PROVIDER_NAMES.join(" | ")} (default auto).` },
       { name: "timeouts", required: false, description: `{ "taskMs": ${TASK_LIMITS.taskTimeoutMs.min}..${TASK_LIMITS.taskTimeoutMs.max}, "stepMs": ${TASK_LIMITS.stepTimeoutMs.min}..${TASK_LIMITS.stepTimeoutMs.max} } in milliseconds.` },
+      { name: "evidence", required: false, description: `{ "screenshots": ${SCREENSHOT_MODES.map((m) => `"${m}"`).join(" | ")} } (default none): a viewport screenshot when the attempt failed (on_failure) or at its end (final), password fields masked (every field when the task typed a secret); the receipt lists its sha256 and size, errand_collect returns it as an image while the evidence is kept (evidenceRetention).` },
       { name: "steps", required: true, description: `${TASK_LIMITS.minSteps} to ${TASK_LIMITS.maxSteps} step objects, each with "action" and optional "timeoutMs".` },
     ],
     actions: (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({ action, fields: STEP_FIELDS[action], ...ACTION_TEXT[action] })),

@@ -9,6 +9,10 @@ export type ProviderChoice = (typeof PROVIDER_NAMES)[number];
 export const RETENTION_LEVELS = ["minimal", "full"] as const;
 export type EvidenceRetention = (typeof RETENTION_LEVELS)[number];
 
+/** When the executor takes a viewport screenshot as evidence: never (default), only when the attempt failed, or at its end. */
+export const SCREENSHOT_MODES = ["none", "on_failure", "final"] as const;
+export type ScreenshotMode = (typeof SCREENSHOT_MODES)[number];
+
 export const TEXT_MATCHES = ["contains", "exact"] as const;
 export const URL_MATCHES = ["exact", "prefix"] as const;
 
@@ -63,6 +67,14 @@ export interface TaskTimeouts {
   stepMs?: number;
 }
 
+/**
+ * Evidence the executor gathers beyond the receipt. Absent means screenshots "none": the default
+ * normalizes away, so tasks written before this field digest exactly as they did.
+ */
+export interface TaskEvidence {
+  screenshots: Exclude<ScreenshotMode, "none">;
+}
+
 export interface Task {
   schemaVersion: "errand.task.v1";
   operationId: string;
@@ -75,6 +87,7 @@ export interface Task {
   evidenceRetention: EvidenceRetention;
   provider: ProviderChoice;
   timeouts?: TaskTimeouts;
+  evidence?: TaskEvidence;
   steps: Step[];
 }
 

@@ -6,8 +6,8 @@ import { SCHEMA_VERSION, TASK_LIMITS } from "./limits.js";
 import { normalizeHostPattern } from "./normalizeHostPattern.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { readStep } from "./readStep.js";
-import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS } from "./taskTypes.js";
-import type { Step, Task, TaskTimeouts } from "./taskTypes.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
+import type { Step, Task, TaskEvidence, TaskTimeouts } from "./taskTypes.js";
 import { stepLabel } from "./stepLabel.js";
 
 const TASK_FIELDS = [
@@ -22,6 +22,7 @@ const TASK_FIELDS = [
   "evidenceRetention",
   "provider",
   "timeouts",
+  "evidence",
   "steps",
 ] as const;
 
@@ -56,6 +57,7 @@ export function validateTask(input: unknown): Result<Task> {
   const evidenceRetention = reader.choice(input, "evidenceRetention", "", RETENTION_LEVELS, "minimal");
   const provider = reader.choice(input, "provider", "", PROVIDER_NAMES, "auto");
   const timeouts = readTimeouts(reader, input);
+  const evidence = readEvidence(reader, input);
   const steps = readSteps(reader, input);
 
   if (risk !== undefined && risk !== "read_only" && !approved) {
@@ -79,6 +81,7 @@ export function validateTask(input: unknown): Result<Task> {
     evidenceRetention: evidenceRetention!,
     provider: provider!,
     ...(timeouts === undefined ? {} : { timeouts }),
+    ...(evidence === undefined ? {} : { evidence }),
     steps: steps!,
   };
   return ok(task);
@@ -152,6 +155,15 @@ function readTimeouts(reader: FieldReader, input: Record<string, unknown>): Task
   if (stepMs !== undefined) result.stepMs = stepMs;
   // An empty object sets nothing, so it normalizes like an absent one (same meaning, same digest).
   return Object.keys(result).length === 0 ? undefined : result;
+}
+
+/** evidence: { screenshots }. "none" (the default) and an empty object normalize away, like an empty timeouts. */
+function readEvidence(reader: FieldReader, input: Record<string, unknown>): TaskEvidence | undefined {
+  const evidence = reader.object(input, "evidence", "", false);
+  if (evidence === undefined) return undefined;
+  reader.rejectUnknownKeys(evidence, ["screenshots"], "/evidence", "evidence");
+  const screenshots = reader.choice(evidence, "screenshots", "/evidence", SCREENSHOT_MODES, "none");
+  return screenshots === undefined || screenshots === "none" ? undefined : { screenshots };
 }
 
 function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] | undefined {

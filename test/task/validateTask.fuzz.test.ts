@@ -104,6 +104,7 @@ const validTask = fc
       evidenceRetention: fc.constantFrom("minimal", "full"),
       provider: fc.constantFrom("auto", "local", "kernel", "browserless", "browserbase", "steel"),
       timeouts: fc.record({ taskMs: fc.integer({ min: 1_000, max: 600_000 }), stepMs: stepTimeout }, optional),
+      evidence: fc.record({ screenshots: fc.constantFrom("none", "on_failure", "final") }, optional),
       steps: fc.array(validStep, { minLength: 1, maxLength: 8 }),
     },
     { requiredKeys: ["schemaVersion", "operationId", "target", "risk", "steps"] },
@@ -226,7 +227,7 @@ describe("validateTask fuzz", () => {
   });
 
   test("never throws on arbitrary objects shaped like tasks at the top level", () => {
-    const taskKey = fc.constantFrom("schemaVersion", "operationId", "label", "target", "allowedHosts", "risk", "approved", "secretApproval", "evidenceRetention", "provider", "timeouts", "steps", "__proto__", "constructor");
+    const taskKey = fc.constantFrom("schemaVersion", "operationId", "label", "target", "allowedHosts", "risk", "approved", "secretApproval", "evidenceRetention", "provider", "timeouts", "evidence", "steps", "__proto__", "constructor");
     fc.assert(
       fc.property(fc.array(fc.tuple(taskKey, fc.jsonValue({ maxDepth: 3 })), { maxLength: 12 }), (entries) => {
         const input = {};

@@ -262,6 +262,10 @@ describe("validateTask: types and allowed values", () => {
     ["risk as a boolean", { risk: false }, "invalid_enum", "/risk"],
     ["provider outside the set", { provider: "chrome" }, "invalid_enum", "/provider"],
     ["evidenceRetention outside the set", { evidenceRetention: "everything" }, "invalid_enum", "/evidenceRetention"],
+    ["evidence.screenshots outside the set", { evidence: { screenshots: "always" } }, "invalid_enum", "/evidence/screenshots"],
+    ["evidence.screenshots as a boolean", { evidence: { screenshots: true } }, "invalid_enum", "/evidence/screenshots"],
+    ["evidence as a string", { evidence: "final" }, "invalid_type", "/evidence"],
+    ["an unknown field in evidence", { evidence: { screenshots: "final", video: true } }, "unknown_field", "/evidence/video"],
     ["another schema version", { schemaVersion: "errand.task.v2" }, "unsupported_schema_version", "/schemaVersion"],
     ["schema version with a space", { schemaVersion: "errand.task.v1 " }, "unsupported_schema_version", "/schemaVersion"],
   ];
@@ -291,6 +295,14 @@ describe("validateTask: types and allowed values", () => {
 
   test("evidenceRetention full is kept", () => {
     assert.equal(expectValid(minimalTask({ evidenceRetention: "full" })).evidenceRetention, "full");
+  });
+
+  test("evidence.screenshots on_failure and final are kept; none is the default and normalizes away", () => {
+    assert.deepEqual(expectValid(minimalTask({ evidence: { screenshots: "final" } })).evidence, { screenshots: "final" });
+    assert.deepEqual(expectValid(minimalTask({ evidence: { screenshots: "on_failure" } })).evidence, { screenshots: "on_failure" });
+    for (const evidence of [{ screenshots: "none" }, {}]) {
+      assert.equal(canonicalJson(expectValid(minimalTask({ evidence }))), canonicalJson(expectValid(minimalTask())));
+    }
   });
 });
 
@@ -995,6 +1007,7 @@ describe("normalization: two tasks that mean the same thing normalize identicall
       { ...explicit, risk: "consequential" },
       { ...explicit, label: "checkout" },
       { ...explicit, timeouts: { taskMs: 30_000 } },
+      { ...explicit, evidence: { screenshots: "final" } },
       { ...explicit, operationId: "3f0c6a52-6c1e-4a8e-9c39-2b1c1f1d4e56" },
       { ...explicit, target: { url: "https://www.example.com/shop/items?sort=desc" } },
       { ...explicit, steps: [...explicit.steps.slice(0, 2), { action: "expect_text", text: "Welcome", match: "exact" }, explicit.steps[3]] },

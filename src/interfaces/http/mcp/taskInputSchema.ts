@@ -1,6 +1,6 @@
 import { SCHEMA_VERSION, TASK_LIMITS } from "../../../task/limits.js";
 import { STEP_FIELDS } from "../../../task/readStep.js";
-import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, TEXT_MATCHES, URL_MATCHES } from "../../../task/taskTypes.js";
+import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES } from "../../../task/taskTypes.js";
 import type { StepAction } from "../../../task/taskTypes.js";
 
 /** "goto(url) click(selector) ...": which fields each action takes, in the fewest bytes a model can read. */
@@ -35,6 +35,7 @@ export function taskInputSchema(): Record<string, unknown> {
       evidenceRetention: { enum: [...RETENTION_LEVELS] },
       provider: { enum: [...PROVIDER_NAMES] },
       timeouts: { type: "object", properties: { taskMs: { type: "integer" }, stepMs: { type: "integer" } } },
+      evidence: { type: "object", properties: { screenshots: { enum: [...SCREENSHOT_MODES] } } },
       steps: {
         type: "array",
         minItems: TASK_LIMITS.minSteps,

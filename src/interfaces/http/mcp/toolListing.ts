@@ -23,6 +23,8 @@ function compact(node: unknown, io: "input" | "output"): void {
   const extra = schema["additionalProperties"];
   if ((typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) || (io === "output" && extra === false)) delete schema["additionalProperties"];
   for (const bound of ["minimum", "maximum"]) if (SAFE_INTEGER_BOUNDS.has(schema[bound] as number)) delete schema[bound];
+  // "at least one character" on a required string tells a model nothing; the validator still refuses "".
+  if (schema["minLength"] === 1) delete schema["minLength"];
   // format "uuid" says it; zod's 130-character regex repeats it.
   if (schema["format"] === "uuid") delete schema["pattern"];
   for (const value of Object.values(schema)) compact(value, io);

@@ -22,7 +22,7 @@ export const runTaskTool = defineTool({
     "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds, then answers pending (it keeps running): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
   input: z.object({
     task: taskArgument,
-    waitSeconds: z.number().int().min(0).max(RUN_WAIT_SECONDS.max).default(RUN_WAIT_SECONDS.default).describe("Seconds to wait for the receipt (0-45, default 25)."),
+    waitSeconds: z.number().int().min(0).max(RUN_WAIT_SECONDS.max).default(RUN_WAIT_SECONDS.default).describe("Seconds to wait for the receipt."),
   }),
   requiredArguments: ["task"],
   output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
@@ -35,10 +35,10 @@ export const collectTool = defineTool({
   name: "errand_collect",
   title: "Get a task's receipt",
   description:
-    "Use this to get a task's status and, once finished, its receipt; waitSeconds waits for it and answers the moment it ends. Page text comes marked untrusted, to every collect for 10 minutes after the task finished.",
+    "Use this to get a task's status and, once finished, its receipt and screenshots (images); waitSeconds waits and answers the moment it ends. Page text is marked untrusted.",
   input: z.object({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
-    waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish (0-120, default 0)."),
+    waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish."),
   }),
   output: z.object(operationResultShape),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },

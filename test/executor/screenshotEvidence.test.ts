@@ -1,0 +1,162 @@
+// Screenshots as evidence (task field evidence.screenshots) on local Chromium: the receipt lists
+// each image's index, hash, size and media type and the outcome carries the bytes; password fields
+// are masked in every screenshot (pixel check on a known field); a task that typed a secret has
+// every input masked; a page that shows a declared secret gets no screenshot; the canary secret is
+// in no image byte; the byte cap steps JPEG quality down or leaves the image out.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { createExecutor } from "../../src/executor/createExecutor.js";
+import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import { SCREENSHOT_LIMITS, takeScreenshot } from "../../src/executor/takeScreenshot.js";
+import { createLocalProvider } from "../../src/providers/local/localProvider.js";
+import { decodePng } from "../fixtures/decodePng.js";
+import type { DecodedPng } from "../fixtures/decodePng.js";
+import { startRecordingServer } from "../fixtures/fixtureSite.js";
+import type { FixtureServer } from "../fixtures/fixtureSite.js";
+import { carriesCanary } from "../secrets/support/secretSites.js";
+import { makeContext, makeTask } from "./attemptSupport.js";
+import { loopbackGuard } from "./loopbackGuard.js";
+import { memoryVault } from "./memoryVault.js";
+
+const CANARY = "Canary-Screenshot-Secret-5150";
+const provider = createLocalProvider({ env: process.env });
+let site: FixtureServer;
+let execute: ExecuteTask;
+
+const html = (body: string) => `<!doctype html><html><head><title>Evidence</title></head><body>${body}</body></html>`;
+/** A password field (top, 60 px, holding a known value) and a green text field below it, each a known region. */
+const FORM = `<style>body{margin:0;background:#fff} input{position:absolute;left:0;width:100%;border:0;padding:0;margin:0;background:#00ff00;color:#000;font-size:40px}</style>
+  <input id="pw" type="password" value="pw-value-9917" style="top:0;height:60px">
+  <input id="plain" type="text" value="visible text" style="top:100px;height:300px">
+  <p id="done" style="position:absolute;top:450px">Ready</p>`;
+
+before(async () => {
+  site = await startRecordingServer("127.0.0.1", {
+    "/form": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(FORM)),
+    "/echo": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`${FORM}<script>document.querySelector("#pw").addEventListener("input", (e) => { document.querySelector("#done").textContent = "You typed " + e.target.value; });</script>`)),
+    "/noise": (_req, res) =>
+      void res.writeHead(200, { "content-type": "text/html" }).end(
+        html(`<style>body{margin:0}</style><canvas id="c" width="1600" height="1000"></canvas><p id="done">Ready</p><script>
+          const c = document.getElementById("c").getContext("2d"); const img = c.createImageData(1600, 1000);
+          for (let i = 0; i < img.data.length; i += 65536) crypto.getRandomValues(img.data.subarray(i, i + 65536));
+          for (let i = 3; i < img.data.length; i += 4) img.data[i] = 255;
+          c.putImageData(img, 0, 0);</script>`),
+      ),
+  });
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([site.origin]),
+    secrets: memoryVault({ FORM_SECRET: { sites: [site.origin], value: CANARY } }),
+    defaultTaskTimeoutMs: 20_000,
+    defaultStepTimeoutMs: 3_000,
+  });
+});
+after(async () => {
+  await provider.shutdown();
+  await site.close();
+});
+
+const MASK: [number, number, number] = [255, 0, 255];
+const GREEN: [number, number, number] = [0, 255, 0];
+const near = (p: [number, number, number], q: [number, number, number]) => p.every((v, i) => Math.abs(v - (q[i] ?? 0)) <= 8);
+
+/** Every pixel of a region sampled on a grid is the colour. */
+function regionIs(png: DecodedPng, colour: [number, number, number], box: { x0: number; y0: number; x1: number; y1: number }): boolean {
+  for (let y = box.y0; y <= box.y1; y += 4) for (let x = box.x0; x <= box.x1; x += 8) if (!near(png.pixel(x, y), colour)) return false;
+  return true;
+}
+
+describe("evidence.screenshots", { timeout: 120_000 }, () => {
+  test("final: one PNG of the viewport, listed in the receipt by index, hash, size and media type; password field uniformly masked, other fields not", async () => {
+    const outcome = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
+    assert.equal(outcome.receipt.artifacts?.length, 1);
+    const [record] = outcome.receipt.artifacts ?? [];
+    const [artifact] = outcome.artifacts ?? [];
+    assert.ok(record !== undefined && artifact !== undefined);
+    assert.deepEqual({ ...record }, { index: 0, kind: "screenshot", moment: "final", mediaType: "image/png", bytes: artifact.data.length, sha256: createHash("sha256").update(artifact.data).digest("hex") });
+    assert.ok(!("data" in record), "the receipt never carries the bytes");
+    const png = decodePng(artifact.data);
+    assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field's whole box is the mask colour");
+    // The right half of the text field: its value's glyphs sit at the left.
+    assert.ok(regionIs(png, GREEN, { x0: Math.floor(png.width / 2), y0: 110, x1: png.width - 3, y1: 390 }), "the text field is left as it is");
+  });
+
+  test("on_failure: nothing on a PASS, one image (moment failure) when a step failed", async () => {
+    const passed = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    assert.equal(passed.receipt.status, "PASS");
+    assert.deepEqual(passed.receipt.artifacts, []);
+    assert.equal(passed.artifacts, undefined);
+    const failed = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "wait_for", selector: "#absent", timeoutMs: 300 }] }), makeContext());
+    assert.equal(failed.receipt.status, "FAIL");
+    assert.equal(failed.receipt.artifacts?.[0]?.moment, "failure");
+    assert.equal(failed.artifacts?.[0]?.sha256, createHash("sha256").update(failed.artifacts?.[0]?.data ?? Buffer.alloc(0)).digest("hex"));
+  });
+
+  test("a task without evidence takes no screenshot and its receipt has no artifacts field", async () => {
+    const outcome = await execute(makeTask({ target: { url: `${site.origin}/form` }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    assert.equal(outcome.receipt.artifacts, undefined);
+    assert.equal(outcome.artifacts, undefined);
+  });
+
+  test("a task that typed a secret: every input is masked, and the canary is in no image byte", async () => {
+    const outcome = await execute(
+      makeTask({
+        target: { url: `${site.origin}/form` },
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        evidence: { screenshots: "final" },
+        steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "fill", selector: "#plain", value: "typed by the task" }, { action: "expect_text", text: "Ready" }],
+      }),
+      makeContext(),
+    );
+    assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
+    const image = outcome.artifacts?.[0]?.data;
+    assert.ok(image !== undefined, outcome.receipt.artifactsOmitted);
+    const png = decodePng(image);
+    assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field is masked");
+    assert.ok(regionIs(png, MASK, { x0: 2, y0: 110, x1: png.width - 3, y1: 390 }), "the text field is masked too");
+    assert.ok(!carriesCanary(image.toString("latin1"), CANARY));
+    assert.ok(!carriesCanary(JSON.stringify(outcome.receipt), CANARY));
+  });
+
+  test("a page that shows the typed secret in its text gets no screenshot, and says why", async () => {
+    const outcome = await execute(
+      makeTask({
+        target: { url: `${site.origin}/echo` },
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        evidence: { screenshots: "final" },
+        steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "expect_text", text: "You typed" }],
+      }),
+      makeContext(),
+    );
+    assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
+    assert.deepEqual(outcome.receipt.artifacts, []);
+    assert.equal(outcome.artifacts, undefined);
+    assert.match(outcome.receipt.artifactsOmitted ?? "", /shows a declared secret/);
+  });
+
+  test("the byte cap: a noisy page's PNG is over 1 MiB, so JPEG within the cap; a cap nothing fits leaves the image out", async () => {
+    const outcome = await execute(makeTask({ target: { url: `${site.origin}/noise` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    const record = outcome.receipt.artifacts?.[0];
+    assert.ok(record !== undefined, outcome.receipt.artifactsOmitted);
+    assert.equal(record.mediaType, "image/jpeg");
+    assert.ok(record.bytes <= SCREENSHOT_LIMITS.maxBytes, `${record.bytes} bytes`);
+    console.log(`noise page: JPEG ${record.bytes} bytes`);
+
+    const session = await provider.openSession({ budgetMs: 20_000, signal: new AbortController().signal, scope: { hosts: [], readOnly: true } });
+    try {
+      const page = await session.context.newPage();
+      await page.setContent(html(FORM));
+      const tiny = await takeScreenshot(page, { mask: "passwords", maxBytes: 2_000 });
+      assert.ok(!tiny.ok);
+      assert.match(tiny.reason, /over 2000 bytes even as JPEG at quality 30/);
+    } finally {
+      await session.release();
+    }
+  });
+});
