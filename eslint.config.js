@@ -5,6 +5,8 @@ import tseslint from "typescript-eslint";
 
 const adapterModules = [
   "better-sqlite3",
+  "pg",
+  "graphile-worker",
   "hono",
   "hono/*",
   "@hono/*",

@@ -78,6 +78,7 @@ export const ERROR_CODES = {
   journal_tampered: "The journal or an operation's stored state does not match its MACs.",
   store_busy: "The database stayed locked by other errand processes for too long.",
   store_schema_too_new: "The database was written by a newer errand than this one.",
+  store_unavailable: "The PostgreSQL database named by ERRAND_DATABASE_URL (or --database-url) cannot be reached, refused errand's login, or does not exist.",
   usage: "The command line is malformed.",
   // HTTP (errand serve)
   unauthorized: "An HTTP request carried no bearer token, or one that is unknown, expired, revoked or issued for another resource.",

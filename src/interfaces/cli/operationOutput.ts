@@ -16,6 +16,7 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "internal_error",
   "store_busy",
   "store_schema_too_new",
+  "store_unavailable",
   "configuration_error",
   "key_error",
 ]);

@@ -25,6 +25,7 @@ export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 41
     case "journal_quota_exceeded":
       return 507;
     case "store_busy":
+    case "store_unavailable":
     case "configuration_error":
       return 503;
     case "journal_tampered":

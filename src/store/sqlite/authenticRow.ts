@@ -2,9 +2,8 @@ import { authenticateOperationState } from "../../journal/authenticateOperationS
 import type { JournalEventRow } from "../../journal/journalTypes.js";
 import { JournalKeyMismatchError, OperationTamperedError } from "../storeErrors.js";
 import { requireHead } from "./journalHeadSql.js";
-import { stateOf } from "./operationRowSql.js";
-import type { EventRow, OperationRow } from "./rows.js";
-import { toEvent } from "./rows.js";
+import type { EventRow, OperationRow } from "../rows/operationRows.js";
+import { stateOf, toEvent } from "../rows/operationRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /** The operation's newest stored event. */

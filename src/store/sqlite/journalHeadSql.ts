@@ -1,6 +1,6 @@
 import type { JournalHead } from "../../journal/journalTypes.js";
-import type { HeadRow } from "./rows.js";
-import { toHead } from "./rows.js";
+import type { HeadRow } from "../rows/operationRows.js";
+import { toHead } from "../rows/operationRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /** Reads the head checkpoint row; undefined before the journal was initialized. */

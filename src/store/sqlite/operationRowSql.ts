@@ -1,7 +1,4 @@
-import type { OperationStateFields } from "../../journal/operationEvent.js";
-import { operationState } from "../Store.js";
-import type { OperationRow } from "./rows.js";
-import { toOperation } from "./rows.js";
+import type { OperationRow } from "../rows/operationRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /** Reads one operation row by id. */
@@ -20,9 +17,4 @@ export function writeOperationRow(ctx: SqliteContext, row: OperationRow): void {
        WHERE operation_id = @operation_id`,
     )
     .run(row);
-}
-
-/** The state fields an operation event repeats, taken from the row as it is after the change. */
-export function stateOf(row: OperationRow): OperationStateFields {
-  return operationState(toOperation(row));
 }

@@ -1,8 +1,8 @@
 import type { AttemptResolution } from "../../Store.js";
 import { resolve } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
-import type { OperationRow } from "../rows.js";
-import { toOperation } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { BreakerRecord } from "../../Store.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
-import type { BreakerRow } from "../rows.js";
-import { toBreaker } from "../rows.js";
+import type { BreakerRow } from "../../rows/operationRows.js";
+import { toBreaker } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** A provider's breaker; a provider never recorded is CLOSED with revision 0. */

@@ -3,7 +3,7 @@ import type { CancelOutcome, CancelResult, OperationRecord } from "../../Store.j
 import { cancel } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import { toOperation } from "../rows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import { requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";

@@ -3,8 +3,8 @@ import type { ClaimedOperation } from "../../Store.js";
 import { claim } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
-import type { OperationRow } from "../rows.js";
-import { toOperation } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** Candidates read per page; more than one page is read only when rows were refused. */

@@ -5,8 +5,7 @@ import { appendJournalEvent } from "../appendJournalEvent.js";
 import { requireHead } from "../journalHeadSql.js";
 import { create } from "../../operationTransitions.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import type { OperationRow } from "../rows.js";
-import { toOperation } from "../rows.js";
+import { newOperationRow, toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";
 
@@ -23,28 +22,7 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
 
   const now = ctx.clock();
   const { next, event: draft } = create(input, now);
-  const row: OperationRow = {
-    operation_id: next.operationId,
-    request_digest: next.requestDigest,
-    risk: next.risk,
-    task_json: input.taskJson,
-    phase: next.phase,
-    revision: next.revision,
-    attempts: next.attempts,
-    max_attempts: next.maxAttempts,
-    mutation_boundary: next.mutationBoundary,
-    run_after_ms: next.runAfterMs,
-    lease_token: null,
-    lease_owner: null,
-    lease_expires_ms: null,
-    cancel_requested_ms: null,
-    receipt_status: null,
-    receipt_seq: null,
-    created_ms: next.createdMs,
-    updated_ms: next.updatedMs,
-    finished_ms: null,
-    approval_expires_ms: next.approvalExpiresMs,
-  };
+  const row = newOperationRow(next, input.taskJson);
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const head = requireHead(ctx);
   const bodyText = canonicalJson(draft.body);

@@ -1,7 +1,7 @@
 import type { BoundaryResult, LeaseRef } from "../../Store.js";
 import { crossBoundary } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
-import { toOperation } from "../rows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectLeasedRow } from "./leaseSql.js";

@@ -2,8 +2,8 @@ import type { ApprovalDecision, ApprovalEndCode, BlockedReceiptFactory, DecideAp
 import { approve, endAwaiting } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import type { OperationRow } from "../rows.js";
-import { toOperation } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import { isAuthentic, requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 

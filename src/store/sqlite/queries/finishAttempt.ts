@@ -1,6 +1,6 @@
 import type { AttemptResolution, ClaimRequest, FinishResult, LeaseRef, OperationRecord } from "../../Store.js";
 import { isAuthentic } from "../authenticRow.js";
-import { toOperation } from "../rows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { applyResolution } from "./applyResolution.js";
 import { claimNext } from "./claimNext.js";

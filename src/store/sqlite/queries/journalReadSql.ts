@@ -1,6 +1,6 @@
 import type { JournalEventRow, OperationTombstone } from "../../../journal/journalTypes.js";
-import type { EventRow, TombstoneRow } from "../rows.js";
-import { toEvent, toTombstone } from "../rows.js";
+import type { EventRow, TombstoneRow } from "../../rows/operationRows.js";
+import { toEvent, toTombstone } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** A page of events in sequence order, after `afterSeq`. */

@@ -1,5 +1,5 @@
 import type { LeaseCheck, LeaseRef } from "../../Store.js";
-import type { OperationRow } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** The running row the token holds, or undefined when the lease was lost (recovered, re-claimed, finished). */

@@ -1,6 +1,6 @@
 import type { OperationPhase, OperationRecord } from "../../Store.js";
-import type { OperationRow } from "../rows.js";
-import { toOperation } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** Operations by last change, newest first (the owner console's lists). */

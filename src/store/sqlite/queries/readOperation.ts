@@ -1,8 +1,8 @@
 import type { JournalEventRow, OperationTombstone } from "../../../journal/journalTypes.js";
 import type { OperationView } from "../../Store.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import type { EventRow, TombstoneRow } from "../rows.js";
-import { toEvent, toOperation, toTombstone } from "../rows.js";
+import type { EventRow, TombstoneRow } from "../../rows/operationRows.js";
+import { toEvent, toOperation, toTombstone } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** The operation, its latest event and its receipt event, or its tombstone; run in one read transaction. */

@@ -1,8 +1,8 @@
 import type { JournalEventRow } from "../../../journal/journalTypes.js";
 import type { OperationStateRow } from "../../Store.js";
 import { latestEventOf } from "../authenticRow.js";
-import type { EventRow, OperationRow } from "../rows.js";
-import { toEvent, toOperation } from "../rows.js";
+import type { EventRow, OperationRow } from "../../rows/operationRows.js";
+import { toEvent, toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** Every stored event of one operation, oldest first. */

@@ -1,7 +1,7 @@
 import type { AttemptResolution, ExpiredLease, RecoveredLease } from "../../Store.js";
-import type { OperationRow } from "../rows.js";
+import type { OperationRow } from "../../rows/operationRows.js";
 import { isAuthentic } from "../authenticRow.js";
-import { toOperation } from "../rows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { applyResolution } from "./applyResolution.js";
 

@@ -3,7 +3,7 @@ import { reopen } from "../../operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { requireAuthentic } from "../authenticRow.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import { toOperation } from "../rows.js";
+import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { ApiTokenRecord, NewApiToken } from "../../../AccessStore.js";
-import type { ApiTokenRow } from "../../accessRows.js";
-import { toApiToken } from "../../accessRows.js";
+import type { ApiTokenRow } from "../../../rows/accessRows.js";
+import { toApiToken } from "../../../rows/accessRows.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 

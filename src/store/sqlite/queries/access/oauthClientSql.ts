@@ -1,6 +1,6 @@
 import type { NewOAuthClient, OAuthClientRecord, RegisterClientResult } from "../../../AccessStore.js";
-import type { ClientRow } from "../../accessRows.js";
-import { toClient } from "../../accessRows.js";
+import type { ClientRow } from "../../../rows/accessRows.js";
+import { toClient } from "../../../rows/accessRows.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 

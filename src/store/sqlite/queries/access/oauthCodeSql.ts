@@ -1,6 +1,6 @@
 import type { AuthorizationCodeRecord, NewTokenFamily, RedeemResult } from "../../../AccessStore.js";
-import type { CodeRow } from "../../accessRows.js";
-import { joinScopes, toCode } from "../../accessRows.js";
+import type { CodeRow } from "../../../rows/accessRows.js";
+import { joinScopes, toCode } from "../../../rows/accessRows.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 import { markClientGranted } from "./oauthClientSql.js";

@@ -1,6 +1,6 @@
 import type { NewTokenFamily, NewTokenPair, OAuthTokenRecord, RotateResult } from "../../../AccessStore.js";
-import type { TokenRow } from "../../accessRows.js";
-import { joinScopes, toToken } from "../../accessRows.js";
+import type { TokenRow } from "../../../rows/accessRows.js";
+import { joinScopes, toToken } from "../../../rows/accessRows.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 

@@ -1,6 +1,6 @@
 import type { LockoutRecord, LockoutTransition } from "../../../AccessStore.js";
-import type { LockoutRow } from "../../accessRows.js";
-import { toLockout } from "../../accessRows.js";
+import type { LockoutRow } from "../../../rows/accessRows.js";
+import { toLockout } from "../../../rows/accessRows.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 

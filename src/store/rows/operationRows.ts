@@ -1,9 +1,14 @@
 import type { JournalEventRow, JournalEventType, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { MutationBoundary, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import type { Risk } from "../../task/taskTypes.js";
+import type { OperationStateFields } from "../../journal/operationEvent.js";
 import type { BreakerRecord, BreakerState, OperationPhase, OperationRecord } from "../Store.js";
+import { operationState } from "../Store.js";
 
-/** Row shapes as SQLite returns them, and their mapping to the Store's records. */
+/**
+ * Row shapes of errand's tables as both SQL backends return them (SQLite directly; PostgreSQL with
+ * BIGINT parsed to numbers), and their mapping to the Store's records. One mapping for both stores.
+ */
 export interface OperationRow {
   operation_id: string;
   request_digest: string;
@@ -47,6 +52,61 @@ export function toOperation(row: OperationRow): OperationRecord {
     leaseExpiresMs: row.lease_expires_ms,
     approvalExpiresMs: row.approval_expires_ms,
   };
+}
+
+/**
+ * The row as it is after a transition: every field the record carries, the lease token kept while
+ * the operation runs (a claim passes the new one) and dropped otherwise, the time of a cancel request
+ * kept once recorded. Row-only columns (task_json, receipt_seq) are untouched here.
+ */
+export function rowAfter(row: OperationRow, next: OperationRecord, leaseToken?: string): OperationRow {
+  return {
+    ...row,
+    phase: next.phase,
+    revision: next.revision,
+    attempts: next.attempts,
+    mutation_boundary: next.mutationBoundary,
+    run_after_ms: next.runAfterMs,
+    lease_token: next.phase === "running" ? (leaseToken ?? row.lease_token) : null,
+    lease_owner: next.leaseOwner,
+    lease_expires_ms: next.leaseExpiresMs,
+    cancel_requested_ms: next.cancelRequested ? (row.cancel_requested_ms ?? next.updatedMs) : null,
+    receipt_status: next.receiptStatus,
+    updated_ms: next.updatedMs,
+    finished_ms: next.finishedMs,
+    approval_expires_ms: next.approvalExpiresMs,
+  };
+}
+
+/** The row of an operation just created by operationTransitions.create (no lease, no receipt yet). */
+export function newOperationRow(next: OperationRecord, taskJson: string): OperationRow {
+  return {
+    operation_id: next.operationId,
+    request_digest: next.requestDigest,
+    risk: next.risk,
+    task_json: taskJson,
+    phase: next.phase,
+    revision: next.revision,
+    attempts: next.attempts,
+    max_attempts: next.maxAttempts,
+    mutation_boundary: next.mutationBoundary,
+    run_after_ms: next.runAfterMs,
+    lease_token: null,
+    lease_owner: null,
+    lease_expires_ms: null,
+    cancel_requested_ms: null,
+    receipt_status: null,
+    receipt_seq: null,
+    created_ms: next.createdMs,
+    updated_ms: next.updatedMs,
+    finished_ms: null,
+    approval_expires_ms: next.approvalExpiresMs,
+  };
+}
+
+/** The state fields an operation event repeats, taken from the row as it is after the change. */
+export function stateOf(row: OperationRow): OperationStateFields {
+  return operationState(toOperation(row));
 }
 
 export interface EventRow {

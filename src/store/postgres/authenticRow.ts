@@ -1,0 +1,44 @@
+import { authenticateOperationState } from "../../journal/authenticateOperationState.js";
+import type { JournalEventRow } from "../../journal/journalTypes.js";
+import type { EventRow, OperationRow } from "../rows/operationRows.js";
+import { stateOf, toEvent } from "../rows/operationRows.js";
+import { JournalKeyMismatchError, OperationTamperedError } from "../storeErrors.js";
+import { selectHead } from "./journalHeadPg.js";
+import type { PgTx } from "./pgContext.js";
+
+/** The operation's newest stored event. */
+export async function latestEventOf(tx: PgTx, operationId: string): Promise<JournalEventRow | undefined> {
+  const row = await tx.one<EventRow>("SELECT * FROM journal_events WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1", [operationId]);
+  return row === undefined ? undefined : toEvent(row);
+}
+
+/** The journal's id, once its head says it was written under this store's key (another key is not tampering: it fails as such). */
+async function journalIdOf(tx: PgTx): Promise<string> {
+  if (tx.ctx.journalId !== undefined) return tx.ctx.journalId;
+  const head = await selectHead(tx);
+  if (head === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
+  if (!tx.ctx.sealer.macEquals(tx.ctx.sealer.keyId, head.keyId)) throw new JournalKeyMismatchError();
+  tx.ctx.journalId = head.journalId;
+  return head.journalId;
+}
+
+/** Why the row cannot be trusted, or null when it matches its latest authenticated event (journal/authenticateOperationState). */
+export async function tamperReason(tx: PgTx, row: OperationRow): Promise<string | null> {
+  const journalId = await journalIdOf(tx);
+  const verdict = authenticateOperationState(stateOf(row), await latestEventOf(tx, row.operation_id), tx.ctx.sealer, journalId);
+  return verdict.ok ? null : verdict.reason;
+}
+
+/** True when the row is authentic; otherwise records the refusal (Store.takeIntegrityRefusals) and returns false. */
+export async function isAuthentic(tx: PgTx, row: OperationRow): Promise<boolean> {
+  const reason = await tamperReason(tx, row);
+  if (reason === null) return true;
+  tx.ctx.refusals.set(row.operation_id, { operationId: row.operation_id, reason });
+  return false;
+}
+
+/** Throws OperationTamperedError unless the row is authentic (for actions a caller asked for by id). */
+export async function requireAuthentic(tx: PgTx, row: OperationRow): Promise<void> {
+  const reason = await tamperReason(tx, row);
+  if (reason !== null) throw new OperationTamperedError(row.operation_id, reason);
+}

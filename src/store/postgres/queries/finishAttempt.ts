@@ -1,0 +1,51 @@
+import type { AttemptResolution, ClaimRequest, ExpiredLease, FinishResult, LeaseRef, OperationRecord, RecoveredLease } from "../../Store.js";
+import { resolve } from "../../operationTransitions.js";
+import type { OperationRow } from "../../rows/operationRows.js";
+import { toOperation } from "../../rows/operationRows.js";
+import { applyTransition } from "../applyTransition.js";
+import { isAuthentic } from "../authenticRow.js";
+import type { PgTx } from "../pgContext.js";
+import { claimNext } from "./claimNext.js";
+import { selectLeasedRow } from "./operationRowPg.js";
+
+/** Ends the current attempt of a locked running row as `resolution` says (operationTransitions.resolve). */
+function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolution): Promise<OperationRow> {
+  return applyTransition(tx, row, resolve(toOperation(row), tx.now, resolution));
+}
+
+/**
+ * Ends the attempt the lease token holds with the resolution `decide` gives for the row as it is
+ * now (locked: a cancel that committed a moment ago is seen; a runner that lost its lease changes
+ * nothing; a row that no longer matches its journal is refused and left alone), then, when asked,
+ * claims the next eligible operation in the same transaction.
+ */
+export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
+  const row = await selectLeasedRow(tx, lease.operationId, lease.token);
+  let applied: AttemptResolution | undefined;
+  if (row !== undefined && (await isAuthentic(tx, row))) {
+    applied = decide(toOperation(row));
+    await applyResolution(tx, row, applied);
+  }
+  return { applied, next: next === undefined ? undefined : await claimNext(tx, next.runnerId, next.leaseMs, next.onlyOperationId) };
+}
+
+/**
+ * Resolves running operations whose lease expired on the database clock: their runner stopped
+ * renewing (crash, kill, partition). Rows another process is recovering or renewing right now are
+ * skipped (SKIP LOCKED); the expiry is judged on the locked row, so a heartbeat that committed first
+ * wins. A row that does not match its journal is refused (reported, left alone).
+ */
+export async function recoverExpiredLeases(tx: PgTx, decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
+  const rows = await tx.rows<OperationRow>("SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < $1 ORDER BY lease_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED", [
+    tx.now,
+    limit,
+  ]);
+  const recovered: RecoveredLease[] = [];
+  for (const row of rows) {
+    if (!(await isAuthentic(tx, row))) continue;
+    const resolution = decide({ operation: toOperation(row), taskJson: row.task_json });
+    const next = await applyResolution(tx, row, resolution);
+    recovered.push({ operationId: row.operation_id, resolution: resolution.kind, phase: next.phase as RecoveredLease["phase"] });
+  }
+  return recovered;
+}
