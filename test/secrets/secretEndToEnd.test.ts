@@ -3,20 +3,17 @@
 // local site. Canaries are searched case-insensitively with whitespace removed (and percent-decoded,
 // and in base64) in every stream, every HTTP answer and every file under ERRAND_HOME.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { TOOLS } from "../../src/interfaces/http/mcp/toolList.js";
-import { cleanEnv, runErrand } from "./support/errandProcess.js";
-import type { ErrandRun } from "./support/errandProcess.js";
+import { runErrand, startServe } from "../support/errandProcess.js";
+import type { ErrandRun } from "../support/errandProcess.js";
 import { carriesCanary, startSecretSites } from "./support/secretSites.js";
 import type { SecretSites } from "./support/secretSites.js";
 
-const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
 // A canary with a space (doubled and collapsed by the page), declared from a file with a trailing newline.
 const CANARY = "Canary Tr1ck Zq9w";
 const OWNER_CANARY = "Owner-Canary-Password-31337";
@@ -172,24 +169,9 @@ describe("declared secrets end to end", () => {
     const { home, env } = homeFor("serve");
     await declare(env, scratch);
     const token = (await errand(["token", "create", "--name", "e2e"], env)).stdout.trim();
-    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, "serve", "--port", "0", ...allowArgs()], { env: cleanEnv(env), stdio: "pipe" });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const served = await startServe(allowArgs(), { env });
     try {
-      const origin = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 30_000);
-        const poll = setInterval(() => {
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (match !== null) {
-            clearInterval(poll);
-            clearTimeout(timer);
-            resolve(match[1] ?? "");
-          }
-        }, 50);
-      });
+      const { origin } = served;
       const call = async (method: string, path: string, body?: unknown) => {
         const response = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
         const text = await response.text();
@@ -209,10 +191,9 @@ describe("declared secrets end to end", () => {
       const paths = Object.keys((JSON.parse(openapi.text) as { paths?: Record<string, unknown> }).paths ?? {});
       assert.ok(paths.length > 0 && !paths.some((path) => /secret/i.test(path)), `no secret path in the API: ${paths.join(" ")}`);
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      await served.stop();
     }
-    streams.push(out, err);
+    streams.push(served.stdout(), served.stderr());
     assert.deepEqual(TOOLS.map((tool) => tool.name).filter((name) => /secret/i.test(name)), [], "no MCP tool manages secrets");
     assertNoCanaries(home);
   });

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { runErrand } from "../../secrets/support/errandProcess.js";
+import { runErrand } from "../../support/errandProcess.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-secret-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));

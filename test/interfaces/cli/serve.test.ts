@@ -1,16 +1,14 @@
 // errand serve, token and owner as real processes: the printed URLs, refusing to start unsafely,
 // tokens printed once and stored only as hashes, REST and /healthz against a running server.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import { startFixtureSites } from "../../fixtures/fixtureSite.js";
+import { runErrand, startServe } from "../../support/errandProcess.js";
+import type { ErrandRun, ServedErrand } from "../../support/errandProcess.js";
 
-const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "errand-serve-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const PASSWORD = "a long owner password";
@@ -19,52 +17,13 @@ function home(name: string): string {
   return join(scratch, name);
 }
 
-function errand(errandHome: string, args: string[], stdin = "", extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ERRAND_HOME: errandHome, ...extraEnv }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end(stdin);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function errand(errandHome: string, args: string[], stdin = "", extraEnv: Record<string, string> = {}): Promise<ErrandRun> {
+  return runErrand(args, { env: { ERRAND_HOME: errandHome, ...extraEnv }, stdin });
 }
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stdout: string;
-  stop(): Promise<number | null>;
-}
-
-/** Starts errand serve on an OS-chosen loopback port and waits for its first lines. */
-function serve(errandHome: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ERRAND_HOME: errandHome, ...extraEnv }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match !== null && stdout.includes("Next:")) {
-        clearTimeout(timer);
-        resolve({
-          child,
-          origin: match[1] ?? "",
-          stdout,
-          stop: () => {
-            child.kill("SIGTERM");
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
+/** Starts errand serve on an OS-chosen loopback port and waits for its start-up banner. */
+function serve(errandHome: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServedErrand> {
+  return startServe(args, { env: { ERRAND_HOME: errandHome, ...extraEnv }, startTimeoutMs: 20_000 });
 }
 
 function storedBytes(errandHome: string): string {
@@ -117,8 +76,8 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
 
     const served = await serve(h, [], { ERRAND_OWNER_PASSWORD: PASSWORD });
     try {
-      assert.match(served.stdout, new RegExp(`MCP URL: ${served.origin}/mcp`));
-      assert.match(served.stdout, /Next: ChatGPT cannot reach a loopback address/);
+      assert.match(served.stdout(), new RegExp(`MCP URL: ${served.origin}/mcp`));
+      assert.match(served.stdout(), /Next: ChatGPT cannot reach a loopback address/);
       const health = await fetch(`${served.origin}/healthz`);
       assert.equal(await health.text(), '{"ok":true}');
       assert.equal((await fetch(`${served.origin}/v1/status`)).status, 401);
@@ -139,8 +98,8 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
   test("with --public-url the issuer, resource and Host checks use it", async () => {
     const served = await serve(home("public"), ["--public-url", "https://errand.example.com"], { ERRAND_OWNER_PASSWORD: PASSWORD });
     try {
-      assert.match(served.stdout, /MCP URL: https:\/\/errand\.example\.com\/mcp/);
-      assert.match(served.stdout, /Next: in ChatGPT, Settings > Apps/);
+      assert.match(served.stdout(), /MCP URL: https:\/\/errand\.example\.com\/mcp/);
+      assert.match(served.stdout(), /Next: in ChatGPT, Settings > Apps/);
       const prm = (await (await fetch(`${served.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
       assert.equal(prm.resource, "https://errand.example.com/mcp");
       assert.deepEqual(prm.authorization_servers, ["https://errand.example.com"]);

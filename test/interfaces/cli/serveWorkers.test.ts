@@ -2,18 +2,16 @@
 // a counting site on 127.0.0.1, the REST API with an API token. No call ever runs the queue:
 // whatever happens is the worker pool's doing. Bounds are generous; the machine may be loaded.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../../fixtures/fixtureSite.js";
+import { runErrand, startServe } from "../../support/errandProcess.js";
+import type { ErrandRun, ServedErrand } from "../../support/errandProcess.js";
 
-const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "errand-serve-workers-"));
 const PASSWORD = "a long owner password";
 
@@ -55,52 +53,12 @@ function baseEnv(errandHome: string, extra: Record<string, string> = {}): Record
   return { PATH: process.env["PATH"] ?? "", ERRAND_HOME: errandHome, ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length), ERRAND_RETRY_DELAY_MS: "500", ...extra };
 }
 
-function errand(errandHome: string, args: string[], extra: Record<string, string> = {}, stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: baseEnv(errandHome, extra), stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end(stdin);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function errand(errandHome: string, args: string[], extra: Record<string, string> = {}, stdin = ""): Promise<ErrandRun> {
+  return runErrand(args, { env: baseEnv(errandHome, extra), stdin });
 }
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stderr(): string;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
-}
-
-function serve(errandHome: string, extra: Record<string, string> = {}): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0"], { env: baseEnv(errandHome, extra), stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match !== null && stdout.includes("Next:")) {
-        clearTimeout(timer);
-        resolve({
-          child,
-          origin: match[1] ?? "",
-          stderr: () => stderr,
-          stop: () => {
-            child.kill("SIGTERM");
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
+function serve(errandHome: string, extra: Record<string, string> = {}): Promise<ServedErrand> {
+  return startServe([], { env: baseEnv(errandHome, extra), startTimeoutMs: 60_000 });
 }
 
 async function apiToken(errandHome: string): Promise<string> {
@@ -119,7 +77,7 @@ interface Collected {
   pageContent?: { values: { name: string; text: string }[] };
 }
 
-function rest(served: Served, token: string) {
+function rest(served: ServedErrand, token: string) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   return {
     async submit(body: unknown): Promise<void> {
