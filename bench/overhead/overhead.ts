@@ -18,7 +18,7 @@ import { findChromium } from "../../src/providers/local/findChromium.js";
 import { startDemoSite } from "../../src/demo/demoSite.js";
 import { demoReadTask } from "../../src/demo/demoTasks.js";
 import { validateTask } from "../../src/task/validateTask.js";
-import type { Page } from "playwright-core";
+import { demoReadByHand } from "../support/demoReadByHand.js";
 
 const runs = Number(process.argv[2] ?? 30);
 const coldRuns = Number(process.argv[3] ?? 5);
@@ -40,17 +40,6 @@ const execute = createExecutor({
   defaultStepTimeoutMs: 10_000,
 });
 
-// The same steps as demoReadTask, written by hand with the same waits.
-async function handWritten(page: Page, origin: string): Promise<void> {
-  await page.goto(`${origin}/`, { waitUntil: "load" });
-  await page.locator("#status").first().waitFor({ state: "visible" });
-  await page.locator("#status").innerText();
-  await page.locator("#owner").getAttribute("data-plan");
-  if ((await page.locator("#title").innerText()).trim() !== "Library account") throw new Error("title");
-  if (!(await page.locator("#status").innerText()).includes("all 3 books returned")) throw new Error("status");
-  if (page.url() !== `${origin}/`) throw new Error("url");
-}
-
 // Warm the executor's browser, then reuse the very same Browser for the baseline.
 const warmSession = await provider.openSession({ budgetMs: 25_000, signal: new AbortController().signal });
 const browser = warmSession.context.browser();
@@ -70,7 +59,7 @@ for (let i = 0; i < runs; i += 1) {
   t = performance.now();
   const context = await browser.newContext({ serviceWorkers: "block", acceptDownloads: false });
   try {
-    await handWritten(await context.newPage(), site.origin);
+    await demoReadByHand(await context.newPage(), site.origin);
   } finally {
     await context.close();
   }

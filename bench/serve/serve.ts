@@ -12,11 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startDemoSite } from "../../src/demo/demoSite.js";
 import { demoReadTask } from "../../src/demo/demoTasks.js";
 import { LOCKED_DOWN_CHROMIUM_ARGS } from "../../src/providers/local/chromiumLaunch.js";
 import { findChromium } from "../../src/providers/local/findChromium.js";
+import { demoReadByHand } from "../support/demoReadByHand.js";
 
 const tasks = Number(process.argv[2] ?? 20);
 const rounds = Number(process.argv[3] ?? 3);
@@ -87,17 +88,6 @@ async function errandBatch(served: Served, token: string, count: number): Promis
   return performance.now() - started;
 }
 
-// The demo read task's steps, by hand, with the same waits.
-async function handWritten(page: Page, origin: string): Promise<void> {
-  await page.goto(`${origin}/`, { waitUntil: "load" });
-  await page.locator("#status").first().waitFor({ state: "visible" });
-  await page.locator("#status").innerText();
-  await page.locator("#owner").getAttribute("data-plan");
-  if ((await page.locator("#title").innerText()).trim() !== "Library account") throw new Error("title");
-  if (!(await page.locator("#status").innerText()).includes("all 3 books returned")) throw new Error("status");
-  if (page.url() !== `${origin}/`) throw new Error("url");
-}
-
 /** `count` tasks by `concurrency` workers on one browser, each task in a fresh context (ms). */
 async function plainBatch(browser: Browser, count: number, concurrency: number): Promise<number> {
   let next = 0;
@@ -108,7 +98,7 @@ async function plainBatch(browser: Browser, count: number, concurrency: number):
         next += 1;
         const context = await browser.newContext({ serviceWorkers: "block", acceptDownloads: false });
         try {
-          await handWritten(await context.newPage(), site.origin);
+          await demoReadByHand(await context.newPage(), site.origin);
         } finally {
           await context.close();
         }
