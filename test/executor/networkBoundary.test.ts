@@ -16,6 +16,7 @@ import { startEgressProxy } from "../../src/providers/local/egressProxy.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 import { memoryVault } from "./memoryVault.js";
+import { hugeDocument } from "../fixtures/hugeDocument.js";
 
 /**
  * The network boundary from the attacker's side, through the production wiring of the local
@@ -27,7 +28,8 @@ let site: FixtureServer;
 let elsewhere: FixtureServer;
 let service: CountingListener;
 let policy: OperatorNetworkPolicy;
-let hugeBytesSent = 0;
+/** 500 MB of page; counts what actually left the site. */
+const huge = hugeDocument(500);
 const providers: { shutdown(): Promise<void> }[] = [];
 
 const html = (body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body>${body}</body></html>`;
@@ -113,23 +115,7 @@ navigator.serviceWorker?.register("/sw.js").catch(() => {});
     "/next": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="p">next page</p>`)),
     "/sw.js": (_req, res) => res.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`),
     "/sink": (_req, res) => res.writeHead(204).end(),
-    "/huge": (_req, res) => {
-      // 500 MB of page, written as fast as the reader takes it; counts what actually left.
-      const chunk = Buffer.alloc(1024 * 1024, "a");
-      res.writeHead(200, { "content-type": "text/html" });
-      res.write("<!doctype html><p>");
-      let left = 500;
-      const pump = (): void => {
-        while (left > 0) {
-          left -= 1;
-          hugeBytesSent += chunk.length;
-          if (!res.write(chunk)) return void res.once("drain", pump);
-        }
-        res.end("</p>");
-      };
-      res.on("close", () => (left = 0));
-      pump();
-    },
+    "/huge": huge.route,
   });
   const allowances = parseAllowPrivate([site.origin.slice("http://".length), `127.0.0.2:${service.port}`]);
   assert.ok(allowances.ok);
@@ -236,8 +222,8 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
     // The cap is 10 MiB; the decoded chunks, their copy for the browser and the runtime's own churn
     // stay far below what a buffered 500 MB page would need.
     assert.ok(grew < 120, `errand's RSS grew by ${grew.toFixed(0)} MB`);
-    assert.ok(hugeBytesSent < 200 * 1024 * 1024, `the site got to send ${(hugeBytesSent / 1048576).toFixed(0)} MB before errand stopped reading`);
-    console.log(`# 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(hugeBytesSent / 1048576).toFixed(0)} MB before the connection was cut`);
+    assert.ok(huge.bytesSent() < 200 * 1024 * 1024, `the site got to send ${(huge.bytesSent() / 1048576).toFixed(0)} MB before errand stopped reading`);
+    console.log(`# 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB before the connection was cut`);
   });
 
   test("a plain task's receipt lists no request the task never made (no autofill, updates or other background traffic)", async () => {

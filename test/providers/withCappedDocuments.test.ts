@@ -14,6 +14,7 @@ import { startBrowserlessEmulator } from "../fixtures/providerEmulators/browserl
 import type { ProviderEmulator } from "../fixtures/providerEmulators/providerEmulator.js";
 import { makeContext, makeTask } from "../executor/attemptSupport.js";
 import { memoryVault } from "../executor/memoryVault.js";
+import { hugeDocument } from "../fixtures/hugeDocument.js";
 
 /**
  * Main-frame documents on a cloud provider's session (Browserless through its real SDK against a
@@ -23,29 +24,14 @@ import { memoryVault } from "../executor/memoryVault.js";
 let emulator: ProviderEmulator;
 let site: FixtureServer;
 let policy: OperatorNetworkPolicy;
-let hugeBytesSent = 0;
+/** 500 MB of page; counts what actually left the site. */
+const huge = hugeDocument(500);
 
 before(async () => {
   emulator = await startBrowserlessEmulator();
   site = await startRecordingServer("127.0.0.1", {
     "/small": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>t</title><p id="p">small page</p>`),
-    "/huge": (_req, res) => {
-      // 500 MB of page, written as fast as the reader takes it; counts what actually left.
-      const chunk = Buffer.alloc(1024 * 1024, "a");
-      res.writeHead(200, { "content-type": "text/html" });
-      res.write("<!doctype html><p>");
-      let left = 500;
-      const pump = (): void => {
-        while (left > 0) {
-          left -= 1;
-          hugeBytesSent += chunk.length;
-          if (!res.write(chunk)) return void res.once("drain", pump);
-        }
-        res.end("</p>");
-      };
-      res.on("close", () => (left = 0));
-      pump();
-    },
+    "/huge": huge.route,
   });
   const allowances = parseAllowPrivate([site.origin.slice("http://".length)]);
   assert.ok(allowances.ok);
@@ -79,7 +65,7 @@ describe("cloud sessions: bounded main-frame documents", () => {
     const grew = (peak - baseline) / (1024 * 1024);
     // Buffered whole, the page alone would be 500 MB in this process (Playwright's route.fetch).
     assert.ok(grew < 120, `errand's RSS grew by ${grew.toFixed(0)} MB`);
-    assert.ok(hugeBytesSent < 200 * 1024 * 1024, `the site got to send ${(hugeBytesSent / 1048576).toFixed(0)} MB before errand stopped reading`);
-    console.log(`# cloud 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(hugeBytesSent / 1048576).toFixed(0)} MB`);
+    assert.ok(huge.bytesSent() < 200 * 1024 * 1024, `the site got to send ${(huge.bytesSent() / 1048576).toFixed(0)} MB before errand stopped reading`);
+    console.log(`# cloud 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB`);
   });
 });

@@ -3,35 +3,17 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
 import type { Receipt, ReceiptStatus } from "../../src/receipt/receiptTypes.js";
 import { approve, cancel, claim, create, crossBoundary, endAwaiting, resolve, TransitionError } from "../../src/store/operationTransitions.js";
 import type { Transition } from "../../src/store/operationTransitions.js";
 import type { OperationPhase, OperationRecord } from "../../src/store/Store.js";
 import { OPERATION_PHASES, operationState } from "../../src/store/Store.js";
+import { sampleReceipt } from "../support/sampleReceipt.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 
 function receipt(status: ReceiptStatus, boundary: Receipt["mutationBoundary"] = "not_crossed"): Receipt {
-  return {
-    receiptVersion: "errand.receipt.v1",
-    status,
-    operationId: "x",
-    requestDigest: "d",
-    risk: "reversible_write",
-    provider: "local",
-    finalUrl: "https://example.com/",
-    checks: [],
-    steps: [],
-    error: null,
-    startedAt: new Date(T0).toISOString(),
-    durationMs: 1,
-    attempts: 1,
-    network: emptyNetworkEvidence(),
-    mutationBoundary: boundary,
-    evidenceRetention: "minimal",
-    fallback: [],
-  };
+  return sampleReceipt({ status, risk: "reversible_write", mutationBoundary: boundary });
 }
 
 function created(approvalTtlMs?: number): OperationRecord {

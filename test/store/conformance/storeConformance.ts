@@ -7,10 +7,10 @@ import { describe, test } from "node:test";
 import type { JournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
-import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
 import type { Receipt, ReceiptStatus } from "../../../src/receipt/receiptTypes.js";
 import type { AttemptResolution, NewOperation, OperationRecord, Store } from "../../../src/store/Store.js";
 import { OperationTamperedError } from "../../../src/store/storeErrors.js";
+import { sampleReceipt } from "../../support/sampleReceipt.js";
 
 /** A backend opened for one test, on its own fresh database, with the suite's key and clock. */
 export interface StoreUnderTest {
@@ -35,25 +35,8 @@ function newOperation(extra: Partial<NewOperation> = {}): NewOperation {
 }
 
 function receipt(operation: OperationRecord, status: ReceiptStatus): Receipt {
-  return {
-    receiptVersion: "errand.receipt.v1",
-    status,
-    operationId: operation.operationId,
-    requestDigest: operation.requestDigest,
-    risk: operation.risk,
-    provider: "local",
-    finalUrl: "https://example.com/",
-    checks: [],
-    steps: [],
-    error: null,
-    startedAt: new Date(T0).toISOString(),
-    durationMs: 1,
-    attempts: operation.attempts,
-    network: emptyNetworkEvidence(),
-    mutationBoundary: operation.mutationBoundary,
-    evidenceRetention: "minimal",
-    fallback: [],
-  };
+  const { operationId, requestDigest, risk, attempts, mutationBoundary } = operation;
+  return sampleReceipt({ status, operationId, requestDigest, risk, attempts, mutationBoundary });
 }
 
 const finish =
