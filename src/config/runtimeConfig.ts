@@ -48,9 +48,16 @@ export interface RuntimeConfig {
   resultTtlMs: number;
   /** How long a stopping worker pool (SIGTERM) lets running attempts finish before it exits; their leases cover the rest (ms). Env ERRAND_SHUTDOWN_GRACE_MS. Default 30 s. */
   shutdownGraceMs: number;
+  /**
+   * The PostgreSQL database every command uses instead of ERRAND_HOME/errand.db (postgres://…), or
+   * null for the embedded SQLite default. Env ERRAND_DATABASE_URL (or ERRAND_DATABASE_URL_FILE), or
+   * --database-url on any command. The master key stays in ERRAND_HOME/keys either way.
+   */
+  databaseUrl: string | null;
 }
 
 export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">> = Object.freeze({
+  databaseUrl: null,
   leaseMs: 90 * SECOND,
   heartbeatMs: 30 * SECOND,
   retryDelayMs: 10 * SECOND,
@@ -79,7 +86,7 @@ export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs">;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "databaseUrl">;
   min: number;
   max: number;
 }
@@ -111,12 +118,23 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   if (approval !== undefined && approval !== "") config.ownerApproval = parseOwnerApproval(approval);
   const ttl = env["ERRAND_APPROVAL_TTL"];
   if (ttl !== undefined && ttl !== "") config.approvalTtlMs = parseApprovalTtl(ttl);
+  const databaseUrl = env["ERRAND_DATABASE_URL"];
+  if (databaseUrl !== undefined && databaseUrl !== "") config.databaseUrl = parseDatabaseUrl(databaseUrl);
   const resultTtl = env["ERRAND_RESULT_TTL"];
   if (resultTtl !== undefined && resultTtl !== "") config.resultTtlMs = parseResultTtl(resultTtl);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
   Object.assign(config, withoutUndefined(overrides));
   if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
   return config;
+}
+
+/** Only the scheme is checked here (the store checks the rest when it opens): a typo must not silently fall back to SQLite. */
+function parseDatabaseUrl(raw: string): string {
+  const text = raw.trim();
+  if (!/^postgres(?:ql)?:\/\//i.test(text)) {
+    throw new ConfigError(`ERRAND_DATABASE_URL must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); unset it to use the embedded SQLite database.`);
+  }
+  return text;
 }
 
 function parseApprovalTtl(raw: string): number {

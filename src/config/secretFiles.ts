@@ -8,6 +8,8 @@ import { ConfigError } from "./runtimeConfig.js";
  */
 export const SECRET_VARIABLES: readonly string[] = [
   "ERRAND_OWNER_PASSWORD",
+  // A database URL may carry a password.
+  "ERRAND_DATABASE_URL",
   "BROWSERBASE_API_KEY",
   "STEEL_API_KEY",
   "KERNEL_API_KEY",

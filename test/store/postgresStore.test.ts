@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
+import { openPostgresSecretStore } from "../../src/store/postgres/openPostgresSecretStore.js";
 import { openPostgresStore } from "../../src/store/postgres/openPostgresStore.js";
+import { verifyJournal } from "../../src/journal/verifyJournal.js";
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/postgresMigrations.js";
 import { SchemaTooNewError } from "../../src/store/storeErrors.js";
 import { dropSchema, freshSchema, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
@@ -88,6 +90,29 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
       });
     } finally {
       await nobody.close();
+    }
+  });
+
+  test("declared secrets: only the sealed payload is stored, changes are journaled and the journal verifies", async () => {
+    const name = schema();
+    const store = openPostgresStore({ connectionString: url, schema: name, sealer });
+    const secrets = openPostgresSecretStore({ connectionString: url, schema: name, sealer });
+    try {
+      const first = await secrets.putSecret({ name: "SHOP_PASSWORD", sites: ["https://shop.example"], sourceKind: "stored", sealed: "sealed-payload" });
+      assert.equal(first.created, true);
+      const again = await secrets.putSecret({ name: "SHOP_PASSWORD", sites: ["https://shop.example", "https://*.shop.example"], sourceKind: "stored", sealed: "sealed-payload-2" });
+      assert.deepEqual([again.created, again.record.sites.length, again.record.sealed], [false, 2, "sealed-payload-2"]);
+      assert.deepEqual((await secrets.listSecrets()).map((r) => r.name), ["SHOP_PASSWORD"]);
+      assert.equal(await secrets.deleteSecret("SHOP_PASSWORD"), true);
+      assert.equal(await secrets.deleteSecret("SHOP_PASSWORD"), false);
+      assert.equal(await secrets.readSecret("SHOP_PASSWORD"), null);
+      const changes = (await store.readJournalEvents(0, 10)).filter((e) => e.type === "secret_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
+      assert.deepEqual(changes, ["created", "updated", "deleted"]);
+      assert.ok((await store.readJournalEvents(0, 10)).every((e) => !(e.body ?? "").includes("sealed-payload")), "no payload in the journal");
+      assert.ok((await verifyJournal(store, sealer)).ok);
+    } finally {
+      await secrets.close();
+      await store.close();
     }
   });
 });

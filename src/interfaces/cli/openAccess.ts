@@ -1,8 +1,7 @@
 import { createJournalSealer } from "../../journal/createJournalSealer.js";
 import { deriveSubkey } from "../../keys/loadKey.js";
 import type { AccessStore } from "../../store/AccessStore.js";
-import { openSqliteAccessStore } from "../../store/sqlite/openSqliteAccessStore.js";
-import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import { openAccessStoreAt, storeLocationFor } from "../../app/openStores.js";
 import type { SecretHasher } from "../http/secretHasher.js";
 import { createSecretHasher } from "../http/secretHasher.js";
 import type { CommandContext } from "./commandContext.js";
@@ -24,12 +23,9 @@ export interface OpenedAccess {
  */
 export function openAccess(opened: OpenedOperations): OpenedAccess {
   // The operations store opened first has already found (or, for a new home, made) the key.
-  const key = masterKeyFor(opened.config.errandHome, "read");
-  const access = openSqliteAccessStore({
-    path: sqliteStorePath(opened.config.errandHome),
-    sealer: createJournalSealer(deriveSubkey(key, "journal")),
-    busyTimeoutMs: opened.config.busyTimeoutMs,
-  });
+  const location = storeLocationFor(opened.config);
+  const key = masterKeyFor(opened.config.errandHome, "read", location);
+  const access = openAccessStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
   return { access, hasher: createSecretHasher(deriveSubkey(key, "http-secrets")) };
 }
 

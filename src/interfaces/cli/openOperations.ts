@@ -6,7 +6,7 @@ import { deriveSubkey } from "../../keys/loadKey.js";
 import { createOperationsService } from "../../operations/createOperationsService.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
-import { openSqliteStore, sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import { openOperationStore, storeLocationFor } from "../../app/openStores.js";
 import type { Task } from "../../task/taskTypes.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
@@ -22,8 +22,8 @@ export interface OpenedOperations {
 
 /**
  * Opens the operations service the way every CLI command does: configuration from the environment,
- * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the SQLite
- * store at ERRAND_HOME/errand.db.
+ * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the store
+ * (ERRAND_HOME/errand.db, or the PostgreSQL database ERRAND_DATABASE_URL names; app/openStores).
  *
  * The CLI's executors come from executorFactory, whose provider router takes and feeds each
  * provider's circuit breaker itself; so unless `providerFor` says otherwise, the runner is told
@@ -38,9 +38,10 @@ export function openOperations(
 ): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
-  const key = masterKeyFor(config.errandHome, options.access ?? "write");
+  const location = storeLocationFor(config);
+  const key = masterKeyFor(config.errandHome, options.access ?? "write", location);
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const store = openSqliteStore({ path: sqliteStorePath(config.errandHome), sealer, busyTimeoutMs: config.busyTimeoutMs });
+  const store = openOperationStore(location, { sealer });
   let secrets: OpenedSecrets | undefined;
   const secretSites = async (name: string): Promise<string[] | null> => {
     secrets ??= openSecrets(config, ctx.env, "read");

@@ -4,8 +4,7 @@ import { deriveSubkey } from "../../keys/loadKey.js";
 import { createSealedBox } from "../../keys/sealedBox.js";
 import { createSecretRegistry } from "../../secrets/createSecretRegistry.js";
 import type { SecretRegistry } from "../../secrets/createSecretRegistry.js";
-import { openSqliteSecretStore } from "../../store/sqlite/openSqliteSecretStore.js";
-import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import { openSecretStoreAt, storeLocationFor } from "../../app/openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
 
@@ -21,8 +20,9 @@ export interface OpenedSecrets {
  * See masterKeyFor for `access`.
  */
 export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv, access: HomeAccess = "write"): OpenedSecrets {
-  const key = masterKeyFor(config.errandHome, access);
-  const store = openSqliteSecretStore({ path: sqliteStorePath(config.errandHome), sealer: createJournalSealer(deriveSubkey(key, "journal")), busyTimeoutMs: config.busyTimeoutMs });
+  const location = storeLocationFor(config);
+  const key = masterKeyFor(config.errandHome, access, location);
+  const store = openSecretStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
   const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome: config.errandHome });
   return { registry, close: () => store.close() };
 }

@@ -26,6 +26,8 @@ function generalHelp(): string {
     "Run 'errand help <command>' (or 'errand <command> --help') for a command's options.",
     "Global: --debug prints stack traces. --json prints one object of the shape in docs/CLI.md.",
     "State lives in ERRAND_HOME (default $XDG_STATE_HOME/errand, else ~/.local/state/errand; 'errand doctor' shows it).",
+    "With ERRAND_DATABASE_URL=postgres://... (or --database-url on any command) every command uses that PostgreSQL",
+    "database instead of ERRAND_HOME/errand.db (the master key stays in ERRAND_HOME/keys); 'errand migrate' sets it up.",
   ].join("\n");
 }
 
@@ -39,6 +41,30 @@ function unknownCommand(name: string, json: boolean): number {
   if (json) return printFailure({ code: "usage", message }, true);
   printErr(`error: ${message}`);
   return EXIT.usage;
+}
+
+/**
+ * `--database-url URL` (or `--database-url=URL`) works on every command: it stands for
+ * ERRAND_DATABASE_URL (and wins over it), so the choice of store is made in one place
+ * (app/openStores, from the runtime configuration) whichever way it was given.
+ */
+function takeDatabaseUrl(rest: readonly string[]): { args: string[]; databaseUrl: string | undefined } {
+  const args: string[] = [];
+  let databaseUrl: string | undefined;
+  for (let i = 0; i < rest.length; i += 1) {
+    const arg = rest[i] ?? "";
+    if (arg === "--database-url") {
+      const value = rest[i + 1];
+      if (value === undefined || value.startsWith("--")) throw new UsageError("--database-url needs a value: postgres://USER@HOST:PORT/DATABASE");
+      databaseUrl = value;
+      i += 1;
+    } else if (arg.startsWith("--database-url=")) {
+      databaseUrl = arg.slice("--database-url=".length);
+    } else {
+      args.push(arg);
+    }
+  }
+  return { args, databaseUrl };
 }
 
 /**
@@ -75,8 +101,9 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
   }
   const debug = rest.includes("--debug");
   try {
-    const resolvedEnv = resolveSecretFiles(env);
-    return await command.run(parseCommandArgs(command, [...rest], resolvedEnv));
+    const { args, databaseUrl } = takeDatabaseUrl(rest);
+    const resolvedEnv = resolveSecretFiles(databaseUrl === undefined ? env : { ...env, ERRAND_DATABASE_URL: databaseUrl, ERRAND_DATABASE_URL_FILE: undefined });
+    return await command.run(parseCommandArgs(command, args, resolvedEnv));
   } catch (error) {
     if (debug && !(error instanceof UsageError) && error instanceof Error && error.stack !== undefined) printErr(error.stack);
     if (error instanceof UsageError) {

@@ -1,4 +1,6 @@
-// Builds a real SQLite store in a temporary ERRAND_HOME and the operations service over it. Not a test file.
+// Builds a real store (SQLite in a temporary ERRAND_HOME, or PostgreSQL when `location` names a
+// database schema) and the operations service over it, opened through app/openStores as every
+// command opens it. Not a test file.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +13,9 @@ import { deriveSubkey, loadOrCreateMasterKey } from "../../../src/keys/loadKey.j
 import { createOperationsService } from "../../../src/operations/createOperationsService.js";
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
-import { openSqliteStore, sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
+import type { StoreLocation } from "../../../src/app/openStores.js";
+import { openOperationStore } from "../../../src/app/openStores.js";
+import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
 import type { Store } from "../../../src/store/Store.js";
 
 /** A clock tests move by hand. */
@@ -33,6 +37,8 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
 export interface Harness {
   home: string;
   dbPath: string;
+  /** Where the store is: the SQLite file at dbPath, or a PostgreSQL schema. */
+  location: StoreLocation;
   key: Buffer;
   sealer: JournalSealer;
   config: RuntimeConfig;
@@ -48,16 +54,19 @@ export function makeTempHome(): string {
   return mkdtempSync(join(tmpdir(), "errand-ops-"));
 }
 
-export function openHarness(options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string } = {}): Harness {
+export function openHarness(
+  options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation } = {},
+): Harness {
   const home = options.home ?? makeTempHome();
   const config = resolveRuntimeConfig({ ERRAND_HOME: home }, { retryDelayMs: 0, ...options.config });
   const key = loadOrCreateMasterKey(home);
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
   const dbPath = sqliteStorePath(home);
+  const location: StoreLocation = options.location ?? { backend: "sqlite", path: dbPath, busyTimeoutMs: config.busyTimeoutMs };
   const events: RunnerEvent[] = [];
   const opened: Store[] = [];
   const open = (execute?: ExecuteTask) => {
-    const store = openSqliteStore({ path: dbPath, sealer, busyTimeoutMs: config.busyTimeoutMs, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    const store = openOperationStore(location, { sealer, ...(options.clock === undefined ? {} : { clock: options.clock }) });
     opened.push(store);
     const service = createOperationsService({
       store,
@@ -74,6 +83,7 @@ export function openHarness(options: { home?: string; clock?: () => number; exec
   return {
     home,
     dbPath,
+    location,
     key,
     sealer,
     config,

@@ -34,6 +34,9 @@ async function runBackup(ctx: CommandContext): Promise<number> {
   const out = stringOption(ctx, "out");
   if (out === undefined) throw new UsageError("backup needs --out FILE");
   const config = resolveRuntimeConfig(ctx.env);
+  if (config.databaseUrl !== null) {
+    return printFailure({ code: "configuration_error", message: "errand backup copies the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL the state is in PostgreSQL: back it up with pg_dump (docs/OPERATIONS.md, PostgreSQL), and keep ERRAND_HOME/keys/master.key apart." }, json);
+  }
   const [{ backupSqliteDatabase, BackupError }, { sqliteStorePath }] = await Promise.all([import("../../../store/sqlite/sqliteBackup.js"), import("../../../store/sqlite/openSqliteStore.js")]);
   try {
     const facts = await backupSqliteDatabase(sqliteStorePath(config.errandHome), out);

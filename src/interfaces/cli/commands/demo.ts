@@ -1,6 +1,7 @@
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { startDemoSite, DEMO_PASSWORD } from "../../../demo/demoSite.js";
 import { DEMO_SECRET_NAME, demoLookalikeTask, demoReadTask, demoWriteTask } from "../../../demo/demoTasks.js";
+import { storeLocationFor } from "../../../app/openStores.js";
 import { masterKeyFor } from "../masterKey.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import { requestDigest } from "../../../task/requestDigest.js";
@@ -34,7 +35,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
   const site = await startDemoSite();
   addOutputSecret(DEMO_PASSWORD);
   const config = resolveRuntimeConfig(ctx.env);
-  const key = masterKeyFor(config.errandHome, "write");
+  const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
   const secrets = openSecrets(config, ctx.env);
   // The demo sites are private (loopback) destinations: the demo, as operator, allows exactly them.
   const { buildExecutor } = await import("../buildExecutor.js");

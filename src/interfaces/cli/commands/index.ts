@@ -33,6 +33,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "token", summary: "create, list or revoke REST API tokens (and revoke every OAuth grant)", load: async () => (await import("./token.js")).tokenCommand },
   { name: "owner", summary: "set the owner password (approves ChatGPT and tasks in the owner console); unlock a lockout", load: async () => (await import("./owner.js")).ownerCommand },
   { name: "doctor", summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, providers)", load: async () => (await import("./doctor.js")).doctorCommand },
+  { name: "migrate", summary: "create or upgrade the database schema (SQLite or PostgreSQL) and print its version", load: async () => (await import("./migrate.js")).migrateCommand },
   { name: "backup", summary: "write a consistent copy of the database while errand runs (keep the key apart)", load: async () => (await import("./backup.js")).backupCommand },
   { name: "restore", summary: "restore a backup into an empty ERRAND_HOME and verify its journal", load: async () => (await import("./restore.js")).restoreCommand },
 ];

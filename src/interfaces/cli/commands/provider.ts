@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
+import { storeLocationFor } from "../../../app/openStores.js";
 import { masterKeyFor } from "../masterKey.js";
 import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
@@ -117,7 +118,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   if (task.risk !== "read_only") throw new UsageError(`a smoke task must be read_only (it runs unattended to test a provider); ${file} is ${task.risk}`);
 
   const config = resolveRuntimeConfig(ctx.env);
-  const key = masterKeyFor(config.errandHome, "write");
+  const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
   const { buildRoutedExecutor } = await import("../buildRoutedExecutor.js");
   const routed = buildRoutedExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), config, onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`) });
   const controller = new AbortController();

@@ -32,6 +32,9 @@ async function runRestore(ctx: CommandContext): Promise<number> {
   const file = ctx.positionals[0];
   if (file === undefined) throw new UsageError("restore needs the backup FILE");
   const config = resolveRuntimeConfig(ctx.env);
+  if (config.databaseUrl !== null) {
+    return printFailure({ code: "configuration_error", message: "errand restore writes the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL restore a pg_dump into an empty database with pg_restore, then run errand journal verify (docs/OPERATIONS.md, PostgreSQL)." }, json);
+  }
   const home = config.errandHome;
   const [{ restoreSqliteDatabase, inspectSqliteCopy, BackupError }, { sqliteStorePath }] = await Promise.all([import("../../../store/sqlite/sqliteBackup.js"), import("../../../store/sqlite/openSqliteStore.js")]);
   const database = sqliteStorePath(home);

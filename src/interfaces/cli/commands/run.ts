@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
+import { storeLocationFor } from "../../../app/openStores.js";
 import { masterKeyFor } from "../masterKey.js";
 import type { EphemeralEvidence, Receipt } from "../../../receipt/receiptTypes.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
@@ -66,7 +67,7 @@ async function runRun(ctx: CommandContext): Promise<number> {
     if (!parsed.ok) {
       // Well formed but not approved: refused (BLOCKED) without becoming an operation, so the
       // caller can ask the person and submit again under the same operationId.
-      return finish(ctx, await refuseUnapproved(text, masterKeyFor(config.errandHome, "write"), wired.execute));
+      return finish(ctx, await refuseUnapproved(text, masterKeyFor(config.errandHome, "write", storeLocationFor(config)), wired.execute));
     }
     const progress = createProgressReporter();
     const execute: ExecuteTask = (task, attempt) => wired.execute(task, { ...attempt, onProgress: progress });

@@ -1,0 +1,69 @@
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import type { JournalSealer } from "../journal/createJournalSealer.js";
+import type { AccessStore } from "../store/AccessStore.js";
+import type { ProviderStore } from "../store/ProviderStore.js";
+import type { SecretStore } from "../store/SecretStore.js";
+import type { Store } from "../store/Store.js";
+import { openPostgresAccessStore } from "../store/postgres/openPostgresAccessStore.js";
+import { openPostgresProviderStore } from "../store/postgres/openPostgresProviderStore.js";
+import { openPostgresSecretStore } from "../store/postgres/openPostgresSecretStore.js";
+import { openPostgresStore } from "../store/postgres/openPostgresStore.js";
+import { describeDatabaseUrl } from "../store/postgres/postgresConnection.js";
+import { openSqliteAccessStore } from "../store/sqlite/openSqliteAccessStore.js";
+import { openSqliteProviderStore } from "../store/sqlite/openSqliteProviderStore.js";
+import { openSqliteSecretStore } from "../store/sqlite/openSqliteSecretStore.js";
+import { openSqliteStore, sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
+
+/**
+ * Where errand keeps its state: the embedded SQLite file in ERRAND_HOME (the default), or the
+ * PostgreSQL database ERRAND_DATABASE_URL / --database-url names (many runners on many machines).
+ * Every command, `errand serve` and the tests open their stores through this module and nowhere
+ * else, so the choice is made once.
+ */
+export type StoreLocation = { backend: "sqlite"; path: string; busyTimeoutMs: number } | { backend: "postgres"; url: string; schema?: string };
+
+export function storeLocationFor(config: RuntimeConfig): StoreLocation {
+  return config.databaseUrl === null
+    ? { backend: "sqlite", path: sqliteStorePath(config.errandHome), busyTimeoutMs: config.busyTimeoutMs }
+    : { backend: "postgres", url: config.databaseUrl };
+}
+
+/** The location for people: the file path, or the database URL without its password. */
+export function describeStoreLocation(location: StoreLocation): string {
+  return location.backend === "sqlite" ? location.path : describeDatabaseUrl(location.url) + (location.schema === undefined ? "" : ` (schema ${location.schema})`);
+}
+
+export interface StoreOpenOptions {
+  /** Seals and checks the journal (the master key's "journal" subkey). */
+  sealer: JournalSealer;
+  /** Tests move time by hand; otherwise SQLite uses the process clock and PostgreSQL its now(). */
+  clock?: () => number;
+}
+
+function postgresOptions(location: Extract<StoreLocation, { backend: "postgres" }>, options: StoreOpenOptions) {
+  return { connectionString: location.url, sealer: options.sealer, ...(location.schema === undefined ? {} : { schema: location.schema }), ...(options.clock === undefined ? {} : { clock: options.clock }) };
+}
+
+function sqliteOptions(location: Extract<StoreLocation, { backend: "sqlite" }>, options: StoreOpenOptions) {
+  return { path: location.path, sealer: options.sealer, busyTimeoutMs: location.busyTimeoutMs, ...(options.clock === undefined ? {} : { clock: options.clock }) };
+}
+
+/** Operations, leases, breakers, held results and the journal. */
+export function openOperationStore(location: StoreLocation, options: StoreOpenOptions): Store {
+  return location.backend === "sqlite" ? openSqliteStore(sqliteOptions(location, options)) : openPostgresStore(postgresOptions(location, options));
+}
+
+/** The router's provider states, slots, usage and breakers. */
+export function openProviderStoreAt(location: StoreLocation, options: StoreOpenOptions): ProviderStore {
+  return location.backend === "sqlite" ? openSqliteProviderStore(sqliteOptions(location, options)) : openPostgresProviderStore(postgresOptions(location, options));
+}
+
+/** The owner password, OAuth clients, codes, tokens, API tokens and lockouts. */
+export function openAccessStoreAt(location: StoreLocation, options: StoreOpenOptions): AccessStore {
+  return location.backend === "sqlite" ? openSqliteAccessStore(sqliteOptions(location, options)) : openPostgresAccessStore(postgresOptions(location, options));
+}
+
+/** The owner's declared secrets (sealed). */
+export function openSecretStoreAt(location: StoreLocation, options: StoreOpenOptions): SecretStore {
+  return location.backend === "sqlite" ? openSqliteSecretStore(sqliteOptions(location, options)) : openPostgresSecretStore(postgresOptions(location, options));
+}

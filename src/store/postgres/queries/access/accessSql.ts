@@ -1,0 +1,256 @@
+import type {
+  ApiTokenRecord,
+  AuthorizationCodeRecord,
+  LockoutRecord,
+  LockoutTransition,
+  NewApiToken,
+  NewOAuthClient,
+  NewTokenFamily,
+  NewTokenPair,
+  OAuthClientRecord,
+  OAuthTokenRecord,
+  RedeemResult,
+  RegisterClientResult,
+  RequestRecord,
+  RotateResult,
+} from "../../../AccessStore.js";
+import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow, TokenRow } from "../../../rows/accessRows.js";
+import { joinScopes, toApiToken, toClient, toCode, toLockout, toToken } from "../../../rows/accessRows.js";
+import { appendJournalEvent } from "../../appendJournalEvent.js";
+import type { PgTx } from "../../pgContext.js";
+
+/**
+ * The access tables on PostgreSQL. Every write transaction of the access store first takes one
+ * transaction-scoped advisory lock (lockAccess), so access changes are applied one after another as
+ * SQLite's BEGIN IMMEDIATE applies them: a code is redeemed once, a refresh token rotated once, a
+ * lockout counted from the record as it stands. Access writes are rare (logins, grants), so one
+ * lock costs nothing that matters. The journal head is still locked last.
+ */
+export async function lockAccess(tx: PgTx): Promise<void> {
+  await tx.run("SELECT pg_advisory_xact_lock(hashtext('errand-access'))");
+}
+
+/** Journals a change of access state (operation-less, so compaction folds it away once old). */
+async function journalAuthChange(tx: PgTx, change: string, details: Record<string, unknown>): Promise<void> {
+  await appendJournalEvent(tx, { type: "auth_changed", operationId: null, body: { change, ...details } }, tx.now);
+}
+
+// ---- owner secret ------------------------------------------------------------------------------
+
+export async function selectOwnerSecret(tx: PgTx): Promise<string | undefined> {
+  return (await tx.one<{ encoded: string }>("SELECT encoded FROM owner_secret WHERE id = 1"))?.encoded;
+}
+
+export async function upsertOwnerSecret(tx: PgTx, encoded: string): Promise<void> {
+  await tx.run("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms", [encoded, tx.now]);
+  await journalAuthChange(tx, "owner_password_set", {});
+}
+
+// ---- owner lockout -----------------------------------------------------------------------------
+
+const FRESH: LockoutRecord = { failures: 0, lockouts: 0, lockedUntilMs: null, lastFailureMs: null };
+
+export async function selectOwnerLockout(tx: PgTx, address: string): Promise<LockoutRecord> {
+  const row = await tx.one<LockoutRow>("SELECT failures, lockouts, locked_until_ms, last_failure_ms FROM owner_lockouts WHERE address = $1", [address]);
+  return row === undefined ? FRESH : toLockout(row);
+}
+
+export async function updateOwnerLockout<T>(tx: PgTx, address: string, transition: (record: LockoutRecord, nowMs: number) => LockoutTransition<T>): Promise<T> {
+  const { next, result, change } = transition(await selectOwnerLockout(tx, address), tx.now);
+  if (next === null) {
+    await tx.run("DELETE FROM owner_lockouts WHERE address = $1", [address]);
+  } else {
+    await tx.run(
+      `INSERT INTO owner_lockouts (address, failures, lockouts, locked_until_ms, last_failure_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (address) DO UPDATE SET failures = excluded.failures, lockouts = excluded.lockouts, locked_until_ms = excluded.locked_until_ms,
+         last_failure_ms = excluded.last_failure_ms, updated_ms = excluded.updated_ms`,
+      [address, next.failures, next.lockouts, next.lockedUntilMs, next.lastFailureMs, tx.now],
+    );
+  }
+  if (change !== undefined) await journalAuthChange(tx, typeof change["change"] === "string" ? change["change"] : "owner_lockout", { ...change, address });
+  return result;
+}
+
+export async function clearOwnerLockouts(tx: PgTx, address: string | undefined): Promise<number> {
+  const removed = address === undefined ? await tx.run("DELETE FROM owner_lockouts") : await tx.run("DELETE FROM owner_lockouts WHERE address = $1", [address]);
+  await journalAuthChange(tx, "owner_unlocked", { address: address ?? "all", removed });
+  return removed;
+}
+
+// ---- OAuth clients -----------------------------------------------------------------------------
+
+export async function selectClient(tx: PgTx, clientId: string): Promise<OAuthClientRecord | undefined> {
+  const row = await tx.one<ClientRow>("SELECT * FROM oauth_clients WHERE client_id = $1", [clientId]);
+  return row === undefined ? undefined : toClient(row);
+}
+
+/** Registers a client, first forgetting the oldest never-approved one when `maxClients` are registered. */
+export async function registerClient(tx: PgTx, client: NewOAuthClient, maxClients: number): Promise<RegisterClientResult> {
+  let evicted: string | null = null;
+  const count = (await tx.one<{ n: number }>("SELECT count(*) AS n FROM oauth_clients"))?.n ?? 0;
+  if (count >= maxClients) {
+    const victim = await tx.one<{ client_id: string }>("SELECT client_id FROM oauth_clients WHERE last_grant_ms IS NULL ORDER BY created_ms, client_id LIMIT 1");
+    if (victim === undefined) return { kind: "full" };
+    await tx.run("DELETE FROM oauth_clients WHERE client_id = $1", [victim.client_id]);
+    evicted = victim.client_id;
+  }
+  await tx.run(
+    `INSERT INTO oauth_clients (client_id, secret_hash, auth_method, client_name, redirect_uris, metadata_json, created_ms, last_grant_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)`,
+    [client.clientId, client.secretHash, client.authMethod, client.clientName, JSON.stringify(client.redirectUris), JSON.stringify(client.metadata), tx.now],
+  );
+  const redirectHosts = [...new Set(client.redirectUris.map(hostOf))];
+  await journalAuthChange(tx, "client_registered", { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted });
+  return { kind: "registered", evicted };
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return "?";
+  }
+}
+
+// ---- authorization codes -----------------------------------------------------------------------
+
+export async function insertCode(tx: PgTx, code: AuthorizationCodeRecord): Promise<void> {
+  await tx.run(
+    `INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, code_challenge, scopes, resource, expires_ms, used_ms, family_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, NULL)`,
+    [code.codeHash, code.clientId, code.redirectUri, code.codeChallenge, joinScopes(code.scopes), code.resource, code.expiresMs],
+  );
+  await tx.run("UPDATE oauth_clients SET last_grant_ms = $1 WHERE client_id = $2", [tx.now, code.clientId]);
+  await journalAuthChange(tx, "consent_approved", { clientId: code.clientId, scopes: code.scopes, resource: code.resource });
+}
+
+export async function selectCode(tx: PgTx, codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+  const row = await tx.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = $1", [codeHash]);
+  return row === undefined ? undefined : toCode(row);
+}
+
+/** Single use: the first redemption starts a token family; any later one revokes that family. */
+export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFamily): Promise<RedeemResult> {
+  const row = await tx.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = $1", [codeHash]);
+  if (row === undefined) return { kind: "missing" };
+  if (row.used_ms !== null) {
+    const family = row.family_id;
+    if (family !== null && (await revokeFamily(tx, family, "code_reuse"))) await journalAuthChange(tx, "family_revoked", { familyId: family, reason: "code_reuse" });
+    return { kind: "reused", revokedFamily: family };
+  }
+  if (row.expires_ms <= tx.now) return { kind: "expired" };
+  await tx.run("UPDATE oauth_codes SET used_ms = $1, family_id = $2 WHERE code_hash = $3", [tx.now, tokens.familyId, codeHash]);
+  await tx.run(
+    `INSERT INTO oauth_families (family_id, client_id, scopes, resource, generation, created_ms, expires_ms, revoked_ms, revoked_reason)
+     VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL)`,
+    [tokens.familyId, tokens.clientId, joinScopes(tokens.scopes), tokens.resource, tx.now, tokens.refreshExpiresMs],
+  );
+  await insertTokenPair(tx, tokens.familyId, 1, tokens);
+  await journalAuthChange(tx, "tokens_issued", { clientId: tokens.clientId, familyId: tokens.familyId, scopes: tokens.scopes });
+  return { kind: "redeemed" };
+}
+
+// ---- OAuth tokens ------------------------------------------------------------------------------
+
+export async function selectToken(tx: PgTx, tokenHash: string): Promise<OAuthTokenRecord | undefined> {
+  const row = await tx.one<TokenRow>(
+    `SELECT t.token_hash, t.kind, t.family_id, f.client_id, f.scopes, f.resource, t.generation, t.expires_ms, t.used_ms, f.revoked_ms
+     FROM oauth_tokens t JOIN oauth_families f ON f.family_id = t.family_id WHERE t.token_hash = $1`,
+    [tokenHash],
+  );
+  return row === undefined ? undefined : toToken(row);
+}
+
+async function insertTokenPair(tx: PgTx, familyId: string, generation: number, pair: NewTokenPair): Promise<void> {
+  await tx.run("INSERT INTO oauth_tokens (token_hash, family_id, kind, generation, expires_ms, used_ms, created_ms) VALUES ($1, $2, 'access', $3, $4, NULL, $5), ($6, $2, 'refresh', $3, $7, NULL, $5)", [
+    pair.accessHash,
+    familyId,
+    generation,
+    pair.accessExpiresMs,
+    tx.now,
+    pair.refreshHash,
+    pair.refreshExpiresMs,
+  ]);
+}
+
+async function revokeFamily(tx: PgTx, familyId: string, reason: string): Promise<boolean> {
+  return (await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_ms IS NULL", [tx.now, reason, familyId])) > 0;
+}
+
+/** Exchanges a refresh token once; a spent one presented again revokes the family. */
+export async function rotateRefresh(tx: PgTx, refreshHash: string, next: NewTokenPair): Promise<RotateResult> {
+  const token = await selectToken(tx, refreshHash);
+  if (token === undefined || token.kind !== "refresh") return { kind: "missing" };
+  if (token.revokedMs !== null) return { kind: "revoked" };
+  if (token.usedMs !== null) {
+    await revokeFamily(tx, token.familyId, "refresh_reuse");
+    await journalAuthChange(tx, "family_revoked", { familyId: token.familyId, clientId: token.clientId, reason: "refresh_reuse" });
+    return { kind: "reused", familyId: token.familyId };
+  }
+  if (token.expiresMs <= tx.now) return { kind: "expired" };
+  const generation = token.generation + 1;
+  await tx.run("UPDATE oauth_tokens SET used_ms = $1 WHERE token_hash = $2", [tx.now, refreshHash]);
+  await insertTokenPair(tx, token.familyId, generation, next);
+  await tx.run("UPDATE oauth_families SET generation = $1, expires_ms = $2 WHERE family_id = $3", [generation, next.refreshExpiresMs, token.familyId]);
+  await journalAuthChange(tx, "tokens_rotated", { familyId: token.familyId, clientId: token.clientId, generation });
+  return { kind: "rotated", familyId: token.familyId, generation };
+}
+
+/** RFC 7009: revokes the token's whole family when the token belongs to the calling client. */
+export async function revokeByToken(tx: PgTx, tokenHash: string, clientId: string, reason: string): Promise<boolean> {
+  const token = await selectToken(tx, tokenHash);
+  if (token === undefined || token.clientId !== clientId) return false;
+  const revoked = await revokeFamily(tx, token.familyId, reason);
+  if (revoked) await journalAuthChange(tx, "family_revoked", { familyId: token.familyId, clientId, reason });
+  return revoked;
+}
+
+export async function revokeAllFamilies(tx: PgTx, reason: string): Promise<number> {
+  const changed = await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE revoked_ms IS NULL", [tx.now, reason]);
+  if (changed > 0) await journalAuthChange(tx, "all_families_revoked", { families: changed, reason });
+  return changed;
+}
+
+/** Forgets codes, tokens and families that can no longer be used. */
+export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> {
+  const tokens = await tx.run("DELETE FROM oauth_tokens WHERE expires_ms < $1", [beforeMs]);
+  const codes = await tx.run("DELETE FROM oauth_codes WHERE expires_ms < $1", [beforeMs]);
+  const families = await tx.run("DELETE FROM oauth_families f WHERE f.expires_ms < $1 AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = f.family_id)", [beforeMs]);
+  return tokens + codes + families;
+}
+
+// ---- API tokens --------------------------------------------------------------------------------
+
+export async function insertApiToken(tx: PgTx, token: NewApiToken): Promise<void> {
+  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, NULL)", [token.tokenId, token.name, token.tokenHash, tx.now]);
+  await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name });
+}
+
+export async function listApiTokens(tx: PgTx): Promise<ApiTokenRecord[]> {
+  return (await tx.rows<ApiTokenRow>("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens ORDER BY created_ms, token_id")).map(toApiToken);
+}
+
+export async function selectApiTokenByHash(tx: PgTx, tokenHash: string): Promise<ApiTokenRecord | undefined> {
+  const row = await tx.one<ApiTokenRow>("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE token_hash = $1", [tokenHash]);
+  return row === undefined ? undefined : toApiToken(row);
+}
+
+/** Revokes the live token with this id (or, failing that, this name); journals it. */
+export async function revokeApiToken(tx: PgTx, idOrName: string): Promise<ApiTokenRecord | undefined> {
+  const row = await tx.one<ApiTokenRow>(
+    "SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE (token_id = $1 OR name = $1) AND revoked_ms IS NULL ORDER BY (token_id = $1) DESC, created_ms LIMIT 1",
+    [idOrName],
+  );
+  if (row === undefined) return undefined;
+  const token = toApiToken(row);
+  await tx.run("UPDATE api_tokens SET revoked_ms = $1 WHERE token_id = $2", [tx.now, token.tokenId]);
+  await journalAuthChange(tx, "api_token_revoked", { tokenId: token.tokenId, name: token.name });
+  return { ...token, revokedMs: tx.now };
+}
+
+// ---- audit -------------------------------------------------------------------------------------
+
+/** Journals what an authenticated caller did (operation-less: an operation's latest event must stay the one that states its phase). */
+export async function recordRequest(tx: PgTx, record: RequestRecord): Promise<void> {
+  await appendJournalEvent(tx, { type: "request_recorded", operationId: null, body: { ...record } }, tx.now);
+}
