@@ -15,6 +15,7 @@ import { createFakeExecutor } from "./support/fakeExecutor.js";
 import { manualClock, openHarness } from "./support/harness.js";
 import type { Harness } from "./support/harness.js";
 import { readTask, writeTask } from "./support/tasks.js";
+import { dropSchemas, freshPostgresLocation, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 
 let site: CountingServer;
 before(async () => {
@@ -26,8 +27,14 @@ function consequentialTask(id: string): Record<string, unknown> {
   return { ...writeTask(id, undefined, { target: { url: "https://shop.example.com/cart" } }), risk: "consequential" };
 }
 
-/** Runs SQL on the database file as the attacker does: another connection, no key. */
-function attack(h: Harness, sql: string, ...params: unknown[]): void {
+/** Runs SQL on the store's database as the attacker does: another connection, no key (SQLite file or PostgreSQL rows; `?` placeholders). */
+async function attack(h: Harness, sql: string, ...params: unknown[]): Promise<void> {
+  if (h.location.backend === "postgres") {
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${(n += 1)}`);
+    await withSchemaClient(h.location.url, h.location.schema, (client) => client.query(text, params));
+    return;
+  }
   const db = new Database(h.dbPath);
   try {
     db.prepare(sql).run(...params);
@@ -35,6 +42,10 @@ function attack(h: Harness, sql: string, ...params: unknown[]): void {
     db.close();
   }
 }
+
+const database = await testDatabase();
+const schemas: string[] = [];
+after(() => (database.url === undefined ? undefined : dropSchemas(database.url, schemas)));
 
 /** Submits, approves (as the owner) and runs a consequential write once; the site has seen it once. */
 async function finishedWrite(h: Harness): Promise<string> {
@@ -50,150 +61,155 @@ async function finishedWrite(h: Harness): Promise<string> {
   return id;
 }
 
-describe("integrity: the runner authenticates an operation before it acts on it", () => {
-  test("a finished consequential write set back to queued is refused as journal_tampered: never executed, nothing reaches the site", async () => {
-    const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
-    try {
-      const phaseOnly = await finishedWrite(h);
-      const rewound = await finishedWrite(h);
-      assert.equal(fake.calls.length, 2);
-      // The plain edit: only the phase (and what a queued row holds) changes.
-      attack(h, "UPDATE operations SET phase = 'queued', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL WHERE operation_id = ?", phaseOnly);
-      // The careful edit: every column back to what the operation_created event says.
-      attack(
-        h,
-        "UPDATE operations SET phase = 'queued', revision = 1, attempts = 0, mutation_boundary = 'not_crossed', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL, run_after_ms = 0 WHERE operation_id = ?",
-        rewound,
-      );
+// The same attacks on both stores: SQLite rows edited through the file, PostgreSQL rows through SQL.
+for (const backend of ["sqlite", "postgres"] as const) {
+  const skip = backend === "postgres" ? database.skip : undefined;
+  const where = () => (backend === "postgres" && database.url !== undefined ? { location: freshPostgresLocation(database.url, schemas) } : {});
+  describe(`integrity (${backend}): the runner authenticates an operation before it acts on it`, skip === undefined ? {} : { skip }, () => {
+    test("a finished consequential write set back to queued is refused as journal_tampered: never executed, nothing reaches the site", async () => {
+      const fake = createFakeExecutor({ fixtureOrigin: site.origin });
+      const h = openHarness({ execute: fake.execute, ...where() });
+      try {
+        const phaseOnly = await finishedWrite(h);
+        const rewound = await finishedWrite(h);
+        assert.equal(fake.calls.length, 2);
+        // The plain edit: only the phase (and what a queued row holds) changes.
+        await attack(h, "UPDATE operations SET phase = 'queued', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL WHERE operation_id = ?", phaseOnly);
+        // The careful edit: every column back to what the operation_created event says.
+        await attack(
+          h,
+          "UPDATE operations SET phase = 'queued', revision = 1, attempts = 0, mutation_boundary = 'not_crossed', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL, run_after_ms = 0 WHERE operation_id = ?",
+          rewound,
+        );
 
-      const report = await h.service.runQueue();
-      assert.deepEqual(report.attempts, [], "nothing was claimed");
-      assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [phaseOnly, rewound].sort());
-      assert.ok(report.refused.every((r) => /differs from its latest journal event/.test(r.reason)));
-      assert.deepEqual(
-        h.events.filter((e) => e.kind === "refused").map((e) => e.kind === "refused" && e.code),
-        ["journal_tampered", "journal_tampered"],
-      );
-      // errand run drives one operation by id: refused the same way.
-      const only = await h.service.runQueue({ onlyOperationId: rewound });
-      assert.deepEqual(only.attempts, []);
-      assert.deepEqual(only.refused.map((r) => r.operationId), [rewound]);
+        const report = await h.service.runQueue();
+        assert.deepEqual(report.attempts, [], "nothing was claimed");
+        assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [phaseOnly, rewound].sort());
+        assert.ok(report.refused.every((r) => /differs from its latest journal event/.test(r.reason)));
+        assert.deepEqual(
+          h.events.filter((e) => e.kind === "refused").map((e) => e.kind === "refused" && e.code),
+          ["journal_tampered", "journal_tampered"],
+        );
+        // errand run drives one operation by id: refused the same way.
+        const only = await h.service.runQueue({ onlyOperationId: rewound });
+        assert.deepEqual(only.attempts, []);
+        assert.deepEqual(only.refused.map((r) => r.operationId), [rewound]);
 
-      assert.equal(fake.calls.length, 2, "the executor was never called again");
-      assert.equal(site.count("POST", `/write/${phaseOnly}`), 1, "the write reached the site exactly once");
-      assert.equal(site.count("POST", `/write/${rewound}`), 1, "the write reached the site exactly once");
-      for (const id of [phaseOnly, rewound]) {
-        const inspected = await h.service.inspect(id);
-        assert.ok(!inspected.ok && inspected.code === "journal_tampered");
+        assert.equal(fake.calls.length, 2, "the executor was never called again");
+        assert.equal(site.count("POST", `/write/${phaseOnly}`), 1, "the write reached the site exactly once");
+        assert.equal(site.count("POST", `/write/${rewound}`), 1, "the write reached the site exactly once");
+        for (const id of [phaseOnly, rewound]) {
+          const inspected = await h.service.inspect(id);
+          assert.ok(!inspected.ok && inspected.code === "journal_tampered");
+        }
+        const verdict = await h.service.verifyJournal();
+        assert.ok(!verdict.ok, "journal verify no longer says intact");
+        assert.equal(verdict.fault, "operation_state");
+        assert.ok(verdict.operationId === phaseOnly || verdict.operationId === rewound);
+      } finally {
+        await h.close();
       }
-      const verdict = await h.service.verifyJournal();
-      assert.ok(!verdict.ok, "journal verify no longer says intact");
-      assert.equal(verdict.fault, "operation_state");
-      assert.ok(verdict.operationId === phaseOnly || verdict.operationId === rewound);
-    } finally {
-      await h.close();
-    }
-  });
+    });
 
-  test("a queued operation whose attempts, risk or boundary were edited is not claimed; an intact one behind it still runs", async () => {
-    const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
-    try {
-      const edits = ["attempts = 5", "risk = 'consequential'", "mutation_boundary = 'crossed'", "max_attempts = 9", "cancel_requested_ms = 1", "request_digest = 'hmac-sha256:00'"];
-      const tampered: string[] = [];
-      for (const edit of edits) {
-        const id = randomUUID();
-        await h.service.submit(readTask(id));
-        attack(h, `UPDATE operations SET ${edit} WHERE operation_id = ?`, id);
-        tampered.push(id);
+    test("a queued operation whose attempts, risk or boundary were edited is not claimed; an intact one behind it still runs", async () => {
+      const fake = createFakeExecutor({ fixtureOrigin: site.origin });
+      const h = openHarness({ execute: fake.execute, ...where() });
+      try {
+        const edits = ["attempts = 5", "risk = 'consequential'", "mutation_boundary = 'crossed'", "max_attempts = 9", "cancel_requested_ms = 1", "request_digest = 'hmac-sha256:00'"];
+        const tampered: string[] = [];
+        for (const edit of edits) {
+          const id = randomUUID();
+          await h.service.submit(readTask(id));
+          await attack(h, `UPDATE operations SET ${edit} WHERE operation_id = ?`, id);
+          tampered.push(id);
+        }
+        const intact = randomUUID();
+        await h.service.submit(readTask(intact));
+        const report = await h.service.runQueue();
+        assert.deepEqual(report.attempts.map((a) => edits[tampered.indexOf(a.operationId)] ?? "intact"), ["intact"], "only the intact operation ran");
+        assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [...tampered].sort());
+        assert.equal(site.count("GET", `/read/${intact}`), 1);
+        for (const id of tampered) assert.equal(site.count("GET", `/read/${id}`), 0);
+      } finally {
+        await h.close();
       }
-      const intact = randomUUID();
-      await h.service.submit(readTask(intact));
-      const report = await h.service.runQueue();
-      assert.deepEqual(report.attempts.map((a) => edits[tampered.indexOf(a.operationId)] ?? "intact"), ["intact"], "only the intact operation ran");
-      assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [...tampered].sort());
-      assert.equal(site.count("GET", `/read/${intact}`), 1);
-      for (const id of tampered) assert.equal(site.count("GET", `/read/${id}`), 0);
-    } finally {
-      await h.close();
-    }
-  });
+    });
 
-  test("a row edited while its write runs cannot make it a retry: the result is refused, recovery refuses it, the write is sent once", async () => {
-    const clock = manualClock();
-    const harness: { current?: Harness } = {};
-    const sent: string[] = [];
-    const execute: ExecuteTask = async (task: Task, context: AttemptContext): Promise<AttemptOutcome> => {
-      await context.beforeMutationBoundary();
-      await fetch(`${site.origin}/write/${task.operationId}`, { method: "POST", body: "x" });
-      sent.push(task.operationId);
-      // The attacker makes the running write look like a read_only operation before its boundary.
-      attack(harness.current as Harness, "UPDATE operations SET risk = 'read_only', mutation_boundary = 'not_crossed' WHERE operation_id = ?", task.operationId);
-      return {
-        receipt: {
-          receiptVersion: "errand.receipt.v1",
-          status: "FAIL",
-          operationId: task.operationId,
-          requestDigest: context.requestDigest,
-          risk: task.risk,
-          provider: "local",
-          finalUrl: task.target.url,
-          checks: [],
-          steps: [],
-          error: { code: "step_failed", message: "fake", step: null },
-          startedAt: new Date(0).toISOString(),
-          durationMs: 1,
-          attempts: context.attempt,
-          network: emptyNetworkEvidence(),
-          mutationBoundary: "crossed",
-          evidenceRetention: task.evidenceRetention,
-          fallback: [],
-        },
-        ephemeral: { ephemeral: true, outputs: {} },
+    test("a row edited while its write runs cannot make it a retry: the result is refused, recovery refuses it, the write is sent once", async () => {
+      const clock = manualClock();
+      const harness: { current?: Harness } = {};
+      const sent: string[] = [];
+      const execute: ExecuteTask = async (task: Task, context: AttemptContext): Promise<AttemptOutcome> => {
+        await context.beforeMutationBoundary();
+        await fetch(`${site.origin}/write/${task.operationId}`, { method: "POST", body: "x" });
+        sent.push(task.operationId);
+        // The attacker makes the running write look like a read_only operation before its boundary.
+        await attack(harness.current as Harness, "UPDATE operations SET risk = 'read_only', mutation_boundary = 'not_crossed' WHERE operation_id = ?", task.operationId);
+        return {
+          receipt: {
+            receiptVersion: "errand.receipt.v1",
+            status: "FAIL",
+            operationId: task.operationId,
+            requestDigest: context.requestDigest,
+            risk: task.risk,
+            provider: "local",
+            finalUrl: task.target.url,
+            checks: [],
+            steps: [],
+            error: { code: "step_failed", message: "fake", step: null },
+            startedAt: new Date(0).toISOString(),
+            durationMs: 1,
+            attempts: context.attempt,
+            network: emptyNetworkEvidence(),
+            mutationBoundary: "crossed",
+            evidenceRetention: task.evidenceRetention,
+            fallback: [],
+          },
+          ephemeral: { ephemeral: true, outputs: {} },
+        };
       };
-    };
-    const h = openHarness({ execute, clock: clock.now });
-    harness.current = h;
-    try {
-      const id = randomUUID();
-      await h.service.submit(writeTask(id));
-      const first = await h.service.runQueue();
-      assert.deepEqual(first.attempts.map((a) => a.outcome), ["lease_lost"], "the result was not applied to the edited row");
-      assert.deepEqual(first.refused.map((r) => r.operationId), [id]);
-      clock.advance(h.config.leaseMs + 1);
-      const later = await h.service.runQueue();
-      assert.deepEqual(later.recovered, [], "recovery does not resolve an edited row");
-      assert.deepEqual(later.attempts, []);
-      assert.deepEqual(later.refused.map((r) => r.operationId), [id]);
-      assert.deepEqual(sent, [id], "the write was dispatched once");
-      assert.equal(site.count("POST", `/write/${id}`), 1);
-    } finally {
-      await h.close();
-    }
-  });
+      const h = openHarness({ execute, clock: clock.now, ...where() });
+      harness.current = h;
+      try {
+        const id = randomUUID();
+        await h.service.submit(writeTask(id));
+        const first = await h.service.runQueue();
+        assert.deepEqual(first.attempts.map((a) => a.outcome), ["lease_lost"], "the result was not applied to the edited row");
+        assert.deepEqual(first.refused.map((r) => r.operationId), [id]);
+        clock.advance(h.config.leaseMs + 1);
+        const later = await h.service.runQueue();
+        assert.deepEqual(later.recovered, [], "recovery does not resolve an edited row");
+        assert.deepEqual(later.attempts, []);
+        assert.deepEqual(later.refused.map((r) => r.operationId), [id]);
+        assert.deepEqual(sent, [id], "the write was dispatched once");
+        assert.equal(site.count("POST", `/write/${id}`), 1);
+      } finally {
+        await h.close();
+      }
+    });
 
-  test("cancel and approve refuse an operation whose row was edited, and change nothing", async () => {
-    const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
-    try {
-      const id = await finishedWrite(h);
-      const before = await h.store.readJournalHead();
-      attack(h, "UPDATE operations SET phase = 'awaiting_approval', approval_expires_ms = 9999999999999, receipt_status = NULL WHERE operation_id = ?", id);
-      const row = (await h.store.readOperation(id)) as { kind: "live"; operation: { requestDigest: string } };
-      const approved = await h.service.decideApproval(id, { approve: true, requestDigest: row.operation.requestDigest, decidedBy: "attacker", via: "cli" });
-      assert.ok(!approved.ok && approved.code === "journal_tampered", JSON.stringify(approved));
-      const cancelled = await h.service.control(id, { action: "cancel", controlActionId: randomUUID() });
-      assert.ok(!cancelled.ok && cancelled.code === "journal_tampered", JSON.stringify(cancelled));
-      assert.equal(await h.service.expireApprovals(), 0, "an edited row is not ended either");
-      assert.equal((await h.store.readJournalHead())?.seq, before?.seq, "nothing was journaled");
-      await h.service.runQueue();
-      assert.equal(site.count("POST", `/write/${id}`), 1);
-    } finally {
-      await h.close();
-    }
+    test("cancel and approve refuse an operation whose row was edited, and change nothing", async () => {
+      const fake = createFakeExecutor({ fixtureOrigin: site.origin });
+      const h = openHarness({ execute: fake.execute, ...where() });
+      try {
+        const id = await finishedWrite(h);
+        const before = await h.store.readJournalHead();
+        await attack(h, "UPDATE operations SET phase = 'awaiting_approval', approval_expires_ms = 9999999999999, receipt_status = NULL WHERE operation_id = ?", id);
+        const row = (await h.store.readOperation(id)) as { kind: "live"; operation: { requestDigest: string } };
+        const approved = await h.service.decideApproval(id, { approve: true, requestDigest: row.operation.requestDigest, decidedBy: "attacker", via: "cli" });
+        assert.ok(!approved.ok && approved.code === "journal_tampered", JSON.stringify(approved));
+        const cancelled = await h.service.control(id, { action: "cancel", controlActionId: randomUUID() });
+        assert.ok(!cancelled.ok && cancelled.code === "journal_tampered", JSON.stringify(cancelled));
+        assert.equal(await h.service.expireApprovals(), 0, "an edited row is not ended either");
+        assert.equal((await h.store.readJournalHead())?.seq, before?.seq, "nothing was journaled");
+        await h.service.runQueue();
+        assert.equal(site.count("POST", `/write/${id}`), 1);
+      } finally {
+        await h.close();
+      }
+    });
   });
-});
+}
 
 describe("integrity: the attempt history comes from the journal", () => {
   test("forged attempts rows change nothing inspect shows; an altered or removed attempt event is refused", async () => {
@@ -215,8 +231,8 @@ describe("integrity: the attempt history comes from the journal", () => {
       assert.ok(honest.attempts.every((a) => a.endedMs !== null && a.endedMs >= a.startedMs));
 
       // The attempts table is not what inspect reads: forged rows there show nowhere.
-      attack(h, "INSERT INTO attempts (operation_id, attempt, runner_id, started_ms, ended_ms, outcome) VALUES (?, 3, 'forged', 0, 1, 'PASS')", id);
-      attack(h, "UPDATE attempts SET outcome = 'PASS', runner_id = 'forged' WHERE operation_id = ?", id);
+      await attack(h, "INSERT INTO attempts (operation_id, attempt, runner_id, started_ms, ended_ms, outcome) VALUES (?, 3, 'forged', 0, 1, 'PASS')", id);
+      await attack(h, "UPDATE attempts SET outcome = 'PASS', runner_id = 'forged' WHERE operation_id = ?", id);
       const again = await h.service.inspect(id);
       assert.ok(again.ok && "attempts" in again);
       assert.deepEqual(again.attempts, honest.attempts);
@@ -230,7 +246,7 @@ describe("integrity: the attempt history comes from the journal", () => {
       assert.ok(!altered.ok && altered.code === "journal_tampered", JSON.stringify(altered));
 
       // Removing it instead leaves a gap in the operation's revisions.
-      attack(h, "DELETE FROM journal_events WHERE seq = ?", requeued.seq);
+      await attack(h, "DELETE FROM journal_events WHERE seq = ?", requeued.seq);
       const removed = await h.service.inspect(id);
       assert.ok(!removed.ok && removed.code === "journal_tampered", JSON.stringify(removed));
       assert.match(removed.message, /revision/);
