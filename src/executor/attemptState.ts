@@ -25,7 +25,8 @@ export class AttemptState {
   /** Why an artifact the task asked for is missing. */
   artifactsOmitted: string | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */
-  navigationViolation: { code: string; message: string } | null = null;
+  /** The first navigation the guards stopped; detail holds the page-chosen address (wrapped when it reaches the receipt). */
+  navigationViolation: { code: string; message: string; detail: string } | null = null;
 
   recordBlocked(entry: BlockedRequest, kind: "policy" | "method" | "navigation" | "secret"): void {
     if (kind === "method") this.network.nonGetAborted += 1;

@@ -204,7 +204,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     const violation = state.navigationViolation;
     state.error =
       violation !== null
-        ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step }
+        ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step, detail: untrusted(violation.detail) }
         : { code, message: redactor.scrub(message), step, ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }) };
   };
 
@@ -295,21 +295,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
 function explainReadOnlyWrite(task: Task, state: AttemptState): void {
   if (task.risk !== "read_only" || state.error === null || state.network.nonGetAborted === 0) return;
   const attempt = state.network.blocked.find((b) => b.code === "method_blocked");
-  const what = attempt === undefined ? "a request other than GET" : `a ${attempt.method} request to ${safeUrlHead(attempt.url)}`;
+  // The method only: the address is page-chosen and this message sits outside the untrusted wrapper (network.blocked lists it).
+  const what = attempt === undefined ? "a request other than GET" : `a ${attempt.method.slice(0, 16).replace(/[^A-Z]/gi, "")} request`;
   state.error = {
     ...state.error,
     message: `${state.error.message} Likely cause: this task is read_only and the page tried to send ${what} (a form submit, for example); errand aborted it. If the person wants this write, mark the task reversible_write with approved: true.`,
   };
-}
-
-/** Origin and path of a URL, without its query (which the page chose). */
-function safeUrlHead(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`.slice(0, 200);
-  } catch {
-    return "the page's own site";
-  }
 }
 
 /** Time the failure context may take: it is a hint, and the task's own time is already spent. */

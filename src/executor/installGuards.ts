@@ -49,12 +49,12 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
     if (!verdict.allowed) {
-      if (navigation) flagNavigation(state, verdict.code, `The browser was stopped from loading ${redactor.scrub(url)}: ${verdict.reason}`);
+      if (navigation) flagNavigation(state, verdict.code, "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.", `${redactor.scrub(url)}: ${verdict.reason}`);
       return block(route, request, verdict.code, verdict.reason, navigation ? "navigation" : "policy");
     }
     if (navigation && !options.hostAllowed(url)) {
       const reason = `${hostOf(url)} is not the target's host or one of allowedHosts`;
-      flagNavigation(state, "navigation_blocked", `The page tried to navigate to ${redactor.scrub(url)}; ${reason}.`);
+      flagNavigation(state, "navigation_blocked", "The page tried to navigate off the task's hosts (its target and allowedHosts); nothing was sent there. error.detail has the address.", redactor.scrub(url));
       return block(route, request, "navigation_blocked", reason, "navigation");
     }
     let secretBearing = false;
@@ -63,7 +63,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       const leaked = options.secretEgress.leak(outgoing);
       if (leaked !== null) {
         const reason = `it carries the secret ${leaked} to ${originOf(url)}, which that secret is not bound to`;
-        if (navigation) flagNavigation(state, "secret_egress_blocked", `The page tried to take the secret ${leaked} to ${originOf(url)}; it is not bound there. Nothing was sent.`);
+        if (navigation) flagNavigation(state, "secret_egress_blocked", `The page tried to take the secret ${leaked} to a site it is not bound to. Nothing was sent; error.detail has the address.`, originOf(url));
         return block(route, request, "secret_egress_blocked", reason, "secret");
       }
       secretBearing = options.secretEgress.carriesAny(outgoing);
@@ -122,7 +122,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const reason = leaked !== null ? `redirect hop carries the secret ${leaked} to ${originOf(url)}` : verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
     state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     if (navigation) {
-      flagNavigation(state, code, `A redirect took the page to ${redactor.scrub(url)}; ${reason}. The page was stopped.`);
+      flagNavigation(state, code, "A redirect took the page to an address it may not reach; the page was stopped. error.detail has the address and why.", `${redactor.scrub(url)}: ${reason}`);
       void options.mainPage()?.close().catch(() => undefined);
     }
   });
@@ -230,7 +230,7 @@ async function followNavigation(
       if (!allowed) {
         const code = verdict.allowed ? "navigation_blocked" : verdict.code;
         const reason = verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-        flagNavigation(options.state, code, `A redirect would take the page to ${options.redactor.scrub(next)}; ${reason}. Nothing was sent there.`);
+        flagNavigation(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
         return block(route, request, code, reason, "navigation");
       }
       const status = hopResponse.status;
@@ -252,7 +252,7 @@ async function followNavigation(
 function abortFetch(route: Route, request: Request, options: GuardOptions, error: unknown): Promise<void> {
   if (error instanceof DocumentFetchError && error.reason === "document_too_large") {
     const reason = error.message;
-    flagNavigation(options.state, "document_too_large", `The page at ${options.redactor.scrub(request.url())} was not loaded: ${reason}.`);
+    flagNavigation(options.state, "document_too_large", `The page was not loaded: ${reason}. error.detail has its address.`, options.redactor.scrub(request.url()));
     options.state.recordBlocked({ url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason }, "navigation");
     return route.abort("blockedbyclient").catch(() => undefined);
   }
@@ -293,7 +293,7 @@ async function followSecretBearing(
     if (leaked !== null || !verdict.allowed || offHost) {
       const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
       const reason = leaked !== null ? `a redirect would carry the secret ${leaked} to ${originOf(next)}, which that secret is not bound to` : verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-      if (navigation) flagNavigation(options.state, code, `A redirect would take the page to ${options.redactor.scrub(next)}; ${reason}. Nothing was sent there.`);
+      if (navigation) flagNavigation(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
       return block(route, request, code, reason, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     }
     if (!preserving) {
@@ -334,8 +334,15 @@ function isMainFrameNavigation(request: Request): boolean {
   }
 }
 
-function flagNavigation(state: AttemptState, code: string, message: string): void {
-  if (state.navigationViolation === null) state.navigationViolation = { code, message };
+const REFUSED_REDIRECT = "A redirect would take the page to an address it may not reach; nothing was sent there. error.detail has the address and why.";
+
+/**
+ * Records the first navigation the guards stopped. The message is errand's own words; the address
+ * (page-chosen: its host, path and query can spell anything) and the reason naming it go to
+ * `detail`, which reaches the receipt inside the untrusted wrapper as error.detail.
+ */
+function flagNavigation(state: AttemptState, code: string, message: string, detail: string): void {
+  if (state.navigationViolation === null) state.navigationViolation = { code, message, detail };
 }
 
 function hostOf(url: string): string {

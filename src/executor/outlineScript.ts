@@ -6,11 +6,13 @@
  * For each form control it proposes selectors, most stable first (#id, tag[name="..."], then a
  * structural path from the nearest element with an id); it keeps only those that match exactly
  * that one element in the page, and errand checks the one it reports again through Playwright.
- * Ids and names go into selectors only when they are plain identifiers, so page text never
- * reaches a selector. Everything is bounded by `limits`.
+ * Ids and names go into selectors only when they are plain identifiers of at most 32 characters,
+ * so no sentence a page plants (spaces, quotes, or a long run of words joined by underscores)
+ * reaches a selector, which the assistant sees outside the untrusted wrapper. Everything is
+ * bounded by `limits`.
  */
 export const OUTLINE_SCRIPT = String.raw`(limits) => {
-  const SAFE = /^[A-Za-z_][A-Za-z0-9_-]{0,80}$/;
+  const SAFE = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
   const flat = (s) => (s || "").replace(/\s+/g, " ").trim();
   const visible = (el) => {
     if (!el.getClientRects || el.getClientRects().length === 0) return false;

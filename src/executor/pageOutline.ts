@@ -21,9 +21,13 @@ export const OUTLINE_LIMITS = {
   hrefChars: 500,
 } as const;
 
-/** Identifier-like page values (names, option values) stay plain: no whitespace, short. Anything else is wrapped. */
+/**
+ * Identifier-like page values (names, option values) stay plain so a step can use them as they are:
+ * at most 32 characters of letters, digits and _ . : @ [ ] -. Anything longer or richer could carry
+ * a planted instruction, so it is wrapped like any other page text.
+ */
 function token(value: string): string | UntrustedText {
-  return /^\S{0,100}$/.test(value) ? value : untrusted(value, OUTLINE_LIMITS.textChars);
+  return /^[\w.:@[\]-]{0,32}$/.test(value) ? value : untrusted(value, OUTLINE_LIMITS.textChars);
 }
 
 /** The first proposed selector Playwright also finds exactly once (its CSS engine pierces open shadow roots; the page's does not). */
@@ -79,11 +83,11 @@ export async function shapeOutline(page: Page, raw: RawOutline, scrub: (text: st
     forms.push({ selector: group.candidates.length === 0 ? null : await verifiedSelector(page, group.candidates), fields, buttons });
   }
   return {
-    url: scrub(raw.url),
+    url: untrusted(scrub(raw.url), OUTLINE_LIMITS.hrefChars),
     title: untrusted(scrub(raw.title), OUTLINE_LIMITS.titleChars),
     headings: raw.headings.map((h) => ({ level: h.level, text: untrusted(scrub(h.text), OUTLINE_LIMITS.textChars) })),
     landmarks: raw.landmarks.map((l) => ({ role: /^[a-z]{1,20}$/.test(l.role) ? l.role : "region", label: l.label === "" ? null : untrusted(scrub(l.label), OUTLINE_LIMITS.textChars) })),
     forms,
-    links: raw.links.map((l) => ({ text: untrusted(scrub(l.text), OUTLINE_LIMITS.textChars), href: scrub(l.href).slice(0, OUTLINE_LIMITS.hrefChars) })),
+    links: raw.links.map((l) => ({ text: untrusted(scrub(l.text), OUTLINE_LIMITS.textChars), href: untrusted(scrub(l.href), OUTLINE_LIMITS.hrefChars) })),
   };
 }

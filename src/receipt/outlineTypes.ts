@@ -7,7 +7,7 @@ import type { UntrustedText } from "./untrustedText.js";
  */
 export interface OutlineField {
   label: UntrustedText;
-  /** The name attribute; page text, so wrapped unless it is one plain token. */
+  /** The name attribute; page text, so wrapped unless it is one short plain token (pageOutline.ts token()). */
   name: string | UntrustedText | null;
   /** The input type as the browser reads it (text, password, email, ...), or select / textarea. */
   type: string;
@@ -34,12 +34,14 @@ export interface OutlineForm {
 }
 
 export interface PageOutline {
-  url: string;
+  /** Where the page ended up (redirects and the page's own history changes included): page-chosen, so wrapped. */
+  url: UntrustedText;
   title: UntrustedText;
   headings: { level: number; text: UntrustedText }[];
   landmarks: { role: string; label: UntrustedText | null }[];
   forms: OutlineForm[];
-  links: { text: UntrustedText; href: string }[];
+  /** Hrefs are page-chosen text (a path can spell a sentence), so wrapped too. */
+  links: { text: UntrustedText; href: UntrustedText }[];
 }
 
 export interface SelectorCandidate {
@@ -53,7 +55,7 @@ export interface SelectorCandidate {
 
 /** A failed step's page, for the assistant to correct its task (docs/RECEIPTS.md "failure"). */
 export interface FailureContext {
-  url: string;
+  url: UntrustedText;
   title: UntrustedText;
   /** The region around the expected element when it exists (scoped: true), else the start of the page. */
   outline: { scoped: boolean; headings: PageOutline["headings"]; forms: OutlineForm[] };

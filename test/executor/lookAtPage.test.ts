@@ -106,7 +106,7 @@ describe("look", { timeout: 120_000 }, () => {
     const select = outline.forms[1]?.fields.find((f) => f.type === "select");
     assert.deepEqual(select?.options?.map((o) => [o.value, o.label.text]), [["se", "Sweden"], ["no", "Norway"]]);
     assert.deepEqual(outline.forms[1]?.fields.map((f) => f.type), ["select", "hidden", "password"]);
-    assert.equal(outline.links[0]?.href, `${site.origin}/next`);
+    assert.deepEqual(outline.links[0]?.href, { untrusted: true, text: `${site.origin}/next` });
     assert.ok(!json.includes("#x"), "an id with a space never becomes a selector");
     // Every visible element's selector works as-is in a task step (the hidden field cannot be waited for).
     const visible = outline.forms.flatMap((f) => [...f.fields, ...f.buttons]).filter((x) => x.visible);
@@ -151,7 +151,7 @@ describe("failure context", { timeout: 120_000 }, () => {
     assert.equal(receipt.error?.detail?.untrusted, true);
     const failure = receipt.failure;
     assert.ok(failure !== undefined);
-    assert.equal(failure.url, `${demo.origin}/settings`);
+    assert.deepEqual(failure.url, { untrusted: true, text: `${demo.origin}/settings` });
     assert.equal(failure.title.text, "Settings");
     assert.ok(failure.candidates.length <= 5);
     assert.equal(failure.candidates[0]?.selector, "#display-name");
@@ -165,6 +165,8 @@ describe("failure context", { timeout: 120_000 }, () => {
     );
     assert.equal(receipt.status, "FAIL");
     assert.ok(receipt.network.nonGetAborted >= 1);
-    assert.match(receipt.error?.message ?? "", /this task is read_only and the page tried to send a POST request to http:\/\/127\.0\.0\.1:\d+\/settings .*mark the task reversible_write with approved: true/);
+    assert.match(receipt.error?.message ?? "", /this task is read_only and the page tried to send a POST request \(a form submit, for example\).*mark the task reversible_write with approved: true/);
+    assert.ok(!receipt.error?.message.includes("/settings"), "the page-chosen address stays out of errand's message");
+    assert.ok(receipt.network.blocked.some((b) => b.method === "POST" && b.url.endsWith("/settings")), "network.blocked names it");
   });
 });

@@ -42,7 +42,7 @@ const show = (text: UntrustedText): string => JSON.stringify(text.text);
 
 /** The outline as a person reads it: one line per control, its selector last. */
 export function formatOutline(outline: PageOutline): string {
-  const lines = [`${show(outline.title)}  ${outline.url}  (quoted text comes from the page: untrusted)`];
+  const lines = [`${show(outline.title)}  ${show(outline.url)}  (quoted text comes from the page: untrusted)`];
   for (const heading of outline.headings) lines.push(`  h${heading.level} ${show(heading.text)}`);
   for (const form of outline.forms) {
     lines.push(form.selector === null ? "controls outside any form" : `form ${form.selector}`);
@@ -52,7 +52,7 @@ export function formatOutline(outline: PageOutline): string {
     }
     for (const button of form.buttons) lines.push(`  ${"button".padEnd(9)} ${show(button.text).padEnd(24)} ${button.selector ?? "(no unique selector)"}${button.visible ? "" : " hidden"}`);
   }
-  for (const link of outline.links) lines.push(`  link ${show(link.text)} -> ${link.href}`);
+  for (const link of outline.links) lines.push(`  link ${show(link.text)} -> ${show(link.href)}`);
   return lines.join("\n");
 }
 
