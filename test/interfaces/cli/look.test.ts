@@ -22,7 +22,7 @@ describe("errand look", { timeout: 120_000 }, () => {
   test("prints the settings form with its checked selectors; --json carries the outline as data", async () => {
     const readable = await errandInProcess(["look", `${demo.origin}/settings`, "--allow-private", demo.hostPort], env);
     assert.equal(readable.code, 0, readable.stderr);
-    assert.match(readable.stdout, /^"Settings" {2}http:\/\/127\.0\.0\.1:\d+\/settings/);
+    assert.match(readable.stdout, /^"Settings" {2}"http:\/\/127\.0\.0\.1:\d+\/settings"/, "the address is quoted like other page-chosen text");
     assert.match(readable.stdout, /password +"Password" +#password/);
     assert.match(readable.stdout, /button +"Save" +#save/);
 
