@@ -62,7 +62,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         }
         // 30 ms per attempt keeps the drain (about 1.5 s per runner) longer than a loaded machine takes
         // to start the other three runner processes, so "the work was shared" tests claims, not startup.
-        const runners = Array.from({ length: 4 }, () => spawnRunner(runnerEnv(h, { FAKE_DELAY_MS: "30" })));
+        // A lease far longer than the drain: under a loaded machine a 1.5 s lease can lapse while its
+        // runner is descheduled, and re-running a read whose lease lapsed is correct (seen once: 201
+        // attempts at load 14). Here only the claim may decide who runs what.
+        const runners = Array.from({ length: 4 }, () => spawnRunner(runnerEnv(h, { FAKE_DELAY_MS: "30", ERRAND_LEASE_MS: "30000" })));
         const results = await Promise.all(runners.map((r) => r.done));
         const reports = results.map((result) => {
           assert.equal(result.code, 0, result.stderr);
