@@ -1,15 +1,43 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { StoreLocation } from "../../app/openStores.js";
 import { describeStoreLocation } from "../../app/openStores.js";
 import { loadMasterKey, masterKeyPath } from "../../keys/loadKey.js";
 import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
 
 /**
- * What a command does with ERRAND_HOME: "read" commands (inspect, collect, status, journal, the list
- * actions) only look at what is stored; "write" commands may start a new home; "setup" (errand
- * migrate) may start a new PostgreSQL database.
+ * What a command does with ERRAND_HOME: "read" commands (inspect, collect, journal, the list
+ * actions) only look at what is stored; "report" commands (status, provider list) read too, but an
+ * unused home reads as empty (homeForAccess); "write" commands may start a new home; "setup"
+ * (errand migrate) may start a new PostgreSQL database.
  */
-export type HomeAccess = "read" | "write" | "setup";
+export type HomeAccess = "read" | "report" | "write" | "setup";
+
+/** Where a command reads and writes, with the key to check it; dispose when done. */
+export interface HomeView {
+  location: StoreLocation;
+  key: Buffer;
+  dispose(): void;
+}
+
+/**
+ * The store location and key for a command. For "report" in a home never used (SQLite, neither a
+ * database nor a key), an empty throwaway database in a temporary folder with a throwaway key, so
+ * the first `errand status` or `errand provider list` after installing answers with zeros instead
+ * of a key error, and nothing is written to ERRAND_HOME. Everything else: masterKeyFor's rules.
+ */
+export function homeForAccess(errandHome: string, access: HomeAccess, location: StoreLocation): HomeView {
+  const unused = access === "report" && location.backend === "sqlite" && !existsSync(location.path) && !existsSync(masterKeyPath(errandHome));
+  if (!unused) return { location, key: masterKeyFor(errandHome, access, location), dispose: () => undefined };
+  const scratch = mkdtempSync(join(tmpdir(), "errand-unused-home-"));
+  return {
+    location: { ...location, path: join(scratch, "errand.db") },
+    key: randomBytes(32),
+    dispose: () => rmSync(scratch, { recursive: true, force: true }),
+  };
+}
 
 /**
  * The master key for a command. It is created only for a command that writes, and only where no

@@ -8,11 +8,12 @@ import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
 import { openOperationStore, storeLocationFor } from "../../app/openStores.js";
 import type { Task } from "../../task/taskTypes.js";
+import type { Store } from "../../store/Store.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
 import { openSecrets } from "./openSecrets.js";
 import type { HomeAccess } from "./masterKey.js";
-import { masterKeyFor } from "./masterKey.js";
+import { homeForAccess } from "./masterKey.js";
 
 export interface OpenedOperations {
   service: OperationsService;
@@ -38,10 +39,16 @@ export function openOperations(
 ): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
-  const location = storeLocationFor(config);
-  const key = masterKeyFor(config.errandHome, options.access ?? "write", location);
+  const home = homeForAccess(config.errandHome, options.access ?? "write", storeLocationFor(config));
+  const { key } = home;
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const store = openOperationStore(location, { sealer });
+  let store: Store;
+  try {
+    store = openOperationStore(home.location, { sealer });
+  } catch (error) {
+    home.dispose();
+    throw error;
+  }
   let secrets: OpenedSecrets | undefined;
   const secretSites = async (name: string): Promise<string[] | null> => {
     secrets ??= openSecrets(config, ctx.env, "read");
@@ -62,6 +69,7 @@ export function openOperations(
     async close() {
       await secrets?.close();
       await store.close();
+      home.dispose();
     },
   };
 }

@@ -4,11 +4,26 @@ import { deriveSubkey } from "../../keys/loadKey.js";
 import type { ProviderStore } from "../../store/ProviderStore.js";
 import { openProviderStoreAt, storeLocationFor } from "../../app/openStores.js";
 import type { HomeAccess } from "./masterKey.js";
-import { masterKeyFor } from "./masterKey.js";
+import { homeForAccess, masterKeyFor } from "./masterKey.js";
 
 /** Opens the router's provider tables (ERRAND_HOME/errand.db or ERRAND_DATABASE_URL), journaling under the master key's "journal" subkey (see masterKeyFor for `access`). */
-export function openProviderStore(config: RuntimeConfig, access: HomeAccess = "write"): ProviderStore {
+export function openProviderStore(config: RuntimeConfig, access: Exclude<HomeAccess, "report"> = "write"): ProviderStore {
   const location = storeLocationFor(config);
   const key = masterKeyFor(config.errandHome, access, location);
   return openProviderStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
+}
+
+/** Runs body on the provider tables and closes them; for "report", an unused home reads as empty (homeForAccess). */
+export async function withProviderStore<T>(config: RuntimeConfig, access: HomeAccess, body: (store: ProviderStore) => Promise<T>): Promise<T> {
+  const home = homeForAccess(config.errandHome, access, storeLocationFor(config));
+  try {
+    const store = openProviderStoreAt(home.location, { sealer: createJournalSealer(deriveSubkey(home.key, "journal")) });
+    try {
+      return await body(store);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    home.dispose();
+  }
 }

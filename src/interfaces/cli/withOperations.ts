@@ -27,9 +27,12 @@ export async function withOperations(ctx: CommandContext, body: (opened: OpenedO
   }
 }
 
-/** withOperations for commands that only read what is stored: they never create a key (masterKeyFor). */
-export function withStoredOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>): Promise<number> {
-  return withOperations(ctx, body, (c) => openOperations(c, { access: "read" }));
+/**
+ * withOperations for commands that only read what is stored: they never create a key
+ * (masterKeyFor). "report" commands (status) read an unused home as empty (homeForAccess).
+ */
+export function withStoredOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>, access: "read" | "report" = "read"): Promise<number> {
+  return withOperations(ctx, body, (c) => openOperations(c, { access }));
 }
 
 /** errand's own errors (configuration, key, a newer or locked database, another key) print with their code; anything else is a bug and is rethrown. */

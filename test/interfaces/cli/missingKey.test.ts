@@ -29,6 +29,9 @@ function readCommands(operationId: string): string[][] {
   ];
 }
 
+/** Commands that report on the home: an unused one reads as empty (no key or database is created). */
+const REPORTS = [["status"], ["provider", "list"]];
+
 describe("a missing master key", () => {
   test("next to an existing database: every read command and submit refuse with key_error naming the file and the fix, and create no key", async () => {
     const home = join(scratch, "has-db");
@@ -56,16 +59,25 @@ describe("a missing master key", () => {
     assert.ok(human.stderr.includes(keyFile));
   });
 
-  test("in a home with nothing stored: read commands refuse and create neither a key nor a database; submit starts the home", async () => {
+  test("in a home with nothing stored: read commands refuse and create neither a key nor a database; status and provider list report it empty; submit starts the home", async () => {
     const home = join(scratch, "empty");
     const id = randomUUID();
-    for (const args of readCommands(id)) {
+    const untouched = (args: string[]) => assert.ok(!existsSync(home) || readdirSync(home).length === 0, `${args.join(" ")} left the home empty`);
+    for (const args of REPORTS) {
+      const reported = await run(home, [...args, "--json"]);
+      assert.equal(reported.code, 0, `${args.join(" ")}: ${reported.stdout}${reported.stderr}`);
+      assert.equal(parseEnvelope(reported.stdout).ok, true);
+      untouched(args);
+    }
+    const status = parseEnvelope((await run(home, ["status", "--json"])).stdout) as unknown as { data: { store: { phases: Record<string, number> }; journal: { seq: number } } };
+    assert.ok(Object.values(status.data.store.phases).every((n) => n === 0) && status.data.journal.seq === 0, "an unused home reports zeros");
+    for (const args of readCommands(id).filter((a) => !REPORTS.some((r) => r.join(" ") === a.join(" ")))) {
       const refused = await run(home, [...args, "--json"]);
       assert.equal(refused.code, 1, `${args.join(" ")}: ${refused.stdout}`);
       const envelope = parseEnvelope(refused.stdout);
       assert.equal(envelope.error?.code, "key_error");
       assert.match(envelope.error.message, /holds no database/);
-      assert.ok(!existsSync(home) || readdirSync(home).length === 0, `${args.join(" ")} left the home empty`);
+      untouched(args);
     }
     const file = join(scratch, `${id}.json`);
     writeFileSync(file, JSON.stringify(readTask(id)));

@@ -14,7 +14,7 @@ import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
-import { openProviderStore } from "../openProviderStore.js";
+import { withProviderStore } from "../openProviderStore.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
@@ -69,15 +69,11 @@ async function runList(ctx: CommandContext): Promise<number> {
     ...Object.fromEntries(CLOUD_PROVIDER_NAMES.map((name) => [name, { missingConfiguration: () => missingCredential(name, ctx.env) }])),
     local: { missingConfiguration: () => (findChromium(ctx.env) === null ? CHROMIUM_INSTALL_HINT : null) },
   };
-  const store = openProviderStore(config, "read");
-  try {
-    const statuses = await listProviderStatuses(store, routing, providers, config.browserTimeoutMs);
-    if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", data: { providers: statuses } });
-    else printOut(statuses.map(formatStatus).join("\n"));
-    return EXIT.pass;
-  } finally {
-    await store.close();
-  }
+  // A report: an unused ERRAND_HOME lists every provider with no usage, and nothing is created there.
+  const statuses = await withProviderStore(config, "report", (store) => listProviderStatuses(store, routing, providers, config.browserTimeoutMs));
+  if (flagOption(ctx, "json")) printEnvelope({ ok: true, status: "ok", data: { providers: statuses } });
+  else printOut(statuses.map(formatStatus).join("\n"));
+  return EXIT.pass;
 }
 
 function formatStatus(status: ProviderStatus): string {

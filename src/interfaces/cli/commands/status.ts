@@ -19,6 +19,7 @@ export const statusCommand: Command = {
 };
 
 async function runStatus(ctx: CommandContext): Promise<number> {
+  // An ERRAND_HOME never used reports zeros (no key is created, nothing is written there).
   return withStoredOperations(ctx, async ({ service, config }) => {
     const report = await service.status();
     const usage = await readProviderUsage(config, ctx.env);
@@ -41,5 +42,5 @@ async function runStatus(ctx: CommandContext): Promise<number> {
     }
     printOut(lines.join("\n"));
     return EXIT.pass;
-  });
+  }, "report");
 }
