@@ -61,6 +61,7 @@ export const ERROR_CODES = {
   document_too_large: "A page errand fetched for the browser was larger than ERRAND_MAX_DOCUMENT_BYTES (default 10 MiB); errand stopped reading it.",
   webrtc_blocked: "A WebRTC connection (TURN relay or ICE-TCP candidate) reached the egress proxy; errand's tasks never use WebRTC, so it was refused.",
   session_closed: "The browser sent something after the task's session ended (an unload handler, beacon or keepalive fetch); the egress proxy refused it.",
+  preconnect_blocked: "The browser opened a connection to a host on its own (a speculative connection, as for a navigation errand stopped) and no request there was let through in time; the egress proxy refused it.",
   // providers
   provider_unconfigured: "The chosen provider has no credential configured.",
   provider_unverified: "Routing (provider auto) found configured cloud providers, but none has passed errand provider smoke.",

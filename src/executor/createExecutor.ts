@@ -188,6 +188,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
     ...(fetchDocument === undefined ? {} : { fetchDocument }),
+    ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
     secretEgress,
   });
   page = await session.context.newPage();

@@ -22,6 +22,12 @@ export interface GuardOptions {
   beforeMutationBoundary: () => Promise<void>;
   /** The session's capped document fetcher (local provider); absent, navigations use route.fetch. */
   fetchDocument?: (request: DocumentRequest) => Promise<DocumentResponse>;
+  /**
+   * Tells the session's egress proxy about each request before the browser connects for it: let
+   * through (admits the browser's tunnels to its host) or a stopped top-level navigation (refuses
+   * the tunnel Chromium opened ahead of it). Local provider; see ProviderSession.requestJudged.
+   */
+  requestJudged?: (url: string, stopped?: { code: string; reason: string }) => void;
   /** Typed secrets and the sites each may travel to; consulted on every request once one is armed. */
   secretEgress: SecretEgressGuard;
 }
@@ -36,6 +42,8 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
   const { state, redactor } = options;
 
   const block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation" | "secret") => {
+    // A stopped navigation's host may hold a tunnel Chromium opened ahead of the request: refuse it too.
+    if (kind === "navigation") options.requestJudged?.(request.url(), { code, reason });
     state.recordBlocked(
       { url: redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code, reason },
       kind,
@@ -75,6 +83,8 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       }
       await options.beforeMutationBoundary();
     }
+    // Announced before the browser (or errand) connects for it, so the proxy lets its tunnel through.
+    options.requestJudged?.(url);
     // A request carrying a secret is sent by errand hop by hop, so no redirect can take it elsewhere.
     if (secretBearing) return followSecretBearing(route, request, navigation, options, block);
     if (navigation) return followNavigation(context, route, request, options, block);
@@ -99,6 +109,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       const leaked = options.secretEgress.leak({ url: httpUrl, headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") } });
       if (leaked !== null) return refuseSecret(leaked);
     }
+    options.requestJudged?.(socket.url());
     const server = socket.connectToServer();
     // Messages from the page are forwarded by hand, so each one is checked once a secret is typed.
     socket.onMessage((message) => {
@@ -117,9 +128,11 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const offHost = navigation && !options.hostAllowed(url);
     // A hop a site chose itself (its own redirect) that takes a typed secret elsewhere stops the page.
     const leaked = options.secretEgress.active ? options.secretEgress.leak({ url, body: request.postDataBuffer() }) : null;
-    if (verdict.allowed && !offHost && leaked === null) return;
+    // route() never sees a hop the browser follows; its tunnel waits for this (an allowed hop's host is admitted).
+    if (verdict.allowed && !offHost && leaked === null) return options.requestJudged?.(url);
     const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
     const reason = leaked !== null ? `redirect hop carries the secret ${leaked} to ${originOf(url)}` : verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
+    options.requestJudged?.(url, { code, reason });
     state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     if (navigation) {
       flagNavigation(state, code, "A redirect took the page to an address it may not reach; the page was stopped. error.detail has the address and why.", `${redactor.scrub(url)}: ${reason}`);
@@ -296,6 +309,7 @@ async function followSecretBearing(
       if (navigation) flagNavigation(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
       return block(route, request, code, reason, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     }
+    options.requestJudged?.(next);
     if (!preserving) {
       // The browser follows this one with a GET; give it an absolute Location, since errand may have followed earlier hops itself.
       return route.fulfill({ response, headers: { ...response.headers(), location: next } }).catch(() => undefined);

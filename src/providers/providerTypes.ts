@@ -17,6 +17,13 @@ export interface ProviderSession {
    */
   seal?(): Promise<void>;
   /**
+   * Tells the session's egress proxy what errand's in-browser guard decided about a request before
+   * the browser connects for it: let through (no `stopped`) admits the browser's tunnels to that
+   * URL's host and port; a stopped top-level navigation (`stopped`) refuses the tunnel Chromium opened
+   * on its own ahead of it (src/providers/local/tunnelGate.ts). Local provider only.
+   */
+  requestJudged?(url: string, stopped?: { code: string; reason: string }): void;
+  /**
    * Fetches a main-frame document for the browser (no redirects followed) through the session's
    * own egress filter, streaming with a size cap. Absent: the executor uses Playwright's route.fetch
    * (cloud providers), which holds the whole body in memory.

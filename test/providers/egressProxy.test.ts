@@ -55,7 +55,7 @@ function viaProxy(proxy: EgressProxy, url: string, init: { method?: string; head
 }
 
 /** Opens a CONNECT tunnel; resolves with the proxy's status line and the socket (left open when 200). */
-function tunnel(proxy: EgressProxy, authority: string, head = Buffer.alloc(0)): Promise<{ status: number; socket: Socket; rest: Buffer; text: string }> {
+function tunnel(proxy: EgressProxy, authority: string, head = Buffer.alloc(0), headers = ""): Promise<{ status: number; socket: Socket; rest: Buffer; text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(proxy.port, "127.0.0.1");
     let buffered = Buffer.alloc(0);
@@ -77,7 +77,7 @@ function tunnel(proxy: EgressProxy, authority: string, head = Buffer.alloc(0)): 
     };
     socket.on("data", onData);
     socket.on("error", reject);
-    socket.write(Buffer.concat([Buffer.from(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`), head]));
+    socket.write(Buffer.concat([Buffer.from(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${headers}\r\n`), head]));
   });
 }
 
@@ -340,6 +340,43 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     assert.equal((await viaProxy(p, `http://fixture.test:${privateService.port}/`)).status, 403);
     assert.equal(received[0]?.headers.host, `fixture.test:${sitePort}`);
     assert.equal(privateService.connections, 0);
+  });
+
+  test("holds a browser's tunnel to a host the task does not name until the guard lets a request there through; refuses it when the guard stops the navigation or nobody asks", async () => {
+    const host = await countingListener("127.0.0.1");
+    try {
+      const callers = { username: "errand", password: "pw" };
+      const resolver = createStaticResolver({ "cdn.test": ["127.0.0.1"], "task.test": ["127.0.0.1"], "nav.test": ["127.0.0.1"], "idle.test": ["127.0.0.1"] });
+      const allowPrivate = ["cdn.test", "task.test", "nav.test", "idle.test"].map((name) => ({ host: name, port: host.port }));
+      const p = await start({ resolver, allowPrivate, callers, holdTunnels: { preadmitted: (name) => name === "task.test", holdMs: 400 } });
+      const browser = "User-Agent: Chromium\r\n";
+      // The task's own host is never held.
+      const own = await tunnel(p, `task.test:${host.port}`, Buffer.alloc(0), browser);
+      assert.equal(own.status, 200);
+      own.socket.destroy();
+      // Another host waits, without a connection, until the guard admits it.
+      const cdn = tunnel(p, `cdn.test:${host.port}`, Buffer.alloc(0), browser);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(host.connections, 1, "a held tunnel was dialed before the guard judged a request");
+      p.admit("cdn.test", host.port);
+      const admitted = await cdn;
+      assert.equal(admitted.status, 200);
+      admitted.socket.destroy();
+      // A navigation the guard stopped: its held tunnel is refused at once, nothing dialed.
+      const nav = tunnel(p, `nav.test:${host.port}`, Buffer.alloc(0), browser);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      p.dismiss("nav.test", host.port, "navigation_blocked", "test: the guard stopped the navigation");
+      assert.equal((await nav).status, 403);
+      // Nobody asks: refused after holdMs. errand's own (the credential) is never held.
+      assert.equal((await tunnel(p, `idle.test:${host.port}`, Buffer.alloc(0), browser)).status, 403);
+      const errand = await tunnel(p, `idle.test:${host.port}`, Buffer.alloc(0), `Proxy-Authorization: Basic ${Buffer.from("errand:pw").toString("base64")}\r\n`);
+      assert.equal(errand.status, 200);
+      errand.socket.destroy();
+      assert.equal(host.connections, 3, "only the task's host, the admitted host and errand's own tunnel were dialed");
+      assert.deepEqual(p.blocked().map((b) => [b.host, b.code]), [["nav.test", "navigation_blocked"], ["idle.test", "preconnect_blocked"]]);
+    } finally {
+      await closeTcp(host);
+    }
   });
 
   test("passes a protocol upgrade sent as a plain forward request, then carries its bytes", async () => {

@@ -9,6 +9,7 @@ import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
 import type { Resolver } from "../../policy/resolver.js";
 import { scopeAllowances } from "../../policy/scopeAllowances.js";
 import { createSystemResolver } from "../../policy/systemResolver.js";
+import { hostMatchesPattern } from "../../task/normalizeHostPattern.js";
 import { startEgressProxy } from "../../providers/local/egressProxy.js";
 import { createLocalProvider } from "../../providers/local/localProvider.js";
 import type { SessionProxy } from "../../providers/local/localProvider.js";
@@ -78,8 +79,18 @@ export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: Opera
 export async function startSessionProxy(policy: OperatorNetworkPolicy, scope: SessionScope): Promise<SessionProxy> {
   // Only pages (User-Agent) and errand's own clients (this credential) may use the proxy: WebRTC may not.
   const credentials = { username: "errand", password: randomBytes(18).toString("base64url") };
-  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly, callers: credentials });
-  return { server: proxy.url, credentials, blocked: () => proxy.blocked(), seal: () => proxy.seal(), close: () => proxy.close() };
+  // The browser's tunnels to hosts the task does not name wait for the in-browser guard (TunnelGate).
+  const preadmitted = (host: string) => scope.hosts.some((pattern) => hostMatchesPattern(host, pattern));
+  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly, callers: credentials, holdTunnels: { preadmitted } });
+  return {
+    server: proxy.url,
+    credentials,
+    blocked: () => proxy.blocked(),
+    admit: (host, port) => proxy.admit(host, port),
+    dismiss: (host, port, code, reason) => proxy.dismiss(host, port, code, reason),
+    seal: () => proxy.seal(),
+    close: () => proxy.close(),
+  };
 }
 
 /** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */

@@ -12,6 +12,8 @@ import { normalizeHost } from "../../policy/classifyHostName.js";
 import type { DestinationVerdict } from "../../policy/networkVerdict.js";
 import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
 import type { Resolver } from "../../policy/resolver.js";
+import { listenOnLoopback, plainReply, rawReply } from "./proxyReplies.js";
+import { TunnelGate } from "./tunnelGate.js";
 
 export interface EgressProxyOptions {
   /** Resolves every destination name; the proxy dials only addresses this lookup returned and the policy passed. */
@@ -35,6 +37,14 @@ export interface EgressProxyOptions {
    * learns the credential and cannot lend it to WebRTC from its proxy-auth cache. Absent: anyone.
    */
   callers?: { username: string; password: string };
+  /**
+   * Hold the browser's tunnels to hosts the task does not name until errand's in-browser guard has
+   * let a request to that host:port through (TunnelGate; the guard calls `admit` and `dismiss`), so
+   * the connection Chromium opens on its own for a navigation the guard stops never reaches the
+   * host. `preadmitted`: the task's own hosts, never held. `holdMs` (default 10 s): then refused
+   * (code preconnect_blocked). Tunnels carrying the proxy credential (errand's own) are never held.
+   */
+  holdTunnels?: { preadmitted: (host: string) => boolean; holdMs?: number };
   /** Milliseconds for resolving, checking and opening the upstream connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** How many blocked connections the log keeps (the count goes on). Default 1000. */
@@ -67,6 +77,10 @@ export interface EgressProxy {
   readonly port: number;
   /** The blocked connections so far (a copy), oldest first. */
   blocked(): BlockedConnection[];
+  /** The in-browser guard let a request to host:port through: tunnels held for it (now or later) may go (holdTunnels). */
+  admit(host: string, port: number): void;
+  /** The in-browser guard stopped a navigation to host:port: the tunnels held for it now are refused with this code. */
+  dismiss(host: string, port: number, code: string, reason: string): void;
   /** Decisions so far: `allowed` counts requests and tunnels let through (several may share one upstream connection). */
   stats(): { allowed: number; blocked: number };
   /**
@@ -109,6 +123,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const counts = { allowed: 0, blocked: 0 };
   let closing = false;
   let sealed = false;
+  const gate = options.holdTunnels === undefined ? null : new TunnelGate({ preadmitted: options.holdTunnels.preadmitted, holdMs: options.holdTunnels.holdMs ?? connectTimeoutMs });
 
   function track(socket: Duplex): void {
     if (closing) {
@@ -158,6 +173,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       }
     }
     return null;
+  }
+
+  /**
+   * Holds a browser's tunnel to a host no request was let through to yet (TunnelGate), or null when
+   * it may go on to the checks. Sealed sessions and callers that are neither a page nor errand are
+   * not held: check() refuses them at once.
+   */
+  async function hold(host: string, port: number, headers: IncomingHttpHeaders): Promise<{ status: number; body: string } | null> {
+    if (gate === null || sealed || options.callers === undefined) return null;
+    if (carriesCredential(headers, options.callers) || !identifiedCaller(headers, options.callers)) return null;
+    const judgement = await gate.wait(host, port);
+    if (judgement.admitted) return null;
+    return { status: 403, body: refuse("CONNECT", { host: normalizeHost(host), port, code: judgement.code, reason: judgement.reason, addresses: [] }) };
   }
 
   /** Checks, then opens a new connection to a checked address (tunnels and upgrades: never pooled). */
@@ -249,6 +277,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     guarded(client, async () => {
       const target = authorityTarget(req.url ?? "");
       if ("error" in target) return rawReply(client, 400, refuse("CONNECT", invalid(req.url ?? "", target.error)));
+      const held = await hold(target.host, target.port, req.headers);
+      if (held !== null) return rawReply(client, held.status, held.body);
+      // Chromium gave up on a tunnel while it was held (a cancelled speculative connection): dial nothing.
+      if (client.destroyed) return;
       const opened = await open("CONNECT", target.host, target.port, req.headers);
       if (!("socket" in opened)) return rawReply(client, opened.status, opened.body);
       if (client.destroyed) return void opened.socket.destroy();
@@ -275,25 +307,24 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const port = await listenOnLoopback(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     blocked: () => log.map((r) => ({ ...r, addresses: [...r.addresses] })),
     stats: () => ({ ...counts }),
+    admit: (host, port) => gate?.admit(host, port),
+    dismiss: (host, port, code, reason) => gate?.dismiss(host, port, code, reason),
     seal(): void {
       sealed = true;
+      gate?.refuseAll("session_closed", "the task's session has ended; nothing more is sent");
       pool.destroy();
       for (const socket of sockets) socket.destroy();
     },
     async close(): Promise<void> {
       closing = true;
+      gate?.refuseAll("session_closed", "the task's session has ended; nothing more is sent");
       pool.destroy();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
@@ -311,6 +342,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 function identifiedCaller(headers: IncomingHttpHeaders, callers: { username: string; password: string }): boolean {
   const agent = headers["user-agent"];
   if (typeof agent === "string" && agent.trim() !== "") return true;
+  return carriesCredential(headers, callers);
+}
+
+/** errand's own request clients (document fetches, route.fetch) send the session's proxy credential up front; Chromium never learns it. */
+function carriesCredential(headers: IncomingHttpHeaders, callers: { username: string; password: string }): boolean {
   const given = headers["proxy-authorization"];
   if (typeof given !== "string") return false;
   const expected = Buffer.from(`Basic ${Buffer.from(`${callers.username}:${callers.password}`).toString("base64")}`);
@@ -419,14 +455,4 @@ function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
   }
   return out;
-}
-
-function plainReply(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" });
-  res.end(body);
-}
-
-function rawReply(socket: Duplex, status: number, body: string): void {
-  const text = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway" }[status] ?? "Error";
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -12,6 +12,8 @@ import { DocumentFetchError } from "../providerTypes.js";
 export interface FetchDocumentOptions {
   /** `http://127.0.0.1:PORT`: the session's egress proxy, the only way errand's own fetch leaves. */
   proxyUrl: string;
+  /** The session proxy's credential, sent up front so the proxy knows the request is errand's own (never held, see TunnelGate). */
+  proxyCredentials?: { username: string; password: string };
   /** Most bytes of (decoded) body accepted; past it the fetch stops with document_too_large. */
   maxBytes: number;
   timeoutMs: number;
@@ -41,6 +43,7 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
   headers["host"] = url.host;
   if (request.body !== null) headers["content-length"] = String(request.body.length);
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  const credential = options.proxyCredentials === undefined ? {} : { "proxy-authorization": `Basic ${Buffer.from(`${options.proxyCredentials.username}:${options.proxyCredentials.password}`).toString("base64")}` };
 
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     signal.addEventListener("abort", () => reject(new DocumentFetchError("timeout", `fetching ${url.host} took longer than ${options.timeoutMs} ms`)), { once: true });
@@ -51,10 +54,10 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
       req.end(request.body ?? undefined);
     };
     if (url.protocol === "http:") {
-      send(httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: request.method, path: url.href, headers, agent: false }));
+      send(httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: request.method, path: url.href, headers: { ...headers, ...credential }, agent: false }));
       return;
     }
-    const tunnel = httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: "CONNECT", path: `${url.hostname}:${port}`, headers: { host: `${url.hostname}:${port}`, "user-agent": headers["user-agent"] ?? "errand" }, agent: false });
+    const tunnel = httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: "CONNECT", path: `${url.hostname}:${port}`, headers: { host: `${url.hostname}:${port}`, "user-agent": headers["user-agent"] ?? "errand", ...credential }, agent: false });
     tunnel.once("connect", (answer: IncomingMessage, socket: Socket) => {
       if (answer.statusCode !== 200) {
         socket.destroy();

@@ -5,6 +5,7 @@ import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
 import { ProviderError } from "../providerTypes.js";
 import type { BrowserProvider, DocumentRequest, OpenSessionOptions, ProviderSession, SessionScope } from "../providerTypes.js";
 import { fetchDocument } from "./fetchDocument.js";
+import { urlHostPort } from "./tunnelGate.js";
 import { startRefusingProxy } from "./refusingProxy.js";
 import type { RefusedBackgroundRequest, RefusingProxy } from "./refusingProxy.js";
 
@@ -14,6 +15,10 @@ export interface SessionProxy {
   /** The proxy credential errand's own request clients send up front (Chromium never learns it); see EgressProxyOptions.callers. */
   credentials?: { username: string; password: string };
   blocked(): { method: string; host: string; port: number; code: string; reason: string }[];
+  /** The guard let a request to host:port through: the browser's tunnels there may go (EgressProxy.admit). */
+  admit?(host: string, port: number): void;
+  /** The guard stopped a navigation to host:port: refuse the tunnels held for it (EgressProxy.dismiss). */
+  dismiss?(host: string, port: number, code: string, reason: string): void;
   /** Refuses everything from now on and cuts every open connection (the session is ending). */
   seal(): void;
   close(): Promise<void>;
@@ -123,7 +128,13 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
             ? {}
             : {
                 egressBlocked: () => proxy.blocked(),
-                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
+                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
+                requestJudged(url: string, stopped?: { code: string; reason: string }) {
+                  const target = urlHostPort(url);
+                  if (target === null) return;
+                  if (stopped === undefined) proxy.admit?.(target.host, target.port);
+                  else proxy.dismiss?.(target.host, target.port, stopped.code, stopped.reason);
+                },
               }),
           async seal() {
             proxy?.seal();

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import type { Socket } from "node:net";
+import { listenOnLoopback, rawReply } from "./proxyReplies.js";
 
 /** What Chromium tried to send outside any task's context, and was refused. */
 export interface RefusedBackgroundRequest {
@@ -39,16 +40,11 @@ export async function startRefusingProxy(onRefused?: (request: RefusedBackground
       const record = { at: new Date().toISOString(), requestLine: (head.split("\r\n")[0] ?? "").slice(0, 200) };
       if (records.length < MAX_RECORDS) records.push(record);
       onRefused?.(record);
-      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      rawReply(socket, 403, "");
       socket.removeAllListeners("data");
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     refused: () => records.map((r) => ({ ...r })),
