@@ -1,6 +1,7 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { AccessStore } from "../store/AccessStore.js";
+import type { ArtifactStore } from "../store/ArtifactStore.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
 import type { SecretStore } from "../store/SecretStore.js";
 import type { Store } from "../store/Store.js";
@@ -10,6 +11,7 @@ import { openPostgresSecretStore } from "../store/postgres/openPostgresSecretSto
 import { openPostgresStore } from "../store/postgres/openPostgresStore.js";
 import { describeDatabaseUrl } from "../store/postgres/postgresConnection.js";
 import { openSqliteAccessStore } from "../store/sqlite/openSqliteAccessStore.js";
+import { openSqliteArtifactStore } from "../store/sqlite/openSqliteArtifactStore.js";
 import { openSqliteProviderStore } from "../store/sqlite/openSqliteProviderStore.js";
 import { openSqliteSecretStore } from "../store/sqlite/openSqliteSecretStore.js";
 import { openSqliteStore, sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
@@ -66,4 +68,13 @@ export function openAccessStoreAt(location: StoreLocation, options: StoreOpenOpt
 /** The owner's declared secrets (sealed). */
 export function openSecretStoreAt(location: StoreLocation, options: StoreOpenOptions): SecretStore {
   return location.backend === "sqlite" ? openSqliteSecretStore(sqliteOptions(location, options)) : openPostgresSecretStore(postgresOptions(location, options));
+}
+
+/**
+ * Artifacts (evidence screenshots), sealed. PostgreSQL has no ArtifactStore adapter yet: there the
+ * answer is undefined, receipts still list each screenshot's hash and say in artifactsOmitted
+ * that the bytes were not kept, and reads answer artifact_not_found.
+ */
+export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenOptions): ArtifactStore | undefined {
+  return location.backend === "sqlite" ? openSqliteArtifactStore(sqliteOptions(location, options)) : undefined;
 }

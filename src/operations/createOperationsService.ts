@@ -7,6 +7,8 @@ import type { RunnerDeps } from "../runner/runnerTypes.js";
 import { startWorkerPool } from "../runner/workerPool.js";
 import { createOperationSignals } from "./operationSignals.js";
 import { createHeldResults } from "./heldResults.js";
+import { createArtifactKeeping } from "./artifactKeeping.js";
+import { readArtifact } from "./readArtifact.js";
 import { approvalRequest } from "./approvalRequest.js";
 import { collectOperation } from "./collectOperation.js";
 import { decideApproval, expireApprovals } from "./decideApproval.js";
@@ -32,6 +34,7 @@ async function readyToRun(ctx: ServiceContext): Promise<void> {
 
 /** What the runner is given, shared by runQueue and the worker pool. */
 function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
+  const artifacts = ctx.artifacts;
   if (ctx.execute === undefined) throw new ConfigError("This errand process has no executor, so it cannot run the queue.");
   return {
     store: ctx.store,
@@ -46,6 +49,7 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
       if (event.kind === "finished") ctx.signals.notify(event.operationId);
     },
     holdResult: (operationId, digest, attempt, ephemeral) => ctx.held.hold(operationId, digest, attempt, ephemeral),
+    ...(artifacts === undefined ? {} : { keepArtifacts: (operationId, digest, attempt, retention, taken) => artifacts.keep(operationId, digest, attempt, retention, taken) }),
   };
 }
 
@@ -54,12 +58,18 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
  * failure with an error code and a message for whoever must act; only programming errors throw.
  */
 export function createOperationsService(options: OperationsServiceOptions): OperationsService {
-  const ctx: ServiceContext = { ...options, held: createHeldResults(options.store, options.digestKey, options.config.resultTtlMs), signals: createOperationSignals() };
+  const ctx: ServiceContext = {
+    ...options,
+    held: createHeldResults(options.store, options.digestKey, options.config.resultTtlMs),
+    ...(options.artifactStore === undefined ? {} : { artifacts: createArtifactKeeping(options.artifactStore, options.digestKey, options.config.resultTtlMs) }),
+    signals: createOperationSignals(),
+  };
   const runnerId = options.runnerId ?? defaultRunnerId();
   return {
     submit: (input) => submitOperation(ctx, input),
     inspect: (operationId) => inspectOperation(ctx, operationId),
     collect: (operationId, collectOptions) => collectOperation(ctx, operationId, collectOptions),
+    readArtifact: (operationId, index) => readArtifact(ctx, operationId, index),
     control: (operationId, request) => controlOperation(ctx, operationId, request),
     async runQueue(queueOptions) {
       await readyToRun(ctx);
@@ -75,6 +85,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
         housekeeping: async () => {
           await expireApprovals(ctx);
           await ctx.held.dropExpired();
+          await ctx.artifacts?.dropExpired();
         },
         ...(poolOptions.onError === undefined ? {} : { onError: poolOptions.onError }),
       });
@@ -116,7 +127,9 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
         return { ok: false, code: "journal_tampered", message: `The journal does not verify (${verdict.fault} at event ${verdict.seq ?? "-"}); compaction would destroy the evidence, so nothing was compacted.` };
       }
       const report = await ctx.store.compact((await ctx.store.now()) - olderThanMs);
-      return { ok: true, ...report };
+      // The compacted operations' rows are gone; their artifacts go with them (and expired ones).
+      const artifactsDeleted = (await ctx.artifacts?.dropExpired()) ?? 0;
+      return { ok: true, ...report, artifactsDeleted };
     },
   };
 }

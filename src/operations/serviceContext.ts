@@ -5,6 +5,8 @@ import type { RunnerEvent } from "../runner/runnerTypes.js";
 import type { WorkerPool } from "../runner/workerPool.js";
 import type { OperationSignals } from "./operationSignals.js";
 import type { HeldResults } from "./heldResults.js";
+import type { ArtifactKeeping } from "./artifactKeeping.js";
+import type { ArtifactStore } from "../store/ArtifactStore.js";
 import type { Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
 
@@ -22,6 +24,8 @@ export interface OperationsServiceOptions {
   /** See RunnerDeps.providerFor: null when the executor routes tasks and keeps the breakers itself. */
   providerFor?: (task: Task) => string | null;
   onRunnerEvent?: (event: RunnerEvent) => void;
+  /** Where artifacts (evidence screenshots) are kept; without it none are kept or served. */
+  artifactStore?: ArtifactStore;
   /** The sites an owner-declared secret is bound to, for approval summaries (null: not declared). */
   secretSites?: (name: string) => Promise<string[] | null>;
 }
@@ -30,6 +34,8 @@ export interface OperationsServiceOptions {
 export interface ServiceContext extends OperationsServiceOptions {
   /** Extracted values and provider session ids of finished operations, sealed in the store for ERRAND_RESULT_TTL. */
   held: HeldResults;
+  /** Artifacts of finished operations, sealed in the artifact store (when there is one). */
+  artifacts?: ArtifactKeeping;
   /** The journal's id once journalIdentity has checked it. */
   journalId?: string;
   /** Fired when this process stores an operation's receipt (or cancels or denies it): waiting collects answer at once. */

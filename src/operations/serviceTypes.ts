@@ -1,3 +1,4 @@
+import type { ArtifactRead } from "./artifactKeeping.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { Problem } from "../errors/result.js";
 import type { JournalVerdict } from "../journal/verifyJournal.js";
@@ -140,7 +141,8 @@ export interface StatusReport {
   breakers: BreakerRecord[];
 }
 
-export type CompactResult = ({ ok: true } & CompactionReport) | ServiceFailure;
+/** artifactsDeleted: artifacts of the compacted operations (and expired ones) deleted after the compaction. */
+export type CompactResult = ({ ok: true; artifactsDeleted: number } & CompactionReport) | ServiceFailure;
 
 /** The operations service: one object, every interface (CLI, REST, MCP) calls it the same way. */
 export interface OperationsService {
@@ -148,6 +150,8 @@ export interface OperationsService {
   inspect(operationId: string): Promise<InspectResult>;
   collect(operationId: string, options?: CollectOptions): Promise<CollectResult>;
   control(operationId: string, request: ControlRequest): Promise<ControlResult>;
+  /** Artifact `index` of a finished operation (its receipt's artifacts[index]), checked against the receipt's SHA-256. */
+  readArtifact(operationId: string, index: number): Promise<ArtifactRead>;
   /** Runs the queue with the injected executor (see runner/runQueue). */
   runQueue(options?: RunQueueOptions): Promise<RunQueueReport>;
   /**

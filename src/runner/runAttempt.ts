@@ -117,7 +117,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
     return { report: { operationId: operation.operationId, attempt, outcome: "abandoned", phase: null, status: null }, next };
   }
-  const finalOutcome = stoppedForTime(controller.signal, outcome);
+  let finalOutcome = stoppedForTime(controller.signal, outcome);
   if (keeper.lost) {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
     const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
@@ -129,6 +129,18 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
       await deps.holdResult(operation.operationId, operation.requestDigest, attempt, finalOutcome.ephemeral);
     } catch (error) {
       deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message: `The extracted values could not be held for collect: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+  const artifacts = finalOutcome.artifacts ?? [];
+  if (deps.keepArtifacts === undefined && artifacts.length > 0) {
+    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand's store keeps no artifacts (no artifact store: PostgreSQL has no adapter yet); the receipt lists each screenshot's hash, the bytes were not kept." } };
+  } else if (deps.keepArtifacts !== undefined && artifacts.length > 0) {
+    try {
+      await deps.keepArtifacts(operation.operationId, operation.requestDigest, attempt, task.evidenceRetention, artifacts);
+    } catch (error) {
+      const message = `The screenshots could not be kept: ${error instanceof Error ? error.message : String(error)}`;
+      deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message });
+      finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: message } };
     }
   }
   const { applied, next } = await finish((current) =>

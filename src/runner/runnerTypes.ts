@@ -1,5 +1,6 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask, ProgressEvent } from "../executor/executeTaskTypes.js";
+import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import type { EphemeralEvidence, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { IntegrityRefusal, OperationPhase, RecoveredLease, Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
@@ -29,6 +30,12 @@ export interface RunnerDeps {
    * receipt finds the values too; a failure is reported as a store_error and the receipt still stored.
    */
   holdResult?: (operationId: string, requestDigest: string, attempt: number, ephemeral: EphemeralEvidence) => Promise<void>;
+  /**
+   * Keeps an attempt's artifacts (evidence screenshots; see operations/artifactKeeping), before the
+   * attempt is resolved. A failure is reported as a store_error and noted in the receipt's
+   * artifactsOmitted; the receipt is still stored.
+   */
+  keepArtifacts?: (operationId: string, requestDigest: string, attempt: number, retention: Task["evidenceRetention"], artifacts: readonly ArtifactBytes[]) => Promise<void>;
 }
 
 export type RunnerEvent =

@@ -41,3 +41,11 @@ export class OperationTamperedError extends ErrandError {
     super("journal_tampered", `Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`);
   }
 }
+
+/** putArtifacts was refused: no such operation, or over the per-operation caps. Nothing was written. */
+export class ArtifactRefusedError extends ErrandError {
+  declare readonly code: "artifact_refused";
+  constructor(message: string) {
+    super("artifact_refused", message);
+  }
+}

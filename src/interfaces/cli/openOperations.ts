@@ -6,7 +6,7 @@ import { deriveSubkey } from "../../keys/loadKey.js";
 import { createOperationsService } from "../../operations/createOperationsService.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
-import { openOperationStore, storeLocationFor } from "../../app/openStores.js";
+import { openArtifactStoreAt, openOperationStore, storeLocationFor } from "../../app/openStores.js";
 import type { Task } from "../../task/taskTypes.js";
 import type { Store } from "../../store/Store.js";
 import type { CommandContext } from "./commandContext.js";
@@ -24,7 +24,7 @@ export interface OpenedOperations {
 /**
  * Opens the operations service the way every CLI command does: configuration from the environment,
  * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the store
- * (ERRAND_HOME/errand.db, or the PostgreSQL database ERRAND_DATABASE_URL names; app/openStores).
+ * (ERRAND_HOME/errand.db, or the PostgreSQL database ERRAND_DATABASE_URL names; app/openStores), with the artifact store beside it.
  *
  * The CLI's executors come from executorFactory, whose provider router takes and feeds each
  * provider's circuit breaker itself; so unless `providerFor` says otherwise, the runner is told
@@ -49,6 +49,14 @@ export function openOperations(
     home.dispose();
     throw error;
   }
+  let artifactStore;
+  try {
+    artifactStore = openArtifactStoreAt(home.location, { sealer });
+  } catch (error) {
+    void store.close();
+    home.dispose();
+    throw error;
+  }
   let secrets: OpenedSecrets | undefined;
   const secretSites = async (name: string): Promise<string[] | null> => {
     secrets ??= openSecrets(config, ctx.env, "read");
@@ -57,6 +65,7 @@ export function openOperations(
   const service = createOperationsService({
     secretSites,
     store,
+    ...(artifactStore === undefined ? {} : { artifactStore }),
     sealer,
     digestKey: key,
     config,
@@ -68,6 +77,7 @@ export function openOperations(
     config,
     async close() {
       await secrets?.close();
+      await artifactStore?.close();
       await store.close();
       home.dispose();
     },

@@ -3,6 +3,7 @@ import { APPROVAL_MIGRATION } from "./approvalMigration.js";
 import { PROVIDER_MIGRATION } from "./providerMigration.js";
 import { SECRET_MIGRATION } from "./secretMigration.js";
 import { HELD_RESULT_MIGRATION } from "./heldResultMigration.js";
+import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -122,6 +123,7 @@ CREATE TABLE operation_tombstones (
   SECRET_MIGRATION,
   APPROVAL_MIGRATION,
   HELD_RESULT_MIGRATION,
+  ARTIFACT_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -14,8 +14,9 @@ import { createOperationsService } from "../../../src/operations/createOperation
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
 import type { StoreLocation } from "../../../src/app/openStores.js";
-import { openOperationStore } from "../../../src/app/openStores.js";
+import { openArtifactStoreAt, openOperationStore } from "../../../src/app/openStores.js";
 import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
+import type { ArtifactStore } from "../../../src/store/ArtifactStore.js";
 import type { Store } from "../../../src/store/Store.js";
 
 /** A clock tests move by hand. */
@@ -43,10 +44,12 @@ export interface Harness {
   sealer: JournalSealer;
   config: RuntimeConfig;
   store: Store;
+  /** Absent on PostgreSQL (no ArtifactStore adapter yet). */
+  artifactStore: ArtifactStore | undefined;
   service: OperationsService;
   events: RunnerEvent[];
   /** Opens another store + service on the same files (another "process"). */
-  reopen(execute?: ExecuteTask): { store: Store; service: OperationsService };
+  reopen(execute?: ExecuteTask): { store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined };
   close(): Promise<void>;
 }
 
@@ -64,12 +67,15 @@ export function openHarness(
   const dbPath = sqliteStorePath(home);
   const location: StoreLocation = options.location ?? { backend: "sqlite", path: dbPath, busyTimeoutMs: config.busyTimeoutMs };
   const events: RunnerEvent[] = [];
-  const opened: Store[] = [];
+  const opened: (Store | ArtifactStore)[] = [];
   const open = (execute?: ExecuteTask) => {
-    const store = openOperationStore(location, { sealer, ...(options.clock === undefined ? {} : { clock: options.clock }) });
-    opened.push(store);
+    const clock = options.clock === undefined ? {} : { clock: options.clock };
+    const store = openOperationStore(location, { sealer, ...clock });
+    const artifactStore = openArtifactStoreAt(location, { sealer, ...clock });
+    opened.push(store, ...(artifactStore === undefined ? [] : [artifactStore]));
     const service = createOperationsService({
       store,
+      ...(artifactStore === undefined ? {} : { artifactStore }),
       sealer,
       digestKey: key,
       config,
@@ -77,7 +83,7 @@ export function openHarness(
       runnerId: options.runnerId ?? "test-runner",
       onRunnerEvent: (event) => events.push(event),
     });
-    return { store, service };
+    return { store, service, artifactStore };
   };
   const first = open(options.execute);
   return {
@@ -88,6 +94,7 @@ export function openHarness(
     sealer,
     config,
     store: first.store,
+    artifactStore: first.artifactStore,
     service: first.service,
     events,
     reopen: open,

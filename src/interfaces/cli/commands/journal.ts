@@ -54,7 +54,7 @@ async function runJournal(ctx: CommandContext): Promise<number> {
     if (!report.ok) return printFailure(report, json);
     const counts = withoutOk(report);
     if (json) printEnvelope({ ok: true, status: "compacted", data: counts });
-    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events folded into the head, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored)`);
+    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events folded into the head, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored), ${counts.artifactsDeleted} artifact(s) deleted`);
     return EXIT.pass;
   });
 }
