@@ -3,7 +3,7 @@
 // local site. Canaries are searched case-insensitively with whitespace removed (and percent-decoded,
 // and in base64) in every stream, every HTTP answer and every file under ERRAND_HOME.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +112,34 @@ describe("declared secrets end to end", () => {
     assert.match(readable.stdout, /REDACTED/);
     assertNoCanaries(home, [readFileSync(receiptOut, "utf8")]);
     assert.ok(sites.portal.received.some((r) => r.url.startsWith("/echo")), "the task did reach the bound site");
+  });
+
+  test("errand run with evidence.screenshots final, then errand artifact get: the image is written with the receipt's hash; the canary is in no stream, file or image; a page echoing the secret gets no screenshot", async () => {
+    const { home, env } = homeFor("screenshots");
+    await declare(env, scratch);
+    const file = taskFile(scratch, { target: { url: `${sites.portal.origin}/login-ok` }, risk: "reversible_write", approved: true, secretApproval: true, evidenceRetention: "full", evidence: { screenshots: "final" }, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "Signed in" }] });
+    const run = await errand(["run", file, ...allowArgs(), "--json"], env);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const receipt = (JSON.parse(run.stdout) as { receipt: { operationId: string; artifacts: { index: number; sha256: string; bytes: number }[] } }).receipt;
+    const record = receipt.artifacts[0];
+    assert.ok(record !== undefined, run.stdout);
+    const out = join(scratch, "shot.png");
+    const got = await errand(["artifact", "get", receipt.operationId, "0", "-o", out, "--json"], env);
+    assert.equal(got.code, 0, got.stdout + got.stderr);
+    const image = readFileSync(out);
+    assert.equal(createHash("sha256").update(image).digest("hex"), record.sha256);
+    assert.equal((JSON.parse(got.stdout) as { data: { sha256: string } }).data.sha256, record.sha256);
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+    const missing = await errand(["artifact", "get", receipt.operationId, "1", "-o", join(scratch, "none.png"), "--json"], env);
+    assert.equal(missing.code, 1);
+    assert.equal((JSON.parse(missing.stdout) as { error: { code: string } }).error.code, "artifact_not_found");
+
+    const echo = taskFile(scratch, { ...echoTask(sites.portal.origin), evidence: { screenshots: "final" } });
+    const echoed = await errand(["run", echo, ...allowArgs(), "--json"], env);
+    const echoReceipt = (JSON.parse(echoed.stdout) as { receipt: { artifacts: unknown[]; artifactsOmitted?: string } }).receipt;
+    assert.deepEqual(echoReceipt.artifacts, []);
+    assert.match(echoReceipt.artifactsOmitted ?? "", /shows a declared secret/);
+    assertNoCanaries(home, [image.toString("latin1")]);
   });
 
   test("errand run: undeclared names (errand's owner password, a provider key) are BLOCKED before any browser opens; nothing reaches a site", async () => {

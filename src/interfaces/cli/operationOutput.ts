@@ -13,6 +13,8 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "journal_quota_exceeded",
   "journal_tampered",
   "operation_not_found",
+  "artifact_not_found",
+  "artifact_mismatch",
   "internal_error",
   "store_busy",
   "store_schema_too_new",

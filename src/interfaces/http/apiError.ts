@@ -14,6 +14,7 @@ export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 41
     case "secret_approval_required":
       return 422;
     case "operation_not_found":
+    case "artifact_not_found":
     case "not_found":
       return 404;
     case "identity_mismatch":
@@ -29,6 +30,7 @@ export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 41
     case "configuration_error":
       return 503;
     case "journal_tampered":
+    case "artifact_mismatch":
     case "internal_error":
     case "store_schema_too_new":
     case "key_error":

@@ -1,3 +1,5 @@
+import { ARTIFACT_LIMITS } from "../../receipt/artifactTypes.js";
+import type { ArtifactRecord } from "../../receipt/artifactTypes.js";
 import type { LookNetwork, LookScreenshot } from "../../executor/lookAtPage.js";
 import type { Handle } from "../../operations/handle.js";
 import type { PageOutline } from "../../receipt/outlineTypes.js";
@@ -65,6 +67,51 @@ export async function collectOperation(deps: AppDeps, operationId: string, waitM
   const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 });
   if (!result.ok) fail(result);
   return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
+}
+
+/** One artifact's bytes (GET /v1/operations/{id}/artifacts/{n}): the same authorization as collect, checked against the receipt's sha256. */
+export async function readArtifactAction(deps: AppDeps, operationId: string, index: number): Promise<{ artifact: ArtifactRecord; data: Buffer }> {
+  const read = await deps.service.readArtifact(operationId, index);
+  if (!read.ok) fail(read);
+  return { artifact: read.artifact, data: read.data };
+}
+
+/** A screenshot as errand_collect returns it: identified by the receipt's index and hash; `data` (base64) goes out as image content. */
+export type ScreenshotView = {
+  index: number;
+  mimeType: string;
+  bytes: number;
+  sha256: string;
+  data?: string;
+  /** Why it is not sent (expired, compacted, over the result's byte bound). */
+  omitted?: string;
+};
+
+/**
+ * collect plus the receipt's screenshots, for errand_collect: each artifact the receipt lists, read
+ * and checked against its hash, within ARTIFACT_LIMITS.operationBytes for the whole result.
+ */
+export async function collectWithScreenshots(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult & { screenshots?: ScreenshotView[] }> {
+  const result = await collectOperation(deps, operationId, waitMs);
+  const listed = (result.receipt?.["artifacts"] as ArtifactRecord[] | undefined) ?? [];
+  if (listed.length === 0) return result;
+  let budget: number = ARTIFACT_LIMITS.operationBytes;
+  const screenshots: ScreenshotView[] = [];
+  for (const record of listed.slice(0, ARTIFACT_LIMITS.operationCount)) {
+    const base = { index: record.index, mimeType: record.mediaType, bytes: record.bytes, sha256: record.sha256 };
+    if (record.bytes > budget) {
+      screenshots.push({ ...base, omitted: `Over this result's ${ARTIFACT_LIMITS.operationBytes}-byte bound; read it with GET /v1/operations/{id}/artifacts/${record.index}.` });
+      continue;
+    }
+    const read = await deps.service.readArtifact(result.handle.operationId, record.index);
+    if (!read.ok) {
+      screenshots.push({ ...base, omitted: read.message });
+      continue;
+    }
+    budget -= read.data.length;
+    screenshots.push({ ...base, data: read.data.toString("base64") });
+  }
+  return { ...result, screenshots };
 }
 
 /**

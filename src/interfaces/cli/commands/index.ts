@@ -24,6 +24,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "runner", summary: "run queued operations now (recover expired leases first)", load: async () => (await import("./runner.js")).runnerCommand },
   { name: "inspect", summary: "show an operation's durable state (no browser)", load: async () => (await import("./inspect.js")).inspectCommand },
   { name: "collect", summary: "get an operation's receipt, or say it is still pending", load: async () => (await import("./collect.js")).collectCommand },
+  { name: "artifact", summary: "write an operation's artifact (a screenshot its receipt lists) to a file, checked against the receipt's sha256", load: async () => (await import("./artifact.js")).artifactCommand },
   { name: "cancel", summary: "cancel an operation (queued: at once; running: only before its first change)", load: async () => (await import("./cancel.js")).cancelCommand },
   { name: "status", summary: "count operations by phase; show the journal and provider circuits", load: async () => (await import("./status.js")).statusCommand },
   { name: "journal", summary: "verify the authenticated journal, or compact old operations", load: async () => (await import("./journal.js")).journalCommand },

@@ -50,6 +50,17 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
       "/v1/operations/{operationId}/collect": {
         post: { operationId: "collectOperation", summary: summaryOf("collectOperation"), parameters: [operationIdParam], requestBody: waitBody(0), responses: { "200": { description: "Status, and the receipt once finished.", content: json(ref("OperationResult")) }, ...errorResponses } },
       },
+      "/v1/operations/{operationId}/artifacts/{index}": {
+        get: {
+          operationId: "getArtifact",
+          summary: summaryOf("getArtifact"),
+          parameters: [operationIdParam, { name: "index", in: "path", required: true, description: "The receipt's artifacts[].index.", schema: { type: "integer", minimum: 0 } }],
+          responses: {
+            "200": { description: "The image; X-Errand-Sha256 repeats the receipt's hash.", content: { "image/png": { schema: { type: "string", format: "binary" } }, "image/jpeg": { schema: { type: "string", format: "binary" } } } },
+            ...errorResponses,
+          },
+        },
+      },
       "/v1/operations/{operationId}/cancel": {
         post: {
           operationId: "cancelOperation",

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { ApiError } from "../apiError.js";
 import type { FailureLimiter } from "../failureLimiter.js";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
-import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
+import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, readArtifactAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
 import type { Caller } from "../operationActions.js";
 import { readBoundedBody } from "../readBody.js";
 import { openApiDocument } from "./openApiDocument.js";
@@ -52,6 +52,19 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
     const body = objectBody(await readJson(c, deps, true));
     onlyFields(body, ["waitSeconds"]);
     return c.json(await collectOperation(deps, c.req.param("operationId"), waitMs(body, deps, 0)));
+  });
+  api.get("/operations/:operationId/artifacts/:index", async (c) => {
+    const raw = c.req.param("index");
+    if (!/^\d{1,6}$/.test(raw)) throw new ApiError("invalid_number", "The artifact index is a whole number from 0 (the receipt's artifacts[].index).");
+    const { artifact, data } = await readArtifactAction(deps, c.req.param("operationId"), Number(raw));
+    // The raw image, never rendered as a page: its type, its hash for the caller's own check, no sniffing, no caching.
+    return c.body(new Uint8Array(data), 200, {
+      "content-type": artifact.mediaType,
+      "content-length": String(data.length),
+      "x-errand-sha256": artifact.sha256,
+      "content-disposition": `attachment; filename="errand-${c.req.param("operationId").slice(0, 64).replace(/[^0-9a-zA-Z-]/g, "")}-${artifact.index}.${artifact.mediaType === "image/png" ? "png" : "jpg"}"`,
+      "cache-control": "no-store",
+    });
   });
   api.post("/operations/:operationId/cancel", async (c) => {
     const body = objectBody(await readJson(c, deps, true));

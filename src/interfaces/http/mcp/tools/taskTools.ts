@@ -1,5 +1,5 @@
 import * as z from "zod/v4";
-import { collectOperation, runTask } from "../../operationActions.js";
+import { collectWithScreenshots, runTask } from "../../operationActions.js";
 import { operationResultShape } from "../outputSchemas.js";
 import { taskArgument } from "../taskArgument.js";
 import { defineTool } from "../toolDefinition.js";
@@ -40,8 +40,14 @@ export const collectTool = defineTool({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
     waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish."),
   }),
-  output: z.object(operationResultShape),
+  output: z.object({ ...operationResultShape, screenshots: z.array(z.record(z.string(), z.unknown())).optional().describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not).") }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
-  handler: ({ operationId, waitSeconds }, { deps }) => collectOperation(deps, operationId, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
-  summarize: summarizeResult,
+  handler: ({ operationId, waitSeconds }, { deps }) => collectWithScreenshots(deps, operationId, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  images: (output) => (output.screenshots ?? []).flatMap((shot) => (typeof shot["data"] === "string" ? [{ type: "image" as const, data: shot["data"], mimeType: String(shot["mimeType"]) }] : [])),
+  structured: (output) => {
+    if (output.screenshots === undefined) return output;
+    // The bytes go out once, as image content; the structured content keeps what identifies them.
+    return { ...output, screenshots: output.screenshots.map(({ data: _data, ...meta }) => meta) };
+  },
+  summarize: (output) => `${summarizeResult(output)}${output.screenshots === undefined ? "" : ` ${output.screenshots.filter((s) => s["data"] !== undefined).length} screenshot(s) attached as images.`}`,
 });
