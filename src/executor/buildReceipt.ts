@@ -1,14 +1,9 @@
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import { settleWriteStatus } from "../receipt/settleWriteStatus.js";
 import type { Task } from "../task/taskTypes.js";
 import { isExpectation } from "../task/taskTypes.js";
 import type { AttemptState } from "./attemptState.js";
 import type { Redactor } from "./redactor.js";
-
-/** Codes that mean "we do not know how far the site got": after the boundary, a write is UNCERTAIN. */
-const INCONCLUSIVE_CODES = new Set(["timeout", "cancelled", "internal_error", "provider_unavailable"]);
-
-/** Failures of errand or the provider rather than of the site. */
-const INFRASTRUCTURE_CODES = new Set(["internal_error", "provider_unavailable"]);
 
 export interface ReceiptFacts {
   task: Task;
@@ -29,13 +24,12 @@ export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrows
   const error = state.error;
   const write = task.risk !== "read_only";
   if (error !== null) {
-    if (write && state.mutationBoundary === "crossed" && INCONCLUSIVE_CODES.has(error.code)) return "UNCERTAIN";
-    // A write whose infrastructure failed before anything could change the site is proven side-effect free.
-    if (write && state.mutationBoundary === "not_crossed" && INFRASTRUCTURE_CODES.has(error.code)) return "BLOCKED";
-    // A secret refused by its site binding before anything changed: nothing was typed, nothing sent.
+    const failed: ReceiptStatus = error.code === "cancelled" ? "CANCELLED" : "FAIL";
+    // A write that did not finish: the same rule the runner applies with the store's boundary.
+    if (write) return settleWriteStatus(failed, { code: error.code, cancelled: error.code === "cancelled", crossed: state.mutationBoundary === "crossed" });
+    // A secret refused by its site binding: nothing was typed, nothing sent.
     if (error.code === "secret_site_mismatch" && state.mutationBoundary === "not_crossed") return "BLOCKED";
-    if (error.code === "cancelled") return "CANCELLED";
-    return "FAIL";
+    return failed;
   }
   const expectations = task.steps.filter(isExpectation).length;
   const allHeld = state.checks.length === expectations && state.checks.every((check) => check.passed);

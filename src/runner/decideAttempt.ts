@@ -1,4 +1,5 @@
 import type { Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import { settleWriteStatus } from "../receipt/settleWriteStatus.js";
 import type { EvidenceRetention } from "../task/taskTypes.js";
 import { decideRetry } from "./decideRetry.js";
 import type { AttemptResolution, OperationRecord, TerminalPhase } from "../store/Store.js";
@@ -17,19 +18,6 @@ export function phaseForStatus(status: ReceiptStatus): TerminalPhase {
     case "CANCELLED":
       return "cancelled";
   }
-}
-
-/**
- * The status a write task ends with. A write that ran to its end keeps its status (PASS, PARTIAL,
- * or FAIL because an expectation was checked and did not hold). Anything else did not finish: it is
- * BLOCKED (or CANCELLED) when the boundary was provably not crossed, and UNCERTAIN when it was.
- */
-function writeStatus(status: ReceiptStatus, code: string | undefined, cancelled: boolean, crossed: boolean): ReceiptStatus {
-  if (status === "PASS" || status === "PARTIAL") return status;
-  if (cancelled && !crossed) return "CANCELLED";
-  if (status === "FAIL" && code === "expectation_failed") return status;
-  if (crossed) return "UNCERTAIN";
-  return status === "CANCELLED" ? "CANCELLED" : "BLOCKED";
 }
 
 export interface AttemptFacts {
@@ -60,7 +48,7 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
   const code = rest.error?.code;
   const write = operation.risk !== "read_only";
   const cancelled = code === "cancelled" && operation.cancelRequested;
-  const status = write ? writeStatus(rest.status, code, cancelled, crossed) : cancelled && rest.status === "FAIL" ? "CANCELLED" : rest.status;
+  const status = write ? settleWriteStatus(rest.status, { code, cancelled, crossed }) : cancelled && rest.status === "FAIL" ? "CANCELLED" : rest.status;
   const retry = status === "FAIL" ? decideRetry({ risk: operation.risk, receipt: { ...rest, status }, attempts: operation.attempts, maxAttempts: operation.maxAttempts, cancelRequested: operation.cancelRequested }) : undefined;
   const receipt: Receipt = {
     ...rest,
