@@ -13,6 +13,7 @@ import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
 import { guardPages, installGuards } from "./installGuards.js";
+import { guardReadOnlyUnload } from "./readOnlyUnloadGuard.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
 import { Redactor } from "./redactor.js";
@@ -193,6 +194,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   });
   page = await session.context.newPage();
   guardPages(session.context, page, state);
+  // A read_only page's unloading document sends writes that route() never sees; this stops them.
+  if (!write) {
+    await guardReadOnlyUnload(session.context, page, (stopped) => {
+      state.recordBlocked({ url: redactor.scrub(stopped.url), method: stopped.method, resourceType: stopped.resourceType, code: "method_blocked", reason: `${stopped.method} is not allowed in a read_only task (sent while the page unloaded)` }, "method");
+    });
+  }
   const onAbort = () => void page?.close().catch(() => undefined);
   context.signal.addEventListener("abort", onAbort, { once: true });
 

@@ -26,11 +26,14 @@ import { memoryVault } from "./memoryVault.js";
  */
 let server: Server;
 let origin: string;
+/** A second TLS site on 127.0.0.2: cross-site to the first, so its iframe runs out of process. */
+let crossSite: Server;
+let crossOrigin: string;
 let policy: OperatorNetworkPolicy;
 const hits: { method: string; path: string }[] = [];
 const providers: { shutdown(): Promise<void> }[] = [];
 
-const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body><p id="p">unload page</p><script>
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body><p id="p">unload page</p><a id="next" href="/next">next</a><script>
 const send = (why) => { navigator.sendBeacon("/sink?" + why + "-beacon", "x"); fetch("/sink?" + why + "-keepalive", { method: "POST", body: "x", keepalive: true }).catch(() => {}); };
 addEventListener("pagehide", () => send("pagehide"));
 addEventListener("unload", () => send("unload"));
@@ -53,6 +56,7 @@ before(async () => {
     req.on("end", () => {
       const path = req.url ?? "/";
       hits.push({ method: req.method ?? "GET", path });
+      if (path.startsWith("/outer")) return void res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><p id="p">outer page</p><iframe src="${crossOrigin}/unload"></iframe>`);
       if (path.startsWith("/unload") || path.startsWith("/next")) return void res.writeHead(200, { "content-type": "text/html" }).end(path.startsWith("/next") ? `<!doctype html><p id="p">next page</p>` : PAGE);
       if (path === "/frame") return void res.writeHead(200, { "content-type": "text/html" }).end(`<script>fetch("/sink?iframe", { method: "POST", body: "x" }).catch(() => {}); navigator.sendBeacon("/sink?iframe-beacon", "x");</script>`);
       if (path === "/sw.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`);
@@ -61,7 +65,18 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const allowances = parseAllowPrivate([origin.slice("https://".length)]);
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key2.pem"), "-out", join(dir, "cert2.pem"), "-days", "1", "-subj", "/CN=127.0.0.2", "-addext", "subjectAltName=IP:127.0.0.2"], { stdio: "pipe" });
+  crossSite = createServer({ key: readFileSync(join(dir, "key2.pem")), cert: readFileSync(join(dir, "cert2.pem")) }, (req, res) => {
+    req.resume();
+    req.on("end", () => {
+      hits.push({ method: req.method ?? "GET", path: `cross-site ${req.url ?? "/"}` });
+      if ((req.url ?? "").startsWith("/unload")) return void res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => crossSite.listen(0, "127.0.0.2", resolve));
+  crossOrigin = `https://127.0.0.2:${(crossSite.address() as AddressInfo).port}`;
+  const allowances = parseAllowPrivate([origin.slice("https://".length), crossOrigin.slice("https://".length)]);
   assert.ok(allowances.ok);
   const resolver = createStaticResolver({});
   policy = { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
@@ -69,8 +84,10 @@ before(async () => {
 
 after(async () => {
   for (const provider of providers) await provider.shutdown();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const site of [server, crossSite]) {
+    site.closeAllConnections();
+    await new Promise<void>((resolve) => site.close(() => resolve()));
+  }
 });
 
 const writes = () => hits.filter((h) => !["GET", "HEAD", "OPTIONS"].includes(h.method)).map((h) => `${h.method} ${h.path}`);
@@ -92,15 +109,38 @@ describe("read_only over https: zero writes on the wire", () => {
     assert.ok(receipt.network.nonGetAborted >= 2, `the receipt counts no stopped write: ${JSON.stringify(receipt.network)}`);
   });
 
-  // Still open (docs/CURRENT_STATE.md): when the page navigates away (a goto step here), the old
-  // document's pagehide/unload/visibilitychange beacons and keepalive POSTs are sent by the browser
-  // after the page's request interception no longer sees them; over plain http the egress proxy
-  // refuses them (networkBoundary.test.ts), inside an https tunnel it cannot see the method.
-  test("the same handlers send no write over https when the page navigates away", { todo: "unload-time beacons/keepalive of a page navigating away escape route() over https" }, async () => {
+  // The page navigating away (a goto step, a link click): the old document's pagehide, unload and
+  // visibilitychange beacons and keepalive POSTs are paused by the DevTools Fetch domain without a
+  // networkId, and Playwright continues those without asking route(); inside an https tunnel the
+  // proxy cannot see the method. Before errand's own Fetch guard on the page's target
+  // (readOnlyUnloadGuard.ts) all 6 reached the site, for goto and click alike.
+  test("the same handlers send no write over https when the page navigates away (goto step or link click)", async () => {
+    for (const leave of [{ action: "goto", url: `${origin}/next` }, { action: "click", selector: "#next" }]) {
+      const before = writes().length;
+      // Generous budgets: nothing here is about time, and a loaded machine makes each page slow.
+      const { receipt } = await executor()(makeTask({ timeouts: { taskMs: 60_000, stepMs: 20_000 }, target: { url: `${origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, leave, { action: "expect_text", text: "next page" }] }), makeContext());
+      assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      assert.ok(hits.some((h) => h.method === "GET" && h.path === "/next"), "control: the next page never reached the TLS site");
+      assert.deepEqual(writes().slice(before), [], `${leave.action}: a write reached the https site`);
+      const unloadBlocks = receipt.network.blocked.filter((b) => b.code === "method_blocked" && b.reason.includes("unloaded"));
+      assert.ok(unloadBlocks.length >= 1, `${leave.action}: the receipt does not count the writes stopped at unload: ${JSON.stringify(receipt.network.blocked)}`);
+    }
+  });
+
+  // Still open: a cross-site iframe runs in its own renderer and DevTools target. errand puts the
+  // same Fetch guard on that target, but when the page navigates away the iframe's target is torn
+  // down around its unload, and some of its unload-time beacons/keepalive POSTs are then paused by
+  // no interceptor at all. Measured over https: 3 of 6 reached the site without the iframe's guard,
+  // 1-3 of 6 with it (3 runs). A browser-wide Fetch interceptor stopped all 6 in 4 of 5 runs, but
+  // errand's one browser serves read_only and write tasks at once and the browser-wide requests
+  // carry no context to tell them apart; not shipped.
+  test("a cross-site iframe's unload handlers send no write over https when the page navigates away", { todo: "an out-of-process iframe's unload-time writes escape while its DevTools target is torn down" }, async () => {
     const before = writes().length;
-    const { receipt } = await executor()(makeTask({ target: { url: `${origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, { action: "goto", url: `${origin}/next` }, { action: "expect_text", text: "next page" }] }), makeContext());
+    const { receipt } = await executor()(makeTask({ timeouts: { taskMs: 60_000, stepMs: 20_000 }, allowedHosts: ["127.0.0.2"], target: { url: `${origin}/outer` }, steps: [{ action: "expect_text", text: "outer page" }, { action: "goto", url: `${origin}/next` }, { action: "expect_text", text: "next page" }] }), makeContext());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    assert.deepEqual(writes().slice(before), [], "a write reached the https site");
+    assert.ok(hits.some((h) => h.path === "cross-site /unload"), "control: the cross-site iframe never loaded");
+    assert.deepEqual(writes().slice(before), [], "a write from the cross-site iframe reached its site");
   });
 });
