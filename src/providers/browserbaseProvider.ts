@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import Browserbase from "@browserbasehq/sdk";
 import type { CloudProviderOptions } from "./cloudProviderOptions.js";
 import { DEFAULT_SESSION_GRACE_MS, readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
@@ -45,6 +44,8 @@ export function createBrowserbaseProvider(options: CloudProviderOptions): Browse
       if (key === undefined) throw new ProviderError("provider_unconfigured", missing);
       const projectId = readEnv(options.env, "BROWSERBASE_PROJECT_ID");
       const region = readRegion(options.env);
+      // The SDK loads when a session opens, not with errand run / runner / serve (it costs each start 0.1-0.5 s).
+      const { default: Browserbase } = await import("@browserbasehq/sdk");
       const client = new Browserbase({ apiKey: key, baseURL: readEnv(options.env, "BROWSERBASE_BASE_URL") ?? BROWSERBASE_DEFAULT_BASE_URL, maxRetries: 0 });
       const tag = randomUUID();
       const requestRelease = (id: string, signal: AbortSignal, maxRetries: number) =>

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import Kernel from "@onkernel/sdk";
 import type { CloudProviderOptions } from "./cloudProviderOptions.js";
 import { readEnv } from "./cloudProviderOptions.js";
 import { openCdpSession } from "./openCdpSession.js";
@@ -42,6 +41,8 @@ export function createKernelProvider(options: KernelProviderOptions): BrowserPro
     async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const key = apiKey();
       if (key === undefined) throw new ProviderError("provider_unconfigured", PROVIDER_CREDENTIALS.kernel.missing);
+      // The SDK loads when a session opens, not with errand run / runner / serve (it costs each start 0.1-0.5 s).
+      const { default: Kernel } = await import("@onkernel/sdk");
       const client = new Kernel({ apiKey: key, baseURL: readEnv(options.env, "KERNEL_BASE_URL") ?? KERNEL_DEFAULT_BASE_URL, maxRetries: 0, logLevel: "off" });
       const name = `errand-${randomUUID()}`;
       const deleteBrowser = async (idOrName: string, signal: AbortSignal, maxRetries: number): Promise<boolean> => {

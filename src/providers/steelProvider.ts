@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import Steel from "steel-sdk";
 import { MINUTE } from "../config/units.js";
 import type { CloudProviderOptions } from "./cloudProviderOptions.js";
 import { DEFAULT_SESSION_GRACE_MS, readEnv } from "./cloudProviderOptions.js";
@@ -47,6 +46,8 @@ export function createSteelProvider(options: CloudProviderOptions): BrowserProvi
       if (key === undefined) throw new ProviderError("provider_unconfigured", missing);
       const maxSessionMs = readMaxSession(options.env);
       const region = readEnv(options.env, "STEEL_REGION");
+      // The SDK loads when a session opens, not with errand run / runner / serve (it costs each start 0.1-0.5 s).
+      const { default: Steel } = await import("steel-sdk");
       const client = new Steel({ steelAPIKey: key, baseURL: readEnv(options.env, "STEEL_BASE_URL") ?? STEEL_DEFAULT_BASE_URL, maxRetries: 0 });
       const chosenId = randomUUID();
       const release = async (id: string, signal: AbortSignal, maxRetries: number): Promise<boolean> => {

@@ -115,6 +115,8 @@ async function watchQueue(service: Service, graceMs: number, concurrency: number
   };
   events.add(listener);
   const pool = await service.startWorkers(concurrency === undefined ? {} : { concurrency });
+  // Said once the pool runs (leases recovered, queued work resumed), so an operator or a script knows new submits are picked up from here on.
+  printErr(`errand runner: watching the queue${concurrency === undefined ? "" : ` (up to ${concurrency} attempts at once)`}; SIGINT/SIGTERM stops it`);
   await new Promise<void>((resolve) => {
     const timer = budgetMs === undefined ? undefined : setTimeout(() => {
       total.stoppedBecause = "budget";
