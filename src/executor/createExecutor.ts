@@ -138,7 +138,8 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof HardStop) {
         state.error = { code: "timeout", message: `The task ran past its ${taskMs} ms budget and was stopped.`, step: null };
       } else if (state.error === null) {
-        state.error = { code: "internal_error", message: redactor.scrub(firstLine(error)), step: null };
+        // The thrown words may be the browser's, quoting the page: they go to detail, wrapped.
+        state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
       }
     } finally {
       if (session !== null) {

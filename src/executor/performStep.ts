@@ -1,3 +1,4 @@
+import { untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, Step } from "../task/taskTypes.js";
@@ -130,8 +131,11 @@ async function expectUrl(step: ExpectUrlStep, index: number, env: StepEnvironmen
   return { step: index, action: step.action, expected: step.url, match: step.match, passed: true };
 }
 
+/** Cap of checks[].observed, in characters. */
+export const OBSERVED_CHARS = 300;
+
 function failedCheck(step: ExpectTextStep | ExpectUrlStep, index: number, observed: string): Check {
   const expected = step.action === "expect_text" ? step.text : step.url;
   const selector = step.action === "expect_text" && step.selector !== undefined ? { selector: step.selector } : {};
-  return { step: index, action: step.action, expected, match: step.match, ...selector, passed: false, observed: observed.slice(0, 300) };
+  return { step: index, action: step.action, expected, match: step.match, ...selector, passed: false, observed: untrusted(observed, OBSERVED_CHARS) };
 }

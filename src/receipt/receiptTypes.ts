@@ -17,6 +17,7 @@ export type MutationBoundary = "not_crossed" | "crossed";
 
 export interface ReceiptError {
   code: ErrorCode;
+  /** errand's own words: never page text (URLs a page chose and the browser's words go to detail). */
   message: string;
   /** Index of the step in task.steps, or null when the failure is not tied to a step (-1 is never used). */
   step: number | null;
@@ -31,8 +32,8 @@ export interface Check {
   match: string;
   selector?: string;
   passed: boolean;
-  /** What was seen instead, shortened; absent when the check passed. */
-  observed?: string;
+  /** What was seen instead (the page's text or URL), in the untrusted wrapper, capped at 300 characters; absent when the check passed. */
+  observed?: UntrustedText;
 }
 
 export interface BlockedRequest {

@@ -70,7 +70,7 @@ describe("executor on local Chromium", () => {
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "expectation_failed");
     assert.equal(receipt.error?.step, 0);
-    assert.equal(receipt.checks[0]?.observed, "Fixture Home");
+    assert.deepEqual(receipt.checks[0]?.observed, { untrusted: true, text: "Fixture Home" });
   });
 
   test("waits for late content and runs an approved write with fill, fill_secret, select, type and click", async () => {

@@ -1,3 +1,4 @@
+import { isUntrustedText } from "../../receipt/untrustedText.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import { EXIT } from "./exitCodes.js";
 import { stepLabel } from "../../task/stepLabel.js";
@@ -36,11 +37,12 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   ];
   for (const check of receipt.checks) {
     const mark = check.passed ? "held" : "FAILED";
-    const seen = check.passed ? "" : `; saw "${check.observed ?? ""}"`;
+    const seen = check.passed ? "" : `; saw (untrusted page text) "${observedText(check.observed)}"`;
     lines.push(`  check       ${stepLabel(check.step)} ${check.action} ${check.match} "${check.expected}" ${mark}${seen}`);
   }
   if (receipt.error !== null) {
     lines.push(`  error       ${receipt.error.code}${receipt.error.step === null ? "" : ` at ${stepLabel(receipt.error.step)}`}: ${receipt.error.message}`);
+    if (receipt.error.detail !== undefined) lines.push(`  detail      (untrusted: the browser's or page's words) ${receipt.error.detail.text}`);
   }
   // Routing: only worth a line when another provider than the one used was considered.
   for (const record of receipt.fallback.length > 1 ? receipt.fallback : []) {
@@ -63,4 +65,10 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
     lines.push(`  output      ${name} = ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
   }
   return lines.join("\n");
+}
+
+/** observed is in the untrusted wrapper; a receipt stored before that carries a plain string. */
+function observedText(observed: unknown): string {
+  if (typeof observed === "string") return observed;
+  return isUntrustedText(observed) ? observed.text : "";
 }

@@ -24,7 +24,7 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
 /**
  * Shapes a receipt for an assistant: extracted values leave the receipt and go into `pageContent`,
  * which is labelled untrusted and length-capped (each value and all together); the page text quoted
- * in failed checks (`observed`) and the reasons in `fallback` (a provider's or page's words) go
+ * in failed checks (`observed`, already wrapped where it is made) and the reasons in `fallback` (a provider's or page's words) go
  * into the untrusted wrapper `{"untrusted": true, "text"}`, capped, as do the page-chosen addresses
  * (finalUrl, network.blocked[].url and their reasons). `error.detail` and `failure`
  * are wrapped where they are made. The durable receipt in the store is not changed.
@@ -35,7 +35,9 @@ export function presentResult(receipt: Receipt | undefined, ephemeral: Ephemeral
   if (receipt !== undefined) {
     const copy: Record<string, unknown> = {
       ...receipt,
-      checks: receipt.checks.map((check) => (check.observed === undefined ? check : { ...check, observed: untrusted(check.observed, PAGE_TEXT_LIMITS.observedChars) })),
+      // New receipts carry observed wrapped where it is made (executor/performStep), so the stored
+      // receipt, the CLI and this result agree; one stored before that holds a plain string.
+      checks: receipt.checks.map((check) => (typeof (check.observed as unknown) === "string" ? { ...check, observed: untrusted(check.observed as unknown as string, PAGE_TEXT_LIMITS.observedChars) } : check)),
       fallback: receipt.fallback.map((record) => (record.reason === undefined ? record : { ...record, reason: untrusted(record.reason, PAGE_TEXT_LIMITS.observedChars) })),
       // Addresses the page chose (where it ended up, what it tried to reach) can spell anything in
       // their host, path and query: wrapped like page text, with the reasons that name them.
