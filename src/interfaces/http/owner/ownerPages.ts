@@ -1,3 +1,4 @@
+import { isUntrustedText } from "../../../receipt/untrustedText.js";
 import type { OperationListItem } from "../../../operations/serviceTypes.js";
 import { escapeHtml, page } from "../oauth/consentPage.js";
 
@@ -78,7 +79,7 @@ ${decision("deny", "Deny")}
 
 export function operationPage(csrf: string, item: OperationListItem): string {
   const r = item.receipt;
-  const checks = r === undefined ? "" : `<ul>${r.checks.map((c) => `<li>${c.passed ? "held" : "did not hold"}: ${escapeHtml(c.action)} ${escapeHtml(c.match)} ${escapeHtml(JSON.stringify(c.expected).slice(0, 200))}${c.observed === undefined ? "" : ` (saw ${escapeHtml(JSON.stringify(c.observed).slice(0, 200))})`}</li>`).join("")}</ul>`;
+  const checks = r === undefined ? "" : `<ul>${r.checks.map((c) => `<li>${c.passed ? "held" : "did not hold"}: ${escapeHtml(c.action)} ${escapeHtml(c.match)} ${escapeHtml(JSON.stringify(c.expected).slice(0, 200))}${c.observed === undefined ? "" : ` (saw, untrusted page text: ${escapeHtml(JSON.stringify(isUntrustedText(c.observed) ? c.observed.text : String(c.observed)).slice(0, 200))})`}</li>`).join("")}</ul>`;
   return page(
     "errand operation",
     `<h1>Operation <code>${escapeHtml(item.handle.operationId)}</code></h1>
