@@ -1,11 +1,14 @@
-// Queue benchmark: errand's store path against a bare better-sqlite3 loop with the same claim
-// pattern and durability, in the same run. Measures submits/s, claim+complete cycles/s with 1 and
+// Queue benchmark: errand's store path against a bare loop with the same claim pattern and
+// durability, in the same run, on SQLite (better-sqlite3) and on PostgreSQL (FOR UPDATE SKIP LOCKED;
+// and graphile-worker on the same server). Measures submits/s, claim+complete cycles/s with 1 and
 // 4 runner processes, and `journal verify` events/s. No browser: the executor returns at once.
 //
 // The disk of a shared machine changes speed from second to second, so the 1-process measures
 // interleave errand and the baseline in chunks of 50 operations in one process and compare the
 // summed times; the 4-process measure alternates whole drains and reports the median of the
-// per-run ratios. Usage: npx tsx bench/queue/queue.ts [operations=2000] [runs=3]
+// per-run ratios. On PostgreSQL every measure is a whole drain by forked runner processes (1 or 4)
+// on its own fresh database, the three systems alternating; ratios are medians of per-run ratios.
+// Usage: npx tsx bench/queue/queue.ts [operations=2000] [runs=3] [stores=sqlite,postgres]
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +16,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { canonicalJson } from "../../src/task/canonicalJson.js";
 import { benchTask, openBare, openErrand } from "./benchSupport.js";
+import { freshBenchDatabase, openBarePg, openErrandPg, submitGraphile } from "./postgresBench.js";
 
 const operations = Number(process.argv[2] ?? 2000);
 const runs = Number(process.argv[3] ?? 3);
+const stores = new Set((process.argv[4] ?? "sqlite,postgres").split(","));
 const CHUNK = 50;
 const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 
@@ -110,6 +115,52 @@ async function drain(mode: "errand" | "bare" | "fused", processes: number): Prom
   }
 }
 
+type PgMode = "pg-errand" | "pg-bare" | "pg-graphile";
+
+/** Queues `operations` jobs for `mode` on a fresh database, then times `processes` forked runners draining it. */
+async function drainPg(mode: PgMode, processes: number): Promise<number> {
+  const db = await freshBenchDatabase();
+  const home = scratch("pg-home");
+  try {
+    if (mode === "pg-errand") {
+      const { service, store } = openErrandPg(home, db.url);
+      for (let i = 0; i < operations; i += 1) {
+        const result = await service.submit(benchTask());
+        if (!result.ok) throw new Error(result.message);
+      }
+      await store.close();
+    } else if (mode === "pg-bare") {
+      const bare = await openBarePg(db.url);
+      for (let i = 0; i < operations; i += 1) {
+        const task = benchTask();
+        await bare.submit(String(task["operationId"]), canonicalJson(task));
+      }
+      await bare.close();
+    } else {
+      await submitGraphile(db.url, operations);
+    }
+    const args = mode === "pg-errand" ? [mode, home, db.url] : [mode, db.url];
+    const workers = Array.from({ length: processes }, () => fork(WORKER, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+    await Promise.all(workers.map((w) => new Promise<void>((resolve) => w.once("message", () => resolve()))));
+    const started = performance.now();
+    const reports = await Promise.all(
+      workers.map((w) => {
+        const report = new Promise<{ cycles: number }>((resolve) => w.once("message", (m) => resolve(m as { cycles: number })));
+        w.send("go");
+        return report;
+      }),
+    );
+    const ms = performance.now() - started;
+    const cycles = reports.reduce((sum, r) => sum + r.cycles, 0);
+    if (cycles !== operations) throw new Error(`${mode}: ${cycles} cycles for ${operations} operations`);
+    await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode === null ? w.once("exit", resolve) : resolve(null)))));
+    return rate(cycles, ms);
+  } finally {
+    await db.drop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 async function verifyRate(): Promise<{ rate: number; events: number }> {
   const dir = scratch("verify");
   try {
@@ -131,7 +182,17 @@ const one: Awaited<ReturnType<typeof interleaved>>[] = [];
 const four: { errand: number; fused: number; bare: number }[] = [];
 const verify: number[] = [];
 let events = 0;
-for (let run = 0; run < runs; run += 1) {
+const pg: Record<1 | 4, { errand: number; bare: number; graphile: number }[]> = { 1: [], 4: [] };
+for (let run = 0; run < runs && stores.has("postgres"); run += 1) {
+  for (const processes of [1, 4] as const) {
+    const order: PgMode[] = run % 2 === 0 ? ["pg-errand", "pg-bare", "pg-graphile"] : ["pg-graphile", "pg-bare", "pg-errand"];
+    const row = { errand: 0, bare: 0, graphile: 0 };
+    for (const mode of order) row[mode === "pg-errand" ? "errand" : mode === "pg-bare" ? "bare" : "graphile"] = await drainPg(mode, processes);
+    pg[processes].push(row);
+    process.stderr.write(`postgres run ${run + 1}/${runs}, ${processes} process(es): ${JSON.stringify(row)}\n`);
+  }
+}
+for (let run = 0; run < runs && stores.has("sqlite"); run += 1) {
   one.push(await interleaved());
   const order = run % 2 === 0 ? (["errand", "fused", "bare"] as const) : (["bare", "fused", "errand"] as const);
   const row = { errand: 0, fused: 0, bare: 0 };
@@ -145,7 +206,8 @@ for (let run = 0; run < runs; run += 1) {
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const ratio = (xs: number[]) => median(xs).toFixed(2);
-const lines = [
+const lines: string[] = [];
+if (stores.has("sqlite")) lines.push(
   `${operations} operations per measure, ${runs} runs, medians. Ratio = baseline rate / errand rate (1.00 = as fast as the bare loop, 2.00 = half as fast).`,
   "",
   "| measure | errand | bare loop, same pattern (fused) | ratio | bare loop, 2 transactions per job | ratio |",
@@ -154,5 +216,20 @@ const lines = [
   `| claim+complete cycles/s, 1 runner process | ${fmt(median(one.map((r) => r.cycle[0])))} | ${fmt(median(one.map((r) => r.cycle[1])))} | ${ratio(one.map((r) => r.cycle[1] / r.cycle[0]))} | ${fmt(median(one.map((r) => r.cycle[2])))} | ${ratio(one.map((r) => r.cycle[2] / r.cycle[0]))} |`,
   `| claim+complete cycles/s, 4 runner processes | ${fmt(median(four.map((r) => r.errand)))} | ${fmt(median(four.map((r) => r.fused)))} | ${ratio(four.map((r) => r.fused / r.errand))} | ${fmt(median(four.map((r) => r.bare)))} | ${ratio(four.map((r) => r.bare / r.errand))} |`,
   `| journal verify events/s (${events} events) | ${fmt(median(verify))} | - | - | - | - |`,
-];
+);
+if (stores.has("postgres")) {
+  const pgRow = (processes: 1 | 4) => {
+    const rows = pg[processes];
+    return `| claim+complete cycles/s, ${processes} runner process${processes === 1 ? "" : "es"} | ${fmt(median(rows.map((r) => r.errand)))} | ${fmt(median(rows.map((r) => r.bare)))} | ${ratio(rows.map((r) => r.bare / r.errand))} | ${fmt(median(rows.map((r) => r.graphile)))} | ${ratio(rows.map((r) => r.graphile / r.errand))} |`;
+  };
+  lines.push(
+    "",
+    `PostgreSQL: ${operations} operations per drain, ${runs} runs, medians; every drain on a fresh database.`,
+    "",
+    "| measure | errand | bare SKIP LOCKED loop (fused) | ratio | graphile-worker 0.18.0 | ratio |",
+    "| --- | --- | --- | --- | --- | --- |",
+    pgRow(1),
+    pgRow(4),
+  );
+}
 process.stdout.write(`${lines.join("\n")}\n`);

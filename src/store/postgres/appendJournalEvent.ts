@@ -21,5 +21,6 @@ export async function appendJournalEvent(tx: PgTx, draft: EventDraft, atMs: numb
   const { row, head } = sealNextEvent(tx.ctx.sealer, current, draft, atMs, extraStoredBytes, known?.bodyText);
   const update = headUpdate(head, 9);
   await tx.run(`WITH event AS (${INSERT_EVENT}) ${update.sql}`, [...eventValues(row), ...update.values]);
+  tx.head = head;
   return row;
 }

@@ -63,5 +63,6 @@ export async function applyTransition(tx: PgTx, row: OperationRow, transition: T
   const stored: OperationRow = { ...after, max_attempts: transition.next.maxAttempts, receipt_seq: receiptSeq };
   const update = headUpdate(next, 9);
   await tx.run(`WITH event AS (${INSERT_EVENT}), head AS (${update.sql}) ${operationUpdate(18)}`, [...eventValues(event), ...update.values, ...operationValues(stored)]);
+  tx.head = next;
   return stored;
 }

@@ -22,16 +22,21 @@ async function journalIdOf(tx: PgTx): Promise<string> {
   return head.journalId;
 }
 
-/** Why the row cannot be trusted, or null when it matches its latest authenticated event (journal/authenticateOperationState). */
-export async function tamperReason(tx: PgTx, row: OperationRow): Promise<string | null> {
+/**
+ * Why the row cannot be trusted, or null when it matches its latest authenticated event
+ * (journal/authenticateOperationState). `known` passes the latest event when the row was read
+ * together with it (queries/rowWithLatestEvent).
+ */
+export async function tamperReason(tx: PgTx, row: OperationRow, known?: { latest: JournalEventRow | undefined }): Promise<string | null> {
   const journalId = await journalIdOf(tx);
-  const verdict = authenticateOperationState(stateOf(row), await latestEventOf(tx, row.operation_id), tx.ctx.sealer, journalId);
+  const latest = known === undefined ? await latestEventOf(tx, row.operation_id) : known.latest;
+  const verdict = authenticateOperationState(stateOf(row), latest, tx.ctx.sealer, journalId);
   return verdict.ok ? null : verdict.reason;
 }
 
 /** True when the row is authentic; otherwise records the refusal (Store.takeIntegrityRefusals) and returns false. */
-export async function isAuthentic(tx: PgTx, row: OperationRow): Promise<boolean> {
-  const reason = await tamperReason(tx, row);
+export async function isAuthentic(tx: PgTx, row: OperationRow, known?: { latest: JournalEventRow | undefined }): Promise<boolean> {
+  const reason = await tamperReason(tx, row, known);
   if (reason === null) return true;
   tx.ctx.refusals.set(row.operation_id, { operationId: row.operation_id, reason });
   return false;

@@ -16,11 +16,13 @@ export async function selectHead(tx: PgTx): Promise<JournalHead | undefined> {
  * one event at a time in commit order and lock waits never form a cycle.
  */
 export async function lockHead(tx: PgTx): Promise<JournalHead> {
+  if (tx.head !== undefined) return tx.head;
   const row = await tx.one<HeadRow>("SELECT * FROM journal_head WHERE id = 1 FOR UPDATE");
   if (row === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
   const head = toHead(row);
   // Fail closed: a journal written under another key is never extended (the chain would be unverifiable).
   if (!tx.ctx.sealer.macEquals(tx.ctx.sealer.keyId, head.keyId)) throw new JournalKeyMismatchError();
+  tx.head = head;
   return head;
 }
 
@@ -37,4 +39,5 @@ export function headUpdate(head: JournalHead, first: number): { sql: string; val
 export async function writeHead(tx: PgTx, head: JournalHead): Promise<void> {
   const update = headUpdate(head, 1);
   await tx.run(update.sql, update.values);
+  tx.head = head;
 }

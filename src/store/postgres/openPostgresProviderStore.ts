@@ -19,7 +19,7 @@ export function openPostgresProviderStore(options: PostgresStoreOptions): Provid
 
 class PostgresProviderStore extends PgTransactions implements ProviderStore {
   readBreaker(provider: string): Promise<BreakerRecord> {
-    return this.read((tx) => readBreaker(tx, provider));
+    return this.single((tx) => readBreaker(tx, provider));
   }
   listBreakers(): Promise<BreakerRecord[]> {
     return this.read((tx) => listBreakers(tx));

@@ -165,7 +165,7 @@ class PostgresStore extends PgTransactions implements Store {
   }
 
   readBreaker(provider: string): Promise<BreakerRecord> {
-    return this.read((tx) => readBreaker(tx, provider));
+    return this.single((tx) => readBreaker(tx, provider));
   }
   listBreakers(): Promise<BreakerRecord[]> {
     return this.read((tx) => listBreakers(tx));

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import type { JournalHead } from "../../journal/journalTypes.js";
 import type { IntegrityRefusal } from "../Store.js";
 
 /** What every PostgreSQL store shares across its transactions: the sealer, the optional test clock, refusals, the journal id. */
@@ -22,6 +23,8 @@ export interface PgContext {
 export interface PgTx {
   readonly ctx: PgContext;
   readonly now: number;
+  /** The journal head as this transaction locked and last wrote it (journalHeadPg.lockHead), so it is locked and read once per transaction. */
+  head: JournalHead | undefined;
   rows<T>(text: string, values?: readonly unknown[]): Promise<T[]>;
   one<T>(text: string, values?: readonly unknown[]): Promise<T | undefined>;
   /** Runs a statement; returns the number of rows it changed. */
@@ -40,14 +43,19 @@ function statementName(text: string): string {
   return name;
 }
 
-export function createPgTx(client: pg.PoolClient, ctx: PgContext, now: number): PgTx {
+/** A transaction's statements; `now` undefined for a lone statement outside a transaction (reading it then is a bug, and throws). */
+export function createPgTx(client: pg.PoolClient, ctx: PgContext, now: number | undefined): PgTx {
   const query = async <T>(text: string, values: readonly unknown[] = []) => {
     const result = await client.query({ name: statementName(text), text, values: values as unknown[] });
     return { rows: result.rows as T[], count: result.rowCount ?? 0 };
   };
   return {
     ctx,
-    now,
+    get now(): number {
+      if (now === undefined) throw new Error("a statement outside a transaction has no transaction time");
+      return now;
+    },
+    head: undefined,
     rows: async (text, values) => (await query(text, values)).rows,
     one: async (text, values) => (await query(text, values)).rows[0],
     run: async (text, values) => (await query(text, values)).count,

@@ -44,6 +44,27 @@ export abstract class PgTransactions {
     return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", step);
   }
 
+  /**
+   * One read statement on its own (PostgreSQL runs it on one snapshot anyway): no BEGIN and COMMIT
+   * round trips for the reads a runner makes on every attempt (breakers). The step has no `now`.
+   */
+  protected async single<T>(step: (tx: PgTx) => Promise<T>): Promise<T> {
+    await this.ready;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw translateConnectionError(error, this.connectionString);
+    }
+    try {
+      return await step(createPgTx(client, this.ctx, undefined));
+    } catch (error) {
+      throw translateConnectionError(error, this.connectionString);
+    } finally {
+      client.release();
+    }
+  }
+
   private async transaction<T>(begin: string, step: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.ready;
     const started = Date.now();

@@ -6,6 +6,7 @@ import { toOperation } from "../../rows/operationRows.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
+import { selectRowWithLatestEvent } from "./rowWithLatestEvent.js";
 
 /**
  * The oldest eligible queued operation that no other transaction holds, locked for this one. Rows
@@ -25,18 +26,29 @@ const ONLY_QUEUED = "SELECT * FROM operations WHERE phase = 'queued' AND run_aft
  * skipped and reported (Store.takeIntegrityRefusals), never run.
  */
 export async function claimNext(tx: PgTx, runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined> {
+  const row = await pickClaimable(tx, onlyOperationId);
+  return row === undefined ? undefined : claimRow(tx, row, runnerId, leaseMs);
+}
+
+/**
+ * The row claimNext would claim, locked and authenticated, without touching the journal yet: a
+ * finishing attempt picks its successor before it locks the journal head, so the head (which every
+ * writer serializes on) is held only for the writes themselves.
+ */
+export async function pickClaimable(tx: PgTx, onlyOperationId?: string): Promise<OperationRow | undefined> {
   const refused: string[] = [];
   for (;;) {
-    const row =
-      onlyOperationId === undefined ? await tx.one<OperationRow>(NEXT_QUEUED, [tx.now, refused]) : await tx.one<OperationRow>(ONLY_QUEUED, [tx.now, onlyOperationId]);
-    if (row === undefined) return undefined;
-    if (await isAuthentic(tx, row)) return claimRow(tx, row, runnerId, leaseMs);
+    const candidate =
+      onlyOperationId === undefined ? await selectRowWithLatestEvent(tx, NEXT_QUEUED, [tx.now, refused]) : await selectRowWithLatestEvent(tx, ONLY_QUEUED, [tx.now, onlyOperationId]);
+    if (candidate === undefined) return undefined;
+    const row = candidate.row;
+    if (await isAuthentic(tx, row, candidate)) return row;
     if (onlyOperationId !== undefined) return undefined;
     refused.push(row.operation_id);
   }
 }
 
-async function claimRow(tx: PgTx, row: OperationRow, runnerId: string, leaseMs: number): Promise<ClaimedOperation> {
+export async function claimRow(tx: PgTx, row: OperationRow, runnerId: string, leaseMs: number): Promise<ClaimedOperation> {
   const token = randomUUID();
   const next = await applyTransition(tx, row, claim(toOperation(row), tx.now, { runnerId, leaseMs }), token);
   return { operation: toOperation(next), taskJson: next.task_json, lease: { operationId: next.operation_id, token }, attempt: next.attempts };

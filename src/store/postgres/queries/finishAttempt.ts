@@ -5,8 +5,9 @@ import { toOperation } from "../../rows/operationRows.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
-import { claimNext } from "./claimNext.js";
+import { claimNext, claimRow, pickClaimable } from "./claimNext.js";
 import { selectLeasedRow } from "./operationRowPg.js";
+import { selectRowsWithLatestEvent } from "./rowWithLatestEvent.js";
 
 /** Ends the current attempt of a locked running row as `resolution` says (operationTransitions.resolve). */
 function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolution): Promise<OperationRow> {
@@ -20,13 +21,20 @@ function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolut
  * claims the next eligible operation in the same transaction.
  */
 export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
-  const row = await selectLeasedRow(tx, lease.operationId, lease.token);
+  const leased = await selectLeasedRow(tx, lease.operationId, lease.token);
+  const row = leased?.row;
+  const authentic = leased !== undefined && (await isAuthentic(tx, leased.row, leased));
+  // Every read and row lock first, the journal head (locked by the first write) last: see pickClaimable.
+  const successor = next === undefined ? undefined : await pickClaimable(tx, next.onlyOperationId);
   let applied: AttemptResolution | undefined;
-  if (row !== undefined && (await isAuthentic(tx, row))) {
+  if (row !== undefined && authentic) {
     applied = decide(toOperation(row));
     await applyResolution(tx, row, applied);
   }
-  return { applied, next: next === undefined ? undefined : await claimNext(tx, next.runnerId, next.leaseMs, next.onlyOperationId) };
+  if (next === undefined) return { applied, next: undefined };
+  // Nothing was eligible before the resolution; the attempt just requeued (without delay) may be now.
+  if (successor === undefined) return { applied, next: await claimNext(tx, next.runnerId, next.leaseMs, next.onlyOperationId) };
+  return { applied, next: await claimRow(tx, successor, next.runnerId, next.leaseMs) };
 }
 
 /**
@@ -36,13 +44,13 @@ export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operatio
  * wins. A row that does not match its journal is refused (reported, left alone).
  */
 export async function recoverExpiredLeases(tx: PgTx, decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
-  const rows = await tx.rows<OperationRow>("SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < $1 ORDER BY lease_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED", [
+  const rows = await selectRowsWithLatestEvent(tx, "SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < $1 ORDER BY lease_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED", [
     tx.now,
     limit,
   ]);
   const recovered: RecoveredLease[] = [];
-  for (const row of rows) {
-    if (!(await isAuthentic(tx, row))) continue;
+  for (const { row, latest } of rows) {
+    if (!(await isAuthentic(tx, row, { latest }))) continue;
     const resolution = decide({ operation: toOperation(row), taskJson: row.task_json });
     const next = await applyResolution(tx, row, resolution);
     recovered.push({ operationId: row.operation_id, resolution: resolution.kind, phase: next.phase as RecoveredLease["phase"] });

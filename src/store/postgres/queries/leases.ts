@@ -33,8 +33,9 @@ export async function checkLease(tx: PgTx, lease: LeaseRef): Promise<LeaseCheck>
  * that no longer matches its journal is refused like a lost lease: nothing may be dispatched.
  */
 export async function crossMutationBoundary(tx: PgTx, lease: LeaseRef): Promise<BoundaryResult> {
-  const row = await selectLeasedRow(tx, lease.operationId, lease.token);
-  if (row === undefined || !(await isAuthentic(tx, row))) return "lease_lost";
+  const leased = await selectLeasedRow(tx, lease.operationId, lease.token);
+  if (leased === undefined || !(await isAuthentic(tx, leased.row, leased))) return "lease_lost";
+  const row = leased.row;
   const transition = crossBoundary(toOperation(row), tx.now);
   if (transition === "cancel_requested") return "cancel_requested";
   if (transition !== null) await applyTransition(tx, row, transition);
