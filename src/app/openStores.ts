@@ -6,6 +6,7 @@ import type { ProviderStore } from "../store/ProviderStore.js";
 import type { SecretStore } from "../store/SecretStore.js";
 import type { Store } from "../store/Store.js";
 import { openPostgresAccessStore } from "../store/postgres/openPostgresAccessStore.js";
+import { openPostgresArtifactStore } from "../store/postgres/openPostgresArtifactStore.js";
 import { openPostgresProviderStore } from "../store/postgres/openPostgresProviderStore.js";
 import { openPostgresSecretStore } from "../store/postgres/openPostgresSecretStore.js";
 import { openPostgresStore } from "../store/postgres/openPostgresStore.js";
@@ -71,10 +72,10 @@ export function openSecretStoreAt(location: StoreLocation, options: StoreOpenOpt
 }
 
 /**
- * Artifacts (evidence screenshots), sealed. PostgreSQL has no ArtifactStore adapter yet: there the
- * answer is undefined, receipts still list each screenshot's hash and say in artifactsOmitted
- * that the bytes were not kept, and reads answer artifact_not_found.
+ * Artifacts (evidence screenshots), sealed. Both stores have one; the answer stays optional for
+ * callers that embed errand without artifacts (their receipts then say in artifactsOmitted that the
+ * bytes were not kept, and reads answer artifact_not_found).
  */
 export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenOptions): ArtifactStore | undefined {
-  return location.backend === "sqlite" ? openSqliteArtifactStore(sqliteOptions(location, options)) : undefined;
+  return location.backend === "sqlite" ? openSqliteArtifactStore(sqliteOptions(location, options)) : openPostgresArtifactStore(postgresOptions(location, options));
 }

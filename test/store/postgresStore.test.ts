@@ -7,7 +7,7 @@ import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import { openPostgresSecretStore } from "../../src/store/postgres/openPostgresSecretStore.js";
 import { openPostgresStore } from "../../src/store/postgres/openPostgresStore.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
-import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/postgresMigrations.js";
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "../../src/store/postgres/postgresMigrations.js";
 import { SchemaTooNewError } from "../../src/store/storeErrors.js";
 import { dropSchema, freshSchema, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 
@@ -34,9 +34,9 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
     const name = schema();
     const stores = Array.from({ length: 4 }, () => openPostgresStore({ connectionString: url, schema: name, sealer }));
     try {
-      assert.deepEqual(await Promise.all(stores.map((s) => s.schemaVersion())), [1, 1, 1, 1]);
+      assert.deepEqual(await Promise.all(stores.map((s) => s.schemaVersion())), [1, 2, 3, 4].map(() => POSTGRES_SCHEMA_VERSION));
       const recorded = await withSchemaClient(url, name, (c) => c.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version"));
-      assert.deepEqual(recorded.rows.map((r) => r.version), [1]);
+      assert.deepEqual(recorded.rows.map((r) => r.version), POSTGRES_MIGRATIONS.map((m) => m.version));
       const heads = await withSchemaClient(url, name, (c) => c.query("SELECT journal_id FROM journal_head"));
       assert.equal(heads.rowCount, 1, "one journal head");
     } finally {

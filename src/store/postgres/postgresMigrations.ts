@@ -240,6 +240,27 @@ CREATE TABLE secrets (
 );
 `,
   },
+  {
+    version: 2,
+    name: "artifacts (evidence screenshots)",
+    // SQLite's migration 7: one row per artifact of an operation's last attempt, sealed; no foreign
+    // key to operations (their rows are deleted by compaction; dropExpiredArtifacts deletes the bytes).
+    sql: `
+CREATE TABLE artifacts (
+  operation_id TEXT COLLATE "C" NOT NULL,
+  idx          INTEGER NOT NULL CHECK (idx >= 0),
+  attempt      BIGINT NOT NULL,
+  media_type   TEXT NOT NULL CHECK (media_type IN ('image/png', 'image/jpeg')),
+  bytes        BIGINT NOT NULL CHECK (bytes >= 0),
+  sha256       TEXT NOT NULL,
+  sealed       TEXT NOT NULL,
+  expires_ms   BIGINT,
+  created_ms   BIGINT NOT NULL,
+  PRIMARY KEY (operation_id, idx)
+);
+CREATE INDEX artifacts_expiry ON artifacts (expires_ms) WHERE expires_ms IS NOT NULL;
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

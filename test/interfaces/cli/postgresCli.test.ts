@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { POSTGRES_SCHEMA_VERSION } from "../../../src/store/postgres/postgresMigrations.js";
 import { freshTestDatabase, testDatabase, withSchemaClient } from "../../fixtures/testPostgres.js";
 import { readTask } from "../../operations/support/tasks.js";
 import { baseEnv, errandInProcess, parseEnvelope } from "./support/runInProcess.js";
@@ -27,7 +28,7 @@ describe("the CLI on PostgreSQL", database.skip === undefined ? {} : { skip: dat
 
       const migrated = await errandInProcess(["migrate", "--database-url", fresh.url, "--json"], env);
       assert.equal(migrated.code, 0, migrated.stderr);
-      assert.deepEqual(parseEnvelope(migrated.stdout).data, { backend: "postgres", database: fresh.url.replace(/^postgres:\/\/[^@]*@/, "postgres://postgres@"), schemaVersion: 1 });
+      assert.deepEqual(parseEnvelope(migrated.stdout).data, { backend: "postgres", database: fresh.url.replace(/^postgres:\/\/[^@]*@/, "postgres://postgres@"), schemaVersion: POSTGRES_SCHEMA_VERSION });
       assert.ok(existsSync(join(home, "keys", "master.key")));
       assert.equal(existsSync(join(home, "errand.db")), false, "nothing is written to SQLite");
 
