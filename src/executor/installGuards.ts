@@ -91,7 +91,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     return route.continue().catch(() => undefined);
   });
 
-  await context.routeWebSocket(/.*/, async (socket) => {
+  await context.routeWebSocket(/.*/, (socket) => {
     const httpUrl = socket.url().replace(/^ws/, "http");
     const verdict = options.guard.checkRequest(httpUrl);
     if (!verdict.allowed) {
@@ -99,22 +99,22 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       void socket.close({ code: 1008, reason: "blocked by errand network policy" }).catch(() => undefined);
       return;
     }
-    const refuseSecret = (name: string) => {
-      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "secret_egress_blocked", reason: `a message carried the secret ${name} to ${originOf(httpUrl)}, which that secret is not bound to` }, "secret");
+    const refuseSecret = (name: string, how: string) => {
+      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "secret_egress_blocked", reason: `${how} the secret ${name} to ${originOf(httpUrl)}, which that secret is not bound to` }, "secret");
       void socket.close({ code: 1008, reason: "blocked by errand secret egress guard" }).catch(() => undefined);
     };
-    if (options.secretEgress.active) {
-      // The handshake carries the context's cookies for that URL; a page may have put the value in one.
-      const cookies = await context.cookies(httpUrl).catch(() => []);
-      const leaked = options.secretEgress.leak({ url: httpUrl, headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") } });
-      if (leaked !== null) return refuseSecret(leaked);
-    }
+    // Once a secret is typed, no socket opens to an origin it is not bound to. The handshake carries
+    // the browser's cookies for that URL, and the page may have just put the value in one: reading
+    // the cookie jar here raced the page's own document.cookie write (seen once under load), and the
+    // browser's real handshake is never shown to errand, so the origin alone decides.
+    const unbound = options.secretEgress.active ? options.secretEgress.unboundAt(httpUrl) : null;
+    if (unbound !== null) return refuseSecret(unbound, "the socket's handshake could carry");
     options.requestJudged?.(socket.url());
     const server = socket.connectToServer();
     // Messages from the page are forwarded by hand, so each one is checked once a secret is typed.
     socket.onMessage((message) => {
       const leaked = options.secretEgress.active ? options.secretEgress.leak({ url: httpUrl, body: typeof message === "string" ? message : Buffer.from(message) }) : null;
-      if (leaked !== null) return refuseSecret(leaked);
+      if (leaked !== null) return refuseSecret(leaked, "a message carried");
       server.send(message);
     });
   });

