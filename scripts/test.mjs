@@ -60,7 +60,7 @@ async function admin(sql) {
   }
 }
 
-const env = { ...process.env };
+const env = { ...process.env, ...(fast ? { ERRAND_TEST_FAST: "1" } : {}) };
 let database;
 if (files.some((f) => readFileSync(f, "utf8").includes("testPostgres"))) {
   const name = `errand_test_${Date.now()}_${process.pid}`;

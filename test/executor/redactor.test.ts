@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { REDACTED, Redactor } from "../../src/executor/redactor.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 
 const secretArb = fc.string({ unit: fc.constantFrom(...Array.from("abcXYZ019 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\"\\é€😀")), minLength: 8, maxLength: 24 }).filter((s) => s.replace(/\s+/g, "").length >= 8);
 const noise = fc.string({ unit: fc.constantFrom(...Array.from("qrstuvw .,;\n-_")), maxLength: 20 });
@@ -41,7 +42,7 @@ describe("Redactor", () => {
           assert.ok(!squash(out).includes(squash(secret)), out);
           assert.ok(redactor.carries(`${before}${spell(secret)}${after}`));
         }),
-        { numRuns: 40 },
+        propertyRuns(40, 4),
       );
     });
   }
@@ -56,7 +57,7 @@ describe("Redactor", () => {
         assert.ok(out.includes(REDACTED), out);
         assert.ok(redactor.carries(encoded));
       }),
-      { numRuns: 200 },
+      propertyRuns(200, 10),
     );
   });
 

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { canonicalIp, classifyIp, parseIp } from "../../src/policy/classifyIp.js";
 import { dotted, toUint32 } from "./policyFixtures.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 
 /**
  * An independent reference, written as integer intervals straight from the IANA special-purpose
@@ -56,13 +57,13 @@ const v6ReferenceBlocked = (n: bigint): boolean =>
 
 const uint32 = fc.integer({ min: 0, max: 0xffffffff });
 const uint128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
-const RUNS = { numRuns: 2000 };
+const RUNS = propertyRuns(2000);
 
 describe("classifyIp", () => {
   test("agrees with the interval reference on random IPv4 addresses", () => {
     fc.assert(fc.property(uint32, (n) => {
       assert.equal(classifyIp(dotted(n)).verdict, v4ReferenceBlocked(n) ? "blocked" : "public", dotted(n));
-    }), { numRuns: 20_000 });
+    }), propertyRuns(20_000));
   });
 
   for (const block of V4_BLOCKED) {
@@ -97,13 +98,13 @@ describe("classifyIp", () => {
   test("blocks every address outside 2000::/3 and agrees with the reference on random IPv6", () => {
     fc.assert(fc.property(uint128, (n) => {
       assert.equal(classifyIp(bigToV6(n)).verdict, v6ReferenceBlocked(n) ? "blocked" : "public", bigToV6(n));
-    }), { numRuns: 20_000 });
+    }), propertyRuns(20_000));
   });
 
   test("agrees with the reference on random IPv6 inside 2000::/3", () => {
     fc.assert(fc.property(fc.bigInt({ min: GLOBAL[0], max: GLOBAL[1] }), (n) => {
       assert.equal(classifyIp(bigToV6(n)).verdict, v6ReferenceBlocked(n) ? "blocked" : "public", bigToV6(n));
-    }), { numRuns: 20_000 });
+    }), propertyRuns(20_000));
   });
 
   for (const block of [...V6_BLOCKED_OUTSIDE, ...V6_BLOCKED_IN_GLOBAL]) {
@@ -148,7 +149,7 @@ describe("classifyIp", () => {
   test("canonicalizes any IPv6 text, mixed dotted notation included, exactly as WHATWG does", () => {
     fc.assert(fc.property(fc.ipV6(), (ip) => {
       assert.equal(canonicalIp(ip), new URL(`http://[${ip}]/`).hostname.slice(1, -1), ip);
-    }), { numRuns: 5_000 });
+    }), propertyRuns(5_000));
     assert.equal(canonicalIp("::1.2.3.4"), "::102:304", "IPv4-compatible stays compatible (ipaddr.js alone reads it as mapped)");
     const compat = classifyIp("::1.2.3.4");
     assert.equal(compat.verdict === "blocked" && compat.range, "ipv4-compatible");

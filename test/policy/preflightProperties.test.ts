@@ -6,9 +6,10 @@ import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { checkUrlWithoutDns, preflightUrl } from "../../src/policy/preflightUrl.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { dotted } from "./policyFixtures.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 
 const uint32 = fc.integer({ min: 0, max: 0xffffffff });
-const RUNS = { numRuns: 1000 };
+const RUNS = propertyRuns(1000);
 const noDns = createStaticResolver({}, "no-dns");
 
 /** Writes one octet in a randomly chosen radix the way WHATWG accepts: decimal, 0x-hex or 0-octal. */

@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { canonicalJson } from "../../src/task/canonicalJson.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 
 const VECTORS = new URL("../fixtures/rfc8785/cyberphone/", import.meta.url);
 
@@ -134,7 +135,7 @@ describe("canonicalJson: properties", () => {
         const once = canonicalJson(value);
         assert.equal(canonicalJson(JSON.parse(once)), once);
       }),
-      { numRuns: 1500 },
+      propertyRuns(1500),
     );
   });
 
@@ -143,7 +144,7 @@ describe("canonicalJson: properties", () => {
       fc.property(json, (value) => {
         assert.deepEqual(JSON.parse(canonicalJson(value)), JSON.parse(JSON.stringify(value)));
       }),
-      { numRuns: 1000 },
+      propertyRuns(1000),
     );
   });
 
@@ -152,7 +153,7 @@ describe("canonicalJson: properties", () => {
       fc.property(json, fc.integer(), (value, seed) => {
         assert.equal(canonicalJson(shuffleKeys(value, seed)), canonicalJson(value));
       }),
-      { numRuns: 1000 },
+      propertyRuns(1000),
     );
   });
 
@@ -161,7 +162,7 @@ describe("canonicalJson: properties", () => {
       fc.property(json, (value) => {
         assert.equal(canonicalJson(JSON.parse(JSON.stringify(value, null, 3))), canonicalJson(value));
       }),
-      { numRuns: 500 },
+      propertyRuns(500),
     );
   });
 });

@@ -13,6 +13,7 @@ import { looksLikeSecretField } from "../../src/task/secretFieldSelector.js";
 import type { Task } from "../../src/task/taskTypes.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { POINTER_SYNTAX, parentOf, resolvePointer, withOwnKey } from "./taskFixtures.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 
 const FUZZ_KEY = new Uint8Array(32).fill(7);
 
@@ -222,7 +223,7 @@ describe("validateTask fuzz", () => {
       fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
         validateAndCheck(value);
       }),
-      { numRuns: 3000 },
+      propertyRuns(3000),
     );
   });
 
@@ -234,7 +235,7 @@ describe("validateTask fuzz", () => {
         for (const [key, value] of entries) withOwnKey(input, key, value);
         validateAndCheck(input);
       }),
-      { numRuns: 2000 },
+      propertyRuns(2000),
     );
   });
 
@@ -247,7 +248,7 @@ describe("validateTask fuzz", () => {
         const text = JSON.stringify(input);
         assert.deepEqual(parseTaskText(text), validateTask(JSON.parse(text)));
       }),
-      { numRuns: 4000 },
+      propertyRuns(4000),
     );
   });
 
@@ -262,7 +263,7 @@ describe("validateTask fuzz", () => {
         const result = parseTaskText(text);
         if (!result.ok) for (const problem of result.errors) assert.ok(Object.hasOwn(ERROR_CODES, problem.code));
       }),
-      { numRuns: 2000 },
+      propertyRuns(2000),
     );
   });
 
@@ -281,7 +282,7 @@ describe("validateTask fuzz", () => {
         assert.deepEqual(second.value, normalized);
         assert.equal(canonicalJson(second.value), canonicalJson(normalized));
       }),
-      { numRuns: 2000 },
+      propertyRuns(2000),
     );
     assert.ok(valid / runs > 0.9, `only ${valid} of ${runs} generated tasks were valid; the generator drifted from the schema`);
   });

@@ -8,6 +8,7 @@ import { TASK_LIMITS } from "../../src/task/limits.js";
 import { parseTaskText } from "../../src/task/parseTaskText.js";
 import { STEP_FIELDS } from "../../src/task/readStep.js";
 import { validateTask } from "../../src/task/validateTask.js";
+import { propertyRuns } from "../support/propertyRuns.js";
 import {
   EXAMPLE_STEPS,
   OPERATION_ID,
@@ -529,7 +530,7 @@ describe("validateTask: extract_attribute never reads value", () => {
         assert.equal(result.ok, false);
         assert.deepEqual(result.ok ? [] : result.errors.map((p) => [p.code, p.path]), [["value_attribute_forbidden", "/steps/0/attribute"]]);
       }),
-      { numRuns: 300 },
+      propertyRuns(300),
     );
   });
 
@@ -544,7 +545,7 @@ describe("validateTask: extract_attribute never reads value", () => {
           assert.equal(step.attribute, step.attribute.trim().toLowerCase());
         }
       }),
-      { numRuns: 500 },
+      propertyRuns(500),
     );
   });
 
@@ -655,7 +656,7 @@ describe("validateTask: fill_secret names a declared secret, never a value", () 
         const result = validateTask(taskWithStep({ action: "fill_secret", selector: "#p", [field]: name }));
         assert.equal(result.ok, /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name));
       }),
-      { numRuns: 500 },
+      propertyRuns(500),
     );
   });
 });
