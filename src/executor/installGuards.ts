@@ -1,4 +1,5 @@
 import type { APIResponse, BrowserContext, Page, Request, Route } from "playwright-core";
+import { isReadOnlyMethod } from "../policy/readOnlyMethods.js";
 import { DocumentFetchError } from "../providers/providerTypes.js";
 import type { DocumentRequest, DocumentResponse } from "../providers/providerTypes.js";
 import type { AttemptState } from "./attemptState.js";
@@ -6,7 +7,6 @@ import type { NetworkGuard } from "./networkGuard.js";
 import type { Redactor } from "./redactor.js";
 import type { SecretEgressGuard } from "./secretEgressGuard.js";
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** How many redirect hops a navigation may take before errand refuses it. */
 const MAX_REDIRECTS = 10;
@@ -77,7 +77,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       secretBearing = options.secretEgress.carriesAny(outgoing);
     }
     const method = request.method().toUpperCase();
-    if (!SAFE_METHODS.has(method)) {
+    if (!isReadOnlyMethod(method)) {
       if (options.readOnly) {
         return block(route, request, "method_blocked", `${method} is not allowed in a read_only task`, "method");
       }
@@ -248,7 +248,7 @@ async function followNavigation(
       }
       const status = hopResponse.status;
       if (status === 307 || status === 308) {
-        if (!SAFE_METHODS.has(method)) break;
+        if (!isReadOnlyMethod(method)) break;
       } else {
         method = "GET";
       }

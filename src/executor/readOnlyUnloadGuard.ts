@@ -1,7 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from "playwright-core";
-
-/** Methods a read_only task may send. */
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+import { isReadOnlyMethod } from "../policy/readOnlyMethods.js";
 
 /** One write this guard stopped, for the receipt. */
 export interface StoppedWrite {
@@ -50,7 +48,7 @@ export async function guardReadOnlyUnload(context: BrowserContext, page: Page, o
 async function interceptWrites(cdp: CDPSession, onStopped: (write: StoppedWrite) => void): Promise<void> {
   cdp.on("Fetch.requestPaused", (event) => {
     const { requestId, request, resourceType } = event;
-    if (SAFE_METHODS.has(request.method.toUpperCase())) {
+    if (isReadOnlyMethod(request.method)) {
       void cdp.send("Fetch.continueRequest", { requestId }).catch(() => undefined);
       return;
     }

@@ -11,6 +11,7 @@ import { canonicalIp } from "../../policy/classifyIp.js";
 import { normalizeHost } from "../../policy/classifyHostName.js";
 import type { DestinationVerdict } from "../../policy/networkVerdict.js";
 import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
+import { isReadOnlyMethod } from "../../policy/readOnlyMethods.js";
 import type { Resolver } from "../../policy/resolver.js";
 import { listenOnLoopback, plainReply, rawReply } from "./proxyReplies.js";
 import { TunnelGate } from "./tunnelGate.js";
@@ -95,9 +96,6 @@ export interface EgressProxy {
 /** Headers that describe one hop, not the message; never forwarded in either direction. */
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
 
-/** Methods a read_only task may send. */
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
 /** Idle keep-alive upstream connections kept per checked address:port, and how long each may idle. */
 const MAX_IDLE_PER_ADDRESS = 8;
 const IDLE_MS = 4_000;
@@ -149,7 +147,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const reason = "neither a page's request (it carries a User-Agent) nor errand's own: WebRTC relay and ICE-TCP connections look like this, and a task never needs them";
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "webrtc_blocked", reason, addresses: [] }) };
     }
-    if (options.readOnly === true && method !== "CONNECT" && !SAFE_METHODS.has(method.toUpperCase())) {
+    if (options.readOnly === true && method !== "CONNECT" && !isReadOnlyMethod(method)) {
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "method_blocked", reason: `${method} is not allowed in a read_only task`, addresses: [] }) };
     }
     const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
