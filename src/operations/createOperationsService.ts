@@ -42,7 +42,6 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
     digestKey: ctx.digestKey,
     config: ctx.config,
     runnerId,
-    ...(ctx.providerFor === undefined ? {} : { providerFor: ctx.providerFor }),
     onEvent: (event) => {
       ctx.onRunnerEvent?.(event);
       // The receipt is committed when "finished" is reported: a waiting collect may answer now.

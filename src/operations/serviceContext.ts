@@ -8,7 +8,6 @@ import type { HeldResults } from "./heldResults.js";
 import type { ArtifactKeeping } from "./artifactKeeping.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
 import type { Store } from "../store/Store.js";
-import type { Task } from "../task/taskTypes.js";
 
 /** What the service is built from. Everything is injected; nothing is read from the environment here. */
 export interface OperationsServiceOptions {
@@ -21,8 +20,6 @@ export interface OperationsServiceOptions {
   /** The executor runQueue uses; absent for processes that only submit and observe. */
   execute?: ExecuteTask;
   runnerId?: string;
-  /** See RunnerDeps.providerFor: null when the executor routes tasks and keeps the breakers itself. */
-  providerFor?: (task: Task) => string | null;
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Where artifacts (evidence screenshots) are kept; without it none are kept or served. */
   artifactStore?: ArtifactStore;

@@ -5,9 +5,9 @@ import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../executor/ex
 import type { BrowserProvider } from "../providers/providerTypes.js";
 import { estimateUsage } from "../providers/usageEstimate.js";
 import type { FallbackRecord, Receipt } from "../receipt/receiptTypes.js";
-import { passBreaker, reportToBreaker } from "../runner/breakerGate.js";
-import type { BreakerOutcome, BreakerPolicy } from "../runner/circuitBreaker.js";
-import { classifyOutcome } from "../runner/classifyOutcome.js";
+import { passBreaker, reportToBreaker } from "./breakerGate.js";
+import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
+import { classifyOutcome } from "./classifyOutcome.js";
 import { synthesizeReceipt } from "../runner/synthesizeReceipt.js";
 import type { ProviderStore, UsageEntry } from "../store/ProviderStore.js";
 import type { Task } from "../task/taskTypes.js";
@@ -40,7 +40,7 @@ export interface RouterOptions {
   executorFor: (provider: BrowserProvider) => ExecuteTask;
   /** The attempt budget when the task sets no timeouts.taskMs (ms). */
   defaultTaskTimeoutMs: number;
-  /** The breaker thresholds (the runner's, so both agree). */
+  /** The breaker thresholds (breakerPolicy of errand's configuration). */
   breaker: BreakerPolicy;
   /** Names this process in the slots it holds. */
   holder: string;
@@ -63,8 +63,7 @@ export interface RouterOptions {
  *    slot (ERRAND_SLOT_WAIT_MS, at most a third of its budget) and looks again; otherwise it is
  *    BLOCKED with the most telling skip's code, nothing having run.
  *
- * The router keeps the breakers of the providers it uses: the runner must not gate or report them
- * too (its providerFor returns null for a routed executor).
+ * The breakers live here only: the runner neither gates nor reports them.
  */
 export function createRouter(options: RouterOptions): ExecuteTask {
   return (task, context) => route(options, task, context);

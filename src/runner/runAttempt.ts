@@ -5,9 +5,6 @@ import type { AttemptResolution, ClaimedOperation, FinishResult, OperationRecord
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
 import { AttemptStop } from "./attemptStop.js";
-import { passBreaker, reportToBreaker } from "./breakerGate.js";
-import type { BreakerPolicy } from "./circuitBreaker.js";
-import { classifyOutcome } from "./classifyOutcome.js";
 import { decideAttempt, phaseForStatus } from "./decideAttempt.js";
 import { startLeaseKeeper } from "./leaseKeeper.js";
 import { readStoredTask } from "./readStoredTask.js";
@@ -20,10 +17,6 @@ import { synthesizeReceipt } from "./synthesizeReceipt.js";
  */
 function graceMs(budgetMs: number): number {
   return Math.min(5_000, Math.max(200, Math.floor(budgetMs / 5)));
-}
-
-export function breakerPolicy(config: RunnerDeps["config"]): BreakerPolicy {
-  return { threshold: config.breakerThreshold, cooldownMs: config.breakerCooldownMs, probeTimeoutMs: config.leaseMs + config.browserTimeoutMs };
 }
 
 /**
@@ -39,8 +32,8 @@ export interface AttemptRun {
 }
 
 /**
- * Runs one claimed attempt to its end: checks the stored task against its digest, passes the
- * provider's circuit breaker, keeps the lease alive while the executor works, records the mutation
+ * Runs one claimed attempt to its end: checks the stored task against its digest, keeps the lease
+ * alive while the executor works, records the mutation
  * boundary durably before the executor may cross it, and resolves the attempt with a write fenced
  * by the lease token. A runner that lost its lease writes nothing and reports "lease_lost".
  */
@@ -57,16 +50,8 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     return finishWithout(deps, claimed, finish, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
   }
 
-  const chosen = deps.providerFor === undefined ? (task.provider === "auto" ? "local" : task.provider) : deps.providerFor(task);
-  const routed = chosen === null;
-  const provider = chosen ?? (task.provider === "auto" ? "" : task.provider);
-  const policy = breakerPolicy(config);
-  // A routing executor takes each provider's breaker itself; gating here would gate the wrong one.
-  const gate = routed ? { admitted: true as const, probeToken: null } : await passBreaker(store, provider, policy);
-  if (!gate.admitted) {
-    const when = gate.retryAtMs === null ? "after the probe in flight reports" : `at ${new Date(gate.retryAtMs).toISOString()}`;
-    return finishWithout(deps, claimed, finish, task, "BLOCKED", "circuit_open", `Provider ${provider} failed repeatedly, so its circuit is open; it lets one probe through ${when}. Nothing was run; submit again with a new operationId later.`, startedAt, provider);
-  }
+  // The provider a synthesized receipt names before the router chose one: the task's own choice, if any.
+  const provider = task.provider === "auto" ? "" : task.provider;
 
   const controller = new AbortController();
   const keeper = startLeaseKeeper(store, lease, {
@@ -150,10 +135,6 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
     return { report: lost(claimed), next };
   }
-  const usedProvider = finalOutcome.receipt.provider || provider;
-  if (routed) return { report: reportApplied(deps, operation.operationId, attempt, applied), next };
-  await reportToBreaker(store, usedProvider, classifyOutcome(finalOutcome.receipt), policy, usedProvider === provider ? gate.probeToken : null);
-  if (gate.probeToken !== null && usedProvider !== provider) await reportToBreaker(store, provider, "neutral", policy, gate.probeToken);
   return { report: reportApplied(deps, operation.operationId, attempt, applied), next };
 }
 

@@ -11,15 +11,9 @@ export interface RunnerDeps {
   execute: ExecuteTask;
   /** Key of the request digest: a stored task is re-digested before it runs, so a tampered one never does. */
   digestKey: Uint8Array;
-  config: Pick<RuntimeConfig, "leaseMs" | "heartbeatMs" | "retryDelayMs" | "browserTimeoutMs" | "breakerThreshold" | "breakerCooldownMs" | "cancelPollMs">;
+  config: Pick<RuntimeConfig, "leaseMs" | "heartbeatMs" | "retryDelayMs" | "browserTimeoutMs" | "cancelPollMs">;
   /** Names this runner in leases and events (host:pid:random by default). */
   runnerId: string;
-  /**
-   * The provider whose circuit breaker gates a task. Default: the task's provider, "local" for
-   * "auto". null: the executor routes the task itself and keeps the breakers of the providers it
-   * uses (the provider router, src/router), so the runner neither gates nor reports.
-   */
-  providerFor?: (task: Task) => string | null;
   /** Structured notices for whoever watches the runner (CLI stderr, logs). */
   onEvent?: (event: RunnerEvent) => void;
   /** Claim only this operation (set from RunQueueOptions.onlyOperationId). */

@@ -10,7 +10,7 @@ import { withCappedDocuments } from "../../providers/withCappedDocuments.js";
 import { createRouter } from "../../router/createRouter.js";
 import { resolveRoutingConfig } from "../../router/routingConfig.js";
 import type { RoutableProvider, RoutingConfig } from "../../router/routingConfig.js";
-import { breakerPolicy } from "../../runner/runAttempt.js";
+import { breakerPolicy } from "../../router/circuitBreaker.js";
 import type { ProviderStore } from "../../store/ProviderStore.js";
 import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";

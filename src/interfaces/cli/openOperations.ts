@@ -7,7 +7,6 @@ import { createOperationsService } from "../../operations/createOperationsServic
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunnerEvent } from "../../runner/runnerTypes.js";
 import { openArtifactStoreAt, openOperationStore, storeLocationFor } from "../../app/openStores.js";
-import type { Task } from "../../task/taskTypes.js";
 import type { Store } from "../../store/Store.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
@@ -25,17 +24,15 @@ export interface OpenedOperations {
  * Opens the operations service the way every CLI command does: configuration from the environment,
  * the master key under ERRAND_HOME/keys (the journal MACs use its "journal" subkey), and the store
  * (ERRAND_HOME/errand.db, or the PostgreSQL database ERRAND_DATABASE_URL names; app/openStores), with the artifact store beside it.
- *
- * The CLI's executors come from executorFactory, whose provider router takes and feeds each
- * provider's circuit breaker itself; so unless `providerFor` says otherwise, the runner is told
- * (providerFor → null) not to gate or report the breakers a second time.
+ * The CLI's executors come from executorFactory, whose provider router keeps each provider's
+ * circuit breaker (the only breaker errand has).
  *
  * Approval summaries name the sites each declared secret is bound to; the secret registry is opened
  * for that only when a summary needs it.
  */
 export function openOperations(
   ctx: CommandContext,
-  options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; providerFor?: (task: Task) => string | null; access?: HomeAccess } = {},
+  options: { execute?: ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; access?: HomeAccess } = {},
 ): OpenedOperations {
   const config = resolveRuntimeConfig(ctx.env);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
@@ -69,7 +66,7 @@ export function openOperations(
     sealer,
     digestKey: key,
     config,
-    ...(options.execute === undefined ? {} : { execute: options.execute, providerFor: options.providerFor ?? routedByExecutor }),
+    ...(options.execute === undefined ? {} : { execute: options.execute }),
     ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
   });
   return {
@@ -82,9 +79,4 @@ export function openOperations(
       home.dispose();
     },
   };
-}
-
-/** The executor routes every task and keeps the providers' breakers (see src/router/createRouter.ts). */
-function routedByExecutor(): null {
-  return null;
 }

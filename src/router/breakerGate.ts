@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Store } from "../store/Store.js";
+import type { ProviderStore } from "../store/ProviderStore.js";
 import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
 import { admit, recordOutcome } from "./circuitBreaker.js";
 
-/** What the breaker needs of a store: the operations Store, or the router's ProviderStore (same rows). */
-export type BreakerStore = Pick<Store, "readBreaker" | "writeBreaker" | "now">;
+/** What the breaker needs of the router's provider tables. */
+export type BreakerStore = Pick<ProviderStore, "readBreaker" | "writeBreaker" | "now">;
 
 export type GateResult = { admitted: true; probeToken: string | null } | { admitted: false; retryAtMs: number | null };
 

@@ -1,3 +1,4 @@
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { BreakerRecord } from "../store/Store.js";
 
 /**
@@ -73,4 +74,9 @@ export function recordOutcome(record: BreakerRecord, outcome: BreakerOutcome, no
       if (outcome === "provider_failure") return open(now + policy.cooldownMs);
       return open(now);
   }
+}
+
+/** The breaker thresholds from errand's configuration; a half-open probe may take a whole attempt (lease + browser budget). */
+export function breakerPolicy(config: RuntimeConfig): BreakerPolicy {
+  return { threshold: config.breakerThreshold, cooldownMs: config.breakerCooldownMs, probeTimeoutMs: config.leaseMs + config.browserTimeoutMs };
 }

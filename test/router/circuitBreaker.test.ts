@@ -1,14 +1,24 @@
 // The per-provider circuit breaker: the pure state machine, its persistence with compare-and-set,
-// and its effect on operations (open after 3 provider failures, 15 min cooldown, one half-open probe).
+// and its effect on operations through the router, the breaker's only home (open after 3 provider
+// failures, 15 min cooldown, one half-open probe); the runner alone keeps none.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { MINUTE } from "../../src/config/units.js";
-import { admit, recordOutcome } from "../../src/runner/circuitBreaker.js";
-import type { BreakerPolicy } from "../../src/runner/circuitBreaker.js";
+import type { RuntimeConfig } from "../../src/config/runtimeConfig.js";
+import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "../../src/providers/providerTypes.js";
+import { admit, breakerPolicy, recordOutcome } from "../../src/router/circuitBreaker.js";
+import type { BreakerPolicy } from "../../src/router/circuitBreaker.js";
+import { createRouter } from "../../src/router/createRouter.js";
+import { resolveRoutingConfig } from "../../src/router/routingConfig.js";
+import type { RoutableProvider } from "../../src/router/routingConfig.js";
+import type { ProviderStore } from "../../src/store/ProviderStore.js";
+import { openSqliteProviderStore } from "../../src/store/sqlite/openSqliteProviderStore.js";
 import type { BreakerRecord } from "../../src/store/Store.js";
 import { createFakeExecutor } from "../operations/support/fakeExecutor.js";
 import { manualClock, openHarness } from "../operations/support/harness.js";
+import type { Harness } from "../operations/support/harness.js";
 import { readTask } from "../operations/support/tasks.js";
 
 const policy: BreakerPolicy = { threshold: 3, cooldownMs: 15 * MINUTE, probeTimeoutMs: 2 * MINUTE };
@@ -67,22 +77,59 @@ describe("circuit breaker state machine", () => {
   });
 });
 
-describe("circuit breaker in the runner", () => {
+/**
+ * The router (the only breaker) over a fake local provider whose attempts the fake executor plays;
+ * the clouds have no credential. As the real executor does, each attempt first opens a session, so
+ * the router's refusal path (no provider could take the task) is told that nothing may run.
+ * `sessions` counts the attempts that really ran.
+ */
+function routedHarness(options: { clock?: () => number; config?: Partial<RuntimeConfig> } = {}): { h: Harness; sessions: () => number; providers: ProviderStore } {
+  const fake = createFakeExecutor();
+  let sessions = 0;
+  const late: { route?: ExecuteTask } = {};
+  const h = openHarness({ execute: (task, context) => (late.route as ExecuteTask)(task, context), ...options });
+  const providers = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1_000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const provider = (name: RoutableProvider): BrowserProvider => ({
+    name,
+    kind: name === "local" ? "local" : "cloud",
+    missingConfiguration: () => (name === "local" ? null : "no credential in this test"),
+    openSession: () => (name === "local" ? Promise.resolve({ provider: "local", sessionId: "fake", release: () => Promise.resolve() } as unknown as ProviderSession) : Promise.reject(new Error("no credential"))),
+    shutdown: () => Promise.resolve(),
+  });
+  late.route = createRouter({
+    store: providers,
+    config: resolveRoutingConfig({}),
+    providers: { local: provider("local"), kernel: provider("kernel"), browserless: provider("browserless"), browserbase: provider("browserbase"), steel: provider("steel") },
+    executorFor: (chosen) => async (task, context) => {
+      const opened = await chosen.openSession({} as OpenSessionOptions).then(
+        (session) => session.release().then(() => true),
+        () => false,
+      );
+      if (opened) sessions += 1;
+      return fake.execute(opened ? task : { ...task, label: "config" }, context);
+    },
+    defaultTaskTimeoutMs: 15_000,
+    breaker: breakerPolicy(h.config),
+    holder: "breaker-test",
+  });
+  return { h, sessions: () => sessions, providers };
+}
+
+describe("circuit breaker in the router, through the queue", () => {
   test("three provider failures open the circuit; later operations are BLOCKED circuit_open without running; after 15 min one probe closes it", async () => {
     const clock = manualClock();
-    const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { maxAttempts: 1 } });
+    const { h, sessions, providers } = routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
     try {
       for (let i = 0; i < 3; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
-      const [breaker] = await h.store.listBreakers();
-      assert.equal(breaker?.state, "OPEN");
-      assert.equal(breaker?.openUntilMs, clock.now() + 15 * MINUTE);
+      const breaker = await providers.readBreaker("local");
+      assert.equal(breaker.state, "OPEN");
+      assert.equal(breaker.openUntilMs, clock.now() + 15 * MINUTE);
 
       const refused = randomUUID();
       await h.service.submit(readTask(refused));
       await h.service.runQueue();
-      assert.equal(fake.calls.length, 3, "nothing ran while the circuit was open");
+      assert.equal(sessions(), 3, "nothing ran while the circuit was open");
       const blocked = await h.service.collect(refused);
       assert.ok(blocked.ok);
       assert.equal(blocked.status, "blocked");
@@ -94,7 +141,7 @@ describe("circuit breaker in the runner", () => {
       await h.service.submit(readTask(probe));
       await h.service.submit(readTask(waiting));
       await h.service.runQueue({ max: 1 });
-      assert.equal((await h.store.readBreaker("local")).state, "CLOSED", "the probe succeeded");
+      assert.equal((await providers.readBreaker("local")).state, "CLOSED", "the probe succeeded");
       await h.service.runQueue();
       const after = await h.service.collect(waiting);
       assert.ok(after.ok);
@@ -102,41 +149,57 @@ describe("circuit breaker in the runner", () => {
       const changes = (await h.store.readJournalEvents(0, 1000)).filter((e) => e.type === "breaker_changed").map((e) => JSON.parse(e.body ?? "{}") as { from: string; to: string });
       assert.deepEqual(changes.map((c) => `${c.from}->${c.to}`), ["CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED"]);
     } finally {
+      await providers.close();
       await h.close();
     }
   });
 
   test("a failed probe reopens the circuit for another cooldown", async () => {
     const clock = manualClock();
-    const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { maxAttempts: 1 } });
+    const { h, providers } = routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
     try {
       for (let i = 0; i < 3; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
       clock.advance(15 * MINUTE);
       await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
-      const breaker = await h.store.readBreaker("local");
+      const breaker = await providers.readBreaker("local");
       assert.equal(breaker.state, "OPEN");
       assert.equal(breaker.openUntilMs, clock.now() + 15 * MINUTE);
     } finally {
+      await providers.close();
       await h.close();
     }
   });
 
   test("configuration errors (BLOCKED) never open the circuit", async () => {
-    const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const { h, sessions, providers } = routedHarness();
     try {
       for (let i = 0; i < 5; i += 1) await h.service.submit(readTask(randomUUID(), "config"));
       await h.service.runQueue();
-      assert.equal((await h.store.readBreaker("local")).state, "CLOSED");
-      assert.equal(fake.calls.length, 5);
+      assert.equal((await providers.readBreaker("local")).state, "CLOSED");
+      assert.equal(sessions(), 5);
     } finally {
+      await providers.close();
       await h.close();
     }
   });
 
+  test("the runner alone keeps no breaker: provider failures through a plain executor leave every breaker row untouched", async () => {
+    const fake = createFakeExecutor();
+    const h = openHarness({ execute: fake.execute, config: { maxAttempts: 1 } });
+    try {
+      for (let i = 0; i < 4; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
+      await h.service.runQueue();
+      assert.equal(fake.calls.length, 4, "every operation ran: no gate outside the router");
+      assert.deepEqual(await h.store.listBreakers(), []);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("breaker rows", () => {
   test("the breaker row is compare-and-set: of two runners racing for the half-open probe, one wins", async () => {
     const h = openHarness();
     const other = h.reopen();
