@@ -25,8 +25,11 @@ function findTests(dir) {
   return found;
 }
 
-/** A test file that uses one of these starts a browser or a child process, so it is not "fast". */
-const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|launchChromium|chromium\.launch\(/;
+/**
+ * A test file that uses one of these starts a browser or a child process, so it is not "fast"
+ * (runErrand/startServe: test/support/errandProcess.ts spawns `errand` for the file).
+ */
+const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|runErrand\(|startServe\(|launchChromium|chromium\.launch\(/;
 
 const args = process.argv.slice(2);
 const fast = args.includes("--fast");
