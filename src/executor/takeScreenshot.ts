@@ -20,13 +20,14 @@ export const SCREENSHOT_LIMITS = {
 
 /**
  * "passwords": every password input, in every frame. "every_input": every form control, editable
- * region and frame of the page, for a task that typed a declared secret (the secret may sit in a
- * field of any type, or in a frame errand cannot see into).
+ * region, frame and canvas of the page, for a task that typed a declared secret (the secret may sit
+ * in a field of any type, in a frame errand cannot see into, or be drawn on a canvas, which the
+ * text check in screenshotEvidence cannot read).
  */
 export type ScreenshotMask = "passwords" | "every_input";
 
 const PASSWORD_FIELDS = "input[type=password i]";
-const EVERY_INPUT = "input, textarea, select, [contenteditable]:not([contenteditable=false i]), iframe, frame, object, embed";
+const EVERY_INPUT = "input, textarea, select, [contenteditable]:not([contenteditable=false i]), iframe, frame, object, embed, canvas";
 
 export interface ScreenshotImage {
   mimeType: "image/png" | "image/jpeg";
@@ -36,7 +37,14 @@ export interface ScreenshotImage {
   image: Buffer;
 }
 
-export type ScreenshotResult = { ok: true; shot: ScreenshotImage } | { ok: false; reason: string };
+/** One way to encode the viewport: PNG, or JPEG at a quality. */
+export type ScreenshotEncoding = { type: "png" } | { type: "jpeg"; quality: number };
+
+/** The encodings tried, in order: PNG, then each JPEG quality of SCREENSHOT_LIMITS. */
+export const SCREENSHOT_ENCODINGS: readonly ScreenshotEncoding[] = [{ type: "png" }, ...SCREENSHOT_LIMITS.jpegQualities.map((quality) => ({ type: "jpeg" as const, quality }))];
+
+/** What was decided: the image (or why none), and each encoding tried with its size, in order. */
+export type ScreenshotResult = ({ ok: true; shot: ScreenshotImage } | { ok: false; reason: string }) & { tried: { encoding: ScreenshotEncoding; bytes: number }[] };
 
 function masks(page: Page, mask: ScreenshotMask): Locator[] {
   if (mask === "every_input") return [page.locator(EVERY_INPUT)];
@@ -48,22 +56,39 @@ function shape(image: Buffer, mimeType: ScreenshotImage["mimeType"]): Screenshot
   return { mimeType, bytes: image.length, sha256: createHash("sha256").update(image).digest("hex"), image };
 }
 
-/** One masked viewport image within `maxBytes` (at most SCREENSHOT_LIMITS.maxBytes), or why there is none. */
-export async function takeScreenshot(page: Page, options: { mask: ScreenshotMask; maxBytes?: number; timeoutMs?: number }): Promise<ScreenshotResult> {
-  const maxBytes = Math.min(options.maxBytes ?? SCREENSHOT_LIMITS.maxBytes, SCREENSHOT_LIMITS.maxBytes);
-  const deadline = Date.now() + Math.min(options.timeoutMs ?? SCREENSHOT_LIMITS.timeoutMs, SCREENSHOT_LIMITS.timeoutMs);
-  const common = () => ({ mask: masks(page, options.mask), maskColor: SCREENSHOT_LIMITS.maskColor, animations: "disabled" as const, fullPage: false, timeout: Math.max(1, deadline - Date.now()) });
+export const OUT_OF_TIME_REASON = "The page could not be captured in time (closed, crashed or too slow); no screenshot was taken.";
+
+/**
+ * The size rule on its own: captures with each encoding in SCREENSHOT_ENCODINGS order and keeps the
+ * first image of at most `maxBytes`; none fits → no image, and why. A capture that throws, or a
+ * deadline passed before an image fits, ends it with the out-of-time reason. Takes no time itself,
+ * so it is tested with made-up captures (test/executor/takeScreenshot.test.ts).
+ */
+export async function firstWithinCap(capture: (encoding: ScreenshotEncoding) => Promise<Buffer>, maxBytes: number, outOfTime: () => boolean): Promise<ScreenshotResult> {
+  const tried: { encoding: ScreenshotEncoding; bytes: number }[] = [];
   try {
-    const png = await page.screenshot({ ...common(), type: "png" });
-    if (png.length <= maxBytes) return { ok: true, shot: shape(png, "image/png") };
-    for (const quality of SCREENSHOT_LIMITS.jpegQualities) {
-      const jpeg = await page.screenshot({ ...common(), type: "jpeg", quality });
-      if (jpeg.length <= maxBytes) return { ok: true, shot: shape(jpeg, "image/jpeg") };
+    for (const encoding of SCREENSHOT_ENCODINGS) {
+      const image = await capture(encoding);
+      tried.push({ encoding, bytes: image.length });
+      if (image.length <= maxBytes) return { ok: true, shot: shape(image, encoding.type === "png" ? "image/png" : "image/jpeg"), tried };
     }
-    if (Date.now() >= deadline) throw new Error("out of time");
+    if (outOfTime()) throw new Error("out of time");
   } catch {
     // The browser's words are not needed (and may quote the page): the reason is errand's.
-    return { ok: false, reason: "The page could not be captured in time (closed, crashed or too slow); no screenshot was taken." };
+    return { ok: false, reason: OUT_OF_TIME_REASON, tried };
   }
-  return { ok: false, reason: `The screenshot is over ${maxBytes} bytes even as JPEG at quality ${SCREENSHOT_LIMITS.jpegQualities.at(-1)}; it was left out.` };
+  return { ok: false, reason: `The screenshot is over ${maxBytes} bytes even as JPEG at quality ${SCREENSHOT_LIMITS.jpegQualities.at(-1)}; it was left out.`, tried };
+}
+
+/**
+ * One masked viewport image within `maxBytes` (at most SCREENSHOT_LIMITS.maxBytes), or why there is
+ * none, within `timeoutMs` (default SCREENSHOT_LIMITS.timeoutMs; callers that must hold to the 5 s
+ * budget pass at most that).
+ */
+export async function takeScreenshot(page: Page, options: { mask: ScreenshotMask; maxBytes?: number; timeoutMs?: number }): Promise<ScreenshotResult> {
+  const maxBytes = Math.min(options.maxBytes ?? SCREENSHOT_LIMITS.maxBytes, SCREENSHOT_LIMITS.maxBytes);
+  const deadline = Date.now() + (options.timeoutMs ?? SCREENSHOT_LIMITS.timeoutMs);
+  const capture = (encoding: ScreenshotEncoding): Promise<Buffer> =>
+    page.screenshot({ mask: masks(page, options.mask), maskColor: SCREENSHOT_LIMITS.maskColor, animations: "disabled", fullPage: false, timeout: Math.max(1, deadline - Date.now()), ...encoding });
+  return firstWithinCap(capture, maxBytes, () => Date.now() >= deadline);
 }
