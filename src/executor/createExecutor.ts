@@ -240,7 +240,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       await typeSecret(mainPage, step, secret, timeoutMs, async () => {
         // The boundary is crossed only once the site binding held, so a refused secret leaves a write BLOCKED.
         if (write) await crossBoundary();
-        secretEgress.arm(secret);
+        secretEgress.arm(secret, redactor.patternOf(secret.value));
       });
     },
     approveNavigation: async (url: string) => {

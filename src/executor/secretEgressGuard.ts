@@ -24,9 +24,10 @@ export interface OutgoingRequest {
 export class SecretEgressGuard {
   private readonly armed: ArmedSecret[] = [];
 
-  arm(secret: { name: string; sites: readonly string[]; value: string }): void {
+  /** Arms a secret; `compiled` is its pattern when the caller already has one (Redactor.patternOf). */
+  arm(secret: { name: string; sites: readonly string[]; value: string }, compiled?: SecretPattern): void {
     if (this.armed.some((entry) => entry.name === secret.name)) return;
-    this.armed.push({ name: secret.name, sites: secret.sites, pattern: new SecretPattern(secret.value) });
+    this.armed.push({ name: secret.name, sites: secret.sites, pattern: compiled ?? new SecretPattern(secret.value) });
   }
 
   get active(): boolean {

@@ -2,6 +2,7 @@
 // open to once a secret is armed (a handshake's cookies are never shown to errand, so the origin decides).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Redactor } from "../../src/executor/redactor.js";
 import { SecretEgressGuard } from "../../src/executor/secretEgressGuard.js";
 
 const PORTAL = "https://portal.example";
@@ -32,5 +33,16 @@ describe("SecretEgressGuard", () => {
     assert.equal(guard.leak({ url: "https://other.example/x", headers: { cookie: "sid=HUNTER%20TWO%209X" } }), "portal_pw");
     assert.equal(guard.leak({ url: `${PORTAL}/x`, body: "pw=Hunter Two 9x" }), null);
     assert.equal(guard.leak({ url: "https://other.example/x", body: "nothing here" }), null);
+  });
+
+  test("a pattern the redactor already compiled is used as is, and finds the same spellings", () => {
+    const redactor = new Redactor();
+    redactor.add("Hunter Two 9x");
+    const compiled = redactor.patternOf("Hunter Two 9x");
+    assert.ok(compiled !== undefined);
+    assert.equal(redactor.patternOf("not registered"), undefined);
+    const guard = new SecretEgressGuard();
+    guard.arm({ name: "portal_pw", sites: [PORTAL], value: "Hunter Two 9x" }, compiled);
+    assert.equal(guard.leak({ url: "https://other.example/x", body: "p=hunter+two+9X" }), "portal_pw");
   });
 });
