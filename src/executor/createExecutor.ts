@@ -147,6 +147,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         await session.seal?.().catch(() => undefined);
         blameLostSession(session, state);
         recordEgressBlocks(session, state, redactor);
+        recordBrowserWriteStops(session, state, redactor);
       }
       await session?.release();
     }
@@ -351,6 +352,19 @@ function recordEgressBlocks(session: ProviderSession, state: AttemptState, redac
       state.network.blocked.push({ url: redactor.scrub(`${refused.host}:${refused.port}`), method: refused.method, resourceType: "connection", code: refused.code, reason: redactor.scrub(refused.reason) });
     }
   }
+}
+
+/**
+ * Adds the writes the browser itself refused (a local read_only session's browser-wide stop) to the
+ * receipt: each counts as a stopped write (nonGetAborted), the first ones listed like the guards' own.
+ */
+function recordBrowserWriteStops(session: ProviderSession, state: AttemptState, redactor: Redactor): void {
+  const stopped = session.writesStopped?.();
+  if (stopped === undefined) return;
+  for (const write of stopped.listed) {
+    state.recordBlocked({ url: redactor.scrub(write.url), method: write.method, resourceType: write.resourceType, code: "method_blocked", reason: `${write.method} is not allowed in a read_only task (stopped by the read_only browser)` }, "method");
+  }
+  state.network.nonGetAborted += Math.max(0, stopped.count - stopped.listed.length);
 }
 
 class HardStop extends Error {}

@@ -52,8 +52,13 @@ async function interceptWrites(cdp: CDPSession, onStopped: (write: StoppedWrite)
       void cdp.send("Fetch.continueRequest", { requestId }).catch(() => undefined);
       return;
     }
-    onStopped({ url: request.url, method: request.method, resourceType: resourceType.toLowerCase() });
-    void cdp.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" }).catch(() => undefined);
+    // Counted once the browser confirms: a pause whose target is torn down (an unloading
+    // out-of-process iframe) is released unanswered, and another interceptor (the local read_only
+    // browser's own) may then stop and count that same request.
+    void cdp
+      .send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" })
+      .then(() => onStopped({ url: request.url, method: request.method, resourceType: resourceType.toLowerCase() }))
+      .catch(() => undefined);
   });
   await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] });
 }

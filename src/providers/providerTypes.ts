@@ -11,6 +11,12 @@ export interface ProviderSession {
   /** Connections the session's egress filter refused (local provider only), for the receipt. */
   egressBlocked?: () => { method: string; host: string; port: number; code: string; reason: string }[];
   /**
+   * Writes the browser itself refused for this session: a local read_only session's browser fails
+   * every method but GET/HEAD/OPTIONS (src/providers/local/browserWriteGuard.ts). All are counted,
+   * the first ones listed, for the receipt. Absent for write sessions and cloud providers.
+   */
+  writesStopped?: () => { count: number; listed: { url: string; method: string; resourceType: string }[] };
+  /**
    * Stops all of the session's network traffic for good and then closes its pages, so nothing a
    * page sends while it unloads (pagehide/unload handlers, beacons, keepalive fetches) reaches the
    * network; what is refused meanwhile still shows in egressBlocked. Local provider only; never throws.
