@@ -34,6 +34,9 @@ export async function guardReadOnlyUnload(context: BrowserContext, page: Page, o
   }
   // A cross-site iframe runs in its own target (an out-of-process iframe) with its own interceptor;
   // its unload-time writes escaped the page's guard (3 of 3 reached the site) until it got one too.
+  // Even so, when its page navigates away that target is torn down around the unload and its pauses
+  // are released unanswered (2-3 of 8 still left); on the local provider the read_only browser's
+  // browser-wide stop (src/providers/local/browserWriteGuard.ts) catches those.
   // In-process frames have no target of their own: newCDPSession refuses them, the page's covers them.
   page.on("framenavigated", (frame) => {
     if (frame === page.mainFrame()) return;

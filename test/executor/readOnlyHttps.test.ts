@@ -132,8 +132,8 @@ describe("read_only over https: zero writes on the wire", () => {
   // A cross-site iframe runs in its own renderer and DevTools target, which is torn down around its
   // unload when the page navigates away: the per-target guard's pauses are then released unanswered.
   // Measured over https before the read_only browser's browser-wide stop (browserWriteGuard.ts):
-  // 2-3 of the iframe's unload-time writes reached the site in 9 of 10 runs (24 writes); after it,
-  // 0 in 48 runs (20 on one warm browser, 10 on a fresh browser each, 18 more while tuning).
+  // 2-3 of the iframe's 8 unload-time writes reached the site in 9 of 10 runs (24 writes); after it,
+  // 0 in 69 runs (20 in a row on one warm browser, 10 on a fresh browser each, the rest while tuning).
   test("a cross-site iframe's unload handlers send no write over https when the page navigates away", async () => {
     const before = writes().length;
     const { receipt } = await executor()(makeTask({ timeouts: { taskMs: 60_000, stepMs: 20_000 }, allowedHosts: ["127.0.0.2"], target: { url: `${origin}/outer` }, steps: [{ action: "expect_text", text: "outer page" }, { action: "goto", url: `${origin}/next` }, { action: "expect_text", text: "next page" }] }), makeContext());
