@@ -1,10 +1,17 @@
 import Database from "better-sqlite3";
-import type { DatabaseFacts } from "../DatabaseFacts.js";
 import { LATEST_SCHEMA_VERSION } from "./migrations.js";
 
-export type { DatabaseFacts } from "../DatabaseFacts.js";
+/** What `errand doctor` reads from errand.db, opened read-only: nothing is migrated or written. */
+export interface DatabaseFacts {
+  /** "ok", or SQLite's first complaint. */
+  integrity: string;
+  schemaVersion: number;
+  /** The newest schema this errand knows. */
+  supportedVersion: number;
+  ownerPasswordSet: boolean;
+  breakers: { provider: string; state: string }[];
+}
 
-/** The facts of errand.db, opened read-only: nothing is migrated or written. */
 export function inspectDatabase(path: string): DatabaseFacts {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {

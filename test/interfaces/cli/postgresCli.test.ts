@@ -1,7 +1,6 @@
 // The CLI on PostgreSQL: --database-url / ERRAND_DATABASE_URL switch every command, errand migrate
 // sets a fresh database up (and alone may create the master key there), journal verify finds a row
-// edited with SQL, doctor inspects the database instead of ERRAND_HOME/errand.db, and a bad URL or
-// an unreachable server is reported naming the variable.
+// edited with SQL, and a bad URL or an unreachable server is reported naming the variable.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -49,37 +48,6 @@ describe("the CLI on PostgreSQL", database.skip === undefined ? {} : { skip: dat
       assert.equal(verified.code, 1);
       assert.match(verified.stdout, /operation_state/);
       assert.match(verified.stdout, new RegExp(id));
-    } finally {
-      await fresh.drop();
-    }
-  });
-
-  test("errand doctor reports on the PostgreSQL store ERRAND_DATABASE_URL names, not on ERRAND_HOME/errand.db: no schema yet, then migrated, then a server that does not answer", async () => {
-    const fresh = await freshTestDatabase(database.url ?? "", "errand_test_doctor");
-    try {
-      const home = join(scratch, "doctor");
-      const env = { ...baseEnv({ ERRAND_HOME: home, ERRAND_OWNER_PASSWORD: "a long enough password" }), ERRAND_DATABASE_URL: fresh.url };
-      type Finding = { name: string; ok: boolean; detail: string; fix: string | null };
-      const database = async (extra: Record<string, string> = {}): Promise<Finding | undefined> => {
-        const run = await errandInProcess(["doctor", "--offline", "--json"], { ...env, ...extra });
-        return (parseEnvelope(run.stdout).data as { checks: Finding[] }).checks.find((c) => c.name === "database");
-      };
-      const empty = await database();
-      assert.equal(empty?.ok, false);
-      assert.match(empty?.detail ?? "", /PostgreSQL .*holds no errand schema/);
-      assert.match(empty?.fix ?? "", /errand migrate/);
-      assert.doesNotMatch(empty?.detail ?? "", /errand\.db/);
-
-      assert.equal((await errandInProcess(["migrate", "--json"], env)).code, 0);
-      const migrated = await database();
-      assert.equal(migrated?.ok, true, migrated?.detail);
-      assert.match(migrated?.detail ?? "", new RegExp(`intact, schema ${POSTGRES_SCHEMA_VERSION}`));
-      assert.equal(existsSync(join(home, "errand.db")), false, "doctor wrote nothing to SQLite");
-
-      const down = await database({ ERRAND_DATABASE_URL: "postgres://errand:s3cret-pw@127.0.0.1:1/errand" });
-      assert.equal(down?.ok, false);
-      assert.match(down?.detail ?? "", /cannot be read: No PostgreSQL server answers/);
-      assert.doesNotMatch(JSON.stringify(down), /s3cret-pw/);
     } finally {
       await fresh.drop();
     }

@@ -9,7 +9,6 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
-import type { DatabaseFacts } from "../../../store/DatabaseFacts.js";
 
 /** One finding: what was checked, whether it holds, what was seen, and the fix in one line when it does not. */
 export interface DoctorCheck {
@@ -27,8 +26,7 @@ export const doctorCommand: Command = {
   run: runDoctor,
   help: `errand doctor [--offline] [--json]
   Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
-  master key, the database and its schema (ERRAND_HOME/errand.db, or the PostgreSQL database of
-  ERRAND_DATABASE_URL / --database-url), the owner password, Chromium and its sandbox, the
+  master key, the database and its schema, the owner password, Chromium and its sandbox, the
   resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), and each
   cloud provider's credential and circuit. Each problem comes with its fix in one line.
   --offline skips the two checks that use the network (resolver, public URL).
@@ -79,51 +77,34 @@ function checkKey(home: string): DoctorCheck {
   }
 }
 
-/** The owner-password check, from the database's facts or the environment. */
-function checkOwner(env: NodeJS.ProcessEnv, setInDatabase: boolean | null): DoctorCheck {
-  if ((env["ERRAND_OWNER_PASSWORD"] ?? "") !== "") return pass("owner password", "set by ERRAND_OWNER_PASSWORD");
-  if (setInDatabase === true) return pass("owner password", "set (scrypt hash in the database)");
-  return fail("owner password", setInDatabase === null ? "not set" : "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)');
-}
-
-/** What the database's facts say, the same way for both stores: schema, owner password, open circuits. */
-function judgeDatabase(where: string, facts: DatabaseFacts, env: NodeJS.ProcessEnv, backend: "sqlite" | "postgres"): DoctorCheck[] {
+async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const path = join(home, "errand.db");
+  const ownerFromEnv = (env["ERRAND_OWNER_PASSWORD"] ?? "") !== "";
+  if (!existsSync(path)) {
+    return [
+      fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'),
+      ownerFromEnv ? pass("owner password", "set by ERRAND_OWNER_PASSWORD") : fail("owner password", "not set", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'),
+    ];
+  }
+  const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
+  let facts;
+  try {
+    facts = inspectDatabase(path);
+  } catch (error) {
+    return [fail("database", `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
+  }
   const checks: DoctorCheck[] = [];
-  if (facts.integrity !== "ok") checks.push(fail("database", `${where} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
+  if (facts.integrity !== "ok") checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
   else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `schema ${facts.schemaVersion} is newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
-  else if (backend === "postgres" && facts.schemaVersion === 0) checks.push(fail("database", `${where} holds no errand schema yet`, 'run "errand migrate" once, on the machine that keeps the master key'));
-  else if (facts.schemaVersion < facts.supportedVersion) {
-    const when = backend === "sqlite" ? "on the next start, after an automatic backup" : 'by "errand migrate" (or the next command that opens it)';
-    checks.push(pass("database", `${where} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} ${when}`));
-  } else checks.push(pass("database", `${where} intact, schema ${facts.schemaVersion}`));
-  checks.push(checkOwner(env, facts.ownerPasswordSet));
+  else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${path} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on the next start, after an automatic backup`));
+  else checks.push(pass("database", `${path} intact, schema ${facts.schemaVersion}`));
+  if (ownerFromEnv) checks.push(pass("owner password", "set by ERRAND_OWNER_PASSWORD"));
+  else if (facts.ownerPasswordSet) checks.push(pass("owner password", "set (scrypt hash in the database)"));
+  else checks.push(fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'));
   for (const breaker of facts.breakers.filter((b) => b.state !== "CLOSED")) {
     checks.push(fail(`provider ${breaker.provider}`, `circuit ${breaker.state} after repeated failures`, 'see "errand provider list" for when it closes; check the provider\'s status page'));
   }
   return checks;
-}
-
-/** The configured store: ERRAND_HOME/errand.db, or the PostgreSQL database of ERRAND_DATABASE_URL / --database-url. */
-async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
-  const url = env["ERRAND_DATABASE_URL"];
-  if (url !== undefined && url !== "") {
-    const [{ inspectPostgres }, { describeDatabaseUrl }] = await Promise.all([import("../../../store/postgres/inspectPostgres.js"), import("../../../store/postgres/postgresConnection.js")]);
-    try {
-      return judgeDatabase(`PostgreSQL ${describeDatabaseUrl(url)}`, await inspectPostgres(url), env, "postgres");
-    } catch (error) {
-      return [fail("database", `the PostgreSQL store (ERRAND_DATABASE_URL) cannot be read: ${error instanceof Error ? error.message : String(error)}`, "start the server or correct ERRAND_DATABASE_URL (postgres://USER@HOST:PORT/DATABASE)"), checkOwner(env, null)];
-    }
-  }
-  const path = join(home, "errand.db");
-  if (!existsSync(path)) {
-    return [fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'), checkOwner(env, null)];
-  }
-  const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
-  try {
-    return judgeDatabase(path, inspectDatabase(path), env, "sqlite");
-  } catch (error) {
-    return [fail("database", `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
-  }
 }
 
 async function checkChromium(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
