@@ -86,6 +86,9 @@ describe("declared secrets from the attacker's side", () => {
     assertNothingLeaked(receipt);
   });
 
+  // The refusal in the receipt is errand's guard deciding; the silent listener is guarded twice here,
+  // because Chromium's Local Network Access checks also refuse a socket to 127.0.0.1 from a document
+  // errand handed to the browser (docs/CURRENT_STATE.md).
   test("secretEgress: once a secret is typed, no WebSocket opens to an origin it is not bound to, whatever its messages (the handshake could carry a cookie)", async () => {
     const upgrades = () => sites.evil.received.filter((r) => r.method === "UPGRADE").length;
     const before = upgrades();
