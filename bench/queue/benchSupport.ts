@@ -40,7 +40,7 @@ export function benchReceipt(operationId: string, requestDigest: string, attempt
     label: "bench",
     risk: "read_only",
     provider: "local",
-    finalUrl: "https://shop.example.com/orders/1234",
+    finalUrl: { untrusted: true, text: "https://shop.example.com/orders/1234" },
     checks: [
       { step: 2, action: "expect_text", expected: "Shipped", match: "contains", selector: "#order .status", passed: true },
       { step: 3, action: "expect_url", expected: "https://shop.example.com/orders/", match: "prefix", passed: true },

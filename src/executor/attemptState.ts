@@ -1,14 +1,30 @@
 import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
 import type { ArtifactRecord } from "../receipt/artifactTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
-import type { BlockedRequest, Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
+import type { Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
 
 /** At most this many blocked requests are listed in a receipt; all are counted. */
 export const MAX_LISTED_BLOCKS = 20;
 
+/**
+ * A stopped request as the guards saw it, in plain strings: buildReceipt scrubs each string of
+ * secrets and then wraps the page-chosen ones (url, reason) as untrusted, so a cap never cuts a
+ * secret in half before the scrub.
+ */
+export interface BlockedFacts {
+  url: string;
+  method: string;
+  resourceType: string;
+  code: string;
+  reason: string;
+}
+
+/** The attempt's network evidence while it runs: the receipt's, with the blocked list still plain. */
+export type NetworkFacts = Omit<NetworkEvidence, "blocked"> & { blocked: BlockedFacts[] };
+
 /** Everything one attempt learns; guards and steps write here, the receipt builder reads it. */
 export class AttemptState {
-  readonly network: NetworkEvidence = emptyNetworkEvidence();
+  readonly network: NetworkFacts = { ...emptyNetworkEvidence(), blocked: [] };
   readonly checks: Check[] = [];
   readonly steps: StepRecord[] = [];
   readonly outputs: Record<string, string> = {};
@@ -28,8 +44,10 @@ export class AttemptState {
   /** The first navigation the guards stopped; detail holds the page-chosen address (wrapped when it reaches the receipt). */
   navigationViolation: { code: string; message: string; detail: string } | null = null;
 
-  recordBlocked(entry: BlockedRequest, kind: "policy" | "method" | "navigation" | "secret"): void {
+  /** Counts a stopped request by who stopped it (egress: the local provider's filtering proxy) and lists the first few. */
+  recordBlocked(entry: BlockedFacts, kind: "policy" | "method" | "navigation" | "secret" | "egress"): void {
     if (kind === "method") this.network.nonGetAborted += 1;
+    else if (kind === "egress") this.network.egressBlocked += 1;
     else if (kind === "secret") this.network.secretEgressBlocked += 1;
     else this.network.blockedRequests += 1;
     if (kind === "navigation") this.network.navigationsBlocked += 1;

@@ -1,8 +1,9 @@
-import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { BlockedRequest, EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import { settleWriteStatus } from "../receipt/settleWriteStatus.js";
 import type { Task } from "../task/taskTypes.js";
 import { isExpectation } from "../task/taskTypes.js";
-import type { AttemptState } from "./attemptState.js";
+import { UNTRUSTED_URL_CHARS, untrusted } from "../receipt/untrustedText.js";
+import type { AttemptState, BlockedFacts } from "./attemptState.js";
 import type { Redactor } from "./redactor.js";
 
 export interface ReceiptFacts {
@@ -10,6 +11,7 @@ export interface ReceiptFacts {
   requestDigest: string;
   attempt: number;
   provider: string;
+  /** The main page's URL at the end, plain: it is scrubbed and wrapped here. */
   finalUrl: string | null;
   startedAt: Date;
   durationMs: number;
@@ -37,7 +39,12 @@ export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrows
   return allHeld ? "PASS" : "FAIL";
 }
 
-/** Builds the durable receipt and the live-only evidence, scrubbing every secret spelling from both. */
+/**
+ * Builds the durable receipt and the live-only evidence, scrubbing every secret spelling from both.
+ * The addresses the page chose (finalUrl, each blocked request's url and the reason naming it) are
+ * put into the untrusted wrapper here, once, after their scrub: the stored receipt, the CLI, REST
+ * and MCP then all carry the same wrapped text (docs/RECEIPTS.md "Untrusted page text").
+ */
 export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor: Redactor): { receipt: Receipt; ephemeral: EphemeralEvidence } {
   const { task } = facts;
   const full = task.evidenceRetention === "full";
@@ -49,14 +56,14 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     ...(task.label === undefined ? {} : { label: task.label }),
     risk: task.risk,
     provider: facts.provider,
-    finalUrl: facts.finalUrl,
+    finalUrl: facts.finalUrl === null ? null : untrusted(redactor.scrub(facts.finalUrl), UNTRUSTED_URL_CHARS),
     checks: state.checks,
     steps: state.steps,
     error: state.error,
     startedAt: facts.startedAt.toISOString(),
     durationMs: facts.durationMs,
     attempts: facts.attempt,
-    network: state.network,
+    network: { ...state.network, blocked: state.network.blocked.map((entry) => blockedRequest(entry, redactor)) },
     mutationBoundary: state.mutationBoundary,
     evidenceRetention: task.evidenceRetention,
     fallback: [],
@@ -73,4 +80,8 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     ...(facts.sessionId === undefined ? {} : { providerSessionId: facts.sessionId }),
   };
   return { receipt: redactor.scrubDeep(receipt), ephemeral: redactor.scrubDeep(ephemeral) };
+}
+
+function blockedRequest(entry: BlockedFacts, redactor: Redactor): BlockedRequest {
+  return { ...entry, url: untrusted(redactor.scrub(entry.url), UNTRUSTED_URL_CHARS), reason: untrusted(redactor.scrub(entry.reason)) };
 }

@@ -8,7 +8,7 @@ import type { SecretVault } from "../secrets/secretTypes.js";
 import { SecretError } from "../secrets/secretTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { FillSecretStep, Task } from "../task/taskTypes.js";
-import { AttemptState, MAX_LISTED_BLOCKS } from "./attemptState.js";
+import { AttemptState } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
@@ -347,10 +347,7 @@ function blameLostSession(session: ProviderSession, state: AttemptState): void {
 /** Adds the egress proxy's refusals to the receipt's network evidence. */
 function recordEgressBlocks(session: ProviderSession, state: AttemptState, redactor: Redactor): void {
   for (const refused of session.egressBlocked?.() ?? []) {
-    state.network.egressBlocked += 1;
-    if (state.network.blocked.length < MAX_LISTED_BLOCKS) {
-      state.network.blocked.push({ url: redactor.scrub(`${refused.host}:${refused.port}`), method: refused.method, resourceType: "connection", code: refused.code, reason: redactor.scrub(refused.reason) });
-    }
+    state.recordBlocked({ url: redactor.scrub(`${refused.host}:${refused.port}`), method: refused.method, resourceType: "connection", code: refused.code, reason: redactor.scrub(refused.reason) }, "egress");
   }
 }
 

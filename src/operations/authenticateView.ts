@@ -2,6 +2,7 @@ import { authenticateOperationState, readAuthenticEventBody } from "../journal/a
 import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { OperationTombstone } from "../journal/journalTypes.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
+import { upgradeStoredReceipt } from "../receipt/upgradeStoredReceipt.js";
 import type { OperationPhase, OperationRecord, OperationView } from "../store/Store.js";
 import { isTerminalPhase, operationState } from "../store/Store.js";
 import type { MutationBoundary } from "../receipt/receiptTypes.js";
@@ -37,7 +38,8 @@ export function authenticateView(view: OperationView, sealer: JournalSealer, jou
     if (body === null || view.receiptEvent?.type !== "operation_finished" || typeof candidate !== "object" || candidate.status !== operation.receiptStatus) {
       return tampered(operation.operationId, "its receipt is missing from the journal or does not match its MAC");
     }
-    receipt = candidate;
+    // Authentic as stored; a receipt written before page text was wrapped where it is made is read into the wrapped shape.
+    receipt = upgradeStoredReceipt(candidate);
   }
   return { kind: "live", operation, handle: makeHandle(operation), receipt };
 }

@@ -36,12 +36,16 @@ export interface Check {
   observed?: UntrustedText;
 }
 
+/**
+ * A request the guards stopped. The page chose its address (a host, path or query can spell a
+ * sentence) and the reason names it, so both sit in the untrusted wrapper (500 / 300 characters).
+ */
 export interface BlockedRequest {
-  url: string;
+  url: UntrustedText;
   method: string;
   resourceType: string;
   code: string;
-  reason: string;
+  reason: UntrustedText;
 }
 
 export interface NetworkEvidence {
@@ -83,7 +87,8 @@ export interface FallbackRecord {
   provider: string;
   outcome: "used" | "skipped" | "failed";
   code?: string;
-  reason?: string;
+  /** Why, in the untrusted wrapper: it repeats an attempt's error message, which may carry a provider's (or page's) words. */
+  reason?: UntrustedText;
 }
 
 export interface Receipt {
@@ -94,7 +99,8 @@ export interface Receipt {
   label?: string;
   risk: string;
   provider: string;
-  finalUrl: string | null;
+  /** The main page's URL at the end (secrets scrubbed), in the untrusted wrapper (500 characters): the page chose it. */
+  finalUrl: UntrustedText | null;
   checks: Check[];
   steps: StepRecord[];
   error: ReceiptError | null;

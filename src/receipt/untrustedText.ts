@@ -12,6 +12,8 @@ export interface UntrustedText {
 
 /** Default cap of one wrapped string, in characters. */
 export const UNTRUSTED_TEXT_CHARS = 300;
+/** Cap of a wrapped address (a receipt's finalUrl, a blocked request's url), in characters. */
+export const UNTRUSTED_URL_CHARS = 500;
 
 export function untrusted(text: string, cap: number = UNTRUSTED_TEXT_CHARS): UntrustedText {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -5,6 +5,7 @@ import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../executor/ex
 import type { BrowserProvider } from "../providers/providerTypes.js";
 import { estimateUsage } from "../providers/usageEstimate.js";
 import type { FallbackRecord, Receipt } from "../receipt/receiptTypes.js";
+import { untrusted } from "../receipt/untrustedText.js";
 import { passBreaker, reportToBreaker } from "./breakerGate.js";
 import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
 import { classifyOutcome } from "./classifyOutcome.js";
@@ -218,12 +219,15 @@ function usageEntry(name: RoutableProvider, task: Task, context: AttemptContext,
   return { provider: name, operationId: task.operationId, attempt: context.attempt, sessionMs: estimate.sessionMs, unit: estimate.unit, amount: estimate.amount, usd: estimate.usd ?? null, estimate: estimate.estimate };
 }
 
+// A fallback reason is wrapped as untrusted where it is made: an attempt's error message can carry
+// a provider's own words (an HTTP error body, which may quote a page), and a skip is wrapped too so
+// every reason has one shape.
 function skipRecord(skip: Skip): FallbackRecord {
-  return { provider: skip.provider, outcome: "skipped", code: skip.code, reason: skip.reason };
+  return { provider: skip.provider, outcome: "skipped", code: skip.code, reason: untrusted(skip.reason) };
 }
 
 function errorFields(receipt: Receipt): Pick<FallbackRecord, "code" | "reason"> {
-  return receipt.error === null ? {} : { code: receipt.error.code, reason: receipt.error.message };
+  return receipt.error === null ? {} : { code: receipt.error.code, reason: untrusted(receipt.error.message) };
 }
 
 function withFallback(outcome: AttemptOutcome, records: FallbackRecord[]): AttemptOutcome {

@@ -167,6 +167,6 @@ describe("failure context", { timeout: 120_000 }, () => {
     assert.ok(receipt.network.nonGetAborted >= 1);
     assert.match(receipt.error?.message ?? "", /this task is read_only and the page tried to send a POST request \(a form submit, for example\).*mark the task reversible_write with approved: true/);
     assert.ok(!receipt.error?.message.includes("/settings"), "the page-chosen address stays out of errand's message");
-    assert.ok(receipt.network.blocked.some((b) => b.method === "POST" && b.url.endsWith("/settings")), "network.blocked names it");
+    assert.ok(receipt.network.blocked.some((b) => b.method === "POST" && b.url.text.endsWith("/settings")), "network.blocked names it");
   });
 });

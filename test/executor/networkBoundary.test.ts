@@ -233,7 +233,7 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
       context(),
     );
     assert.equal(receipt.error?.code, "timeout");
-    const foreign = receipt.network.blocked.filter((b) => !b.url.includes("127.0.0.1"));
+    const foreign = receipt.network.blocked.filter((b) => !b.url.text.includes("127.0.0.1"));
     assert.deepEqual(foreign, [], "the receipt lists requests the task never made");
     assert.equal(receipt.network.egressBlocked, 0, JSON.stringify(receipt.network.blocked));
   });

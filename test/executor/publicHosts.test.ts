@@ -155,7 +155,7 @@ ${control("https://cdn.example/control.png")}<p id="p">popups</p>`),
       assert.ok(receipt.network.navigationsBlocked >= 1, JSON.stringify(receipt.network));
       assert.ok((await countAt(CDN)).tcp > control.tcp, `${selector}: the page's https image from another public host did not arrive, so a zero below would prove nothing`);
       assert.deepEqual(await countAt(POPUP), before, `${selector}: the https host received a connection`);
-      const held = receipt.network.blocked.filter((b) => b.resourceType === "connection" && (b.url.startsWith("popup.example:443") || b.url.startsWith(`${POPUP}:443`)));
+      const held = receipt.network.blocked.filter((b) => b.resourceType === "connection" && (b.url.text.startsWith("popup.example:443") || b.url.text.startsWith(`${POPUP}:443`)));
       assert.ok(held.length >= 1, `${selector}: the receipt does not count the refused early tunnel: ${JSON.stringify(receipt.network.blocked)}`);
     }
   });

@@ -124,7 +124,7 @@ describe("read_only over https: zero writes on the wire", () => {
       assert.ok(hits.some((h) => h.method === "GET" && h.path === "/next"), "control: the next page never reached the TLS site");
       assert.deepEqual(writes().slice(before), [], `${leave.action}: a write reached the https site`);
       // Stopped by the page's own Fetch guard or by the read_only browser's, whichever paused it first.
-      const unloadBlocks = receipt.network.blocked.filter((b) => b.code === "method_blocked" && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url));
+      const unloadBlocks = receipt.network.blocked.filter((b) => b.code === "method_blocked" && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text));
       assert.ok(unloadBlocks.length >= 1, `${leave.action}: the receipt does not count the writes stopped at unload: ${JSON.stringify(receipt.network.blocked)}`);
     }
   });
@@ -141,8 +141,8 @@ describe("read_only over https: zero writes on the wire", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     assert.ok(hits.some((h) => h.path === "cross-site /unload"), "control: the cross-site iframe never loaded");
     assert.deepEqual(writes().slice(before), [], "a write from the cross-site iframe reached its site");
-    const stopped = receipt.network.blocked.filter((b) => b.code === "method_blocked" && b.url.startsWith(crossOrigin) && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url));
+    const stopped = receipt.network.blocked.filter((b) => b.code === "method_blocked" && b.url.text.startsWith(crossOrigin) && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text));
     assert.ok(stopped.length >= 1, `the receipt does not list the iframe's stopped unload-time writes: ${JSON.stringify(receipt.network.blocked)}`);
-    assert.equal(new Set(receipt.network.blocked.map((b) => `${b.method} ${b.url}`)).size, receipt.network.blocked.length, `a stopped write is listed twice: ${JSON.stringify(receipt.network.blocked)}`);
+    assert.equal(new Set(receipt.network.blocked.map((b) => `${b.method} ${b.url.text}`)).size, receipt.network.blocked.length, `a stopped write is listed twice: ${JSON.stringify(receipt.network.blocked)}`);
   });
 });

@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
+import { untrusted } from "../../src/receipt/untrustedText.js";
 import type { Task } from "../../src/task/taskTypes.js";
 import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
@@ -153,7 +154,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
             requestDigest: context.requestDigest,
             risk: task.risk,
             provider: "local",
-            finalUrl: task.target.url,
+            finalUrl: untrusted(task.target.url),
             checks: [],
             steps: [],
             error: { code: "step_failed", message: "fake", step: null },

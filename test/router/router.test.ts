@@ -215,7 +215,7 @@ describe("the provider router against the emulators", () => {
       const second = await b.run(readTask());
       assert.equal(second.receipt.status, "PASS");
       assert.deepEqual(route(second), ["kernel:skipped:provider_capacity", "browserless:used"]);
-      assert.match(second.receipt.fallback[0]?.reason ?? "", /answered 429 \(Retry-After 30 s\); errand leaves it alone until/);
+      assert.match(second.receipt.fallback[0]?.reason?.text ?? "", /answered 429 \(Retry-After 30 s\); errand leaves it alone until/);
       assert.deepEqual(since(before), { kernel: 1, browserless: 2, browserbase: 0, steel: 0 }, "kernel was not asked again during its back-off");
       assert.equal((await b.store.readUsage("kernel", 0)).sessions, 0, "a clear 429 refusal books no usage");
     } finally {
@@ -233,7 +233,7 @@ describe("the provider router against the emulators", () => {
       assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
       assert.equal(outcome.receipt.provider, "steel");
       assert.deepEqual(route(outcome), ["kernel:skipped:provider_unconfigured", "browserless:skipped:circuit_open", "browserbase:skipped:budget_exhausted", "steel:used"]);
-      const reasons = outcome.receipt.fallback.map((r) => r.reason ?? "");
+      const reasons = outcome.receipt.fallback.map((r) => r.reason?.text ?? "");
       assert.match(reasons[0] ?? "", /KERNEL_API_KEY/);
       assert.match(reasons[1] ?? "", /consecutive provider failures/);
       assert.match(reasons[2] ?? "", /0 of 0 browser_minute this month/);
@@ -314,7 +314,7 @@ describe("the provider router against the emulators", () => {
       assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
       assert.equal(outcome.receipt.provider, "local");
       assert.deepEqual(route(outcome), ["kernel:skipped:provider_unverified", "browserless:skipped:provider_unconfigured", "browserbase:skipped:provider_unconfigured", "steel:skipped:provider_unconfigured", "local:used"]);
-      assert.match(outcome.receipt.fallback[0]?.reason ?? "", /errand provider smoke kernel/);
+      assert.match(outcome.receipt.fallback[0]?.reason?.text ?? "", /errand provider smoke kernel/);
       assert.deepEqual(since(before), { kernel: 0, browserless: 0, browserbase: 0, steel: 0 });
     } finally {
       await b.providers.local.shutdown();

@@ -10,7 +10,7 @@ export function sampleReceipt(fields: Pick<Receipt, "status"> & Partial<Receipt>
     requestDigest: "d",
     risk: "read_only",
     provider: "local",
-    finalUrl: "https://example.com/",
+    finalUrl: { untrusted: true, text: "https://example.com/" },
     checks: [],
     steps: [],
     error: null,

@@ -1,4 +1,3 @@
-import { isUntrustedText } from "../../receipt/untrustedText.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import { EXIT } from "./exitCodes.js";
 import { stepLabel } from "../../task/stepLabel.js";
@@ -25,19 +24,26 @@ const STATUS_MEANING: Record<ReceiptStatus, string> = {
   CANCELLED: "cancelled before anything could change the site",
 };
 
-/** A receipt as a person reads it in a terminal. Extracted values, if any, are marked as live-only. */
+/** Blocked requests listed in the readable receipt; the rest stay in the JSON. */
+const BLOCKED_LINES = 5;
+
+/**
+ * A receipt as a person reads it in a terminal. Every line that carries page-derived text (final
+ * URL, observed, error.detail, route reasons, blocked requests) says so with "untrusted" before it.
+ * Extracted values, if any, are marked as live-only.
+ */
 export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): string {
   const lines = [
     `${receipt.status}: ${STATUS_MEANING[receipt.status]}`,
     `  operation   ${receipt.operationId}${receipt.label === undefined ? "" : ` (${receipt.label})`}`,
     `  digest      ${receipt.requestDigest}`,
     `  provider    ${receipt.provider}, attempt ${receipt.attempts}, ${receipt.durationMs} ms`,
-    `  final URL   ${receipt.finalUrl ?? "(none)"}`,
+    `  final URL   ${receipt.finalUrl === null ? "(none)" : `(untrusted: the page chose it) ${receipt.finalUrl.text}`}`,
     `  boundary    mutation ${receipt.mutationBoundary.replace("_", " ")}`,
   ];
   for (const check of receipt.checks) {
     const mark = check.passed ? "held" : "FAILED";
-    const seen = check.passed ? "" : `; saw (untrusted page text) "${observedText(check.observed)}"`;
+    const seen = check.passed ? "" : `; saw (untrusted page text) "${check.observed?.text ?? ""}"`;
     lines.push(`  check       ${stepLabel(check.step)} ${check.action} ${check.match} "${check.expected}" ${mark}${seen}`);
   }
   if (receipt.error !== null) {
@@ -46,7 +52,7 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   }
   // Routing: only worth a line when another provider than the one used was considered.
   for (const record of receipt.fallback.length > 1 ? receipt.fallback : []) {
-    lines.push(`  route       ${record.provider} ${record.outcome}${record.code === undefined ? "" : ` (${record.code})`}${record.reason === undefined || record.outcome === "used" ? "" : `: ${record.reason}`}`);
+    lines.push(`  route       ${record.provider} ${record.outcome}${record.code === undefined ? "" : ` (${record.code})`}${record.reason === undefined || record.outcome === "used" ? "" : `: (untrusted: may quote the provider or page) ${record.reason.text}`}`);
   }
   const n = receipt.network;
   const guards = [
@@ -58,6 +64,11 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
     [n.downloadsRefused, "downloads refused"],
   ].filter(([count]) => count !== 0);
   if (guards.length > 0) lines.push(`  guards      ${guards.map(([count, what]) => `${count} ${what}`).join(", ")}`);
+  // The first few stopped requests: their addresses and reasons are the page's choice, so labelled.
+  for (const entry of n.blocked.slice(0, BLOCKED_LINES)) {
+    lines.push(`  blocked     ${entry.method} ${entry.resourceType} (${entry.code}) (untrusted: the page chose it) ${entry.url.text}: ${entry.reason.text}`);
+  }
+  if (n.blocked.length > BLOCKED_LINES) lines.push(`  blocked     ... ${n.blocked.length - BLOCKED_LINES} more in the receipt's network.blocked`);
   const outputs = receipt.outputs ?? ephemeral?.outputs ?? {};
   const live = receipt.outputs === undefined;
   for (const [name, value] of Object.entries(outputs)) {
@@ -67,8 +78,3 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   return lines.join("\n");
 }
 
-/** observed is in the untrusted wrapper; a receipt stored before that carries a plain string. */
-function observedText(observed: unknown): string {
-  if (typeof observed === "string") return observed;
-  return isUntrustedText(observed) ? observed.text : "";
-}

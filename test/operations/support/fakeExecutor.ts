@@ -1,6 +1,7 @@
 // A deterministic stand-in for the browser executor, driven by the task's label. Not a test file.
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
 import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
+import { untrusted } from "../../../src/receipt/untrustedText.js";
 import type { ErrorCode } from "../../../src/errors/errorCodes.js";
 import type { Receipt, ReceiptStatus } from "../../../src/receipt/receiptTypes.js";
 import type { Task } from "../../../src/task/taskTypes.js";
@@ -99,7 +100,7 @@ function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, cod
     ...(task.label === undefined ? {} : { label: task.label }),
     risk: task.risk,
     provider,
-    finalUrl: task.target.url,
+    finalUrl: untrusted(task.target.url),
     checks: [],
     steps: task.steps.map((step, index) => ({ index, action: step.action, status: "ok", durationMs: 1 })),
     error: code === null ? null : { code, message: `fake ${code}`, step: null },

@@ -87,7 +87,7 @@ export function operationPage(csrf: string, item: OperationListItem): string {
 <tr><th>status</th><td id="status">${escapeHtml(item.status)}${r === undefined ? "" : ` (${escapeHtml(r.status)})`}</td></tr>
 <tr><th>risk</th><td>${escapeHtml(item.risk)}</td></tr>
 <tr><th>provider</th><td>${escapeHtml(r?.provider ?? "")}</td></tr>
-<tr><th>final URL</th><td>${escapeHtml(r?.finalUrl ?? "")}</td></tr>
+<tr><th>final URL</th><td>${escapeHtml(r?.finalUrl?.text ?? "")}</td></tr>
 <tr><th>error</th><td>${escapeHtml(r?.error === null || r?.error === undefined ? "" : `${r.error.code}: ${r.error.message}`)}</td></tr>
 <tr><th>request digest</th><td><code>${escapeHtml(item.handle.requestDigest)}</code></td></tr>
 <tr><th>updated</th><td>${escapeHtml(item.updatedAt)}</td></tr>
