@@ -1,5 +1,5 @@
 import type { JournalSealer } from "./createJournalSealer.js";
-import type { JournalEventRow } from "./journalTypes.js";
+import type { ChainHead, JournalEventRow } from "./journalTypes.js";
 import type { OperationStateFields } from "./operationEvent.js";
 
 /** The state fields, in the order a mismatch is reported. */
@@ -20,12 +20,19 @@ export type StateAuthentication = { ok: true; body: Record<string, unknown> } | 
  * database but does not hold the key can edit the row (set a finished write back to queued, reset its
  * attempts, un-cross its boundary) but cannot forge the event, so every such edit is refused here.
  *
- * One event is not a chain proof: deleting an operation's later events as well is found by
- * `errand journal verify` (see docs/SECURITY.md, "What the journal can and cannot prove").
+ * When the row's chain head is given, the latest event must be exactly that head (its place and
+ * MAC), so an event cut off the end of the operation's chain is noticed even if the row was not edited.
+ *
+ * One event is not a chain proof: deleting an operation's later events and rolling its row back to
+ * an earlier event together is found only by a checkpoint taken after them (`errand journal verify`;
+ * docs/SECURITY.md, "Per-operation chains and checkpoints").
  */
-export function authenticateOperationState(state: OperationStateFields, latest: JournalEventRow | undefined, sealer: JournalSealer, journalId: string): StateAuthentication {
+export function authenticateOperationState(state: OperationStateFields, latest: JournalEventRow | undefined, sealer: JournalSealer, journalId: string, chainHead?: ChainHead): StateAuthentication {
   const body = readAuthenticEventBody(latest, sealer, journalId, state.operationId);
   if (body === null) return { ok: false, reason: "its latest journal event is missing or does not match its MAC" };
+  if (chainHead !== undefined && (latest?.chainSeq !== chainHead.seq || !sealer.macEquals(chainHead.mac, latest.mac))) {
+    return { ok: false, reason: "its latest journal event is not the end of its chain that its row names" };
+  }
   for (const field of STATE_FIELDS) {
     const recorded = body[field];
     if (recorded === undefined && LATER_FIELDS.has(field)) continue;

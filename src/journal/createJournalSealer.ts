@@ -5,9 +5,14 @@ import type { HeadFields, JournalEventRow, TombstoneFields } from "./journalType
 export const MIN_JOURNAL_KEY_BYTES = 32;
 
 const DOMAIN = {
+  // Format 1 (one chain of every event): kept to check and convert journals written before format 2.
   event: "errand/journal/event/v1",
   genesis: "errand/journal/genesis/v1",
   head: "errand/journal/head/v1",
+  // Format 2: one chain per operation plus the journal's own chain, and a head that carries the checkpoint.
+  chainEvent: "errand/journal/event/v2",
+  chainGenesis: "errand/journal/genesis/v2",
+  chainHead: "errand/journal/head/v2",
   tombstone: "errand/journal/tombstone/v1",
   keyId: "errand/journal/key-id/v1",
 } as const;
@@ -15,8 +20,11 @@ const DOMAIN = {
 const HEX = /^(?:[0-9a-f]{2})+$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** The fields of an event that its MAC covers; the body enters through its hash. */
-export type EventMacFields = Omit<JournalEventRow, "body" | "mac">;
+/** The fields of an event that its MAC covers; the body enters through its hash. The stored seq is not among them. */
+export type EventMacFields = Omit<JournalEventRow, "body" | "mac" | "seq">;
+
+/** The fields a format-1 event's MAC covered: its place in the single chain was its stored seq. */
+export type LegacyEventMacFields = Omit<JournalEventRow, "body" | "mac" | "chainSeq">;
 
 /**
  * Computes and checks every MAC of the journal with one key. Inputs are domain-separated
@@ -25,10 +33,15 @@ export type EventMacFields = Omit<JournalEventRow, "body" | "mac">;
  */
 export interface JournalSealer {
   readonly keyId: string;
-  genesis(journalId: string): string;
+  /** The value a chain starts from: the journal's own chain (operationId null) or one operation's. */
+  chainGenesis(journalId: string, operationId: string | null): string;
   bodyHash(body: string): string;
   eventMac(journalId: string, fields: EventMacFields): string;
   headMac(head: HeadFields): string;
+  /** Format 1, for checking a journal before it is converted. */
+  genesis(journalId: string): string;
+  legacyEventMac(journalId: string, fields: LegacyEventMacFields): string;
+  legacyHeadMac(head: HeadFields): string;
   tombstoneMac(journalId: string, tombstone: TombstoneFields): string;
   /** Constant-time equality of two hex strings (MACs, key ids); false for anything malformed. */
   macEquals(expected: string, actual: unknown): boolean;
@@ -41,11 +54,31 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
   const keyId = mac(DOMAIN.keyId, "").slice(0, 16);
   return {
     keyId,
-    genesis: (journalId) => mac(DOMAIN.genesis, canonicalJson({ journal: journalId })),
+    chainGenesis: (journalId, operationId) => mac(DOMAIN.chainGenesis, flatCanonicalJson({ journal: journalId, operation: operationId })),
     bodyHash: (body) => createHash("sha256").update(body, "utf8").digest("hex"),
     eventMac: (journalId, f) =>
-      mac(DOMAIN.event, flatCanonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+      mac(DOMAIN.chainEvent, flatCanonicalJson({ journal: journalId, operation: f.operationId, chainSeq: f.chainSeq, type: f.type, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
     headMac: (h) =>
+      mac(
+        DOMAIN.chainHead,
+        flatCanonicalJson({
+          journal: h.journalId,
+          keyId: h.keyId,
+          format: h.format,
+          seq: h.seq,
+          mac: h.mac,
+          baseSeq: h.baseSeq,
+          baseMac: h.baseMac,
+          storedBytes: h.storedBytes,
+          tombstones: h.tombstones,
+          checkpointOperations: h.checkpointOperations,
+          checkpointDigest: h.checkpointDigest,
+        }),
+      ),
+    genesis: (journalId) => mac(DOMAIN.genesis, canonicalJson({ journal: journalId })),
+    legacyEventMac: (journalId, f) =>
+      mac(DOMAIN.event, flatCanonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+    legacyHeadMac: (h) =>
       mac(DOMAIN.head, flatCanonicalJson({ journal: h.journalId, keyId: h.keyId, seq: h.seq, mac: h.mac, baseSeq: h.baseSeq, baseMac: h.baseMac, storedBytes: h.storedBytes, tombstones: h.tombstones })),
     tombstoneMac: (journalId, t) =>
       mac(

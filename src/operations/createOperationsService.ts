@@ -106,14 +106,15 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
       ctx.workers?.wake();
     },
     async status() {
-      const [store, head, breakers] = await Promise.all([ctx.store.status(), ctx.store.readJournalHead(), ctx.store.listBreakers()]);
+      const [store, breakers] = await Promise.all([ctx.store.status(), ctx.store.listBreakers()]);
       return {
         store: { ...store, backend: ctx.store.backend },
-        journal: { seq: head?.seq ?? 0, storedBytes: head?.storedBytes ?? 0, quotaBytes: ctx.config.journalQuotaBytes },
+        journal: { seq: store.journalSeq, storedBytes: store.storedBytes, quotaBytes: ctx.config.journalQuotaBytes },
         breakers,
       };
     },
     verifyJournal: () => verifyJournal(ctx.store, ctx.sealer),
+    checkpointJournal: () => ctx.store.writeCheckpoint(),
     approvalRequest: (operationId) => approvalRequest(ctx, operationId),
     decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
     expireApprovals: () => expireApprovals(ctx),

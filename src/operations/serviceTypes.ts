@@ -165,6 +165,8 @@ export interface OperationsService {
   wake(): void;
   status(): Promise<StatusReport>;
   verifyJournal(): Promise<JournalVerdict>;
+  /** Records a checkpoint of every live operation's chain (Store.writeCheckpoint); returns how many it lists. */
+  checkpointJournal(): Promise<number>;
   compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;
 
   // ---- owner approval: only the owner's own channels (CLI on the host, owner console) call these.

@@ -1,4 +1,4 @@
-import type { JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
+import type { ChainHead, CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
 import type { OperationStateFields } from "../journal/operationEvent.js";
 import type { MutationBoundary, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { Risk } from "../task/taskTypes.js";
@@ -114,8 +114,20 @@ export interface Store {
 
   // ---- journal -------------------------------------------------------------------------------
   readJournalHead(): Promise<JournalHead | undefined>;
+  /** Every stored event by stored seq, whatever its chain. */
   readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]>;
+  /** The journal's own chain (operation-less events) by chainSeq. */
+  readJournalChain(afterChainSeq: number, limit: number): Promise<JournalEventRow[]>;
+  /** How many stored events belong to some operation (verify compares it with the live chains). */
+  countOperationEvents(): Promise<number>;
   readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]>;
+  /** The latest checkpoint's list, by operation id. */
+  readCheckpoint(afterOperationId: string, limit: number): Promise<CheckpointEntry[]>;
+  /**
+   * Records a checkpoint: every live operation's chain head as its row names it now, the list stored
+   * and its digest and count signed into the head (journal/checkpointDigest). Returns how many it lists.
+   */
+  writeCheckpoint(): Promise<number>;
   /** Compacts terminal operations that finished before cutoffMs into tombstones (see CompactionReport). */
   compact(cutoffMs: number): Promise<CompactionReport>;
 
@@ -153,6 +165,8 @@ export interface IntegrityRefusal {
 export interface OperationStateRow {
   operation: OperationRecord;
   latestEvent: JournalEventRow | undefined;
+  /** The end of the operation's chain as its row names it. */
+  chainHead: ChainHead;
 }
 
 export interface OperationRecord {
@@ -334,7 +348,7 @@ export interface CompactionReport {
   operations: number;
   /** Events whose bodies were dropped. */
   eventBodies: number;
-  /** Events removed entirely by folding the compacted prefix of the chain into the head. */
+  /** Events removed entirely: the compacted operations' chains and the folded prefix of the journal's own chain. */
   eventsRemoved: number;
   bytesFreed: number;
   storedBytes: number;
@@ -348,7 +362,9 @@ export interface StoreStatus {
   delayed: number;
   nextEligibleMs: number | null;
   tombstones: number;
+  /** The highest stored event seq (0 when none): it grows with every event, whichever chain it joins. */
   journalSeq: number;
+  /** Bytes counted against the journal quota: the head's own count plus every live operation's. */
   storedBytes: number;
   schemaVersion: number;
 }

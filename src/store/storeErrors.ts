@@ -29,6 +29,18 @@ export class JournalKeyMismatchError extends ErrandError {
 }
 
 /**
+ * The journal is still in the single-chain form errand wrote before per-operation chains, and was not
+ * converted because it does not verify (or no store has opened it with its key yet). Nothing is
+ * appended to it; `errand journal verify` names its first bad event.
+ */
+export class JournalNotConvertedError extends ErrandError {
+  declare readonly code: "journal_tampered";
+  constructor() {
+    super("journal_tampered", 'The journal is in the single-chain form of an older errand and was not converted to per-operation chains because it does not verify; run "errand journal verify" to find the first bad event. Nothing was written.');
+  }
+}
+
+/**
  * An operation's stored row does not match its latest journal event: someone edited the database
  * without the key. The store acts on nothing it cannot authenticate.
  */

@@ -1,68 +1,66 @@
-import { sealNextEvent } from "../../journal/sealEvent.js";
+import { sealChainEvent } from "../../journal/sealEvent.js";
 import type { Transition } from "../operationTransitions.js";
 import type { OperationRow } from "../rows/operationRows.js";
-import { rowAfter } from "../rows/operationRows.js";
+import { chainHeadOf, rowAfter } from "../rows/operationRows.js";
 import { eventValues, INSERT_EVENT } from "./appendJournalEvent.js";
-import { headUpdate, lockHead } from "./journalHeadPg.js";
+import { journalIdOf } from "./authenticRow.js";
 import type { PgTx } from "./pgContext.js";
 
-/** Every mutable column of an operation row; parameters $first.. in OPERATION_VALUES order. */
+/** Every mutable column of an operation row but receipt_seq (set from the inserted event when it finishes). */
+const COLUMNS = [
+  "phase",
+  "revision",
+  "attempts",
+  "mutation_boundary",
+  "run_after_ms",
+  "lease_token",
+  "lease_owner",
+  "lease_expires_ms",
+  "cancel_requested_ms",
+  "receipt_status",
+  "updated_ms",
+  "finished_ms",
+  "approval_expires_ms",
+  "max_attempts",
+  "chain_seq",
+  "chain_mac",
+  "stored_bytes",
+] as const;
+
+/** The UPDATE of a row after an event inserted in the same statement (CTE "event"); parameters $first.. in operationValues order. */
 function operationUpdate(first: number): string {
-  const columns = [
-    "phase",
-    "revision",
-    "attempts",
-    "mutation_boundary",
-    "run_after_ms",
-    "lease_token",
-    "lease_owner",
-    "lease_expires_ms",
-    "cancel_requested_ms",
-    "receipt_status",
-    "receipt_seq",
-    "updated_ms",
-    "finished_ms",
-    "approval_expires_ms",
-    "max_attempts",
-  ];
-  return `UPDATE operations SET ${columns.map((c, i) => `${c} = $${first + i}`).join(", ")} WHERE operation_id = $${first + columns.length}`;
+  const n = COLUMNS.length;
+  const p = (i: number) => `$${first + i}`;
+  return `UPDATE operations SET ${COLUMNS.map((c, i) => `${c} = ${p(i)}`).join(", ")},
+    receipt_seq = CASE WHEN ${p(n)}::boolean THEN (SELECT seq FROM event) ELSE ${p(n + 1)}::bigint END
+    WHERE operation_id = ${p(n + 2)} RETURNING receipt_seq`;
 }
 
-function operationValues(row: OperationRow): unknown[] {
-  return [
-    row.phase,
-    row.revision,
-    row.attempts,
-    row.mutation_boundary,
-    row.run_after_ms,
-    row.lease_token,
-    row.lease_owner,
-    row.lease_expires_ms,
-    row.cancel_requested_ms,
-    row.receipt_status,
-    row.receipt_seq,
-    row.updated_ms,
-    row.finished_ms,
-    row.approval_expires_ms,
-    row.max_attempts,
-    row.operation_id,
-  ];
+function operationValues(row: OperationRow, finishing: boolean): unknown[] {
+  return [...COLUMNS.map((c) => row[c]), finishing, row.receipt_seq, row.operation_id];
 }
 
 /**
  * Persists a transition decided in src/store/operationTransitions.ts: its event is sealed onto the
- * journal, the head advanced and the row rewritten in one statement, inside the caller's write
- * transaction (which has locked the row). A finishing event becomes the operation's receipt event.
+ * operation's own chain (whose head the locked row names) and the row rewritten with the chain's new
+ * head and byte count, in one statement inside the caller's write transaction. The journal head is
+ * not touched, so runners working on different operations never wait for each other here. A
+ * finishing event becomes the operation's receipt event.
  */
 export async function applyTransition(tx: PgTx, row: OperationRow, transition: Transition, leaseToken?: string): Promise<OperationRow> {
-  const head = await lockHead(tx);
-  const { row: event, head: next } = sealNextEvent(tx.ctx.sealer, head, transition.event, transition.next.updatedMs);
+  const sealed = sealChainEvent(tx.ctx.sealer, await journalIdOf(tx), chainHeadOf(row), transition.event, transition.next.updatedMs);
   const after = rowAfter(row, transition.next, leaseToken);
+  const finishing = transition.event.type === "operation_finished";
   // The receipt pointer follows the record's receipt status: set by a finishing event, detached when a reopen clears the status.
-  const receiptSeq = transition.next.receiptStatus === null ? null : transition.event.type === "operation_finished" ? event.seq : row.receipt_seq;
-  const stored: OperationRow = { ...after, max_attempts: transition.next.maxAttempts, receipt_seq: receiptSeq };
-  const update = headUpdate(next, 9);
-  await tx.run(`WITH event AS (${INSERT_EVENT}), head AS (${update.sql}) ${operationUpdate(18)}`, [...eventValues(event), ...update.values, ...operationValues(stored)]);
-  tx.head = next;
-  return stored;
+  const receiptSeq = transition.next.receiptStatus === null ? null : row.receipt_seq;
+  const stored: OperationRow = {
+    ...after,
+    max_attempts: transition.next.maxAttempts,
+    receipt_seq: receiptSeq,
+    chain_seq: sealed.head.seq,
+    chain_mac: sealed.head.mac,
+    stored_bytes: Number(row.stored_bytes) + sealed.bytes,
+  };
+  const written = await tx.one<{ receipt_seq: number | null }>(`WITH event AS (${INSERT_EVENT}) ${operationUpdate(9)}`, [...eventValues(sealed.event), ...operationValues(stored, finishing)]);
+  return { ...stored, receipt_seq: written?.receipt_seq ?? null };
 }

@@ -1,9 +1,9 @@
 import { authenticateOperationState } from "../../journal/authenticateOperationState.js";
 import type { JournalEventRow } from "../../journal/journalTypes.js";
 import type { EventRow, OperationRow } from "../rows/operationRows.js";
-import { stateOf, toEvent } from "../rows/operationRows.js";
-import { JournalKeyMismatchError, OperationTamperedError } from "../storeErrors.js";
-import { selectHead } from "./journalHeadPg.js";
+import { chainHeadOf, stateOf, toEvent } from "../rows/operationRows.js";
+import { OperationTamperedError } from "../storeErrors.js";
+import { requireWritable, selectHead } from "./journalHeadPg.js";
 import type { PgTx } from "./pgContext.js";
 
 /** The operation's newest stored event. */
@@ -12,12 +12,15 @@ export async function latestEventOf(tx: PgTx, operationId: string): Promise<Jour
   return row === undefined ? undefined : toEvent(row);
 }
 
-/** The journal's id, once its head says it was written under this store's key (another key is not tampering: it fails as such). */
-async function journalIdOf(tx: PgTx): Promise<string> {
+/**
+ * The journal's id, once its head says it was written under this store's key and in the format this
+ * errand writes (another key is not tampering: it fails as such; see journalHeadPg.requireWritable).
+ */
+export async function journalIdOf(tx: PgTx): Promise<string> {
   if (tx.ctx.journalId !== undefined) return tx.ctx.journalId;
-  const head = await selectHead(tx);
-  if (head === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
-  if (!tx.ctx.sealer.macEquals(tx.ctx.sealer.keyId, head.keyId)) throw new JournalKeyMismatchError();
+  const found = await selectHead(tx);
+  if (found === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
+  const head = requireWritable(tx, found);
   tx.ctx.journalId = head.journalId;
   return head.journalId;
 }
@@ -30,7 +33,7 @@ async function journalIdOf(tx: PgTx): Promise<string> {
 export async function tamperReason(tx: PgTx, row: OperationRow, known?: { latest: JournalEventRow | undefined }): Promise<string | null> {
   const journalId = await journalIdOf(tx);
   const latest = known === undefined ? await latestEventOf(tx, row.operation_id) : known.latest;
-  const verdict = authenticateOperationState(stateOf(row), latest, tx.ctx.sealer, journalId);
+  const verdict = authenticateOperationState(stateOf(row), latest, tx.ctx.sealer, journalId, chainHeadOf(row));
   return verdict.ok ? null : verdict.reason;
 }
 

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import { genesisHead } from "../../journal/sealEvent.js";
+import { ensureJournalHeadPg } from "./ensureJournalHeadPg.js";
+import { createPgTx } from "./pgContext.js";
 import { SchemaTooNewError } from "../storeErrors.js";
 import { describeDatabaseUrl, translateConnectionError } from "./postgresConnection.js";
 import type { PostgresMigration } from "./postgresMigrations.js";
@@ -14,7 +14,8 @@ const MIGRATION_LOCK = 4_242_015;
  * newest migration this errand knows, in one transaction under an advisory lock, so processes
  * opening a fresh database at once apply each migration exactly once and a crash leaves all or
  * nothing. A schema recorded at a higher version than `migrations` knows is refused before
- * anything runs. Also creates the journal head when there is none. Returns the schema version.
+ * anything runs. Also creates the journal head when there is none, or converts a journal written
+ * before per-operation chains (ensureJournalHeadPg). Returns the schema version.
  */
 export async function migratePostgres(pool: pg.Pool, migrations: readonly PostgresMigration[], sealer: JournalSealer, connectionString: string, schema: string | undefined): Promise<number> {
   let client: pg.PoolClient;
@@ -39,15 +40,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
       await client.query(migration.sql);
       await client.query("INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, (extract(epoch FROM now()) * 1000)::bigint)", [migration.version, migration.name]);
     }
-    const head = await client.query("SELECT 1 FROM journal_head WHERE id = 1");
-    if (head.rowCount === 0) {
-      const h = genesisHead(sealer, randomUUID());
-      await client.query(
-        `INSERT INTO journal_head (id, journal_id, key_id, seq, mac, base_seq, base_mac, stored_bytes, tombstones, checkpoint_mac)
-         VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [h.journalId, h.keyId, h.seq, h.mac, h.baseSeq, h.baseMac, h.storedBytes, h.tombstones, h.checkpointMac],
-      );
-    }
+    await ensureJournalHeadPg(createPgTx(client, { sealer, clock: undefined, refusals: new Map() }, undefined));
     await client.query("COMMIT");
     return Math.max(found, supported);
   } catch (error) {

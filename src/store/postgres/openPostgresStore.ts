@@ -1,5 +1,5 @@
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import type { JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
+import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
 import type {
   ApprovalDecision,
@@ -43,7 +43,8 @@ import { createOperation } from "./queries/createOperation.js";
 import { decideApproval, expireApprovals } from "./queries/decideApproval.js";
 import { finishAttempt, recoverExpiredLeases } from "./queries/finishAttempt.js";
 import { dropExpiredResults, holdResult, readHeldResult } from "./queries/heldResults.js";
-import { readJournalEvents, readTombstones } from "./queries/journalRead.js";
+import { countOperationEvents, readJournalChain, readJournalEvents, readTombstones } from "./queries/journalRead.js";
+import { readCheckpoint, writeCheckpoint } from "./queries/checkpoint.js";
 import { checkLease, crossMutationBoundary, renewLease } from "./queries/leases.js";
 import { listOperations, readOperation, readOperationEvents, readOperationStates, readOperationTask } from "./queries/readOperation.js";
 import { reopenOperation } from "./queries/reopenOperation.js";
@@ -81,7 +82,7 @@ export function openPostgresParts(options: Omit<PostgresStoreOptions, "clock"> &
  * lock with FOR UPDATE SKIP LOCKED, leases and retry delays are timed on the database's now(),
  * every write of an attempt is fenced by its lease token, and every change of an operation is the
  * transition operationTransitions.ts decides, persisted with its sealed journal event in the same
- * transaction (src/journal: the same MACs, chain and head as SQLite).
+ * transaction onto the operation's own chain (src/journal: the same MACs, chains and head as SQLite).
  */
 export function openPostgresStore(options: PostgresStoreOptions): Store {
   const { pool, ctx, ready } = openPostgresParts(options);
@@ -180,8 +181,20 @@ class PostgresStore extends PgTransactions implements Store {
   readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]> {
     return this.read((tx) => readJournalEvents(tx, afterSeq, limit));
   }
+  readJournalChain(afterChainSeq: number, limit: number): Promise<JournalEventRow[]> {
+    return this.read((tx) => readJournalChain(tx, afterChainSeq, limit));
+  }
+  countOperationEvents(): Promise<number> {
+    return this.read((tx) => countOperationEvents(tx));
+  }
   readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]> {
     return this.read((tx) => readTombstones(tx, afterOperationId, limit));
+  }
+  readCheckpoint(afterOperationId: string, limit: number): Promise<CheckpointEntry[]> {
+    return this.read((tx) => readCheckpoint(tx, afterOperationId, limit));
+  }
+  writeCheckpoint(): Promise<number> {
+    return this.write((tx) => writeCheckpoint(tx));
   }
   async compact(cutoffMs: number): Promise<CompactionReport> {
     const report: CompactionReport = { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0, storedBytes: 0 };
@@ -189,16 +202,19 @@ class PostgresStore extends PgTransactions implements Store {
       const batch = await this.write((tx) => compactBatch(tx, cutoffMs, COMPACTION_BATCH));
       report.operations += batch.operations;
       report.eventBodies += batch.eventBodies;
+      report.eventsRemoved += batch.eventsRemoved;
       report.bytesFreed += batch.bytesFreed;
       if (batch.operations < COMPACTION_BATCH) break;
     }
     const folded = await this.write((tx) => collapsePrefix(tx, cutoffMs));
-    report.eventsRemoved = folded.eventsRemoved;
+    report.eventsRemoved += folded.eventsRemoved;
     report.bytesFreed += folded.bytesFreed;
     if (report.operations > 0 || report.eventsRemoved > 0) {
       await this.write((tx) => recordCompaction(tx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }));
     }
-    report.storedBytes = (await this.readJournalHead())?.storedBytes ?? 0;
+    // A compaction ends with a checkpoint, so the operations it left are committed to from here on.
+    await this.writeCheckpoint();
+    report.storedBytes = (await this.status()).storedBytes;
     return report;
   }
 

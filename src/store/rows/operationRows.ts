@@ -1,4 +1,4 @@
-import type { JournalEventRow, JournalEventType, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
+import type { ChainHead, CheckpointEntry, JournalEventRow, JournalEventType, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { MutationBoundary, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import type { Risk } from "../../task/taskTypes.js";
 import type { OperationStateFields } from "../../journal/operationEvent.js";
@@ -30,6 +30,11 @@ export interface OperationRow {
   updated_ms: number;
   finished_ms: number | null;
   approval_expires_ms: number | null;
+  /** The end of the operation's journal chain (place and MAC), advanced with every event. */
+  chain_seq: number;
+  chain_mac: string;
+  /** Bytes this operation counts against the journal quota: its task document and its events. */
+  stored_bytes: number;
 }
 
 export function toOperation(row: OperationRow): OperationRecord {
@@ -78,8 +83,8 @@ export function rowAfter(row: OperationRow, next: OperationRecord, leaseToken?: 
   };
 }
 
-/** The row of an operation just created by operationTransitions.create (no lease, no receipt yet). */
-export function newOperationRow(next: OperationRecord, taskJson: string): OperationRow {
+/** The row of an operation just created by operationTransitions.create (no lease, no receipt yet), its chain at `chain`. */
+export function newOperationRow(next: OperationRecord, taskJson: string, chain: ChainHead, storedBytes: number): OperationRow {
   return {
     operation_id: next.operationId,
     request_digest: next.requestDigest,
@@ -101,7 +106,15 @@ export function newOperationRow(next: OperationRecord, taskJson: string): Operat
     updated_ms: next.updatedMs,
     finished_ms: null,
     approval_expires_ms: next.approvalExpiresMs,
+    chain_seq: chain.seq,
+    chain_mac: chain.mac,
+    stored_bytes: storedBytes,
   };
+}
+
+/** The chain head a row names. */
+export function chainHeadOf(row: OperationRow): ChainHead {
+  return { seq: row.chain_seq, mac: row.chain_mac };
 }
 
 /** The state fields an operation event repeats, taken from the row as it is after the change. */
@@ -111,6 +124,7 @@ export function stateOf(row: OperationRow): OperationStateFields {
 
 export interface EventRow {
   seq: number;
+  chain_seq: number;
   operation_id: string | null;
   type: string;
   at_ms: number;
@@ -123,6 +137,7 @@ export interface EventRow {
 export function toEvent(row: EventRow): JournalEventRow {
   return {
     seq: row.seq,
+    chainSeq: row.chain_seq,
     operationId: row.operation_id,
     type: row.type as JournalEventType,
     atMs: row.at_ms,
@@ -136,12 +151,15 @@ export function toEvent(row: EventRow): JournalEventRow {
 export interface HeadRow {
   journal_id: string;
   key_id: string;
+  format: number;
   seq: number;
   mac: string;
   base_seq: number;
   base_mac: string;
   stored_bytes: number;
   tombstones: number;
+  checkpoint_operations: number;
+  checkpoint_digest: string;
   checkpoint_mac: string;
 }
 
@@ -149,12 +167,15 @@ export function toHead(row: HeadRow): JournalHead {
   return {
     journalId: row.journal_id,
     keyId: row.key_id,
+    format: row.format,
     seq: row.seq,
     mac: row.mac,
     baseSeq: row.base_seq,
     baseMac: row.base_mac,
     storedBytes: row.stored_bytes,
     tombstones: row.tombstones,
+    checkpointOperations: row.checkpoint_operations,
+    checkpointDigest: row.checkpoint_digest,
     checkpointMac: row.checkpoint_mac,
   };
 }
@@ -213,4 +234,14 @@ export function toBreaker(row: BreakerRow): BreakerRecord {
     revision: row.revision,
     updatedMs: row.updated_ms,
   };
+}
+
+export interface CheckpointRow {
+  operation_id: string;
+  chain_seq: number;
+  chain_mac: string;
+}
+
+export function toCheckpointEntry(row: CheckpointRow): CheckpointEntry {
+  return { operationId: row.operation_id, chainSeq: row.chain_seq, chainMac: row.chain_mac };
 }

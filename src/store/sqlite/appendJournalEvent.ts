@@ -1,26 +1,28 @@
-import type { EventDraft, JournalEventRow, JournalHead } from "../../journal/journalTypes.js";
-import { sealNextEvent } from "../../journal/sealEvent.js";
+import type { EventDraft, JournalEventRow } from "../../journal/journalTypes.js";
+import { sealJournalEvent } from "../../journal/sealEvent.js";
+import type { SealedEvent } from "../../journal/sealEvent.js";
 import { requireHead, writeHead } from "./journalHeadSql.js";
-import { JournalKeyMismatchError } from "../storeErrors.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
-/**
- * Seals `draft` onto the chain and stores it with the new head. Must run inside the write
- * transaction that makes the change the event records. `extraStoredBytes` adds retained data
- * (a task document) to the quota accounting in the same step; `known` passes a head and body text
- * the caller has already read and canonicalized in this transaction.
- */
-export function appendJournalEvent(ctx: SqliteContext, draft: EventDraft, atMs: number, extraStoredBytes = 0, known?: { head: JournalHead; bodyText: string }): JournalEventRow {
-  const current = known?.head ?? requireHead(ctx);
-  // Fail closed: a journal written under another key is never extended (the chain would be unverifiable).
-  if (!ctx.sealer.macEquals(ctx.sealer.keyId, current.keyId)) throw new JournalKeyMismatchError();
-  const { row, head } = sealNextEvent(ctx.sealer, current, draft, atMs, extraStoredBytes, known?.bodyText);
-  ctx
+/** Stores one sealed event; the store numbers it (seq: one past the highest stored). */
+export function insertEvent(ctx: SqliteContext, event: SealedEvent): JournalEventRow {
+  const result = ctx
     .sql(
-      `INSERT INTO journal_events (seq, operation_id, type, at_ms, body, body_hash, prev_mac, mac)
-       VALUES (@seq, @operationId, @type, @atMs, @body, @bodyHash, @prevMac, @mac)`,
+      `INSERT INTO journal_events (chain_seq, operation_id, type, at_ms, body, body_hash, prev_mac, mac)
+       VALUES (@chainSeq, @operationId, @type, @atMs, @body, @bodyHash, @prevMac, @mac)`,
     )
-    .run(row);
+    .run(event);
+  return { ...event, seq: Number(result.lastInsertRowid) };
+}
+
+/**
+ * Seals an operation-less `draft` onto the journal's own chain and stores it with the re-signed head.
+ * Must run inside the write transaction that makes the change the event records. Operation events
+ * never come here: they go onto their operation's chain (applyTransition) and leave the head alone.
+ */
+export function appendJournalEvent(ctx: SqliteContext, draft: EventDraft, atMs: number): JournalEventRow {
+  const { event, head } = sealJournalEvent(ctx.sealer, requireHead(ctx), draft, atMs);
+  const row = insertEvent(ctx, event);
   writeHead(ctx, head);
   return row;
 }

@@ -1,9 +1,9 @@
 import { authenticateOperationState } from "../../journal/authenticateOperationState.js";
 import type { JournalEventRow } from "../../journal/journalTypes.js";
-import { JournalKeyMismatchError, OperationTamperedError } from "../storeErrors.js";
+import { OperationTamperedError } from "../storeErrors.js";
 import { requireHead } from "./journalHeadSql.js";
 import type { EventRow, OperationRow } from "../rows/operationRows.js";
-import { stateOf, toEvent } from "../rows/operationRows.js";
+import { chainHeadOf, stateOf, toEvent } from "../rows/operationRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /** The operation's newest stored event. */
@@ -12,18 +12,20 @@ export function latestEventOf(ctx: SqliteContext, operationId: string): JournalE
   return row === undefined ? undefined : toEvent(row);
 }
 
-/** The journal's id, once its head says it was written under this store's key (another key is not tampering: it fails as such). */
-function journalIdOf(ctx: SqliteContext): string {
+/**
+ * The journal's id, once its head says it was written under this store's key and in the format this
+ * errand writes (another key is not tampering: it fails as such; see journalHeadSql.requireHead).
+ */
+export function journalIdOf(ctx: SqliteContext): string {
   if (ctx.journalId !== undefined) return ctx.journalId;
   const head = requireHead(ctx);
-  if (!ctx.sealer.macEquals(ctx.sealer.keyId, head.keyId)) throw new JournalKeyMismatchError();
   ctx.journalId = head.journalId;
   return head.journalId;
 }
 
 /** Why the row cannot be trusted, or null when it matches its latest authenticated event. */
 export function tamperReason(ctx: SqliteContext, row: OperationRow): string | null {
-  const verdict = authenticateOperationState(stateOf(row), latestEventOf(ctx, row.operation_id), ctx.sealer, journalIdOf(ctx));
+  const verdict = authenticateOperationState(stateOf(row), latestEventOf(ctx, row.operation_id), ctx.sealer, journalIdOf(ctx), chainHeadOf(row));
   return verdict.ok ? null : verdict.reason;
 }
 

@@ -4,6 +4,7 @@ import { PROVIDER_MIGRATION } from "./providerMigration.js";
 import { SECRET_MIGRATION } from "./secretMigration.js";
 import { HELD_RESULT_MIGRATION } from "./heldResultMigration.js";
 import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
+import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -124,6 +125,7 @@ CREATE TABLE operation_tombstones (
   APPROVAL_MIGRATION,
   HELD_RESULT_MIGRATION,
   ARTIFACT_MIGRATION,
+  JOURNAL_CHAINS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,11 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import { genesisHead } from "../../journal/sealEvent.js";
 import type { ProviderStateRecord, ProviderStore, SlotGrant, SlotRequest, SmokeResult, UsageEntry, UsageTotals } from "../ProviderStore.js";
 import type { BreakerRecord } from "../Store.js";
 import { SqliteTransactions } from "./sqliteTransactions.js";
-import { insertHead, selectHead } from "./journalHeadSql.js";
+import { ensureJournalHead } from "./ensureJournalHead.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
@@ -35,9 +33,7 @@ export function openSqliteProviderStore(options: SqliteProviderStoreOptions): Pr
   try {
     migrate(db, MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => {
-      if (selectHead(ctx) === undefined) insertHead(ctx, genesisHead(ctx.sealer, randomUUID()));
-    }).immediate();
+    db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteProviderStore(ctx, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import { genesisHead } from "../../journal/sealEvent.js";
 import type { NewSecretRecord, SecretRecord, SecretStore } from "../SecretStore.js";
-import { insertHead, selectHead } from "./journalHeadSql.js";
+import { ensureJournalHead } from "./ensureJournalHead.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
@@ -29,9 +27,7 @@ export function openSqliteSecretStore(options: SqliteSecretStoreOptions): Secret
   try {
     migrate(db, MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => {
-      if (selectHead(ctx) === undefined) insertHead(ctx, genesisHead(ctx.sealer, randomUUID()));
-    }).immediate();
+    db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteSecretStore(ctx, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

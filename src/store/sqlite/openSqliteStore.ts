@@ -1,9 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import type { JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
-import { genesisHead } from "../../journal/sealEvent.js";
+import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
 import type {
   ApprovalDecision,
@@ -33,7 +31,9 @@ import type {
   StoreStatus,
 } from "../Store.js";
 import { SqliteTransactions } from "./sqliteTransactions.js";
-import { insertHead, selectHead } from "./journalHeadSql.js";
+import { ensureJournalHead } from "./ensureJournalHead.js";
+import { selectHead } from "./journalHeadSql.js";
+import { readCheckpoint, writeCheckpoint } from "./queries/checkpoint.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
@@ -46,7 +46,7 @@ import { decideApproval, expireApprovals } from "./queries/decideApproval.js";
 import { listOperations, readOperationTask } from "./queries/listOperations.js";
 import { finishAttempt } from "./queries/finishAttempt.js";
 import { dropExpiredResults, holdResult, readHeldResult } from "./queries/heldResults.js";
-import { readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
+import { countOperationEvents, readJournalChain, readJournalEvents, readTombstones } from "./queries/journalReadSql.js";
 import { checkLease, renewLease } from "./queries/leaseSql.js";
 import { readOperationEvents, readOperationStates } from "./queries/readOperationEvents.js";
 import { readOperation } from "./queries/readOperation.js";
@@ -90,9 +90,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma("foreign_keys = ON");
     const version = migrate(db, options.migrations ?? MIGRATIONS, options.path);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => {
-      if (selectHead(ctx) === undefined) insertHead(ctx, genesisHead(ctx.sealer, randomUUID()));
-    }).immediate();
+    db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();
@@ -201,8 +199,20 @@ class SqliteStore extends SqliteTransactions implements Store {
   readJournalEvents(afterSeq: number, limit: number): Promise<JournalEventRow[]> {
     return this.read(() => readJournalEvents(this.ctx, afterSeq, limit));
   }
+  readJournalChain(afterChainSeq: number, limit: number): Promise<JournalEventRow[]> {
+    return this.read(() => readJournalChain(this.ctx, afterChainSeq, limit));
+  }
+  countOperationEvents(): Promise<number> {
+    return this.read(() => countOperationEvents(this.ctx));
+  }
   readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]> {
     return this.read(() => readTombstones(this.ctx, afterOperationId, limit));
+  }
+  readCheckpoint(afterOperationId: string, limit: number): Promise<CheckpointEntry[]> {
+    return this.read(() => readCheckpoint(this.ctx, afterOperationId, limit));
+  }
+  writeCheckpoint(): Promise<number> {
+    return this.write(() => writeCheckpoint(this.ctx));
   }
   async compact(cutoffMs: number): Promise<CompactionReport> {
     const report: CompactionReport = { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0, storedBytes: 0 };
@@ -210,16 +220,19 @@ class SqliteStore extends SqliteTransactions implements Store {
       const batch = await this.write(() => compactBatch(this.ctx, cutoffMs, COMPACTION_BATCH));
       report.operations += batch.operations;
       report.eventBodies += batch.eventBodies;
+      report.eventsRemoved += batch.eventsRemoved;
       report.bytesFreed += batch.bytesFreed;
       if (batch.operations < COMPACTION_BATCH) break;
     }
     const folded = await this.write(() => collapsePrefix(this.ctx, cutoffMs));
-    report.eventsRemoved = folded.eventsRemoved;
+    report.eventsRemoved += folded.eventsRemoved;
     report.bytesFreed += folded.bytesFreed;
     if (report.operations > 0 || report.eventsRemoved > 0) {
       await this.write(() => recordCompaction(this.ctx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }));
     }
-    report.storedBytes = (await this.readJournalHead())?.storedBytes ?? 0;
+    // A compaction ends with a checkpoint, so the operations it left are committed to from here on.
+    await this.writeCheckpoint();
+    report.storedBytes = (await this.status()).storedBytes;
     return report;
   }
 

@@ -15,8 +15,10 @@ export const journalCommand: Command = {
   maxPositionals: 1,
   run: runJournal,
   help: `errand journal verify|compact [--older-than DURATION] [--json]
-  verify   checks every MAC of the journal and its head checkpoint, then every operation's stored
-           row against its latest event; names the first bad event or row. Exit 0 intact, 1 not.
+  verify   checks the journal head, every operation's chain of events (each MAC, the end its row
+           names, the row against its latest event), the journal's own chain and the last checkpoint
+           (no operation it lists deleted or rolled back); names the first bad event or row. When
+           intact, records a new checkpoint of every operation. Exit 0 intact, 1 not.
            Never creates a key: with keys/master.key missing it says so (key_error) and exits 1.
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
@@ -41,11 +43,16 @@ async function runJournal(ctx: CommandContext): Promise<number> {
   return withStoredOperations(ctx, async ({ service }) => {
     if (action === "verify") {
       const verdict = await service.verifyJournal();
+      // A clean verdict is committed to: deleting or rolling back any operation verified here is found from now on.
+      const checkpointed = verdict.ok ? await service.checkpointJournal() : null;
       if (json) {
         const { ok, ...data } = verdict;
-        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: verdict.message } }), data });
+        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: verdict.message } }), data: { ...data, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
       }
-      else if (verdict.ok) printOut(`intact: ${verdict.events} events verified up to the head (seq ${verdict.headSeq}; ${verdict.baseSeq} compacted into it; ${verdict.tombstones} tombstone(s))`);
+      else if (verdict.ok)
+        printOut(
+          `intact: ${verdict.events} events verified in ${verdict.operations} operation chain(s) and the journal's own chain (up to ${verdict.headSeq}; ${verdict.baseSeq} folded into the head); ${verdict.tombstones} tombstone(s); the previous checkpoint's ${verdict.checkpointed} operation(s) all present; new checkpoint of ${checkpointed ?? 0} operation(s) written`,
+        );
       else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
       else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
       return verdict.ok ? EXIT.pass : EXIT.fail;
@@ -54,7 +61,7 @@ async function runJournal(ctx: CommandContext): Promise<number> {
     if (!report.ok) return printFailure(report, json);
     const counts = withoutOk(report);
     if (json) printEnvelope({ ok: true, status: "compacted", data: counts });
-    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events folded into the head, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored), ${counts.artifactsDeleted} artifact(s) deleted`);
+    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events removed, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored), ${counts.artifactsDeleted} artifact(s) deleted`);
     return EXIT.pass;
   });
 }

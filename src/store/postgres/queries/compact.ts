@@ -7,6 +7,7 @@ import type { PgTx } from "../pgContext.js";
 interface CompactBatchResult {
   operations: number;
   eventBodies: number;
+  eventsRemoved: number;
   bytesFreed: number;
 }
 
@@ -20,28 +21,29 @@ interface CompactableRow {
   mutation_boundary: string;
   created_ms: number;
   finished_ms: number;
-  task_bytes: number;
+  stored_bytes: number;
 }
 
 /**
  * Compacts up to `limit` terminal operations (uncertain ones keep their evidence) that finished
- * before `cutoffMs`: each gets an authenticated tombstone, its events lose their bodies (hashes and
- * MACs stay, so the chain still verifies), and its row and control actions are deleted. The rows
- * are locked first, the head last, as every writer does.
+ * before `cutoffMs`: each gets an authenticated tombstone, and its row, its chain of events and its
+ * control actions are deleted. The head counts the tombstones and their bytes. The rows are locked
+ * first, the head last, as every writer does.
  */
 export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): Promise<CompactBatchResult> {
   const rows = await tx.rows<CompactableRow>(
-    `SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, octet_length(task_json)::bigint AS task_bytes
+    `SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, stored_bytes
      FROM operations WHERE finished_ms < $1 AND phase IN ('completed', 'blocked', 'cancelled') ORDER BY finished_ms, operation_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [cutoffMs, limit],
   );
-  if (rows.length === 0) return { operations: 0, eventBodies: 0, bytesFreed: 0 };
-  let head = await lockHead(tx);
+  if (rows.length === 0) return { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0 };
+  const head = await lockHead(tx);
   let bytesFreed = 0;
   let eventBodies = 0;
+  let eventsRemoved = 0;
   for (const row of rows) {
-    const events = await tx.one<{ last_seq: number | null; bodies: number; body_bytes: number }>(
-      "SELECT max(seq) AS last_seq, count(body) AS bodies, coalesce(sum(octet_length(body)), 0)::bigint AS body_bytes FROM journal_events WHERE operation_id = $1",
+    const events = await tx.one<{ last_seq: number | null; bodies: number; n: number }>(
+      "SELECT max(seq) AS last_seq, count(body) AS bodies, count(*) AS n FROM journal_events WHERE operation_id = $1",
       [row.operation_id],
     );
     const fields: TombstoneFields = {
@@ -63,32 +65,32 @@ export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): P
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [fields.operationId, fields.requestDigest, fields.phase, fields.receiptStatus, fields.attempts, fields.revision, fields.mutationBoundary, fields.lastSeq, fields.createdMs, fields.finishedMs, fields.compactedMs, mac],
     );
-    await tx.run("UPDATE journal_events SET body = NULL WHERE operation_id = $1 AND body IS NOT NULL", [row.operation_id]);
+    await tx.run("DELETE FROM journal_events WHERE operation_id = $1", [row.operation_id]);
     await tx.run("DELETE FROM control_actions WHERE operation_id = $1", [row.operation_id]);
     await tx.run("DELETE FROM operations WHERE operation_id = $1", [row.operation_id]);
     eventBodies += events?.bodies ?? 0;
-    bytesFreed += (events?.body_bytes ?? 0) + row.task_bytes - TOMBSTONE_BYTES;
+    eventsRemoved += events?.n ?? 0;
+    bytesFreed += row.stored_bytes - TOMBSTONE_BYTES;
   }
-  head = resealHead(tx.ctx.sealer, head, { storedBytes: Math.max(0, head.storedBytes - bytesFreed), tombstones: head.tombstones + rows.length });
-  await writeHead(tx, head);
-  return { operations: rows.length, eventBodies, bytesFreed };
+  await writeHead(tx, resealHead(tx.ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length }));
+  return { operations: rows.length, eventBodies, eventsRemoved, bytesFreed };
 }
 
 /**
- * Folds the longest prefix of the chain that holds nothing worth keeping into the head (events of
- * compacted operations, operation-less events older than the cutoff): the head records the last
- * folded event's MAC as its base, and verification starts from there.
+ * Folds the oldest events of the journal's own chain (operation-less) older than the cutoff into the
+ * head: the head records the last folded event's place and MAC as its base, and verification starts
+ * from there.
  */
 export async function collapsePrefix(tx: PgTx, cutoffMs: number): Promise<{ eventsRemoved: number; bytesFreed: number }> {
   const head = await lockHead(tx);
-  const blocking = await tx.one<{ seq: number | null }>("SELECT min(seq) AS seq FROM journal_events WHERE body IS NOT NULL AND (operation_id IS NOT NULL OR at_ms >= $1)", [cutoffMs]);
-  const through = blocking?.seq === null || blocking === undefined ? head.seq : blocking.seq - 1;
+  const blocking = await tx.one<{ place: number | null }>("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= $1", [cutoffMs]);
+  const through = blocking?.place === null || blocking === undefined ? head.seq : blocking.place - 1;
   if (through <= head.baseSeq) return { eventsRemoved: 0, bytesFreed: 0 };
-  const last = await tx.one<{ mac: string }>("SELECT mac FROM journal_events WHERE seq = $1", [through]);
-  if (last === undefined) throw new Error(`journal event ${through} is missing; run "errand journal verify"`);
-  const removed = await tx.rows<{ body: string | null }>("SELECT body FROM journal_events WHERE seq <= $1", [through]);
+  const last = await tx.one<{ mac: string }>("SELECT mac FROM journal_events WHERE operation_id IS NULL AND chain_seq = $1", [through]);
+  if (last === undefined) throw new Error(`place ${through} of the journal's own chain is missing; run "errand journal verify"`);
+  const removed = await tx.rows<{ body: string | null }>("SELECT body FROM journal_events WHERE operation_id IS NULL AND chain_seq <= $1", [through]);
   const bytesFreed = removed.reduce((sum, event) => sum + eventStoredBytes(event.body), 0);
-  await tx.run("DELETE FROM journal_events WHERE seq <= $1", [through]);
+  await tx.run("DELETE FROM journal_events WHERE operation_id IS NULL AND chain_seq <= $1", [through]);
   await writeHead(tx, resealHead(tx.ctx.sealer, head, { baseSeq: through, baseMac: last.mac, storedBytes: Math.max(0, head.storedBytes - bytesFreed) }));
   return { eventsRemoved: removed.length, bytesFreed };
 }

@@ -1,7 +1,7 @@
 import type { JournalEventRow, OperationTombstone } from "../../../journal/journalTypes.js";
 import type { OperationPhase, OperationRecord, OperationStateRow, OperationView } from "../../Store.js";
 import type { EventRow, OperationRow, TombstoneRow } from "../../rows/operationRows.js";
-import { toEvent, toOperation, toTombstone } from "../../rows/operationRows.js";
+import { chainHeadOf, toEvent, toOperation, toTombstone } from "../../rows/operationRows.js";
 import { latestEventOf } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
@@ -37,7 +37,7 @@ export async function readOperationEvents(tx: PgTx, operationId: string): Promis
 export async function readOperationStates(tx: PgTx, afterOperationId: string, limit: number): Promise<OperationStateRow[]> {
   const rows = await tx.rows<OperationRow>("SELECT * FROM operations WHERE operation_id > $1 ORDER BY operation_id LIMIT $2", [afterOperationId, limit]);
   const states: OperationStateRow[] = [];
-  for (const row of rows) states.push({ operation: toOperation(row), latestEvent: await latestEventOf(tx, row.operation_id) });
+  for (const row of rows) states.push({ operation: toOperation(row), latestEvent: await latestEventOf(tx, row.operation_id), chainHead: chainHeadOf(row) });
   return states;
 }
 

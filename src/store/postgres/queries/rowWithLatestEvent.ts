@@ -9,7 +9,7 @@ export interface RowWithLatestEvent {
   latest: JournalEventRow | undefined;
 }
 
-const EVENT_COLUMNS = ["seq", "operation_id", "type", "at_ms", "body", "body_hash", "prev_mac", "mac"] as const;
+const EVENT_COLUMNS = ["seq", "chain_seq", "operation_id", "type", "at_ms", "body", "body_hash", "prev_mac", "mac"] as const;
 
 /**
  * Wraps a SELECT of operation rows (with its FOR UPDATE [SKIP LOCKED]) so each row comes back with

@@ -10,18 +10,19 @@ const COMPACTABLE = "('completed', 'blocked', 'cancelled')";
 interface CompactBatchResult {
   operations: number;
   eventBodies: number;
+  eventsRemoved: number;
   bytesFreed: number;
 }
 
 /**
  * Compacts up to `limit` terminal operations that finished before `cutoffMs`: each gets an
- * authenticated tombstone (id, digest, final phase and status, attempts, last event), its events
- * lose their bodies (the chain keeps their hashes and MACs, so it still verifies), and its row,
- * task document, attempts and control actions are deleted. One short transaction per batch.
+ * authenticated tombstone (id, digest, final phase and status, attempts, last event), and its row,
+ * its chain of events, task document, attempts and control actions are deleted. The head counts the
+ * tombstones (so deleting one is noticed) and their bytes. One short transaction per batch.
  */
 export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number): CompactBatchResult {
   const rows = ctx
-    .sql(`SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, length(CAST(task_json AS BLOB)) AS task_bytes
+    .sql(`SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, stored_bytes
           FROM operations WHERE finished_ms < ? AND phase IN ${COMPACTABLE} ORDER BY finished_ms, operation_id LIMIT ?`)
     .all(cutoffMs, limit) as {
     operation_id: string;
@@ -33,18 +34,21 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
     mutation_boundary: string;
     created_ms: number;
     finished_ms: number;
-    task_bytes: number;
+    stored_bytes: number;
   }[];
-  if (rows.length === 0) return { operations: 0, eventBodies: 0, bytesFreed: 0 };
+  if (rows.length === 0) return { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0 };
 
   const now = ctx.clock();
-  let head = requireHead(ctx);
+  const head = requireHead(ctx);
   let bytesFreed = 0;
   let eventBodies = 0;
+  let eventsRemoved = 0;
   for (const row of rows) {
-    const events = ctx
-      .sql("SELECT max(seq) AS last_seq, count(body) AS bodies, coalesce(sum(length(CAST(body AS BLOB))), 0) AS body_bytes FROM journal_events WHERE operation_id = ?")
-      .get(row.operation_id) as { last_seq: number | null; bodies: number; body_bytes: number };
+    const events = ctx.sql("SELECT max(seq) AS last_seq, count(body) AS bodies, count(*) AS n FROM journal_events WHERE operation_id = ?").get(row.operation_id) as {
+      last_seq: number | null;
+      bodies: number;
+      n: number;
+    };
     const fields: TombstoneFields = {
       operationId: row.operation_id,
       requestDigest: row.request_digest,
@@ -65,36 +69,34 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
          VALUES (@operationId, @requestDigest, @phase, @receiptStatus, @attempts, @revision, @mutationBoundary, @lastSeq, @createdMs, @finishedMs, @compactedMs, @mac)`,
       )
       .run(tombstone);
-    ctx.sql("UPDATE journal_events SET body = NULL WHERE operation_id = ? AND body IS NOT NULL").run(row.operation_id);
+    ctx.sql("DELETE FROM journal_events WHERE operation_id = ?").run(row.operation_id);
     ctx.sql("DELETE FROM attempts WHERE operation_id = ?").run(row.operation_id);
     ctx.sql("DELETE FROM control_actions WHERE operation_id = ?").run(row.operation_id);
     ctx.sql("DELETE FROM operations WHERE operation_id = ?").run(row.operation_id);
     eventBodies += events.bodies;
-    bytesFreed += events.body_bytes + row.task_bytes - TOMBSTONE_BYTES;
+    eventsRemoved += events.n;
+    bytesFreed += row.stored_bytes - TOMBSTONE_BYTES;
   }
-  head = resealHead(ctx.sealer, head, { storedBytes: Math.max(0, head.storedBytes - bytesFreed), tombstones: head.tombstones + rows.length });
-  writeHead(ctx, head);
-  return { operations: rows.length, eventBodies, bytesFreed };
+  writeHead(ctx, resealHead(ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length }));
+  return { operations: rows.length, eventBodies, eventsRemoved, bytesFreed };
 }
 
 /**
- * Folds the longest prefix of the chain that holds nothing worth keeping into the head: events of
- * compacted operations (bodies already gone) and operation-less events older than the cutoff. The
- * head then records the last folded event's MAC as its base, and verification starts from there.
- * Returns how many events were removed and the bytes they counted.
+ * Folds the oldest events of the journal's own chain (operation-less: access, providers, secrets,
+ * breakers, compactions) that are older than the cutoff into the head: the head records the last
+ * folded event's place and MAC as its base, and verification starts from there. Returns how many
+ * events were removed and the bytes they counted.
  */
 export function collapsePrefix(ctx: SqliteContext, cutoffMs: number): { eventsRemoved: number; bytesFreed: number } {
   const head = requireHead(ctx);
-  const blocking = ctx
-    .sql("SELECT min(seq) AS seq FROM journal_events WHERE body IS NOT NULL AND (operation_id IS NOT NULL OR at_ms >= ?)")
-    .get(cutoffMs) as { seq: number | null };
-  const through = blocking.seq === null ? head.seq : blocking.seq - 1;
+  const blocking = ctx.sql("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= ?").get(cutoffMs) as { place: number | null };
+  const through = blocking.place === null ? head.seq : blocking.place - 1;
   if (through <= head.baseSeq) return { eventsRemoved: 0, bytesFreed: 0 };
-  const last = ctx.sql("SELECT mac FROM journal_events WHERE seq = ?").get(through) as { mac: string } | undefined;
-  if (last === undefined) throw new Error(`journal event ${through} is missing; run "errand journal verify"`);
-  const removed = ctx.sql("SELECT body FROM journal_events WHERE seq <= ?").all(through) as { body: string | null }[];
+  const last = ctx.sql("SELECT mac FROM journal_events WHERE operation_id IS NULL AND chain_seq = ?").get(through) as { mac: string } | undefined;
+  if (last === undefined) throw new Error(`place ${through} of the journal's own chain is missing; run "errand journal verify"`);
+  const removed = ctx.sql("SELECT body FROM journal_events WHERE operation_id IS NULL AND chain_seq <= ?").all(through) as { body: string | null }[];
   const bytesFreed = removed.reduce((sum, event) => sum + eventStoredBytes(event.body), 0);
-  ctx.sql("DELETE FROM journal_events WHERE seq <= ?").run(through);
+  ctx.sql("DELETE FROM journal_events WHERE operation_id IS NULL AND chain_seq <= ?").run(through);
   writeHead(ctx, resealHead(ctx.sealer, head, { baseSeq: through, baseMac: last.mac, storedBytes: Math.max(0, head.storedBytes - bytesFreed) }));
   return { eventsRemoved: removed.length, bytesFreed };
 }

@@ -1,8 +1,8 @@
-import { eventStoredBytes } from "../../../journal/sealEvent.js";
+import { eventStoredBytes, operationGenesis, sealChainEvent } from "../../../journal/sealEvent.js";
 import { canonicalJson } from "../../../task/canonicalJson.js";
 import type { CreateOperationResult, NewOperation } from "../../Store.js";
-import { appendJournalEvent } from "../appendJournalEvent.js";
-import { requireHead } from "../journalHeadSql.js";
+import { insertEvent } from "../appendJournalEvent.js";
+import { journalUsage, requireHead } from "../journalHeadSql.js";
 import { create } from "../../operationTransitions.js";
 import { selectOperationRow } from "../operationRowSql.js";
 import { newOperationRow, toOperation } from "../../rows/operationRows.js";
@@ -12,7 +12,8 @@ import { selectTombstone } from "./readOperation.js";
 /**
  * Inserts a queued operation (or one awaiting the owner's approval; operationTransitions.create) and its operation_created event, unless the id is already taken (by a
  * live operation or a tombstone), or the new data would pass the quota. Runs in BEGIN IMMEDIATE, so
- * the answer is decided from the row as it stands, never from a racing insert's row count.
+ * the answer is decided from the row as it stands, never from a racing insert's row count. The event
+ * starts the operation's own chain; the row names its head.
  */
 export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBytes: number): CreateOperationResult {
   const existing = selectOperationRow(ctx, input.operationId);
@@ -22,19 +23,23 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
 
   const now = ctx.clock();
   const { next, event: draft } = create(input, now);
-  const row = newOperationRow(next, input.taskJson);
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const head = requireHead(ctx);
   const bodyText = canonicalJson(draft.body);
-  if (head.storedBytes + taskBytes + eventStoredBytes(bodyText) > quotaBytes) return { kind: "quota_exceeded", storedBytes: head.storedBytes, quotaBytes };
+  const usage = journalUsage(ctx, head);
+  if (usage + taskBytes + eventStoredBytes(bodyText) > quotaBytes) return { kind: "quota_exceeded", storedBytes: usage, quotaBytes };
 
-  appendJournalEvent(ctx, draft, now, taskBytes, { head, bodyText });
+  const sealed = sealChainEvent(ctx.sealer, head.journalId, operationGenesis(ctx.sealer, head.journalId, input.operationId), draft, now, bodyText);
+  insertEvent(ctx, sealed.event);
+  const row = newOperationRow(next, input.taskJson, sealed.head, taskBytes + sealed.bytes);
   ctx
     .sql(
       `INSERT INTO operations (operation_id, request_digest, risk, task_json, phase, revision, attempts, max_attempts, mutation_boundary,
-         run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms, approval_expires_ms)
+         run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms, approval_expires_ms,
+         chain_seq, chain_mac, stored_bytes)
        VALUES (@operation_id, @request_digest, @risk, @task_json, @phase, @revision, @attempts, @max_attempts, @mutation_boundary,
-         @run_after_ms, @lease_token, @lease_owner, @lease_expires_ms, @cancel_requested_ms, @receipt_status, @receipt_seq, @created_ms, @updated_ms, @finished_ms, @approval_expires_ms)`,
+         @run_after_ms, @lease_token, @lease_owner, @lease_expires_ms, @cancel_requested_ms, @receipt_status, @receipt_seq, @created_ms, @updated_ms, @finished_ms, @approval_expires_ms,
+         @chain_seq, @chain_mac, @stored_bytes)`,
     )
     .run(row);
   return { kind: "created", operation: toOperation(row) };

@@ -1,6 +1,6 @@
 import type { OperationPhase, StoreStatus } from "../../Store.js";
 import { OPERATION_PHASES } from "../../Store.js";
-import { selectHead } from "../journalHeadSql.js";
+import { journalUsage, selectHead } from "../journalHeadSql.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
 /** Counts for `errand status`: operations per phase, expired leases, delayed retries, journal size. */
@@ -17,14 +17,15 @@ export function status(ctx: SqliteContext, schemaVersion: number): StoreStatus {
   };
   const tombstones = ctx.sql("SELECT count(*) AS n FROM operation_tombstones").get() as { n: number };
   const head = selectHead(ctx);
+  const last = ctx.sql("SELECT max(seq) AS seq FROM journal_events").get() as { seq: number | null };
   return {
     phases,
     expiredLeases: expired.n,
     delayed: delayed.n,
     nextEligibleMs: delayed.next,
     tombstones: tombstones.n,
-    journalSeq: head?.seq ?? 0,
-    storedBytes: head?.storedBytes ?? 0,
+    journalSeq: last.seq ?? 0,
+    storedBytes: head === undefined ? 0 : journalUsage(ctx, head),
     schemaVersion,
   };
 }
