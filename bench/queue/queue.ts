@@ -80,6 +80,29 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
 }
 
 /** Starts `processes` workers, lets them open their databases, then times the drain from "go" to the last report. */
+/**
+ * Forks `processes` workers with `args`, waits until every one is ready, says "go" to all at once and
+ * times them until each reports its cycles; the cycles must add up to the queued operations. Waits for
+ * every worker to exit before returning cycles per second, so the next drain starts on a quiet machine.
+ */
+async function timeWorkers(mode: string, args: string[], processes: number): Promise<number> {
+  const workers = Array.from({ length: processes }, () => fork(WORKER, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+  await Promise.all(workers.map((w) => new Promise<void>((resolve) => w.once("message", () => resolve()))));
+  const started = performance.now();
+  const reports = await Promise.all(
+    workers.map((w) => {
+      const report = new Promise<{ cycles: number }>((resolve) => w.once("message", (m) => resolve(m as { cycles: number })));
+      w.send("go");
+      return report;
+    }),
+  );
+  const ms = performance.now() - started;
+  const cycles = reports.reduce((sum, r) => sum + r.cycles, 0);
+  if (cycles !== operations) throw new Error(`${mode}: ${cycles} cycles for ${operations} operations`);
+  await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode === null ? w.once("exit", resolve) : resolve(null)))));
+  return rate(cycles, ms);
+}
+
 async function drain(mode: "errand" | "bare" | "fused", processes: number): Promise<number> {
   const dir = scratch(mode);
   try {
@@ -95,21 +118,7 @@ async function drain(mode: "errand" | "bare" | "fused", processes: number): Prom
       }
       bare.close();
     }
-    const workers = Array.from({ length: processes }, () => fork(WORKER, [mode, dir], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
-    await Promise.all(workers.map((w) => new Promise<void>((resolve) => w.once("message", () => resolve()))));
-    const started = performance.now();
-    const reports = await Promise.all(
-      workers.map((w) => {
-        const report = new Promise<{ cycles: number }>((resolve) => w.once("message", (m) => resolve(m as { cycles: number })));
-        w.send("go");
-        return report;
-      }),
-    );
-    const ms = performance.now() - started;
-    const cycles = reports.reduce((sum, r) => sum + r.cycles, 0);
-    if (cycles !== operations) throw new Error(`${mode}: ${cycles} cycles for ${operations} operations`);
-    await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode === null ? w.once("exit", resolve) : resolve(null)))));
-    return rate(cycles, ms);
+    return await timeWorkers(mode, [mode, dir], processes);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -140,21 +149,7 @@ async function drainPg(mode: PgMode, processes: number): Promise<number> {
       await submitGraphile(db.url, operations);
     }
     const args = mode === "pg-errand" ? [mode, home, db.url] : [mode, db.url];
-    const workers = Array.from({ length: processes }, () => fork(WORKER, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
-    await Promise.all(workers.map((w) => new Promise<void>((resolve) => w.once("message", () => resolve()))));
-    const started = performance.now();
-    const reports = await Promise.all(
-      workers.map((w) => {
-        const report = new Promise<{ cycles: number }>((resolve) => w.once("message", (m) => resolve(m as { cycles: number })));
-        w.send("go");
-        return report;
-      }),
-    );
-    const ms = performance.now() - started;
-    const cycles = reports.reduce((sum, r) => sum + r.cycles, 0);
-    if (cycles !== operations) throw new Error(`${mode}: ${cycles} cycles for ${operations} operations`);
-    await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode === null ? w.once("exit", resolve) : resolve(null)))));
-    return rate(cycles, ms);
+    return await timeWorkers(mode, args, processes);
   } finally {
     await db.drop();
     rmSync(home, { recursive: true, force: true });
