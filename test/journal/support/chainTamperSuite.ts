@@ -40,7 +40,8 @@ function finish(operation: OperationRecord) {
 function literal(value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number" || typeof value === "bigint") return String(value);
-  return `'${String(value).replaceAll("'", "''")}'`;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /** Creates, claims and finishes one operation: a chain of three events. */
