@@ -10,6 +10,7 @@ import { verifyJournal } from "../../src/journal/verifyJournal.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "../../src/store/postgres/postgresMigrations.js";
 import { SchemaTooNewError } from "../../src/store/storeErrors.js";
 import { dropSchema, freshSchema, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
+import { sampleReceipt } from "../support/sampleReceipt.js";
 
 const database = await testDatabase();
 const url = database.url ?? "";
@@ -54,6 +55,32 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
       await assert.rejects(older.createOperation(newOperation(), 1 << 20), (error: unknown) => error instanceof SchemaTooNewError && error.code === "store_schema_too_new" && /version 99/.test(error.message));
     } finally {
       await older.close();
+    }
+  });
+
+  test("two cancels racing with one control id on different operations: one is applied, the other is answered control_id_reused (no raw key violation)", async () => {
+    const name = schema();
+    const first = openPostgresStore({ connectionString: url, schema: name, sealer });
+    const second = openPostgresStore({ connectionString: url, schema: name, sealer });
+    try {
+      const cancelled = (op: { operationId: string; requestDigest: string }) => sampleReceipt({ status: "CANCELLED", operationId: op.operationId, requestDigest: op.requestDigest });
+      for (let round = 0; round < 8; round += 1) {
+        const a = newOperation();
+        const b = newOperation();
+        await first.createOperation(a, 1 << 20);
+        await first.createOperation(b, 1 << 20);
+        const id = randomUUID();
+        const results = await Promise.all([first.cancelOperation(a.operationId, id, cancelled), second.cancelOperation(b.operationId, id, cancelled)]);
+        const kinds = results.map((r) => r.kind).sort();
+        assert.deepEqual(kinds, ["applied", "control_id_reused"], JSON.stringify(results));
+        const loser = results[0]?.kind === "control_id_reused" ? a : b;
+        const view = await first.readOperation(loser.operationId);
+        assert.ok(view?.kind === "live" && view.operation.phase === "queued", "the refused cancel changed nothing");
+      }
+      assert.ok((await verifyJournal(first, sealer)).ok);
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 
