@@ -9,6 +9,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
+import type { DatabaseFacts } from "../../../store/sqlite/inspectDatabase.js";
 
 /** One finding: what was checked, whether it holds, what was seen, and the fix in one line when it does not. */
 export interface DoctorCheck {
@@ -26,7 +27,8 @@ export const doctorCommand: Command = {
   run: runDoctor,
   help: `errand doctor [--offline] [--json]
   Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
-  master key, the database and its schema, the owner password, Chromium and its sandbox, the
+  master key, the database and its schema (ERRAND_HOME/errand.db, or the PostgreSQL database
+  ERRAND_DATABASE_URL names: reachable, migrated), the owner password, Chromium and its sandbox, the
   resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), and each
   cloud provider's credential and circuit. Each problem comes with its fix in one line.
   --offline skips the two checks that use the network (resolver, public URL).
@@ -78,16 +80,14 @@ function checkKey(home: string): DoctorCheck {
 }
 
 async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const url = env["ERRAND_DATABASE_URL"];
+  if (url !== undefined && url.trim() !== "") return checkPostgres(url.trim(), env);
   const path = join(home, "errand.db");
-  const ownerFromEnv = (env["ERRAND_OWNER_PASSWORD"] ?? "") !== "";
   if (!existsSync(path)) {
-    return [
-      fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'),
-      ownerFromEnv ? pass("owner password", "set by ERRAND_OWNER_PASSWORD") : fail("owner password", "not set", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'),
-    ];
+    return [fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'), ownerCheck(env, false)];
   }
   const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
-  let facts;
+  let facts: DatabaseFacts;
   try {
     facts = inspectDatabase(path);
   } catch (error) {
@@ -98,9 +98,37 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
   else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `schema ${facts.schemaVersion} is newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
   else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${path} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on the next start, after an automatic backup`));
   else checks.push(pass("database", `${path} intact, schema ${facts.schemaVersion}`));
-  if (ownerFromEnv) checks.push(pass("owner password", "set by ERRAND_OWNER_PASSWORD"));
-  else if (facts.ownerPasswordSet) checks.push(pass("owner password", "set (scrypt hash in the database)"));
-  else checks.push(fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)'));
+  return [...checks, ...factChecks(facts, env)];
+}
+
+/** The database ERRAND_DATABASE_URL names (no ERRAND_HOME/errand.db then): reachable, its schema, its owner password and circuits. */
+async function checkPostgres(url: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const [{ inspectPostgres }, { describeDatabaseUrl, isPostgresUrl }] = await Promise.all([import("../../../store/postgres/inspectPostgres.js"), import("../../../store/postgres/postgresConnection.js")]);
+  if (!isPostgresUrl(url)) return [fail("database", "ERRAND_DATABASE_URL is not a postgres:// or postgresql:// URL", "set it to postgres://USER@HOST:PORT/DATABASE, or unset it to use ERRAND_HOME/errand.db")];
+  const where = `PostgreSQL ${describeDatabaseUrl(url)} (ERRAND_DATABASE_URL)`;
+  let facts: DatabaseFacts;
+  try {
+    facts = await inspectPostgres(url);
+  } catch (error) {
+    return [fail("database", `${where}: ${error instanceof Error ? error.message : String(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL")];
+  }
+  const checks: DoctorCheck[] = [];
+  if (facts.schemaVersion === 0) checks.push(fail("database", `${where} has no errand schema`, 'run "errand migrate" with ERRAND_DATABASE_URL set (it also creates the key the database is signed with)'));
+  else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `${where} has schema ${facts.schemaVersion}, newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
+  else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${where} reachable; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on first use ("errand migrate")`));
+  else checks.push(pass("database", `${where} reachable, schema ${facts.schemaVersion}`));
+  return [...checks, ...factChecks(facts, env)];
+}
+
+function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck {
+  if ((env["ERRAND_OWNER_PASSWORD"] ?? "") !== "") return pass("owner password", "set by ERRAND_OWNER_PASSWORD");
+  if (setInDatabase) return pass("owner password", "set (scrypt hash in the database)");
+  return fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)');
+}
+
+/** Owner password and open circuits, read the same way from either store. */
+function factChecks(facts: DatabaseFacts, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  const checks = [ownerCheck(env, facts.ownerPasswordSet)];
   for (const breaker of facts.breakers.filter((b) => b.state !== "CLOSED")) {
     checks.push(fail(`provider ${breaker.provider}`, `circuit ${breaker.state} after repeated failures`, 'see "errand provider list" for when it closes; check the provider\'s status page'));
   }
