@@ -41,6 +41,18 @@ export class JournalNotConvertedError extends ErrandError {
 }
 
 /**
+ * A new checkpoint was refused because the stored one does not hold any more: its list is not the one
+ * the head signs, or an operation it lists was deleted or rolled back to before the place it recorded.
+ * Writing over it would erase the evidence; the old checkpoint stays, and `journal verify` names it.
+ */
+export class CheckpointRefusedError extends ErrandError {
+  declare readonly code: "journal_tampered";
+  constructor(reason: string) {
+    super("journal_tampered", `No new checkpoint was written: ${reason}. Run "errand journal verify" to see what was changed; the last checkpoint was kept.`);
+  }
+}
+
+/**
  * An operation's stored row does not match its latest journal event: someone edited the database
  * without the key. The store acts on nothing it cannot authenticate.
  */

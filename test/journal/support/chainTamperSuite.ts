@@ -9,6 +9,7 @@ import { createJournalSealer } from "../../../src/journal/createJournalSealer.js
 import type { JournalVerdict } from "../../../src/journal/verifyJournal.js";
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
 import type { NewOperation, OperationRecord, Store } from "../../../src/store/Store.js";
+import { CheckpointRefusedError } from "../../../src/store/storeErrors.js";
 import { sampleReceipt } from "../../support/sampleReceipt.js";
 
 /** One backend's store on a fresh database, and raw SQL on that database (as the attacker). */
@@ -173,6 +174,8 @@ export function chainTamperSuite(backend: string, open: OpenTamperTarget, option
         await t.exec(`DELETE FROM journal_events WHERE operation_id = ${literal(listed)}`);
         await t.exec(`DELETE FROM operations WHERE operation_id = ${literal(listed)}`);
         expectFault(await verify(t), "missing_operation", listed);
+        await assert.rejects(t.store.writeCheckpoint(), CheckpointRefusedError, "no checkpoint over a deleted operation");
+        expectFault(await verify(t), "missing_operation", listed);
         assert.ok(kept.length > 0);
       }));
 
@@ -205,6 +208,9 @@ export function chainTamperSuite(backend: string, open: OpenTamperTarget, option
         await t.store.writeCheckpoint();
         await restore(t, id, queued);
         expectFault(await verify(t), "rolled_back", id);
+        // A new checkpoint is never written over the regression (that would erase the evidence).
+        await assert.rejects(t.store.writeCheckpoint(), CheckpointRefusedError);
+        expectFault(await verify(t), "rolled_back", id);
       }));
 
     test(`${backend}: the checkpoint list and the head cannot be edited without the key`, () =>
@@ -214,7 +220,7 @@ export function chainTamperSuite(backend: string, open: OpenTamperTarget, option
         await t.store.writeCheckpoint();
         await t.exec("DELETE FROM journal_checkpoint WHERE operation_id = (SELECT min(operation_id) FROM journal_checkpoint)");
         expectFault(await verify(t), "checkpoint");
-        await t.store.writeCheckpoint();
+        await assert.rejects(t.store.writeCheckpoint(), CheckpointRefusedError, "no checkpoint over an edited one");
         await t.exec("UPDATE journal_head SET checkpoint_operations = checkpoint_operations - 1");
         expectFault(await verify(t), "head_mac");
       }));
