@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "../config/runtimeConfig.js";
 import { verifyJournal } from "../journal/verifyJournal.js";
+import { createCheckpointSchedule } from "./checkpointSchedule.js";
 import { runQueue } from "../runner/runQueue.js";
 import type { RunnerDeps } from "../runner/runnerTypes.js";
 import { startWorkerPool } from "../runner/workerPool.js";
@@ -78,6 +79,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     async startWorkers(poolOptions = {}) {
       if (ctx.workers !== undefined) throw new Error("This service already runs a worker pool.");
       await readyToRun(ctx);
+      const checkpoint = createCheckpointSchedule(ctx.store);
       const pool = startWorkerPool({
         deps: runnerDeps(ctx, runnerId),
         concurrency: poolOptions.concurrency ?? ctx.config.concurrency,
@@ -85,6 +87,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
           await expireApprovals(ctx);
           await ctx.held.dropExpired();
           await ctx.artifacts?.dropExpired();
+          await checkpoint();
         },
         ...(poolOptions.onError === undefined ? {} : { onError: poolOptions.onError }),
       });
