@@ -77,9 +77,9 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       );
       return artifacts.length === 0 ? built : { ...built, artifacts };
     };
-    const refuse = (code: ErrorCode, message: string): AttemptOutcome => {
+    const refuse = (code: ErrorCode, message: string, detail?: string): AttemptOutcome => {
       refused = true;
-      state.error = { code, message, step: null };
+      state.error = { code, message, step: null, ...(detail === undefined ? {} : { detail: untrusted(redactor.scrub(detail)) }) };
       return finish();
     };
 
@@ -131,8 +131,9 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state.error = { code: "cancelled", message: "The operation was cancelled while the provider session was opening.", step: null };
       } else if (error instanceof ProviderError) {
         // Refusals before any browser action: nothing ran, so the attempt is BLOCKED.
-        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse(error.code, redactor.scrub(error.message));
-        state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null };
+        // The provider's own words (quoted) can carry anything, a page's text included: error.detail, wrapped.
+        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse(error.code, redactor.scrub(error.message), error.quoted);
+        state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null, ...(error.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(error.quoted)) }) };
       } else if (error instanceof SessionLost) {
         if (state.error === null) state.error = { code: "provider_unavailable", message: error.message, step: null };
       } else if (error instanceof HardStop) {

@@ -26,7 +26,8 @@ const MAX_DETAIL = 200;
  * - 429 → provider_capacity, with Retry-After when the provider sent it;
  * - 400/404/422 → configuration_error (errand's request or settings are wrong; retrying cannot help);
  * - 408, 409, other 4xx, 5xx, timeouts, refused or dropped connections → provider_unavailable.
- * The message is scrubbed of every secret and of any WebSocket URL.
+ * The message is errand's own words; the provider's (its error body, a connection error) go to
+ * `quoted`, scrubbed of every secret and of any WebSocket URL.
  */
 export function providerErrorFrom(error: unknown, context: FailureContext): ProviderError {
   if (error instanceof ProviderError) return error;
@@ -36,24 +37,26 @@ export function providerErrorFrom(error: unknown, context: FailureContext): Prov
 
   if (failure.kind === "http") {
     const { status } = failure;
-    const detail = failure.detail === "" ? "" : `: ${clip(scrub(failure.detail))}`;
-    const said = `HTTP ${status}${detail}`;
+    // The provider's words go to `quoted` (error.detail, wrapped), not into errand's message.
+    const quoted = clip(scrub(failure.detail));
+    const said = `HTTP ${status}`;
     const mentionsCapacity = /concurren|too many|limit/i.test(failure.detail);
     if (status === 429 || ((status === 403 || status === 409) && /concurren/i.test(failure.detail)) || (status === 409 && mentionsCapacity)) {
       const retryAfterSeconds = failure.retryAfterSeconds;
       const wait = retryAfterSeconds === undefined ? "it gave no Retry-After, so wait before trying it again" : `it asked for ${retryAfterSeconds} s before the next try`;
       return new ProviderError("provider_capacity", `${provider} is at its concurrency or rate limit (${said}) while ${action}; ${wait}.`, {
         status,
+        quoted,
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       });
     }
     if (status === 401 || status === 403) {
-      return new ProviderError("provider_auth_failed", `${provider} refused errand's credential (${said}) while ${action}; check ${context.credentialEnv} and the account's plan or spending cap.`, { status });
+      return new ProviderError("provider_auth_failed", `${provider} refused errand's credential (${said}) while ${action}; check ${context.credentialEnv} and the account's plan or spending cap.`, { status, quoted });
     }
     if (status === 400 || status === 404 || status === 422) {
-      return new ProviderError("configuration_error", `${provider} rejected errand's request (${said}) while ${action}; check the provider settings errand was given.`, { status });
+      return new ProviderError("configuration_error", `${provider} rejected errand's request (${said}) while ${action}; check the provider settings errand was given.`, { status, quoted });
     }
-    return new ProviderError("provider_unavailable", `${provider} failed (${said}) while ${action}.`, { status });
+    return new ProviderError("provider_unavailable", `${provider} failed (${said}) while ${action}.`, { status, quoted });
   }
   if (failure.kind === "timeout") {
     const within = context.timeoutMs === undefined ? "in time" : `within ${context.timeoutMs} ms`;
@@ -62,7 +65,7 @@ export function providerErrorFrom(error: unknown, context: FailureContext): Prov
   if (failure.kind === "aborted") {
     return new ProviderError("provider_unavailable", `errand stopped waiting for ${provider} while ${action} (the attempt was cancelled or ran out of time).`);
   }
-  return new ProviderError("provider_unavailable", `${provider} could not be reached while ${action}: ${clip(scrub(failure.detail))}`);
+  return new ProviderError("provider_unavailable", `${provider} could not be reached while ${action}.`, { quoted: clip(scrub(failure.detail)) });
 }
 
 type Failure =

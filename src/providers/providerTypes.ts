@@ -126,15 +126,22 @@ export class ProviderError extends Error {
   readonly retryAfterSeconds?: number;
   /** The HTTP status the provider answered with, when there was one. */
   readonly status?: number;
+  /**
+   * The provider's own words (its error body or connection error, clipped, credentials scrubbed):
+   * they can quote anything, a page included, so the executor puts them in the receipt's
+   * error.detail (untrusted wrapper), never in error.message, which is the message above.
+   */
+  readonly quoted?: string;
 
   constructor(
     readonly code: ProviderErrorCode,
     message: string,
-    details: { retryAfterSeconds?: number; status?: number } = {},
+    details: { retryAfterSeconds?: number; status?: number; quoted?: string } = {},
   ) {
     super(message);
     this.name = "ProviderError";
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.status !== undefined) this.status = details.status;
+    if (details.quoted !== undefined && details.quoted !== "") this.quoted = details.quoted;
   }
 }

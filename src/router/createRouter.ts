@@ -219,15 +219,18 @@ function usageEntry(name: RoutableProvider, task: Task, context: AttemptContext,
   return { provider: name, operationId: task.operationId, attempt: context.attempt, sessionMs: estimate.sessionMs, unit: estimate.unit, amount: estimate.amount, usd: estimate.usd ?? null, estimate: estimate.estimate };
 }
 
-// A fallback reason is wrapped as untrusted where it is made: an attempt's error message can carry
-// a provider's own words (an HTTP error body, which may quote a page), and a skip is wrapped too so
-// every reason has one shape.
+// A fallback reason is wrapped as untrusted where it is made: a failed attempt's reason carries the
+// provider's own words from its error.detail (an HTTP error body, which may quote a page), and a
+// skip is wrapped too so every reason has one shape.
 function skipRecord(skip: Skip): FallbackRecord {
   return { provider: skip.provider, outcome: "skipped", code: skip.code, reason: untrusted(skip.reason) };
 }
 
 function errorFields(receipt: Receipt): Pick<FallbackRecord, "code" | "reason"> {
-  return receipt.error === null ? {} : { code: receipt.error.code, reason: untrusted(receipt.error.message) };
+  if (receipt.error === null) return {};
+  // The reason keeps the provider's own words (error.detail) after errand's message: inside the wrapper.
+  const { message, detail } = receipt.error;
+  return { code: receipt.error.code, reason: untrusted(detail === undefined ? message : `${message} ${detail.text}`) };
 }
 
 function withFallback(outcome: AttemptOutcome, records: FallbackRecord[]): AttemptOutcome {

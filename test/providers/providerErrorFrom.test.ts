@@ -17,7 +17,10 @@ describe("providerErrorFrom: the closed set of provider failures", () => {
   it("maps the SDKs' HTTP errors by status: 401/403 auth, 429 capacity with Retry-After, 400/404 configuration, 5xx unavailable", () => {
     const auth = providerErrorFrom(new AuthenticationError(401, { code: "unauthorized", message: "bad key" }, undefined, new Headers()), context);
     assert.equal(auth.code, "provider_auth_failed");
-    assert.match(auth.message, /HTTP 401: bad key \(unauthorized\).*KERNEL_API_KEY/);
+    assert.match(auth.message, /HTTP 401\).*KERNEL_API_KEY/);
+    // The provider's words (which can quote anything, a page included) are kept apart from errand's message.
+    assert.ok(!auth.message.includes("bad key"), auth.message);
+    assert.match(auth.quoted ?? "", /bad key \(unauthorized\)/);
 
     const forbidden = providerErrorFrom(new SteelForbidden(403, { message: "spending cap reached" }, undefined, {}), { ...context, provider: "Steel" });
     assert.equal(forbidden.code, "provider_auth_failed");
@@ -54,7 +57,7 @@ describe("providerErrorFrom: the closed set of provider failures", () => {
     assert.equal(providerErrorFrom(timeout, context).code, "provider_unavailable");
   });
 
-  it("never lets the credential or the CDP URL (or any part of its query) into a message", () => {
+  it("never lets the credential or the CDP URL (or any part of its query) into a message or the quoted words", () => {
     const leaky = [
       new AuthenticationError(401, { message: `key ${KEY} is revoked` }, undefined, new Headers()),
       new Error(`browserType.connectOverCDP: WebSocket error: ${CDP} 401 Unauthorized\nBad token eyJhbGciOi.secret-part.sig`),
@@ -62,8 +65,10 @@ describe("providerErrorFrom: the closed set of provider failures", () => {
       new Error(`something about eyJhbGciOi.secret-part.sig and ${encodeURIComponent(KEY)}`),
     ];
     for (const error of leaky) {
-      const { message } = providerErrorFrom(error, context);
-      for (const secret of [KEY, "eyJhbGciOi.secret-part.sig", "browser/cdp", encodeURIComponent(KEY)]) assert.ok(!message.includes(secret), message);
+      const { message, quoted } = providerErrorFrom(error, context);
+      for (const text of [message, quoted ?? ""]) {
+        for (const secret of [KEY, "eyJhbGciOi.secret-part.sig", "browser/cdp", encodeURIComponent(KEY)]) assert.ok(!text.includes(secret), text);
+      }
     }
   });
 });

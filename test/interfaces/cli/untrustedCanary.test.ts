@@ -72,7 +72,7 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
     });
     kernel = await startKernelEmulator();
     home = mkdtempSync(join(tmpdir(), "errand-canary-"));
-    env = baseEnv({ ERRAND_HOME: home, ERRAND_RESOLVER: "system", ERRAND_PROVIDER_ORDER: "kernel,local", ERRAND_OWNER_APPROVAL: "none", ...kernel.env });
+    env = baseEnv({ ERRAND_HOME: home, ERRAND_RESOLVER: "system", ERRAND_PROVIDER_ORDER: "kernel,local", ERRAND_OWNER_APPROVAL: "none", ERRAND_RETRY_DELAY_MS: "100", ...kernel.env });
     // Kernel counts as smoke-tested, so the router tries it first; its failure answer quotes the page.
     const store = openProviderStore(resolveRuntimeConfig(env));
     try {
@@ -151,5 +151,22 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
     } finally {
       db.close();
     }
+  });
+
+  test("a task pinned to a provider whose failure answer quotes the page: errand's message stays its own, the words are in error.detail, wrapped", async () => {
+    // Both attempts (a read_only provider failure is retried once) meet the same answer.
+    kernel.core.inject("create", { status: 502, body: { code: "bad_gateway", message: `the page answered: ${PLANTED}` } }, 2);
+    const id = randomUUID();
+    const file = join(home, "pinned.json");
+    writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: id, provider: "kernel", target: { url: `${site.origin}/start` }, risk: "read_only", steps: [{ action: "expect_text", text: "Shipped" }] }));
+    const ran = await errandInProcess(["run", file, "--allow-private", new URL(site.origin).host, "--json"], env);
+    const receipt = (JSON.parse(ran.stdout) as { receipt: { status: string; error: { code: string; message: string; detail?: unknown } } }).receipt;
+    assert.equal(receipt.error.code, "provider_unavailable", ran.stdout);
+    assert.ok(plantedIn(JSON.stringify(receipt.error.detail)), "the provider's words are kept, in error.detail");
+    assert.equal(plantedIn(receipt.error.message), false, receipt.error.message);
+    assert.equal(plantedIn(unmarked(ran.stdout)), false, unmarked(ran.stdout));
+    const readable = await errandInProcess(["collect", id], env);
+    assert.ok(plantedIn(readable.stdout));
+    assert.deepEqual(unlabelledLines(readable.stdout), [], readable.stdout);
   });
 });
