@@ -196,7 +196,9 @@ async function learnFrom(options: RouterOptions, name: RoutableProvider, receipt
     const reason = asked === undefined ? `no Retry-After; errand waits its default ${options.config.backoffDefaultMs} ms` : `Retry-After ${asked} s`;
     await options.store.recordBackoff(name, nowMs + waitMs, reason);
   } else if (code === "provider_auth_failed" && name !== "local") {
-    await options.store.recordAuthFailure(name, (receipt.error?.message ?? openError?.message ?? "401/403").slice(0, 300));
+    // For the owner's provider list: errand's message and the provider's own words (error.detail), as before the split.
+    const said = receipt.error === null ? undefined : [receipt.error.message, receipt.error.detail?.text].filter((part) => part !== undefined).join(" ");
+    await options.store.recordAuthFailure(name, (said ?? openError?.message ?? "401/403").slice(0, 300));
   }
 }
 
