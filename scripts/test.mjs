@@ -27,9 +27,10 @@ function findTests(dir) {
 
 /**
  * A test file that uses one of these starts a browser or a child process, so it is not "fast"
- * (runErrand/startServe: test/support/errandProcess.ts spawns `errand` for the file).
+ * (runErrand/startServe: test/support/errandProcess.ts spawns `errand` for the file). A file that
+ * starts Chromium in a way no name here shows (the CLI run in process) says so with a "@slow" line.
  */
-const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|runErrand\(|startServe\(|launchChromium|chromium\.launch\(/;
+const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|runErrand\(|startServe\(|launchChromium|chromium\.launch\(|@slow\b/;
 
 const args = process.argv.slice(2);
 const fast = args.includes("--fast");

@@ -1,3 +1,4 @@
+// @slow: runs tasks on real Chromium through the CLI in process (scripts/test.mjs leaves it out of --fast).
 // errand look, in process (the same runCli main.ts calls) on local Chromium against the bundled
 // demo site: the readable outline and the --json envelope, a refused destination, a bad URL.
 import assert from "node:assert/strict";

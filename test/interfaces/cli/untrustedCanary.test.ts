@@ -1,3 +1,4 @@
+// @slow: runs tasks on real Chromium through the CLI in process (scripts/test.mjs leaves it out of --fast).
 // Attacker side: a hostile page plants a sentence in its text, in the address it redirects to, in
 // the addresses of requests the guards block, and in a cloud provider's failure answer (the
 // provider quoting a page). Through errand run (in process, on local Chromium after the provider
