@@ -73,7 +73,7 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   const live = receipt.outputs === undefined;
   for (const [name, value] of Object.entries(outputs)) {
     const shown = value.length > 200 ? `${value.slice(0, 197)}...` : value;
-    lines.push(`  output      ${name} = ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
+    lines.push(`  output      ${name} = (untrusted: page text) ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
   }
   return lines.join("\n");
 }

@@ -1,6 +1,8 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Handle } from "../../operations/handle.js";
 import type { ApprovalRequest, ServiceFailure } from "../../operations/serviceTypes.js";
+import type { EphemeralEvidence } from "../../receipt/receiptTypes.js";
+import { UNTRUSTED_NOTICE } from "../../receipt/untrustedText.js";
 import { POLICY_CODES } from "../../task/validateTask.js";
 import { EXIT } from "./exitCodes.js";
 import type { CliError } from "./jsonEnvelope.js";
@@ -84,4 +86,13 @@ export function describeApproval(env: NodeJS.ProcessEnv, operationId: string, ap
     `Approve on this host with: errand approve ${operationId}   (or deny: errand deny ${operationId})`,
     ...(url === null ? [] : [`or in the owner console: ${url}`]),
   ].join("\n");
+}
+
+/**
+ * The extracted values of a run or collect for the JSON envelope: whole (a script may need all of
+ * a long value), but inside an object that says they are page text (`untrusted: true` and the
+ * notice REST and MCP give with theirs). Without values it is passed through unchanged.
+ */
+export function presentEphemeral(ephemeral: EphemeralEvidence): EphemeralEvidence | (EphemeralEvidence & { untrusted: true; notice: string }) {
+  return Object.keys(ephemeral.outputs).length === 0 ? ephemeral : { ...ephemeral, untrusted: true, notice: UNTRUSTED_NOTICE };
 }

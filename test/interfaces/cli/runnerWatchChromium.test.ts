@@ -40,10 +40,12 @@ test("errand runner --watch --concurrency 2 completes a task submitted while it 
     assert.equal(submitted.code, 0, submitted.stderr);
     // collect only reads the store: the runner alone claims and runs the task.
     const collected = await runErrand(["collect", operationId, "--wait", "--timeout", "120000", "--json"], { env });
-    const envelope = JSON.parse(collected.stdout) as { status: string; receipt?: { status: string; attempts: number }; data: { ephemeral?: { outputs: Record<string, unknown> } } };
+    const envelope = JSON.parse(collected.stdout) as { status: string; receipt?: { status: string; attempts: number }; data: { ephemeral?: { outputs: Record<string, unknown>; untrusted?: boolean; notice?: string } } };
     assert.equal(envelope.status, "PASS", collected.stdout + collected.stderr + stderr);
     assert.equal(envelope.receipt?.attempts, 1);
     assert.equal(envelope.data.ephemeral?.outputs["n"], "counted");
+    assert.equal(envelope.data.ephemeral?.untrusted, true, "extracted values are marked as page text");
+    assert.match(envelope.data.ephemeral?.notice ?? "", /Untrusted page content/);
     assert.equal(site.count("/count"), 1, "the page was fetched once");
     assert.match(stderr, new RegExp(`finished  ${operationId}: PASS`));
   } finally {

@@ -7,7 +7,7 @@ import { EXIT } from "../exitCodes.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { integerOption } from "../integerOption.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { approvalJson, describeApproval, describeHandle, printFailure } from "../operationOutput.js";
+import { approvalJson, describeApproval, describeHandle, presentEphemeral, printFailure } from "../operationOutput.js";
 import { printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withStoredOperations } from "../withOperations.js";
@@ -48,7 +48,7 @@ async function runCollect(ctx: CommandContext): Promise<number> {
     if (json) {
       const { handle, ephemeral, compacted, receipt } = result;
       const approval = result.approval === undefined ? {} : { approval: approvalJson(ctx.env, id, result.approval) };
-      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral }), ...(compacted === undefined ? {} : { compacted }), ...approval } });
+      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral: presentEphemeral(ephemeral) }), ...(compacted === undefined ? {} : { compacted }), ...approval } });
     } else if (result.approval !== undefined) printOut(`${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`);
     else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
     else if (result.compacted !== undefined) printOut(`${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`);

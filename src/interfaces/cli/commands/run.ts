@@ -16,7 +16,7 @@ import { createExecutor } from "../executorFactory.js";
 import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
 import { openOperations } from "../openOperations.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { approvalJson, describeApproval, printFailure } from "../operationOutput.js";
+import { approvalJson, describeApproval, presentEphemeral, printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
@@ -122,7 +122,7 @@ function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: Eph
   const receiptOut = stringOption(ctx, "receipt-out");
   if (receiptOut !== undefined) writeFileSync(receiptOut, `${JSON.stringify(receipt, null, 2)}\n`);
   const exit = exitCodeFor(receipt.status);
-  if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral } });
+  if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral: presentEphemeral(ephemeral) } });
   else printOut(formatReceipt(receipt, ephemeral));
   return exit;
 }
