@@ -7,7 +7,7 @@
 // legacyHeadMac) and schema 8's columns and table are dropped, so opening it runs migration 8 and the
 // conversion exactly as on an upgraded installation.
 import assert from "node:assert/strict";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,24 +16,13 @@ import Database from "better-sqlite3";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import type { JournalSealer } from "../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
-import type { NewOperation, OperationRecord, Store } from "../../src/store/Store.js";
+import type { Store } from "../../src/store/Store.js";
 import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import { JournalNotConvertedError } from "../../src/store/storeErrors.js";
-import { sampleReceipt } from "../support/sampleReceipt.js";
+import { finish, newOperation } from "./support/journalOperations.js";
 
 const QUOTA = 64 * 1024 * 1024;
 const LEASE_MS = 60_000;
-
-function newOperation(): NewOperation {
-  const operationId = randomUUID();
-  const task = { schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: "https://example.com/" }, steps: [{ action: "expect_text", text: "Example" }] };
-  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(task), details: {} };
-}
-
-function finish(operation: OperationRecord) {
-  const { operationId, requestDigest, risk, attempts, mutationBoundary } = operation;
-  return { kind: "finish" as const, phase: "completed" as const, receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }), reason: "attempt_finished" };
-}
 
 interface EventRecord {
   seq: number;

@@ -2,15 +2,15 @@
 // SQL both stores accept; test/journal/chainTamper.sqlite.test.ts and chainTamper.postgres.test.ts run
 // it. The attacker has write access to the database and no key. Not a test file itself.
 import assert from "node:assert/strict";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import type { JournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import type { JournalVerdict } from "../../../src/journal/verifyJournal.js";
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
-import type { NewOperation, OperationRecord, Store } from "../../../src/store/Store.js";
+import type { Store } from "../../../src/store/Store.js";
 import { CheckpointRefusedError } from "../../../src/store/storeErrors.js";
-import { sampleReceipt } from "../../support/sampleReceipt.js";
+import { finish, newOperation } from "./journalOperations.js";
 
 /** One backend's store on a fresh database, and raw SQL on that database (as the attacker). */
 export interface TamperTarget {
@@ -25,17 +25,6 @@ export type OpenTamperTarget = (options: { sealer: JournalSealer; clock: () => n
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE_MS = 60_000;
 const QUOTA = 64 * 1024 * 1024;
-
-function newOperation(): NewOperation {
-  const operationId = randomUUID();
-  const task = { schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: "https://example.com/" }, steps: [{ action: "expect_text", text: "Example" }] };
-  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(task), details: {} };
-}
-
-function finish(operation: OperationRecord) {
-  const { operationId, requestDigest, risk, attempts, mutationBoundary } = operation;
-  return { kind: "finish" as const, phase: "completed" as const, receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }), reason: "attempt_finished" };
-}
 
 /** A SQL literal both stores read back into the column's type. */
 function literal(value: unknown): string {
