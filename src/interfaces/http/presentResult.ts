@@ -7,8 +7,6 @@ import { UNTRUSTED_NOTICE, UNTRUSTED_TEXT_CHARS, UNTRUSTED_URL_CHARS } from "../
  */
 export const PAGE_TEXT_LIMITS = { valueChars: 2_000, totalChars: 8_000, observedChars: UNTRUSTED_TEXT_CHARS, urlChars: UNTRUSTED_URL_CHARS } as const;
 
-export { UNTRUSTED_NOTICE };
-
 export interface PageContent {
   untrusted: true;
   notice: string;
