@@ -110,7 +110,7 @@ describe("look", { timeout: 120_000 }, () => {
     assert.ok(!json.includes("#x"), "an id with a space never becomes a selector");
     // Every visible element's selector works as-is in a task step (the hidden field cannot be waited for).
     const visible = outline.forms.flatMap((f) => [...f.fields, ...f.buttons]).filter((x) => x.visible);
-    const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/twins` }, steps: visible.map((x) => ({ action: "wait_for", selector: x.selector ?? "", timeoutMs: 1000 })) }), makeContext());
+    const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/twins` }, steps: visible.map((x) => ({ action: "wait_for", selector: x.selector ?? "", timeoutMs: 5000 })) }), makeContext());
     assert.equal(receipt.error, null, JSON.stringify(receipt.error));
   });
 
