@@ -195,7 +195,8 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
     secretEgress,
   });
-  page = await session.context.newPage();
+  // The guards above cover every page of the context, one the provider opened ahead included.
+  page = session.page ?? (await session.context.newPage());
   guardPages(session.context, page, state);
   // A read_only page's unloading document sends writes that route() never sees; this stops them.
   if (!write) {

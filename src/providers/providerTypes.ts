@@ -1,4 +1,4 @@
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 
 /** One browser session on one provider, for one attempt. Release is always called, in finally. */
 export interface ProviderSession {
@@ -8,6 +8,11 @@ export interface ProviderSession {
   sessionId?: string;
   /** True when errand created the context and may set its options (service workers, downloads). */
   ownsContext: boolean;
+  /**
+   * A blank page the provider already opened in the context, for the task's main page (local: a
+   * spare opened before the task came). Absent: the executor opens one.
+   */
+  page?: Page;
   /** Connections the session's egress filter refused (local provider only), for the receipt. */
   egressBlocked?: () => { method: string; host: string; port: number; code: string; reason: string }[];
   /**

@@ -453,3 +453,31 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     assert.equal(echo.sockets.size, 0, "the upstream side was closed too");
   });
 });
+
+describe("egress proxy started before its task (scopeLater)", () => {
+  test("refuses everything, plain and tunnelled, until scopeTo; those refusals are nobody's evidence; then it serves exactly the scope it was given, once", async () => {
+    const siteBefore = siteConnections;
+    const p = await start({ resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"] }), scopeLater: true, allowPrivate: [{ host: "127.0.0.1", port: privateService.port }] });
+    // Waiting for its task: even an address the options name is refused (the scope comes only from scopeTo).
+    const plain = await viaProxy(p, `http://fixture.test:${sitePort}/file`);
+    assert.equal(plain.status, 403);
+    assert.match(plain.body.toString(), /session_not_ready/);
+    assert.equal((await tunnel(p, `127.0.0.1:${privateService.port}`)).status, 403);
+    assert.equal((await viaProxy(p, `http://127.0.0.1:${privateService.port}/`)).status, 403);
+    assert.equal(privateService.connections, 0, "a connection reached the private service before the proxy had a task");
+    assert.equal(siteConnections - siteBefore, 0, "a connection reached the site before the proxy had a task");
+    assert.deepEqual(p.blocked(), [], "refusals before the task are listed as the task's");
+
+    p.scopeTo({ allowPrivate: [{ host: "fixture.test", port: sitePort }], readOnly: true });
+    assert.equal((await viaProxy(p, `http://fixture.test:${sitePort}/file`)).status, 200, "the scope given is served");
+    const write = await viaProxy(p, `http://fixture.test:${sitePort}/echo`, { method: "POST", body: Buffer.from("x") });
+    assert.equal(write.status, 403, "the scope's read_only rule applies");
+    assert.equal((await viaProxy(p, `http://127.0.0.1:${privateService.port}/`)).status, 403, "the start options' allowance was not used");
+    assert.equal(privateService.connections, 0);
+    assert.equal(p.blocked().length, 2, "the task's own two refusals, and only those, are listed");
+    assert.equal(p.blocked()[0]?.code, "method_blocked");
+    assert.throws(() => p.scopeTo({ allowPrivate: [{ host: "127.0.0.1", port: privateService.port }] }), /set once/);
+    assert.equal((await viaProxy(p, `http://127.0.0.1:${privateService.port}/`)).status, 403, "a second scope widened the first");
+    assert.equal(privateService.connections, 0);
+  });
+});

@@ -59,16 +59,24 @@ export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags:
   return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
 }
 
+export interface GuardedLocalOptions {
+  onNotice?: (message: string) => void;
+  maxDocumentBytes?: number;
+  /** Keep a spare context and page ready between tasks (long-lived processes: serve, runner --watch). */
+  keepSpare?: boolean;
+}
+
 /**
  * The local provider with layer 3: every request of every context goes through its own egress
  * filter, which resolves, checks and dials the very address it checked.
  */
-export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: OperatorNetworkPolicy, onNotice?: (message: string) => void, maxDocumentBytes?: number): BrowserProvider {
+export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: OperatorNetworkPolicy, extra: GuardedLocalOptions = {}): BrowserProvider {
   return createLocalProvider({
     env,
-    ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
+    ...(extra.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: extra.maxDocumentBytes }),
     proxyForSession: (scope) => startSessionProxy(policy, scope),
-    ...(onNotice === undefined ? {} : { onNotice }),
+    ...(extra.keepSpare === true ? { spareProxy: () => startUnscopedSessionProxy(policy) } : {}),
+    ...(extra.onNotice === undefined ? {} : { onNotice: extra.onNotice }),
   });
 }
 
@@ -77,14 +85,27 @@ export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: Opera
  * and writes refused for a read_only task. Every local session gets its proxy from here.
  */
 export async function startSessionProxy(policy: OperatorNetworkPolicy, scope: SessionScope): Promise<SessionProxy> {
+  const proxy = await startUnscopedSessionProxy(policy);
+  proxy.scopeTo(scope);
+  return proxy;
+}
+
+/**
+ * An egress proxy for a task not known yet (a spare context kept ready): it refuses everything
+ * until `scopeTo` narrows it to the task, exactly as startSessionProxy would have started it.
+ */
+export async function startUnscopedSessionProxy(policy: OperatorNetworkPolicy): Promise<SessionProxy & { scopeTo(scope: SessionScope): void }> {
   // Only pages (User-Agent) and errand's own clients (this credential) may use the proxy: WebRTC may not.
   const credentials = { username: "errand", password: randomBytes(18).toString("base64url") };
-  // The browser's tunnels to hosts the task does not name wait for the in-browser guard (TunnelGate).
-  const preadmitted = (host: string) => scope.hosts.some((pattern) => hostMatchesPattern(host, pattern));
-  const proxy = await startEgressProxy({ resolver: policy.resolver, allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly, callers: credentials, holdTunnels: { preadmitted } });
+  const proxy = await startEgressProxy({ resolver: policy.resolver, callers: credentials, scopeLater: true });
   return {
     server: proxy.url,
     credentials,
+    scopeTo(scope: SessionScope) {
+      // The browser's tunnels to hosts the task does not name wait for the in-browser guard (TunnelGate).
+      const preadmitted = (host: string) => scope.hosts.some((pattern) => hostMatchesPattern(host, pattern));
+      proxy.scopeTo({ allowPrivate: scopeAllowances(policy.allowPrivate, scope.hosts), readOnly: scope.readOnly, holdTunnels: { preadmitted } });
+    },
     blocked: () => proxy.blocked(),
     admit: (host, port) => proxy.admit(host, port),
     dismiss: (host, port, code, reason) => proxy.dismiss(host, port, code, reason),

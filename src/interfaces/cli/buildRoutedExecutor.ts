@@ -39,6 +39,8 @@ export interface RoutedExecutorOptions {
   onProviderEvent?: (event: ProviderEvent) => void;
   /** Notices for the operator (local Chromium without its sandbox as root), once, at first launch. */
   onNotice?: (message: string) => void;
+  /** A long-lived process: keep a spare local context and page ready between tasks (LocalProviderOptions.spareProxy). */
+  keepSpare?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const { env, config } = options;
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
-  const local = createGuardedLocalProvider(env, policy, options.onNotice, config.maxDocumentBytes);
+  const local = createGuardedLocalProvider(env, policy, { maxDocumentBytes: config.maxDocumentBytes, keepSpare: options.keepSpare === true, ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) });
   // Cloud sessions get errand's capped document fetcher behind an egress proxy for the task, like local ones.
   const capped = { proxyForSession: (scope: SessionScope) => startSessionProxy(policy, scope), maxDocumentBytes: config.maxDocumentBytes };
   const cloud = Object.fromEntries(Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)])) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;

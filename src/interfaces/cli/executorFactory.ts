@@ -12,6 +12,11 @@ export interface ExecutorFactoryOptions {
   browserTimeoutMs: number;
   /** Provider session events (created, released, release failed), for the operator's stderr. */
   onProviderEvent?: (event: ProviderEvent) => void;
+  /**
+   * The process works many tasks (serve, runner --watch): the local provider keeps a spare context
+   * and page ready between them, so a task does not wait for one to open. One-shot commands do not.
+   */
+  longLived?: boolean;
 }
 
 /** An executor and the way to release what it holds (a warm browser, the provider store) when the runner exits. */
@@ -36,6 +41,7 @@ export async function createExecutor(options: ExecutorFactoryOptions): Promise<W
     config,
     ...(options.onProviderEvent === undefined ? {} : { onProviderEvent: options.onProviderEvent }),
     onNotice: (message) => printErr(`notice: ${message}`),
+    keepSpare: options.longLived === true,
   });
   return { execute: built.execute, shutdown: () => built.shutdown() };
 }

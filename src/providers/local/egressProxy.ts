@@ -16,9 +16,12 @@ import type { Resolver } from "../../policy/resolver.js";
 import { listenOnLoopback, plainReply, rawReply } from "./proxyReplies.js";
 import { TunnelGate } from "./tunnelGate.js";
 
-export interface EgressProxyOptions {
-  /** Resolves every destination name; the proxy dials only addresses this lookup returned and the policy passed. */
-  resolver: Resolver;
+/**
+ * What one task may do through its proxy. Given at start, or, for a proxy started before its task
+ * is known (a spare browser context kept ready), once through `scopeTo`; until then it refuses
+ * everything.
+ */
+export interface EgressScope {
   /**
    * Operator allowances (exact private host:port), already narrowed to the ones the task names
    * (scopeAllowances): the proxy serves one task, and another task's allowance must not apply here.
@@ -46,6 +49,17 @@ export interface EgressProxyOptions {
    * (code preconnect_blocked). Tunnels carrying the proxy credential (errand's own) are never held.
    */
   holdTunnels?: { preadmitted: (host: string) => boolean; holdMs?: number };
+}
+
+export interface EgressProxyOptions extends EgressScope {
+  /** Resolves every destination name; the proxy dials only addresses this lookup returned and the policy passed. */
+  resolver: Resolver;
+  /**
+   * Start with no task: every request and tunnel is refused (code session_not_ready, not logged:
+   * it is nobody's task evidence) until `scopeTo` gives the task's scope. The scope fields above are
+   * then ignored. For a context opened ahead of its task, so nothing it sends before then leaves.
+   */
+  scopeLater?: boolean;
   /** Milliseconds for resolving, checking and opening the upstream connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** How many blocked connections the log keeps (the count goes on). Default 1000. */
@@ -78,6 +92,8 @@ export interface EgressProxy {
   readonly port: number;
   /** The blocked connections so far (a copy), oldest first. */
   blocked(): BlockedConnection[];
+  /** Gives a proxy started with `scopeLater` its task's scope; once only (a second call throws). */
+  scopeTo(scope: EgressScope): void;
   /** The in-browser guard let a request to host:port through: tunnels held for it (now or later) may go (holdTunnels). */
   admit(host: string, port: number): void;
   /** The in-browser guard stopped a navigation to host:port: the tunnels held for it now are refused with this code. */
@@ -121,7 +137,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const counts = { allowed: 0, blocked: 0 };
   let closing = false;
   let sealed = false;
-  const gate = options.holdTunnels === undefined ? null : new TunnelGate({ preadmitted: options.holdTunnels.preadmitted, holdMs: options.holdTunnels.holdMs ?? connectTimeoutMs });
+  const gateFor = (scope: EgressScope) => (scope.holdTunnels === undefined ? null : new TunnelGate({ preadmitted: scope.holdTunnels.preadmitted, holdMs: scope.holdTunnels.holdMs ?? connectTimeoutMs }));
+  /** The task's scope; null while a proxy started with scopeLater waits for its task. */
+  let scope: EgressScope | null = options.scopeLater === true ? null : options;
+  let gate = scope === null ? null : gateFor(scope);
 
   function track(socket: Duplex): void {
     if (closing) {
@@ -143,14 +162,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   /** Resolves and checks once: the addresses this destination may be reached at now, or why not. */
   async function check(method: string, host: string, port: number, headers: IncomingHttpHeaders, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
     if (sealed) return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "session_closed", reason: "the task's session has ended; nothing more is sent", addresses: [] }) };
+    // Not logged: a context waiting for its task has no receipt to put it in.
+    if (scope === null) return { status: 403, body: `errand egress proxy refused ${normalizeHost(host)}:${port}: no task has this session yet [session_not_ready]\n` };
     if (options.callers !== undefined && !identifiedCaller(headers, options.callers)) {
       const reason = "neither a page's request (it carries a User-Agent) nor errand's own: WebRTC relay and ICE-TCP connections look like this, and a task never needs them";
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "webrtc_blocked", reason, addresses: [] }) };
     }
-    if (options.readOnly === true && method !== "CONNECT" && !isReadOnlyMethod(method)) {
+    if (scope.readOnly === true && method !== "CONNECT" && !isReadOnlyMethod(method)) {
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "method_blocked", reason: `${method} is not allowed in a read_only task`, addresses: [] }) };
     }
-    const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: options.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
+    const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: scope.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
     const own = ownAddress(verdict.addresses);
     if (own !== undefined) {
@@ -311,6 +332,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     url: `http://127.0.0.1:${port}`,
     port,
     blocked: () => log.map((r) => ({ ...r, addresses: [...r.addresses] })),
+    scopeTo(next: EgressScope): void {
+      if (scope !== null) throw new Error("this egress proxy already serves a task; its scope is set once");
+      if (sealed || closing) return;
+      scope = next;
+      gate = gateFor(next);
+    },
     stats: () => ({ ...counts }),
     admit: (host, port) => gate?.admit(host, port),
     dismiss: (host, port, code, reason) => gate?.dismiss(host, port, code, reason),

@@ -1,5 +1,5 @@
 import { chromium } from "playwright-core";
-import type { Browser } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { clearProxyWeakeningEnv, LOCKED_DOWN_CHROMIUM_ARGS, PROXIED_CHROMIUM_ARGS, sandboxNotice } from "./chromiumLaunch.js";
 import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
 import { ProviderError } from "../providerTypes.js";
@@ -26,10 +26,22 @@ export interface SessionProxy {
   close(): Promise<void>;
 }
 
+/** A session proxy started before its task: it refuses everything until `scopeTo` (once). */
+export interface ScopableSessionProxy extends SessionProxy {
+  scopeTo(scope: SessionScope): void;
+}
+
 export interface LocalProviderOptions {
   env: NodeJS.ProcessEnv;
   /** A proxy every request of a context goes through (the egress filter), created per session for the task's scope. */
   proxyForSession?: (scope: SessionScope) => Promise<SessionProxy>;
+  /**
+   * Keep one spare session per browser ready: a fresh context and a blank page behind a proxy from
+   * here, which refuses everything until the session that takes it gives the task's scope. Opening a
+   * page costs 0.3-0.8 s on a 2-core machine; a long-lived process (serve, runner --watch) pays it
+   * between tasks instead of inside one. A spare is made after a session of its browser ends.
+   */
+  spareProxy?: () => Promise<ScopableSessionProxy>;
   /** Most bytes of a main-frame document errand fetches for the browser (ERRAND_MAX_DOCUMENT_BYTES). Default 10 MiB. */
   maxDocumentBytes?: number;
   /** Told once, when the browser first starts, about anything the operator should know (no sandbox as root). */
@@ -54,6 +66,24 @@ interface WarmBrowser {
   writeGuard: BrowserWriteGuard | null;
 }
 
+/** A fresh context and its blank page, as a session gets it (opened for it, or a spare taken). */
+interface OpenedContext {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  forget(): void;
+  proxy: SessionProxy | null;
+  /** The writes the read_only browser stopped for this context, counted (and the first ones listed). */
+  stopped: { count: number; listed: BrowserStoppedWrite[] };
+  /** The context runs in the read_only browser, under its browser-wide write stop. */
+  guarded: boolean;
+}
+
+/** A context opened before its task, behind a proxy that refuses everything until scoped. */
+interface Spare extends OpenedContext {
+  proxy: ScopableSessionProxy;
+}
+
 /** ERRAND_MAX_DOCUMENT_BYTES when nobody configured it. */
 const DEFAULT_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
@@ -75,6 +105,8 @@ const NARROWEST_SCOPE: SessionScope = { hosts: [], readOnly: true };
 export function createLocalProvider(options: LocalProviderOptions): BrowserProvider {
   const warm: Record<BrowserRole, Promise<WarmBrowser> | null> = { write: null, readOnly: null };
   let backgroundProxy: Promise<RefusingProxy> | null = null;
+  const spares: Record<BrowserRole, Promise<Spare | null> | null> = { write: null, readOnly: null };
+  let closing = false;
   let counter = 0;
   let noticeGiven = false;
 
@@ -153,68 +185,136 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     }
   }
 
+  /** A fresh context (adopted by the read_only browser's write stop) behind `proxy`, with its blank page. */
+  async function openContext(warmed: WarmBrowser, proxy: SessionProxy | null): Promise<OpenedContext> {
+    const { browser, writeGuard } = warmed;
+    // Read again per context: Playwright consults process.env each time it creates one.
+    clearProxyWeakeningEnv(process.env, {});
+    const newContext = () =>
+      browser.newContext({
+        serviceWorkers: "block",
+        acceptDownloads: false,
+        ...(options.acceptAnyCertificateForTests === true ? { ignoreHTTPSErrors: true } : {}),
+        ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "", ...(proxy.credentials ?? {}) } }),
+      });
+    const stopped = { count: 0, listed: [] as BrowserStoppedWrite[] };
+    const onStopped = (write: BrowserStoppedWrite) => {
+      stopped.count += 1;
+      if (stopped.listed.length < MAX_LISTED_WRITES) stopped.listed.push(write);
+    };
+    const adopted = writeGuard === null ? { context: await newContext(), forget: () => undefined } : await writeGuard.adopt(newContext, onStopped);
+    try {
+      const page = await adopted.context.newPage();
+      return { browser, context: adopted.context, page, forget: () => adopted.forget(), proxy, stopped, guarded: writeGuard !== null };
+    } catch (error) {
+      await adopted.context.close().catch(() => undefined);
+      adopted.forget();
+      throw error;
+    }
+  }
+
+  /** The role's spare, if one is ready and still usable; it is gone from the shelf either way. */
+  async function takeSpare(role: BrowserRole): Promise<Spare | null> {
+    const shelved = spares[role];
+    if (shelved === null) return null;
+    spares[role] = null;
+    const spare = await shelved;
+    if (spare === null) return null;
+    if (!spare.browser.isConnected() || spare.page.isClosed()) {
+      await discard(spare);
+      return null;
+    }
+    // Whatever the blank page did before its task is nobody's evidence.
+    spare.stopped.count = 0;
+    spare.stopped.listed.length = 0;
+    return spare;
+  }
+
+  /** Puts a new spare on the role's shelf, unless spares are off, one is there, or the provider is closing. */
+  function restock(role: BrowserRole): void {
+    const makeProxy = options.spareProxy;
+    if (makeProxy === undefined || closing || spares[role] !== null) return;
+    spares[role] = (async () => {
+      const warmed = await warmBrowser(role);
+      const proxy = await makeProxy();
+      try {
+        return { ...(await openContext(warmed, proxy)), proxy };
+      } catch (error) {
+        await proxy.close().catch(() => undefined);
+        throw error;
+      }
+    })().catch(() => null);
+  }
+
+  async function discard(spare: Spare | null): Promise<void> {
+    if (spare === null) return;
+    spare.proxy.seal();
+    await spare.context.close().catch(() => undefined);
+    spare.forget();
+    await spare.proxy.close().catch(() => undefined);
+  }
+
+  /** The provider session over an opened context; its end makes the next spare of its browser. */
+  function sessionOf(role: BrowserRole, opened: OpenedContext, open: OpenSessionOptions): ProviderSession {
+    const { context, proxy, stopped } = opened;
+    counter += 1;
+    return {
+      provider: "local",
+      context,
+      page: opened.page,
+      sessionId: `local-${process.pid}-${counter}`,
+      ownsContext: true,
+      ...(opened.guarded ? { writesStopped: () => ({ count: stopped.count, listed: [...stopped.listed] }) } : {}),
+      ...(proxy === null
+        ? {}
+        : {
+            egressBlocked: () => proxy.blocked(),
+            fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
+            requestJudged(url: string, judged?: { code: string; reason: string }) {
+              const target = urlHostPort(url);
+              if (target === null) return;
+              if (judged === undefined) proxy.admit?.(target.host, target.port);
+              else proxy.dismiss?.(target.host, target.port, judged.code, judged.reason);
+            },
+          }),
+      async seal() {
+        proxy?.seal();
+        await context.close().catch(() => undefined);
+      },
+      async release() {
+        proxy?.seal();
+        await context.close().catch(() => undefined);
+        opened.forget();
+        await proxy?.close().catch(() => undefined);
+        restock(role);
+      },
+    };
+  }
+
   return {
     name: "local",
     kind: "local",
     missingConfiguration: () => (findChromium(options.env) === null ? CHROMIUM_INSTALL_HINT : null),
     async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const scope = open.scope ?? NARROWEST_SCOPE;
-      const { browser, writeGuard } = await warmBrowser(scope.readOnly ? "readOnly" : "write");
+      const role: BrowserRole = scope.readOnly ? "readOnly" : "write";
+      const spare = await takeSpare(role);
+      if (spare !== null) {
+        spare.proxy.scopeTo(scope);
+        return sessionOf(role, spare, open);
+      }
+      const warmed = await warmBrowser(role);
       const proxy = options.proxyForSession ? await options.proxyForSession(scope) : null;
       try {
-        // Read again per context: Playwright consults process.env each time it creates one.
-        clearProxyWeakeningEnv(process.env, {});
-        const newContext = () =>
-          browser.newContext({
-            serviceWorkers: "block",
-            acceptDownloads: false,
-            ...(options.acceptAnyCertificateForTests === true ? { ignoreHTTPSErrors: true } : {}),
-            ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "", ...(proxy.credentials ?? {}) } }),
-          });
-        const stopped = { count: 0, listed: [] as BrowserStoppedWrite[] };
-        const onStopped = (write: BrowserStoppedWrite) => {
-          stopped.count += 1;
-          if (stopped.listed.length < MAX_LISTED_WRITES) stopped.listed.push(write);
-        };
-        const adopted = writeGuard === null ? { context: await newContext(), forget: () => undefined } : await writeGuard.adopt(newContext, onStopped);
-        const context = adopted.context;
-        counter += 1;
-        const sessionId = `local-${process.pid}-${counter}`;
-        return {
-          provider: "local",
-          context,
-          sessionId,
-          ownsContext: true,
-          ...(writeGuard === null ? {} : { writesStopped: () => ({ count: stopped.count, listed: [...stopped.listed] }) }),
-          ...(proxy === null
-            ? {}
-            : {
-                egressBlocked: () => proxy.blocked(),
-                fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
-                requestJudged(url: string, stopped?: { code: string; reason: string }) {
-                  const target = urlHostPort(url);
-                  if (target === null) return;
-                  if (stopped === undefined) proxy.admit?.(target.host, target.port);
-                  else proxy.dismiss?.(target.host, target.port, stopped.code, stopped.reason);
-                },
-              }),
-          async seal() {
-            proxy?.seal();
-            await context.close().catch(() => undefined);
-          },
-          async release() {
-            proxy?.seal();
-            await context.close().catch(() => undefined);
-            adopted.forget();
-            await proxy?.close().catch(() => undefined);
-          },
-        };
+        return sessionOf(role, await openContext(warmed, proxy), open);
       } catch (error) {
         await proxy?.close().catch(() => undefined);
         throw error;
       }
     },
     async shutdown() {
+      closing = true;
+      await Promise.all((["write", "readOnly"] as const).map(async (role) => discard(await takeSpare(role))));
       const pending = [warm.write, warm.readOnly];
       warm.write = null;
       warm.readOnly = null;

@@ -70,7 +70,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
       ctx,
       async ({ service, config }) => {
         try {
-          executor = await source({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
+          executor = await source({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs, longLived: watch });
         } catch (error) {
           if (error instanceof UsageError) throw error;
           return printFailure({ code: "configuration_error", message: error instanceof Error ? error.message : String(error) }, json);

@@ -127,7 +127,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
   let executorStarting: Promise<WiredExecutor> | undefined;
   // The browser starts on the first task or look, so serving costs nothing until something runs.
   const startedExecutor = async (): Promise<WiredExecutor> => {
-    executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs });
+    executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs, longLived: true });
     executor = await executorStarting;
     return executor;
   };
