@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { createInterface } from "node:readline/promises";
+import { readStdinText } from "./output.js";
 
 /** Reads one line from the terminal without echoing it (the prompt goes to stderr). */
 export async function readHidden(prompt: string): Promise<string> {
@@ -14,9 +15,10 @@ export async function readHidden(prompt: string): Promise<string> {
   }
 }
 
-/** Reads all of standard input (piped) and drops exactly one trailing newline. */
-export async function readPiped(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+/**
+ * Reads all of standard input (piped) and drops exactly one trailing newline. Through the output
+ * module's sink, as `-` task files are read, so in-process runs of the CLI can hand it their input.
+ */
+export function readPiped(): Promise<string> {
+  return Promise.resolve(readStdinText().replace(/\r?\n$/, ""));
 }

@@ -1,26 +1,19 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { baseEnv, errandInProcess } from "./support/runInProcess.js";
 
 /**
- * `errand preflight` run as a real process. DNS never leaves the machine: tests either pass --resolve
+ * `errand preflight` run in process (the same runCli main.ts calls). DNS never leaves the machine: tests either pass --resolve
  * or point ERRAND_DOH_URL at a DNS-over-HTTPS stand-in on 127.0.0.1.
  */
 let doh: Server;
 let dohEndpoint: string;
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/interfaces/cli/main.ts", "preflight", ...args],
-      { env: { PATH: process.env["PATH"] ?? "", ERRAND_DOH_URL: dohEndpoint, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
-    );
-  });
+  return errandInProcess(["preflight", ...args], baseEnv({ ERRAND_DOH_URL: dohEndpoint, ...env }));
 }
 
 async function runJson(args: string[], env: Record<string, string> = {}): Promise<{ code: number; json: Record<string, unknown> }> {

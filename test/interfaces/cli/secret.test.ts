@@ -1,11 +1,15 @@
-// errand secret set|list|delete as a real process: the value comes from standard input (never
-// argv), one trailing newline is dropped, list never shows it, refusals carry their codes.
+// errand secret set|list|delete, in process (runCli, as main.ts calls it; mainProcess.test.ts shows
+// main.ts hands it the real stdin): the value comes from standard input (never argv), one trailing
+// newline is dropped, list never shows it, refusals carry their codes.
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { runErrand } from "../../support/errandProcess.js";
+import { baseEnv, errandInProcess } from "./support/runInProcess.js";
+
+/** `errand ...args` in process with only `env` (plus PATH/HOME) and `stdin`. */
+const runErrand = (args: string[], options: { env: Record<string, string>; stdin?: string }) => errandInProcess(args, baseEnv(options.env), options.stdin ?? "");
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-secret-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
