@@ -94,3 +94,8 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** A code from outside this list (the network policy's, say) as one of errand's, or the fallback when it is not one. */
+export function asErrorCode(code: string, fallback: ErrorCode): ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code) ? (code as ErrorCode) : fallback;
+}

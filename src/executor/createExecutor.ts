@@ -1,13 +1,14 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Page } from "playwright-core";
-import { ERROR_CODES } from "../errors/errorCodes.js";
+import { asErrorCode } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
-import { SecretError } from "../secrets/secretTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { FillSecretStep, Task } from "../task/taskTypes.js";
+import { admitTask } from "./admitTask.js";
+import type { Refusal } from "./admitTask.js";
 import { AttemptState } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
@@ -16,9 +17,10 @@ import { guardPages, installGuards } from "./installGuards.js";
 import { guardReadOnlyUnload } from "./readOnlyUnloadGuard.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
-import { Redactor } from "./redactor.js";
+import type { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
 import { readFailureContext } from "./failureContext.js";
+import { refusalOutcome } from "./refusalOutcome.js";
 import { screenshotEvidence, wantsScreenshot } from "./screenshotEvidence.js";
 import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
@@ -50,66 +52,43 @@ const HARD_STOP_GRACE_MS = 2_000;
 const SCREENSHOT_MIN_MS = 1_000;
 
 /**
- * The executor: refuses what must be refused before any browser action (approval, secrets,
- * preflight, configuration), then runs the steps on a fresh provider session under the guards,
- * and always returns a receipt. The session is released in finally, whatever happens.
+ * The executor: takes the admission step's answer (the router's, or its own admitTask when it runs
+ * without the router), refuses what its provider refuses (configuration, the session), then runs
+ * the steps on a fresh provider session under the guards, and always returns a receipt. The
+ * session is released in finally, whatever happens.
  */
 export function createExecutor(options: ExecutorOptions): ExecuteTask {
   return async (task, context) => {
     const startedAt = new Date();
+    const admission = context.admitted ?? (await admitTask(task, { guard: options.guard, secrets: options.secrets }));
+    // Every refusal before a browser gets its receipt from one builder, with the admission's evidence.
+    const refuse = (refusal: Refusal): AttemptOutcome =>
+      refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: options.provider.name, startedAt, refusal, preflight: admission.preflight, redactor: admission.redactor });
+    if (!admission.admitted) return refuse(admission.refusal);
+    // The policy narrowed to this task's hosts, the task's revealed secrets and the redactor that knows them.
+    const { guard, held, redactor } = admission;
     const state = new AttemptState();
-    const redactor = new Redactor();
+    state.network.preflight.push(...admission.preflight);
     let provider = options.provider.name;
     let finalUrl: string | null = null;
     let sessionId: string | undefined;
-    let refused = false;
     let artifacts: ArtifactBytes[] = [];
 
     const finish = (): AttemptOutcome => {
       explainReadOnlyWrite(task, state);
       if (artifacts.length === 0 && state.artifactsOmitted === null && wantsScreenshot(task, state)) {
-        state.artifactsOmitted = refused ? "The attempt was refused before any browser opened; there was no page to capture." : "The attempt ended before a screenshot could be taken (stopped, timed out, or the browser was lost).";
+        state.artifactsOmitted = "The attempt ended before a screenshot could be taken (stopped, timed out, or the browser was lost).";
       }
       const built = buildReceipt(
-        { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }), refusedBeforeBrowser: refused },
+        { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }) },
         state,
         redactor,
       );
       return artifacts.length === 0 ? built : { ...built, artifacts };
     };
-    const refuse = (code: ErrorCode, message: string, detail?: string): AttemptOutcome => {
-      refused = true;
-      state.error = { code, message, step: null, ...(detail === undefined ? {} : { detail: untrusted(redactor.scrub(detail)) }) };
-      return finish();
-    };
 
-    if (task.risk !== "read_only" && !task.approved) return refuse("approval_required", `A ${task.risk} task runs only with "approved": true.`);
-    const secretNames = [...new Set(task.steps.flatMap((step) => (step.action === "fill_secret" ? [step.secret] : [])))];
-    if (secretNames.length > 0 && !task.secretApproval) return refuse("secret_approval_required", `This task uses fill_secret; it runs only with "secretApproval": true.`);
-    // Every named secret must be declared (and readable) before any browser opens: nothing is sent otherwise.
-    const held = new Map<string, HeldSecret>();
-    for (const name of secretNames) {
-      try {
-        const secret = await options.secrets.reveal(name);
-        redactor.add(secret.value);
-        held.set(name, secret);
-      } catch (error) {
-        if (error instanceof SecretError) return refuse(error.code, redactor.scrub(error.message));
-        return refuse("internal_error", redactor.scrub(`Reading the declared secret ${name} failed: ${firstLine(error)}`));
-      }
-    }
-
-    // Every check of this attempt uses the policy narrowed to this task's own hosts.
-    const guard = options.guard.forTask(taskHosts(task));
-    const hostsPolicy = guard.checkAllowedHosts(task.allowedHosts);
-    if (!hostsPolicy.allowed) return refuse("invalid_allowed_host", `allowedHosts cannot be honoured: ${hostsPolicy.reason}`);
-    const target = await guard.preflight(task.target.url);
-    state.network.preflight.push(target);
-    if (target.verdict === "block" || target.href === null) {
-      return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
-    }
     const missing = options.provider.missingConfiguration();
-    if (missing !== null) return refuse(options.provider.kind === "cloud" ? "provider_unconfigured" : "configuration_error", missing);
+    if (missing !== null) return refuse({ code: options.provider.kind === "cloud" ? "provider_unconfigured" : "configuration_error", message: missing });
 
     const taskMs = task.timeouts?.taskMs ?? options.defaultTaskTimeoutMs;
     const deadline = Date.now() + taskMs;
@@ -118,7 +97,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal, scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" } });
       provider = session.provider;
       sessionId = session.sessionId;
-      const outcome = runSteps(task, context, session, target.href, { state, redactor, deadline, options, guard, held });
+      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
       if (!context.signal.aborted) {
@@ -132,7 +111,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof ProviderError) {
         // Refusals before any browser action: nothing ran, so the attempt is BLOCKED.
         // The provider's own words (quoted) can carry anything, a page's text included: error.detail, wrapped.
-        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse(error.code, redactor.scrub(error.message), error.quoted);
+        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse({ code: error.code, message: redactor.scrub(error.message), ...(error.quoted === undefined ? {} : { detail: error.quoted }) });
         state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null, ...(error.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(error.quoted)) }) };
       } else if (error instanceof SessionLost) {
         if (state.error === null) state.error = { code: "provider_unavailable", message: error.message, step: null };
@@ -399,8 +378,4 @@ function withHardStop<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new HardStop()), ms);
   });
   return Promise.race([work, stop]).finally(() => clearTimeout(timer));
-}
-
-function asErrorCode(code: string, fallback: ErrorCode): ErrorCode {
-  return Object.hasOwn(ERROR_CODES, code) ? (code as ErrorCode) : fallback;
 }

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import type { EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
 import type { Task } from "../task/taskTypes.js";
+import type { AdmittedTask } from "./admitTask.js";
 
 /** What the runner hands the executor for one attempt. */
 export interface AttemptContext {
@@ -22,6 +23,12 @@ export interface AttemptContext {
    * uses it to outline the page). It must only read; `scrub` removes the task's secrets.
    */
   observe?: (page: Page, scrub: (text: string) => string) => Promise<void>;
+  /**
+   * The admission step's answer for this task when the caller already admitted it (the router does,
+   * once per attempt, before it chooses a provider); without it the executor admits the task itself
+   * (admitTask). Either way the refusals before any browser are decided only there.
+   */
+  admitted?: AdmittedTask;
 }
 
 export type ProgressEvent =

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SECOND } from "../config/units.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
+import type { Admission, AdmittedTask, RefusedTask } from "../executor/admitTask.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../executor/executeTaskTypes.js";
+import { refusalOutcome } from "../executor/refusalOutcome.js";
 import type { BrowserProvider } from "../providers/providerTypes.js";
 import { estimateUsage } from "../providers/usageEstimate.js";
 import type { FallbackRecord, Receipt } from "../receipt/receiptTypes.js";
@@ -9,7 +11,6 @@ import { untrusted } from "../receipt/untrustedText.js";
 import { passBreaker, reportToBreaker } from "./breakerGate.js";
 import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
 import { classifyOutcome } from "./classifyOutcome.js";
-import { synthesizeReceipt } from "../runner/synthesizeReceipt.js";
 import type { ProviderStore, UsageEntry } from "../store/ProviderStore.js";
 import type { Task } from "../task/taskTypes.js";
 import { periodStartMs, worstCaseUsage } from "./budgetPeriod.js";
@@ -37,7 +38,12 @@ export interface RouterOptions {
   config: RoutingConfig;
   /** Every provider the router may use, by name; "local" must be present. */
   providers: Readonly<Record<RoutableProvider, BrowserProvider>>;
-  /** Builds the executor (guards, step interpreter) that runs one attempt on one provider; called per attempt, so it must be cheap. */
+  /**
+   * The admission step (executor/admitTask with the operator's network policy and the owner's
+   * secrets): called once per attempt, before any provider is chosen.
+   */
+  admit: (task: Task) => Promise<Admission>;
+  /** Builds the executor (guards, step interpreter) that runs one admitted attempt on one provider; called per attempt, so it must be cheap. */
   executorFor: (provider: BrowserProvider) => ExecuteTask;
   /** The attempt budget when the task sets no timeouts.taskMs (ms). */
   defaultTaskTimeoutMs: number;
@@ -50,6 +56,9 @@ export interface RouterOptions {
 /**
  * The provider router: one attempt of a task, on the provider the rules choose.
  *
+ * 0. The admission step refuses what must be refused before any browser (approvals, secrets,
+ *    allowedHosts, the target's preflight): BLOCKED, no provider chosen, no slot or breaker touched.
+ *    An admitted task carries the admission's answer to the executor, which does not decide again.
  * 1. planRoute orders the candidates and passes over the unusable ones (unconfigured, unverified,
  *    circuit open, 429 back-off, budget, full slots), each named with its reason in `fallback`.
  * 2. For each candidate in turn, a concurrency slot is taken in the store (atomically with the
@@ -78,6 +87,10 @@ async function route(options: RouterOptions, task: Task, context: AttemptContext
   const waitUntil = startedAt.getTime() + Math.min(config.slotWaitMs, Math.floor(taskMs / 3));
   const records: FallbackRecord[] = [];
   let waitedNote = false;
+
+  const admission = await options.admit(task);
+  if (!admission.admitted) return refused(task, context, startedAt, admission);
+  const admitted: AttemptContext = { ...context, admitted: admission };
 
   for (;;) {
     const now = await store.now();
@@ -117,7 +130,7 @@ async function route(options: RouterOptions, task: Task, context: AttemptContext
       const metered = meterProvider(provider);
       let outcome: AttemptOutcome;
       try {
-        outcome = await executorFor(metered.provider)(budgeted, context);
+        outcome = await executorFor(metered.provider)(budgeted, admitted);
       } finally {
         if (slotId !== null) await store.releaseSlot(slotId, usageEntry(name, task, context, metered.meter.opened(), metered.meter.sessionMs()));
       }
@@ -151,7 +164,7 @@ async function route(options: RouterOptions, task: Task, context: AttemptContext
       continue;
     }
     for (const skip of skips) records.push(skipRecord(skip));
-    return nothingRan(executorFor, task, context, startedAt, plan.pinned, skips, records);
+    return nothingRan(task, context, admission, startedAt, plan.pinned, skips, records);
   }
 }
 
@@ -239,44 +252,27 @@ function withFallback(outcome: AttemptOutcome, records: FallbackRecord[]): Attem
   return { ...outcome, receipt: { ...outcome.receipt, fallback: records } };
 }
 
-/**
- * No provider could take the task: BLOCKED, nothing ran, with the most telling reason. The
- * executor still looks at the task first through a provider that opens nothing, so a refusal it
- * would give before any browser (approval, secrets, network preflight) is the answer, as it would
- * be with a provider available.
- */
-async function nothingRan(executorFor: (provider: BrowserProvider) => ExecuteTask, task: Task, context: AttemptContext, startedAt: Date, pinned: boolean, skips: Skip[], records: FallbackRecord[]): Promise<AttemptOutcome> {
-  let reached = false;
-  const nowhere: BrowserProvider = {
-    name: pinned ? task.provider : "none",
-    kind: "cloud",
-    missingConfiguration: () => null,
-    openSession: () => {
-      reached = true;
-      return Promise.reject(new Error("no provider could take this task"));
-    },
-    shutdown: () => Promise.resolve(),
-  };
-  const checked = await executorFor(nowhere)(task, context);
-  if (!reached) return withFallback(checked, records);
+/** The provider a receipt names when none ran: the one the task is pinned to, else "none". */
+function unrouted(task: Task): string {
+  return task.provider === "auto" ? "none" : task.provider;
+}
 
+/** The admission step refused the task: BLOCKED before any provider was considered, so no fallback is listed. */
+function refused(task: Task, context: AttemptContext, startedAt: Date, admission: RefusedTask): AttemptOutcome {
+  return refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: unrouted(task), startedAt, refusal: admission.refusal, preflight: admission.preflight, redactor: admission.redactor });
+}
+
+/**
+ * No provider could take the admitted task: BLOCKED, nothing ran, with the most telling skip's
+ * code and every provider's reason; the admission's preflight evidence stays in the receipt.
+ */
+function nothingRan(task: Task, context: AttemptContext, admission: AdmittedTask, startedAt: Date, pinned: boolean, skips: Skip[], records: FallbackRecord[]): AttemptOutcome {
   const chosen = blockingSkip(skips);
   const code: ErrorCode = chosen?.code ?? "provider_unconfigured";
   const detail = skips.map((s) => `${s.provider}: ${s.reason}`).join(" ");
   const message = pinned
     ? `This task is pinned to ${task.provider} and never falls back; ${task.provider} could not take it now. ${detail} Nothing was run.`
     : `No provider could take this task, so nothing was run. ${detail}`;
-  const receipt = synthesizeReceipt({
-    operationId: task.operationId,
-    requestDigest: context.requestDigest,
-    task,
-    status: "BLOCKED",
-    error: { code, message },
-    attempts: context.attempt,
-    mutationBoundary: "not_crossed",
-    provider: pinned ? task.provider : "",
-    steps: "skipped",
-    startedAt,
-  });
-  return { receipt: { ...receipt, network: checked.receipt.network, durationMs: Date.now() - startedAt.getTime(), fallback: records }, ephemeral: { ephemeral: true, outputs: {} } };
+  const outcome = refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: unrouted(task), startedAt, refusal: { code, message }, preflight: admission.preflight, redactor: admission.redactor });
+  return withFallback(outcome, records);
 }

@@ -4,6 +4,7 @@ import { FieldReader, clip, describeType, isJsonObject } from "./fieldReader.js"
 import { pointer } from "./jsonPointer.js";
 import { SCHEMA_VERSION, TASK_LIMITS } from "./limits.js";
 import { normalizeHostPattern } from "./normalizeHostPattern.js";
+import { missingApprovals } from "./missingApprovals.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { readStep } from "./readStep.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
@@ -60,11 +61,9 @@ export function validateTask(input: unknown): Result<Task> {
   const evidence = readEvidence(reader, input);
   const steps = readSteps(reader, input);
 
-  if (risk !== undefined && risk !== "read_only" && !approved) {
-    reader.report("approval_required", "/approved", `A ${risk} task changes things on the site; it runs only with "approved": true, set after the person has agreed to it.`);
-  }
-  if (steps?.some((step) => step.action === "fill_secret") && !secretApproval) {
-    reader.report("secret_approval_required", "/secretApproval", `This task uses fill_secret; it runs only with "secretApproval": true, set after the person has agreed to let errand use that secret.`);
+  for (const missing of missingApprovals({ risk, approved, secretApproval, steps })) {
+    if (missing === "approval_required") reader.report("approval_required", "/approved", `A ${risk} task changes things on the site; it runs only with "approved": true, set after the person has agreed to it.`);
+    else reader.report("secret_approval_required", "/secretApproval", `This task uses fill_secret; it runs only with "secretApproval": true, set after the person has agreed to let errand use that secret.`);
   }
 
   if (reader.problems.length > 0) return failed(reader.problems);

@@ -10,12 +10,15 @@ import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "../../src/providers/providerTypes.js";
 import { admit, breakerPolicy, recordOutcome } from "../../src/router/circuitBreaker.js";
 import type { BreakerPolicy } from "../../src/router/circuitBreaker.js";
+import { admitTask } from "../../src/executor/admitTask.js";
 import { createRouter } from "../../src/router/createRouter.js";
 import { resolveRoutingConfig } from "../../src/router/routingConfig.js";
 import type { RoutableProvider } from "../../src/router/routingConfig.js";
 import type { ProviderStore } from "../../src/store/ProviderStore.js";
 import { openSqliteProviderStore } from "../../src/store/sqlite/openSqliteProviderStore.js";
 import type { BreakerRecord } from "../../src/store/Store.js";
+import { loopbackGuard } from "../executor/loopbackGuard.js";
+import { memoryVault } from "../executor/memoryVault.js";
 import { createFakeExecutor } from "../operations/support/fakeExecutor.js";
 import { manualClock, openHarness } from "../operations/support/harness.js";
 import type { Harness } from "../operations/support/harness.js";
@@ -100,6 +103,8 @@ function routedHarness(options: { clock?: () => number; config?: Partial<Runtime
     store: providers,
     config: resolveRoutingConfig({}),
     providers: { local: provider("local"), kernel: provider("kernel"), browserless: provider("browserless"), browserbase: provider("browserbase"), steel: provider("steel") },
+    // The real admission step; the tasks' target is reachable under this stand-in policy.
+    admit: (task) => admitTask(task, { guard: loopbackGuard(["https://example.com"]), secrets: memoryVault() }),
     executorFor: (chosen) => async (task, context) => {
       const opened = await chosen.openSession({} as OpenSessionOptions).then(
         (session) => session.release().then(() => true),

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { MINUTE, SECOND } from "../../src/config/units.js";
+import { admitTask } from "../../src/executor/admitTask.js";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { createBrowserbaseProvider } from "../../src/providers/browserbaseProvider.js";
@@ -74,6 +75,7 @@ async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: R
     store,
     config: routing,
     providers,
+    admit: (task) => admitTask(task, { guard: loopbackGuard([sites.site.origin]), secrets: memoryVault() }),
     executorFor: (provider) => createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 }),
     defaultTaskTimeoutMs: 15_000,
     breaker: { threshold: 3, cooldownMs: 15 * MINUTE, probeTimeoutMs: MINUTE },
@@ -284,7 +286,7 @@ describe("the provider router against the emulators", () => {
       assert.equal(state.verifiedMs, null);
       assert.match(state.authReason ?? "", /Invalid or missing API key/);
       const next = await b.run(readTask());
-      assert.equal(next.receipt.status, "PASS");
+      assert.equal(next.receipt.status, "PASS", JSON.stringify(next.receipt.error));
       assert.deepEqual(route(next), ["kernel:skipped:provider_unverified", "browserless:used"]);
     } finally {
       await b.close();

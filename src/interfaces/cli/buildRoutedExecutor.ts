@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { RuntimeConfig } from "../../config/runtimeConfig.js";
+import { admitTask } from "../../executor/admitTask.js";
 import { createExecutor } from "../../executor/createExecutor.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
@@ -74,6 +75,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     store,
     config: routing,
     providers,
+    admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault }),
     executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),

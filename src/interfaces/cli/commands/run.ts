@@ -145,7 +145,7 @@ function withOperationId(text: string): string {
   return JSON.stringify({ ...(raw as Record<string, unknown>), operationId });
 }
 
-/** Runs the executor's own refusal on a copy of the task that keeps its (missing) approvals: a BLOCKED receipt, no browser. */
+/** Runs a copy of the task that keeps its (missing) approvals: the admission step (executor/admitTask) refuses it, a BLOCKED receipt, no provider chosen, no browser. */
 async function refuseUnapproved(text: string, key: Buffer, execute: ExecuteTask): Promise<{ receipt: Receipt; ephemeral: EphemeralEvidence }> {
   const raw = JSON.parse(text) as Record<string, unknown>;
   const approvedCopy = parseTaskText(JSON.stringify({ ...raw, approved: true, secretApproval: true }));
