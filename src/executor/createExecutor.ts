@@ -32,11 +32,9 @@ import { typeSecret } from "./typeSecret.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
+  /** The operator's network policy, for the admission step when no admission comes with the attempt (no router). */
   guard: NetworkGuard;
-  /**
-   * The owner's declared secrets: fill_secret's names are looked up here (never in the process
-   * environment), each revealed once per attempt before the browser opens.
-   */
+  /** The owner's declared secrets, for the admission step when no admission comes with the attempt (no router). */
   secrets: SecretVault;
   /** Whole-task browser time when the task does not set timeouts.taskMs (milliseconds). */
   defaultTaskTimeoutMs: number;
