@@ -5,6 +5,7 @@ import { pointer } from "./jsonPointer.js";
 import { SCHEMA_VERSION, TASK_LIMITS } from "./limits.js";
 import { normalizeHostPattern } from "./normalizeHostPattern.js";
 import { missingApprovals } from "./missingApprovals.js";
+import type { MissingApproval } from "./missingApprovals.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { readStep } from "./readStep.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
@@ -29,8 +30,8 @@ const TASK_FIELDS = [
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Codes that mean "well formed, but not approved": a runner reports these as BLOCKED, not as bad input. */
-export const POLICY_CODES: ReadonlySet<Problem["code"]> = new Set(["approval_required", "secret_approval_required"]);
+/** Codes that mean "well formed, but not approved" (missingApprovals' answers): a runner reports these as BLOCKED, not as bad input. */
+export const POLICY_CODES: ReadonlySet<Problem["code"]> = new Set<MissingApproval>(["approval_required", "secret_approval_required"]);
 
 /**
  * Validates untrusted JSON against task schema v1 and returns the normalized task, or every problem
