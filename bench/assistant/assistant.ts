@@ -32,6 +32,8 @@ import { startFormSite } from "./formSite.js";
 
 const rounds = Number(process.argv[2] ?? 15);
 const warmup = Number(process.argv[3] ?? 2);
+/** Untimed pause after every side's task (see the round loop). */
+const SETTLE_MS = 1500;
 const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
 const PLAYWRIGHT_MCP = fileURLToPath(new URL("./node_modules/@playwright/mcp/cli.js", import.meta.url));
 const PLAYWRIGHT_MCP_CHROMIUM = "/usr/bin/chromium";
@@ -90,7 +92,7 @@ await playwrightMcp.connect(new StdioClientTransport({ command: process.execPath
 
 const browser = await launchPlainChromium();
 const executorEnv = { PATH: process.env["PATH"] ?? "", ERRAND_HOME: join(scratch, "in-process") };
-const inProcess = buildRoutedExecutor({ env: executorEnv, allowPrivate: [site.hostPort], config: resolveRuntimeConfig(executorEnv) });
+const inProcess = buildRoutedExecutor({ env: executorEnv, allowPrivate: [site.hostPort], config: resolveRuntimeConfig(executorEnv), keepSpare: true });
 
 function textOf(result: Awaited<ReturnType<Client["callTool"]>>): string {
   if (result.isError === true) throw new Error(`tool error: ${JSON.stringify(result.content).slice(0, 500)}`);
@@ -192,6 +194,10 @@ try {
       const index = (round + k) % sides.length;
       const side = sides[index]!;
       side.times.push(await side.run(`Round ${round} ${index}`));
+      // A pause between sides, outside every timing: errand serve opens its next spare context after
+      // a task ends (src/providers/local/localProvider.ts), and that work must not land inside
+      // another side's timed task (in a chat, calls are seconds apart anyway).
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
   }
 } finally {
