@@ -9,7 +9,7 @@ import { after, describe, test } from "node:test";
 import { baseEnv, errandInProcess } from "./support/runInProcess.js";
 
 /** `errand ...args` in process with only `env` (plus PATH/HOME) and `stdin`. */
-const runErrand = (args: string[], options: { env: Record<string, string>; stdin?: string }) => errandInProcess(args, baseEnv(options.env), options.stdin ?? "");
+const secretCli = (args: string[], options: { env: Record<string, string>; stdin?: string }) => errandInProcess(args, baseEnv(options.env), options.stdin ?? "");
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-secret-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,14 +19,14 @@ describe("errand secret", () => {
   test("errand secret set reads the value from piped stdin and list shows names and sites, never the value", async () => {
     const home = join(scratch, "a");
     const env = { ERRAND_HOME: home };
-    const set = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com", "--site", "http://127.0.0.1:8080"], { env, stdin: `${CANARY}\n` });
+    const set = await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com", "--site", "http://127.0.0.1:8080"], { env, stdin: `${CANARY}\n` });
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stderr, /secret portal declared \(stored encrypted\); may be typed into http:\/\/127\.0\.0\.1:8080, https:\/\/portal\.example\.com/);
-    const list = await runErrand(["secret", "list", "--json"], { env });
+    const list = await secretCli(["secret", "list", "--json"], { env });
     assert.equal(list.code, 0);
     const parsed = (JSON.parse(list.stdout) as { data: { secrets: Array<Record<string, unknown>> } }).data;
     assert.deepEqual(Object.keys(parsed.secrets[0] ?? {}).sort(), ["createdAt", "name", "sites", "sourceKind", "updatedAt"]);
-    const plain = await runErrand(["secret", "list"], { env });
+    const plain = await secretCli(["secret", "list"], { env });
     assert.match(plain.stdout, /^portal {2}stored/m);
     for (const run of [set, list, plain]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY));
     for (const file of readdirSync(home, { recursive: true }) as string[]) {
@@ -35,25 +35,25 @@ describe("errand secret", () => {
       assert.ok(!readFileSync(path).toString("latin1").includes(CANARY), `${file} holds the value`);
     }
     assert.equal(statSync(home).mode & 0o777, 0o700);
-    const del = await runErrand(["secret", "delete", "portal"], { env });
+    const del = await secretCli(["secret", "delete", "portal"], { env });
     assert.equal(del.code, 0);
-    const again = await runErrand(["secret", "delete", "portal"], { env });
+    const again = await secretCli(["secret", "delete", "portal"], { env });
     assert.match(again.stderr, /\[secret_unknown\]/);
   });
 
   test("errand secret set refuses a value on the command line, errand's own variables and bad sites", async () => {
     const env = { ERRAND_HOME: join(scratch, "b"), ERRAND_OWNER_PASSWORD: CANARY };
-    const argv = await runErrand(["secret", "set", "portal", CANARY, "--site", "https://portal.example.com"], { env, stdin: "" });
+    const argv = await secretCli(["secret", "set", "portal", CANARY, "--site", "https://portal.example.com"], { env, stdin: "" });
     assert.equal(argv.code, 2);
     assert.match(argv.stderr, /too many arguments/);
-    const own = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com", "--from-env", "ERRAND_OWNER_PASSWORD"], { env });
+    const own = await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com", "--from-env", "ERRAND_OWNER_PASSWORD"], { env });
     assert.equal(own.code, 2);
     assert.match(own.stderr, /\[secret_source_refused\]/);
-    const site = await runErrand(["secret", "set", "portal", "--site", "https://portal.example.com/login"], { env, stdin: CANARY });
+    const site = await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com/login"], { env, stdin: CANARY });
     assert.match(site.stderr, /\[invalid_secret_site\]/);
-    const noSite = await runErrand(["secret", "set", "portal"], { env, stdin: CANARY });
+    const noSite = await secretCli(["secret", "set", "portal"], { env, stdin: CANARY });
     assert.equal(noSite.code, 2);
-    const list = await runErrand(["secret", "list"], { env });
+    const list = await secretCli(["secret", "list"], { env });
     assert.match(list.stdout, /no secrets declared/);
   });
 });
