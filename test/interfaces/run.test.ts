@@ -6,13 +6,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { errandInProcess } from "./cli/support/runInProcess.js";
 
 const SECRET = "Zq9 pass/word+&%!";
 let sites: Awaited<ReturnType<typeof startFixtureSites>>;
 let home: string;
 
-/** Runs the CLI as a real process (asynchronously: the fixture site lives in this process). */
+/**
+ * Runs the CLI in this process (runCli, as main.ts calls it), with this process's environment plus
+ * ERRAND_HOME and a short retry delay. Most cases here are about what `errand run` decides, which
+ * is the same in process; the secret canary and the demo also run as real processes (below).
+ */
 function errand(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return errandInProcess(args, { ...inherited, ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "300", ...env }, input ?? "");
+}
+
+/**
+ * Runs the CLI as a real process (asynchronously: the fixture site lives in this process): where
+ * what the process itself writes matters (a secret must not reach its real stdout or stderr by any
+ * path) or the command is README's quick start.
+ */
+function errandProcess(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "300", ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -106,7 +121,7 @@ describe("errand run", () => {
     assert.equal(declared.code, 0, declared.stderr);
     for (const json of [[], ["--json"]]) {
       // ERRAND_OWNER_APPROVAL=none: this test is about the secret's path, not the owner's approval (test/interfaces/cli/approval.test.ts).
-      const r = await errand(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { ERRAND_OWNER_APPROVAL: "none" });
+      const r = await errandProcess(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { ERRAND_OWNER_APPROVAL: "none" });
       assert.equal(r.code, 1, r.stderr);
       assert.ok(sites.site.hits.some((h) => h.path === "/welcome"), "the form was submitted with the secret");
       const spellings = [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ s: SECRET }).toString().slice(2), "Zq9"];
@@ -155,7 +170,7 @@ describe("errand run goes through submit, runner and collect", () => {
 
 describe("errand demo", () => {
   test("prints three receipts: the read and the write with a declared secret PASS, the look-alike site is BLOCKED", async () => {
-    const r = await errand(["demo"]);
+    const r = await errandProcess(["demo"]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout.match(/^PASS/gm)?.length, 2);
     assert.equal(r.stdout.match(/^BLOCKED/gm)?.length, 1);
