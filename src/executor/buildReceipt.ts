@@ -2,7 +2,7 @@ import type { BlockedRequest, EphemeralEvidence, Receipt, ReceiptStatus } from "
 import { settleWriteStatus } from "../receipt/settleWriteStatus.js";
 import type { Task } from "../task/taskTypes.js";
 import { isExpectation } from "../task/taskTypes.js";
-import { UNTRUSTED_URL_CHARS, untrusted } from "../receipt/untrustedText.js";
+import { UNTRUSTED_URL_CHARS, untrusted, untrustedValues } from "../receipt/untrustedText.js";
 import type { AttemptState, BlockedFacts } from "./attemptState.js";
 import type { Redactor } from "./redactor.js";
 
@@ -41,9 +41,11 @@ export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrows
 
 /**
  * Builds the durable receipt and the live-only evidence, scrubbing every secret spelling from both.
- * The addresses the page chose (finalUrl, each blocked request's url and the reason naming it) are
- * put into the untrusted wrapper here, once, after their scrub: the stored receipt, the CLI, REST
- * and MCP then all carry the same wrapped text (docs/RECEIPTS.md "Untrusted page text").
+ * The addresses the page chose (finalUrl, each blocked request's url and the reason naming it) and,
+ * with full retention, the extracted values are put into the untrusted wrapper here, once, after
+ * their scrub: the stored receipt, the CLI, REST and MCP then all carry the same wrapped text
+ * (docs/RECEIPTS.md "Untrusted page text"). The live-only values stay plain strings: the whole
+ * ephemeral object is marked untrusted where it is shown.
  */
 export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor: Redactor): { receipt: Receipt; ephemeral: EphemeralEvidence } {
   const { task } = facts;
@@ -71,7 +73,7 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
     ...(state.failure === null ? {} : { failure: state.failure }),
     ...(task.evidence === undefined ? {} : { artifacts: state.artifacts }),
     ...(state.artifactsOmitted === null ? {} : { artifactsOmitted: state.artifactsOmitted }),
-    ...(full ? { outputs: state.outputs } : {}),
+    ...(full ? { outputs: untrustedValues(state.outputs) } : {}),
     ...(full && facts.sessionId !== undefined ? { providerSessionId: facts.sessionId } : {}),
   };
   const ephemeral: EphemeralEvidence = {

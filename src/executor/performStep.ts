@@ -1,11 +1,9 @@
-import { untrusted } from "../receipt/untrustedText.js";
+import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, Step } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
-/** Extracted text is capped so a page cannot flood a receipt. */
-export const MAX_EXTRACT_CHARS = 10_000;
 const POLL_MS = 100;
 
 export interface StepEnvironment {
@@ -50,14 +48,15 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         if (!chosen.includes(step.value)) throw new StepFailure("step_failed", `No option with value "${step.value}" was selected.`);
         return {};
       }
+      // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
         const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
-        return { output: { name: step.name, value: env.scrub(text).slice(0, MAX_EXTRACT_CHARS) } };
+        return { output: { name: step.name, value: env.scrub(text).slice(0, UNTRUSTED_VALUE_CHARS) } };
       }
       case "extract_attribute": {
         const value = await page.locator(step.selector).getAttribute(step.attribute, { timeout: timeoutMs });
         if (value === null) throw new StepFailure("step_failed", `The element has no "${step.attribute}" attribute.`);
-        return { output: { name: step.name, value: env.scrub(value).slice(0, MAX_EXTRACT_CHARS) } };
+        return { output: { name: step.name, value: env.scrub(value).slice(0, UNTRUSTED_VALUE_CHARS) } };
       }
       case "expect_text":
         return { check: await expectText(step, index, env) };

@@ -121,8 +121,11 @@ export interface Receipt {
   artifacts?: ArtifactRecord[];
   /** Why an artifact the task asked for was not taken (page gone, over the byte cap, a secret shown on the page). */
   artifactsOmitted?: string;
-  /** Extracted values: present only with evidenceRetention "full". */
-  outputs?: Record<string, string>;
+  /**
+   * Extracted values by output name, each in the untrusted wrapper (whole, as the page had it, up
+   * to 10,000 characters: untrustedValue): present only with evidenceRetention "full".
+   */
+  outputs?: Record<string, UntrustedText>;
   /** Provider session id: present only with evidenceRetention "full". */
   providerSessionId?: string;
 }

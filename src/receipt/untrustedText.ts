@@ -18,10 +18,27 @@ export const UNTRUSTED_NOTICE =
 export const UNTRUSTED_TEXT_CHARS = 300;
 /** Cap of a wrapped address (a receipt's finalUrl, a blocked request's url), in characters. */
 export const UNTRUSTED_URL_CHARS = 500;
+/** Cap of one extracted value (extract_text, extract_attribute), in characters: the executor cuts a value here when it reads it, so a page cannot flood a receipt. */
+export const UNTRUSTED_VALUE_CHARS = 10_000;
 
 export function untrusted(text: string, cap: number = UNTRUSTED_TEXT_CHARS): UntrustedText {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= cap ? { untrusted: true, text: flat } : { untrusted: true, text: `${flat.slice(0, cap)}…`, truncated: true };
+}
+
+/**
+ * Wraps a value the task asked for (an extracted value in a full-retention receipt's `outputs`)
+ * without reshaping it: unlike `untrusted`, line breaks and spacing stay as the page had them,
+ * because the value is data the caller reads whole (as the same value reads in `data.ephemeral`
+ * under minimal retention). Only the value cap applies.
+ */
+export function untrustedValue(text: string, cap: number = UNTRUSTED_VALUE_CHARS): UntrustedText {
+  return text.length <= cap ? { untrusted: true, text } : { untrusted: true, text: `${text.slice(0, cap)}…`, truncated: true };
+}
+
+/** Every value of a set of extracted values, each in the wrapper (`untrustedValue`). */
+export function untrustedValues(values: Readonly<Record<string, string>>): Record<string, UntrustedText> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, untrustedValue(value)]));
 }
 
 export function isUntrustedText(value: unknown): value is UntrustedText {

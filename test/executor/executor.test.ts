@@ -61,7 +61,7 @@ describe("executor on local Chromium", () => {
       context(),
     );
     assert.equal(receipt.status, "PARTIAL");
-    assert.deepEqual(receipt.outputs, { title: "Fixture Home" });
+    assert.deepEqual(receipt.outputs, { title: { untrusted: true, text: "Fixture Home" } }, "kept in the untrusted wrapper");
     assert.match(receipt.providerSessionId ?? "", /^local-/);
   });
 

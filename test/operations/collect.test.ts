@@ -129,7 +129,7 @@ describe("collect and inspect", () => {
       await h.service.runQueue();
       const collected = await h.reopen().service.collect(id);
       assert.ok(collected.ok);
-      assert.deepEqual(collected.receipt?.outputs, { title: "Example Domain" });
+      assert.deepEqual(collected.receipt?.outputs, { title: { untrusted: true, text: "Example Domain" } });
     } finally {
       await h.close();
     }

@@ -1,5 +1,5 @@
 // Receipts stored before page-derived text was wrapped where it is made (plain finalUrl, observed,
-// fallback reasons, blocked addresses) still read, and read into the wrapped shape; the stored
+// fallback reasons, blocked addresses, a full-retention receipt's extracted values) still read, and read into the wrapped shape; the stored
 // journal event, its MAC and journal verify are untouched by the upgrade.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -8,7 +8,7 @@ import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { canonicalJson } from "../../src/task/canonicalJson.js";
 import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
 import type { Receipt } from "../../src/receipt/receiptTypes.js";
-import { isUntrustedText, untrusted, UNTRUSTED_URL_CHARS } from "../../src/receipt/untrustedText.js";
+import { isUntrustedText, untrusted, UNTRUSTED_URL_CHARS, UNTRUSTED_VALUE_CHARS } from "../../src/receipt/untrustedText.js";
 import { upgradeStoredReceipt } from "../../src/receipt/upgradeStoredReceipt.js";
 import { openHarness } from "../operations/support/harness.js";
 import { readTask } from "../operations/support/tasks.js";
@@ -58,12 +58,29 @@ describe("upgradeStoredReceipt", () => {
     assert.equal(canonicalJson(upgradeStoredReceipt(empty)), canonicalJson(empty));
   });
 
+  test("a full-retention receipt's plain extracted values are wrapped whole (line breaks kept, the value cap); wrapped ones are kept; none stays none", () => {
+    const base = legacyReceipt(randomUUID(), "hmac-sha256:00");
+    const long = "v".repeat(UNTRUSTED_VALUE_CHARS + 5);
+    const legacy = { ...base, evidenceRetention: "full", outputs: { hours: "Mon  9-5\nTue 9-5", long, odd: 42 } } as unknown as Receipt;
+    const upgraded = upgradeStoredReceipt(legacy);
+    assert.deepEqual(upgraded.outputs?.["hours"], { untrusted: true, text: "Mon  9-5\nTue 9-5" });
+    assert.equal(upgraded.outputs?.["long"]?.truncated, true);
+    assert.equal(upgraded.outputs?.["long"]?.text.length, UNTRUSTED_VALUE_CHARS + 1);
+    assert.deepEqual(upgraded.outputs?.["odd"], { untrusted: true, text: "" }, "never passed through unmarked");
+    assert.equal((legacy as unknown as { outputs: Record<string, unknown> }).outputs["hours"], "Mon  9-5\nTue 9-5", "the stored object is not changed");
+    const current = upgradeStoredReceipt(upgraded);
+    assert.equal(canonicalJson(current), canonicalJson(upgraded), "not wrapped twice");
+    assert.equal("outputs" in upgradeStoredReceipt(base), false);
+  });
+
   test("a legacy receipt in the journal is collected wrapped (by this process and another); its event still verifies", async () => {
-    const legacyExecutor: ExecuteTask = (task, context) => Promise.resolve({ receipt: legacyReceipt(task.operationId, context.requestDigest), ephemeral: { ephemeral: true, outputs: {} } });
+    // A full-retention task whose extracted value was stored plain, as errand wrote it then.
+    const legacyExecutor: ExecuteTask = (task, context) =>
+      Promise.resolve({ receipt: { ...legacyReceipt(task.operationId, context.requestDigest), evidenceRetention: "full", outputs: { title: "Example Domain" } as never }, ephemeral: { ephemeral: true, outputs: {} } });
     const h = openHarness({ execute: legacyExecutor });
     try {
       const id = randomUUID();
-      const submitted = await h.service.submit(readTask(id));
+      const submitted = await h.service.submit(readTask(id, undefined, { evidenceRetention: "full" }));
       assert.ok(submitted.ok);
       await h.service.runQueue();
       const collected = await h.service.collect(id);
@@ -77,6 +94,7 @@ describe("upgradeStoredReceipt", () => {
         assert.ok(isUntrustedText(receipt.checks[0]?.observed));
         assert.ok(isUntrustedText(receipt.fallback[0]?.reason));
         assert.ok(isUntrustedText(receipt.network.blocked[0]?.url) && isUntrustedText(receipt.network.blocked[0]?.reason));
+        assert.deepEqual(receipt.outputs, { title: { untrusted: true, text: "Example Domain" } });
       }
       const verdict = await h.service.verifyJournal();
       assert.ok(verdict.ok, JSON.stringify(verdict));

@@ -103,9 +103,9 @@ describe("declared secrets end to end", () => {
     const file = taskFile(scratch, echoTask(sites.portal.origin));
     const run = await errand(["run", file, ...allowArgs(), "--json", "--receipt-out", receiptOut], env);
     assert.equal(run.code, 1, run.stderr);
-    const receipt = (JSON.parse(run.stdout) as { receipt: { status: string; error: { code: string }; outputs: Record<string, string>; finalUrl: { untrusted: true; text: string }; checks: { observed?: { untrusted: true; text: string } }[] } }).receipt;
+    const receipt = (JSON.parse(run.stdout) as { receipt: { status: string; error: { code: string }; outputs: Record<string, { untrusted: true; text: string }>; finalUrl: { untrusted: true; text: string }; checks: { observed?: { untrusted: true; text: string } }[] } }).receipt;
     assert.equal(receipt.error.code, "expectation_failed");
-    for (const name of ["upper", "split", "spaced", "plain"]) assert.match(receipt.outputs[name] ?? "", /\[REDACTED\]/, name);
+    for (const name of ["upper", "split", "spaced", "plain"]) assert.match(receipt.outputs[name]?.text ?? "", /\[REDACTED\]/, name);
     assert.match(receipt.finalUrl.text, /\[REDACTED\]/);
     assert.match(receipt.checks.at(-1)?.observed?.text ?? "", /\[REDACTED\]/);
     const readable = await errand(["run", file, ...allowArgs()], env);

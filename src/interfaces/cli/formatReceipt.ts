@@ -29,8 +29,8 @@ const BLOCKED_LINES = 5;
 
 /**
  * A receipt as a person reads it in a terminal. Every line that carries page-derived text (final
- * URL, observed, error.detail, route reasons, blocked requests) says so with "untrusted" before it.
- * Extracted values, if any, are marked as live-only.
+ * URL, observed, error.detail, route reasons, blocked requests, extracted values) says so with
+ * "untrusted" before it; extracted values not kept in the receipt are marked as live-only.
  */
 export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): string {
   const lines = [
@@ -69,9 +69,10 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
     lines.push(`  blocked     ${entry.method} ${entry.resourceType} (${entry.code}) (untrusted: the page chose it) ${entry.url.text}: ${entry.reason.text}`);
   }
   if (n.blocked.length > BLOCKED_LINES) lines.push(`  blocked     ... ${n.blocked.length - BLOCKED_LINES} more in the receipt's network.blocked`);
-  const outputs = receipt.outputs ?? ephemeral?.outputs ?? {};
+  // Kept values (full retention) are wrapped in the receipt; live-only ones are plain in the ephemeral evidence.
   const live = receipt.outputs === undefined;
-  for (const [name, value] of Object.entries(outputs)) {
+  const outputs: [string, string][] = live ? Object.entries(ephemeral?.outputs ?? {}) : Object.entries(receipt.outputs ?? {}).map(([name, value]) => [name, value.text]);
+  for (const [name, value] of outputs) {
     const shown = value.length > 200 ? `${value.slice(0, 197)}...` : value;
     lines.push(`  output      ${name} = (untrusted: page text) ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
   }

@@ -22,8 +22,9 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
 }
 
 /**
- * Shapes a receipt for an assistant: extracted values leave the receipt and go into `pageContent`,
- * which is labelled untrusted and length-capped (each value and all together). Everything else in
+ * Shapes a receipt for an assistant: extracted values leave the receipt (or the live-only evidence)
+ * and go into `pageContent`, which is labelled untrusted and length-capped (each value and all
+ * together). Everything else in
  * the receipt that quotes a page (observed, finalUrl, network.blocked, fallback reasons,
  * error.detail, failure) is already in the untrusted wrapper where it was made, and a stored
  * receipt from before that is read into the same shape (receipt/upgradeStoredReceipt): nothing is
@@ -31,7 +32,9 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
  */
 export function presentResult(receipt: Receipt | undefined, ephemeral: EphemeralEvidence | undefined): { receipt?: Record<string, unknown>; pageContent?: PageContent } {
   const result: { receipt?: Record<string, unknown>; pageContent?: PageContent } = {};
-  const outputs = receipt?.outputs ?? ephemeral?.outputs ?? {};
+  // A full-retention receipt's values are each in the wrapper; pageContent is the assistant's one
+  // wrapper for extracted values (notice, caps), so their text moves there unwrapped, not wrapped twice.
+  const outputs: Record<string, string> = receipt?.outputs === undefined ? (ephemeral?.outputs ?? {}) : Object.fromEntries(Object.entries(receipt.outputs).map(([name, value]) => [name, value.text]));
   if (receipt !== undefined) {
     const copy: Record<string, unknown> = { ...receipt };
     delete copy["outputs"];

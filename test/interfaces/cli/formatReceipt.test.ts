@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { formatReceipt } from "../../../src/interfaces/cli/formatReceipt.js";
 import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
 import type { Receipt } from "../../../src/receipt/receiptTypes.js";
-import { untrusted } from "../../../src/receipt/untrustedText.js";
+import { untrusted, untrustedValues } from "../../../src/receipt/untrustedText.js";
 import { upgradeStoredReceipt } from "../../../src/receipt/upgradeStoredReceipt.js";
 import { presentEphemeral } from "../../../src/interfaces/cli/operationOutput.js";
 import { PLANTED } from "../../support/plantedSentence.js";
@@ -56,13 +56,25 @@ describe("formatReceipt", () => {
     assert.deepEqual(presentEphemeral({ ephemeral: true, outputs: {} }), { ephemeral: true, outputs: {} }, "nothing to mark without values");
   });
 
+  test("a full-retention receipt's extracted values are wrapped whole and print labelled as untrusted page text, not as ephemeral", () => {
+    const kept = receipt({ evidenceRetention: "full", outputs: untrustedValues({ price: `42 EUR\n${PLANTED}` }) });
+    assert.deepEqual(kept.outputs, { price: { untrusted: true, text: `42 EUR\n${PLANTED}` } }, "line breaks kept: the value is data, read whole");
+    const text = formatReceipt(kept, { ephemeral: true, outputs: { price: `42 EUR\n${PLANTED}` } });
+    const lines = text.split("\n").filter((l) => l.includes(PLANTED));
+    assert.equal(lines.length, 1, text);
+    assert.equal(lines[0], `  output      price = (untrusted: page text) ${JSON.stringify(`42 EUR\n${PLANTED}`)}`, "the value's text, not its wrapper, and not marked ephemeral: it is kept");
+  });
+
   test("a receipt stored before the wrapper (plain strings) is read into it and prints the same", () => {
     const legacy = receipt({
       finalUrl: "https://shop.example.com/done" as never,
       checks: [{ step: 0, action: "expect_text", expected: "Saved", match: "contains", passed: false, observed: "Not saved" as never }],
+      evidenceRetention: "full",
+      outputs: { price: "42 EUR" } as never,
     });
     const text = formatReceipt(upgradeStoredReceipt(legacy));
     assert.match(text, /saw \(untrusted page text\) "Not saved"/);
+    assert.match(text, /output +price = \(untrusted: page text\) "42 EUR"$/m);
     assert.match(text, /final URL +\(untrusted: the page chose it\) https:\/\/shop.example.com\/done/);
   });
 });

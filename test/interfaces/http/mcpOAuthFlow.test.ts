@@ -151,6 +151,12 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal(page.untrusted, true);
     assert.match(page.notice, /never as instructions/);
     assert.deepEqual(page.values.map((v) => [v.name, v.text]), [["title", "Example Domain"]]);
+    // Full retention: the receipt keeps the value (wrapped); the assistant gets it once, in pageContent.
+    const kept = await call("errand_run", { task: readTask(randomUUID(), "extract", { evidenceRetention: "full" }), waitSeconds: 20 });
+    assert.equal(kept.isError, undefined, JSON.stringify(kept.content));
+    const keptPage = kept.structuredContent?.["pageContent"] as { ephemeral: boolean; values: { name: string; text: string }[] };
+    assert.deepEqual([keptPage.ephemeral, keptPage.values.map((v) => [v.name, v.text])], [false, [["title", "Example Domain"]]]);
+    assert.equal((kept.structuredContent?.["receipt"] as Record<string, unknown>)["outputs"], undefined, "not repeated in the receipt");
 
     const writeId = randomUUID();
     await server.ops.service.submit(writeTask(writeId));

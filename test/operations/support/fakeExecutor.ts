@@ -1,7 +1,7 @@
 // A deterministic stand-in for the browser executor, driven by the task's label. Not a test file.
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
 import { emptyNetworkEvidence } from "../../../src/receipt/emptyNetworkEvidence.js";
-import { untrusted } from "../../../src/receipt/untrustedText.js";
+import { untrusted, untrustedValues } from "../../../src/receipt/untrustedText.js";
 import type { ErrorCode } from "../../../src/errors/errorCodes.js";
 import type { Receipt, ReceiptStatus } from "../../../src/receipt/receiptTypes.js";
 import type { Task } from "../../../src/task/taskTypes.js";
@@ -111,7 +111,7 @@ function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, cod
     mutationBoundary: boundary,
     evidenceRetention: task.evidenceRetention,
     fallback: [],
-    ...(task.evidenceRetention === "full" && Object.keys(outputs).length > 0 ? { outputs } : {}),
+    ...(task.evidenceRetention === "full" && Object.keys(outputs).length > 0 ? { outputs: untrustedValues(outputs) } : {}),
   };
   return { receipt, ephemeral: { ephemeral: true, outputs } };
 }
