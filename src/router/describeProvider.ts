@@ -1,4 +1,6 @@
 import { KERNEL_USD_PER_GB_SECOND } from "../providers/usageEstimate.js";
+import type { UntrustedText } from "../receipt/untrustedText.js";
+import { untrusted } from "../receipt/untrustedText.js";
 import type { ProviderStateRecord, UsageTotals } from "../store/ProviderStore.js";
 import type { BreakerRecord } from "../store/Store.js";
 import { periodEndMs, worstCaseUsage } from "./budgetPeriod.js";
@@ -46,7 +48,12 @@ export interface ProviderStatus {
   /** The latest smoke PASSed and no credential refusal came after it. */
   verified: boolean;
   lastSmoke: { status: string; operationId: string | null; code: string | null; at: string } | null;
-  authFailure: { at: string; reason: string } | null;
+  /**
+   * The provider's latest refusal of errand's credential (401/403): when, and the words recorded
+   * then (errand's message and the provider's answer, which may quote a page) in the untrusted
+   * wrapper. errand's own sentence about it is `reason`.
+   */
+  authFailure: { at: string; reason: UntrustedText } | null;
   circuit: { state: string; failures: number; openUntil: string | null };
   /** A 429 asked errand to wait until then. */
   backoffUntil: string | null;
@@ -114,7 +121,10 @@ export function describeProvider(facts: ProviderFacts, nowMs: number, nextBudget
     configured: facts.missing === null,
     verified,
     lastSmoke: record.smokeStatus === null || record.smokeMs === null ? null : { status: record.smokeStatus, operationId: record.smokeOperationId, code: record.smokeErrorCode, at: new Date(record.smokeMs).toISOString() },
-    authFailure: record.authFailedMs === null ? null : { at: new Date(record.authFailedMs).toISOString(), reason: record.authReason ?? "" },
+    // Wrapped when shown, not when recorded: both stores keep the words in the plain text column
+    // they always had, so rows recorded before this rule read exactly like new ones (no migration,
+    // no upgrade step), and this is the one reader of authReason, so no path shows them unwrapped.
+    authFailure: record.authFailedMs === null ? null : { at: new Date(record.authFailedMs).toISOString(), reason: untrusted(record.authReason ?? "") },
     circuit: { state: breaker.state, failures: breaker.failures, openUntil: iso(breaker.openUntilMs) },
     backoffUntil: record.backoffUntilMs !== null && record.backoffUntilMs > nowMs ? iso(record.backoffUntilMs) : null,
     concurrency: facts.concurrency === null ? null : { cap: facts.concurrency, inUse: facts.usage?.liveSlots ?? 0 },
@@ -137,12 +147,17 @@ export function describeProvider(facts: ProviderFacts, nowMs: number, nextBudget
   return status("UNVERIFIED", unverifiedReason(facts), null);
 }
 
-/** Why a configured provider is not verified, with the command that verifies it. */
+/**
+ * Why a configured provider is not verified, with the command that verifies it, in errand's words
+ * only: the recorded words of a refusal are not quoted (they may quote a page, and this sentence
+ * reaches the plain `reason` of the provider list and the router's skips); `authFailure.reason`
+ * shows them, wrapped.
+ */
 export function unverifiedReason(facts: Pick<ProviderFacts, "name" | "record">): string {
   const { record, name } = facts;
   const next = `run "errand provider smoke ${name}" to verify it.`;
   if (record.authFailedMs !== null && (record.smokeMs === null || record.authFailedMs >= record.smokeMs)) {
-    return `${name} refused errand's credential at ${new Date(record.authFailedMs).toISOString()} (${record.authReason ?? "401/403"}); fix the credential, then ${next}`;
+    return `${name} refused errand's credential (HTTP 401/403) at ${new Date(record.authFailedMs).toISOString()} (its answer is shown by "errand provider list"); fix the credential, then ${next}`;
   }
   if (record.smokeStatus !== null && record.smokeMs !== null) {
     return `The latest smoke on ${name} (${new Date(record.smokeMs).toISOString()}) ended ${record.smokeStatus}${record.smokeErrorCode === null ? "" : ` (${record.smokeErrorCode})`}, not PASS; ${next}`;

@@ -17,6 +17,7 @@ import type { ProviderStateRecord } from "../../src/store/ProviderStore.js";
 import type { BreakerRecord } from "../../src/store/Store.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import type { Task } from "../../src/task/taskTypes.js";
+import { outsideWrapper, PLANTED, plantedIn } from "../support/plantedSentence.js";
 
 const NOW = Date.UTC(2026, 11, 15, 12, 0, 0);
 const BUDGET_MS = 25 * SECOND;
@@ -213,5 +214,16 @@ describe("provider states", () => {
     assert.equal(spent.state, "BUDGET_EXHAUSTED");
     assert.equal(spent.until, null, "a one-time credit does not come back by itself");
     assert.equal(describe1("local", {}).state, "OPERATIONAL");
+  });
+
+  test("a refusal's recorded words (which may quote a page) are shown only in the untrusted wrapper: authFailure.reason; the state's reason and the router's skip are errand's words", () => {
+    const said = `Kernel refused errand's credential (HTTP 401) while creating a browser; check KERNEL_API_KEY. the page answered: ${PLANTED}`;
+    const refused = describe1("kernel", { ...ready, record: { verifiedMs: null, authFailedMs: NOW, authReason: said } });
+    assert.deepEqual(refused.authFailure, { at: new Date(NOW).toISOString(), reason: { untrusted: true, text: said } });
+    assert.equal(plantedIn(outsideWrapper(refused)), false, outsideWrapper(refused));
+    const found = facts({ kernel: { ...ready, record: { verifiedMs: null, authFailedMs: NOW, authReason: said } } });
+    const skipped = planRoute(task(), config, found, NOW, BUDGET_MS).steps.find((s) => s.kind === "skip" && s.skip.provider === "kernel");
+    assert.ok(skipped?.kind === "skip" && skipped.skip.code === "provider_unverified", JSON.stringify(skipped));
+    assert.equal(plantedIn(skipped.skip.reason), false, skipped.skip.reason);
   });
 });

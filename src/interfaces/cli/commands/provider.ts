@@ -85,6 +85,8 @@ function formatStatus(status: ProviderStatus): string {
     lines.push(`  budget   ${b.used}${b.reserved > 0 ? ` (+${b.reserved} held)` : ""} of ${b.limit} ${b.unit} ${b.period === "month" ? `this month, resets ${b.periodEnd ?? ""}` : "in all (one-time credit)"}${dollars}`);
   }
   if (status.backoffUntil !== null) lines.push(`  429      backing off until ${status.backoffUntil}`);
+  // The recorded words of the last 401/403 may quote the provider's response body, hence a page.
+  if (status.authFailure !== null) lines.push(`  refused  ${status.authFailure.at} (untrusted: the provider's words) ${status.authFailure.reason.text}`);
   return lines.join("\n");
 }
 
