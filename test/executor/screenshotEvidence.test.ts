@@ -14,13 +14,13 @@ import { SCREENSHOT_LIMITS, takeScreenshot } from "../../src/executor/takeScreen
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { decodePng } from "../fixtures/decodePng.js";
 import { jpegInfo } from "../fixtures/jpegInfo.js";
-import type { DecodedPng } from "../fixtures/decodePng.js";
 import { startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 import { carriesCanary } from "../secrets/support/secretSites.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 import { memoryVault } from "./memoryVault.js";
+import { FORM, GREEN, MASK, regionIs } from "./screenshotPixels.js";
 
 const CANARY = "Canary-Screenshot-Secret-5150";
 const provider = createLocalProvider({ env: process.env });
@@ -28,12 +28,6 @@ let site: FixtureServer;
 let execute: ExecuteTask;
 
 const html = (body: string) => `<!doctype html><html><head><title>Evidence</title></head><body>${body}</body></html>`;
-/** A password field (top, 60 px, holding a known value) and a green text field below it, each a known region. */
-const FORM = `<style>body{margin:0;background:#fff} input{position:absolute;left:0;width:100%;border:0;padding:0;margin:0;background:#00ff00;color:#000;font-size:40px}</style>
-  <input id="pw" type="password" value="pw-value-9917" style="top:0;height:60px">
-  <input id="plain" type="text" value="visible text" style="top:100px;height:300px">
-  <p id="done" style="position:absolute;top:450px">Ready</p>`;
-
 /** A noisy canvas larger than the viewport: its PNG is well over 1 MiB. */
 const NOISE = `<style>body{margin:0}</style><canvas id="c" width="1600" height="1000"></canvas><p id="done">Ready</p><script>
   const c = document.getElementById("c").getContext("2d"); const img = c.createImageData(1600, 1000);
@@ -48,7 +42,8 @@ before(async () => {
       void res.writeHead(200, { "content-type": "text/html" }).end(
         // sandbox without allow-same-origin: the frame has an opaque origin, cross-origin to this page.
         // (An iframe from another loopback port or address is refused by Chromium's own Local Network
-        // Access checks here, ERR_BLOCKED_BY_LOCAL_NETWORK_ACCESS_CHECKS, so it cannot be the test.)
+        // Access checks here, ERR_BLOCKED_BY_LOCAL_NETWORK_ACCESS_CHECKS: the cross-site, out-of-process
+        // case is screenshotEvidenceCrossSite.test.ts, on public-looking hosts in a network namespace.)
         html(`<style>body{margin:0}</style><iframe sandbox="allow-scripts" src="/inner" style="position:absolute;left:0;top:0;width:100%;height:420px;border:0"></iframe><p style="position:absolute;top:450px">Ready</p>`),
       ),
     // The typed value drawn on a canvas: pixels only, no text the secret check can read.
@@ -74,16 +69,6 @@ after(async () => {
   await provider.shutdown();
   await site.close();
 });
-
-const MASK: [number, number, number] = [255, 0, 255];
-const GREEN: [number, number, number] = [0, 255, 0];
-const near = (p: [number, number, number], q: [number, number, number]) => p.every((v, i) => Math.abs(v - (q[i] ?? 0)) <= 8);
-
-/** Every pixel of a region sampled on a grid is the colour. */
-function regionIs(png: DecodedPng, colour: [number, number, number], box: { x0: number; y0: number; x1: number; y1: number }): boolean {
-  for (let y = box.y0; y <= box.y1; y += 4) for (let x = box.x0; x <= box.x1; x += 8) if (!near(png.pixel(x, y), colour)) return false;
-  return true;
-}
 
 describe("evidence.screenshots", { timeout: 120_000 }, () => {
   test("final: one PNG of the viewport, listed in the receipt by index, hash, size and media type; password field uniformly masked, other fields not", async () => {
