@@ -6,6 +6,7 @@ import { toOperation } from "../../rows/operationRows.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
+import type { RowWithLatestEvent } from "./rowWithLatestEvent.js";
 import { selectRowWithLatestEvent } from "./rowWithLatestEvent.js";
 
 /**
@@ -33,14 +34,14 @@ export async function claimNext(tx: PgTx, runnerId: string, leaseMs: number, onl
 /**
  * The row claimNext would claim, locked and authenticated, without touching the journal yet: a
  * finishing attempt picks its successor before it locks the journal head, so the head (which every
- * writer serializes on) is held only for the writes themselves.
+ * writer serializes on) is held only for the writes themselves. `first` is the first candidate when
+ * the caller already read it with claimableQuery ("none": it found none).
  */
-export async function pickClaimable(tx: PgTx, onlyOperationId?: string): Promise<OperationRow | undefined> {
+export async function pickClaimable(tx: PgTx, onlyOperationId?: string, first?: RowWithLatestEvent | "none"): Promise<OperationRow | undefined> {
   const refused: string[] = [];
-  for (;;) {
-    const candidate =
-      onlyOperationId === undefined ? await selectRowWithLatestEvent(tx, NEXT_QUEUED, [tx.now, refused]) : await selectRowWithLatestEvent(tx, ONLY_QUEUED, [tx.now, onlyOperationId]);
-    if (candidate === undefined) return undefined;
+  for (let candidate = first; ; candidate = undefined) {
+    candidate ??= await selectRowWithLatestEvent(tx, ...claimableQuery(tx, onlyOperationId, refused));
+    if (candidate === undefined || candidate === "none") return undefined;
     const row = candidate.row;
     if (await isAuthentic(tx, row, candidate)) return row;
     if (onlyOperationId !== undefined) return undefined;
@@ -48,9 +49,22 @@ export async function pickClaimable(tx: PgTx, onlyOperationId?: string): Promise
   }
 }
 
+/**
+ * The selection pickClaimable starts from (locked, SKIP LOCKED), skipping `refused`; a finishing
+ * attempt reads it in the statement that locks its leased row (finishAttempt) and hands the
+ * candidate to pickClaimable, which reads further only when that candidate is refused.
+ */
+export function claimableQuery(tx: PgTx, onlyOperationId: string | undefined, refused: readonly string[] = []): [string, unknown[]] {
+  return onlyOperationId === undefined ? [NEXT_QUEUED, [tx.now, refused]] : [ONLY_QUEUED, [tx.now, onlyOperationId]];
+}
+
 export async function claimRow(tx: PgTx, row: OperationRow, runnerId: string, leaseMs: number): Promise<ClaimedOperation> {
   const token = randomUUID();
-  const next = await applyTransition(tx, row, claim(toOperation(row), tx.now, { runnerId, leaseMs }), token);
+  return claimedOperation(await applyTransition(tx, row, claim(toOperation(row), tx.now, { runnerId, leaseMs }), token), token);
+}
+
+/** What a claim hands the runner: the row as stored after the claim, and its lease token. */
+export function claimedOperation(next: OperationRow, token: string): ClaimedOperation {
   return { operation: toOperation(next), taskJson: next.task_json, lease: { operationId: next.operation_id, token }, attempt: next.attempts };
 }
 

@@ -1,13 +1,15 @@
 import type { AttemptResolution, ClaimRequest, ExpiredLease, FinishResult, LeaseRef, OperationRecord, RecoveredLease } from "../../Store.js";
-import { resolve } from "../../operationTransitions.js";
+import { randomUUID } from "node:crypto";
+import { claim, resolve } from "../../operationTransitions.js";
 import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";
-import { applyTransition } from "../applyTransition.js";
+import type { TransitionOf } from "../applyTransition.js";
+import { applyTransition, applyTransitions } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
-import { claimNext, claimRow, pickClaimable } from "./claimNext.js";
-import { selectLeasedRow } from "./operationRowPg.js";
-import { selectRowsWithLatestEvent } from "./rowWithLatestEvent.js";
+import { claimableQuery, claimedOperation, claimNext, pickClaimable } from "./claimNext.js";
+import { leasedRowQuery } from "./operationRowPg.js";
+import { selectRowsWithLatestEvent, selectTwoWithLatestEvent } from "./rowWithLatestEvent.js";
 
 /** Ends the current attempt of a locked running row as `resolution` says (operationTransitions.resolve). */
 function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolution): Promise<OperationRow> {
@@ -21,20 +23,36 @@ function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolut
  * claims the next eligible operation in the same transaction.
  */
 export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
-  const leased = await selectLeasedRow(tx, lease.operationId, lease.token);
+  // The leased row and (when asked) the successor's first candidate, both locked, in one statement;
+  // every read and row lock comes before the writes.
+  const [leasedSql, leasedValues] = leasedRowQuery(lease.operationId, lease.token);
+  const [nextSql, nextValues] = claimableQuery(tx, next?.onlyOperationId);
+  const read =
+    next === undefined
+      ? { first: await selectRowsWithLatestEvent(tx, leasedSql, leasedValues), second: [] }
+      : await selectTwoWithLatestEvent(tx, { sql: leasedSql, values: leasedValues }, { sql: nextSql, values: nextValues });
+  const leased = read.first[0];
   const row = leased?.row;
   const authentic = leased !== undefined && (await isAuthentic(tx, leased.row, leased));
-  // Every read and row lock first, the journal head (locked by the first write) last: see pickClaimable.
-  const successor = next === undefined ? undefined : await pickClaimable(tx, next.onlyOperationId);
+  const successor = next === undefined ? undefined : await pickClaimable(tx, next.onlyOperationId, read.second[0] ?? "none");
   let applied: AttemptResolution | undefined;
+  const writes: TransitionOf[] = [];
   if (row !== undefined && authentic) {
     applied = decide(toOperation(row));
-    await applyResolution(tx, row, applied);
+    writes.push({ row, transition: resolve(toOperation(row), tx.now, applied) });
   }
-  if (next === undefined) return { applied, next: undefined };
-  // Nothing was eligible before the resolution; the attempt just requeued (without delay) may be now.
-  if (successor === undefined) return { applied, next: await claimNext(tx, next.runnerId, next.leaseMs, next.onlyOperationId) };
-  return { applied, next: await claimRow(tx, successor, next.runnerId, next.leaseMs) };
+  if (next === undefined || successor === undefined) {
+    if (writes.length > 0) await applyTransitions(tx, writes);
+    if (next === undefined) return { applied, next: undefined };
+    // Nothing was eligible before the resolution; the attempt just requeued (without delay) may be now.
+    return { applied, next: await claimNext(tx, next.runnerId, next.leaseMs, next.onlyOperationId) };
+  }
+  // The resolution and the successor's claim: one statement.
+  const token = randomUUID();
+  writes.push({ row: successor, transition: claim(toOperation(successor), tx.now, { runnerId: next.runnerId, leaseMs: next.leaseMs }), leaseToken: token });
+  const claimed = (await applyTransitions(tx, writes)).at(-1);
+  if (claimed === undefined) throw new Error("applyTransitions returned no row");
+  return { applied, next: claimedOperation(claimed, token) };
 }
 
 /**

@@ -10,5 +10,10 @@ export function selectOperationRow(tx: PgTx, operationId: string, lock = false):
 
 /** The running row the token holds, locked, with its latest event; undefined when the lease was lost (recovered, re-claimed, finished). */
 export function selectLeasedRow(tx: PgTx, operationId: string, token: string): Promise<RowWithLatestEvent | undefined> {
-  return selectRowWithLatestEvent(tx, "SELECT * FROM operations WHERE operation_id = $1 AND phase = 'running' AND lease_token = $2 FOR UPDATE", [operationId, token]);
+  return selectRowWithLatestEvent(tx, ...leasedRowQuery(operationId, token));
+}
+
+/** The selection selectLeasedRow makes (for callers that read it together with another). */
+export function leasedRowQuery(operationId: string, token: string): [string, unknown[]] {
+  return ["SELECT * FROM operations WHERE operation_id = $1 AND phase = 'running' AND lease_token = $2 FOR UPDATE", [operationId, token]];
 }

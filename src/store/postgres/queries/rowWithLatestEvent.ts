@@ -38,3 +38,26 @@ export async function selectRowsWithLatestEvent(tx: PgTx, inner: string, values:
 export async function selectRowWithLatestEvent(tx: PgTx, inner: string, values: readonly unknown[]): Promise<RowWithLatestEvent | undefined> {
   return (await selectRowsWithLatestEvent(tx, inner, values))[0];
 }
+
+/** `$n` placeholders of `sql` moved up by `offset`. */
+function shifted(sql: string, offset: number): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
+/**
+ * Two row selections (each with its FOR UPDATE [SKIP LOCKED]), each row with its latest event, in one
+ * statement: the first's rows, then the second's (parameters numbered after the first's). The arms
+ * run in that order, so the first's row locks are taken first. For a finishing attempt, which locks
+ * its leased row and picks its successor: one round trip instead of two.
+ */
+export async function selectTwoWithLatestEvent(
+  tx: PgTx,
+  first: { sql: string; values: readonly unknown[] },
+  second: { sql: string; values: readonly unknown[] },
+): Promise<{ first: RowWithLatestEvent[]; second: RowWithLatestEvent[] }> {
+  const text = `SELECT 1 AS arm, a.* FROM (${joined(first.sql)}) a UNION ALL SELECT 2 AS arm, b.* FROM (${joined(shifted(second.sql, first.values.length))}) b`;
+  const rows = await tx.rows<Record<string, unknown>>(text, [...first.values, ...second.values]);
+  const result = { first: [] as RowWithLatestEvent[], second: [] as RowWithLatestEvent[] };
+  for (const { arm, ...record } of rows) (arm === 1 ? result.first : result.second).push(split(record));
+  return result;
+}
