@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "../task/canonicalJson.js";
 import type { HeadFields, JournalEventRow, TombstoneFields } from "./journalTypes.js";
 
@@ -49,7 +49,8 @@ export interface JournalSealer {
 
 export function createJournalSealer(key: Uint8Array): JournalSealer {
   if (key.length < MIN_JOURNAL_KEY_BYTES) throw new RangeError(`journal key must be at least ${MIN_JOURNAL_KEY_BYTES} bytes`);
-  const secret = Buffer.from(key);
+  // Imported once as a key object: every event, head and check on the hot path MACs with it.
+  const secret = createSecretKey(Buffer.from(key));
   const mac = (domain: string, text: string): string => createHmac("sha256", secret).update(`${domain}\u0000${text}`, "utf8").digest("hex");
   const keyId = mac(DOMAIN.keyId, "").slice(0, 16);
   return {

@@ -7,7 +7,11 @@ import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
-/** Candidates read per page; more than one page is read only when rows were refused. */
+/**
+ * Candidates read per page after the first. The first page is one row: the oldest candidate is
+ * almost always authentic, and every row read is materialized with its task document. Later pages
+ * are read only when rows were refused.
+ */
 const CANDIDATES = 8;
 
 /**
@@ -19,15 +23,17 @@ const CANDIDATES = 8;
  */
 export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number, onlyOperationId?: string): ClaimedOperation | undefined {
   const now = ctx.clock();
-  for (let offset = 0; ; offset += CANDIDATES) {
-    const rows = (
-      onlyOperationId === undefined
-        ? ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT ? OFFSET ?").all(now, CANDIDATES, offset)
-        : ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").all(now, onlyOperationId)
-    ) as OperationRow[];
+  if (onlyOperationId !== undefined) {
+    const only = ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").get(now, onlyOperationId) as OperationRow | undefined;
+    return only !== undefined && isAuthentic(ctx, only) ? claimRow(ctx, only, runnerId, leaseMs, now) : undefined;
+  }
+  for (let offset = 0; ; ) {
+    const limit = offset === 0 ? 1 : CANDIDATES;
+    const rows = ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT ? OFFSET ?").all(now, limit, offset) as OperationRow[];
     const row = rows.find((candidate) => isAuthentic(ctx, candidate));
     if (row !== undefined) return claimRow(ctx, row, runnerId, leaseMs, now);
-    if (rows.length < CANDIDATES || onlyOperationId !== undefined) return undefined;
+    if (rows.length < limit) return undefined;
+    offset += limit;
   }
 }
 
