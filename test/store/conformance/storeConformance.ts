@@ -232,6 +232,52 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === edited.operationId);
       }, false));
 
+    test(`${backend}: finishing an attempt skips an edited successor and claims the next intact one in the same call`, () =>
+      withStore(async (s, clock) => {
+        const running = newOperation();
+        await s.store.createOperation(running, QUOTA);
+        const claimed = await s.store.claimNext("r", LEASE_MS);
+        assert.equal(claimed?.operation.operationId, running.operationId);
+        const edited = newOperation();
+        const intact = newOperation();
+        await s.store.createOperation(edited, QUOTA);
+        clock.now += 1; // the edited one is first in line for the successor
+        await s.store.createOperation(intact, QUOTA);
+        await s.tamper(edited.operationId, "attempts", 3);
+        const result = await s.store.finishAttempt(claimed.lease, finish(), { runnerId: "r", leaseMs: LEASE_MS });
+        assert.equal(result.applied?.kind, "finish");
+        assert.equal(result.next?.operation.operationId, intact.operationId, "the edited row is skipped");
+        assert.equal(result.next?.attempt, 1);
+        assert.deepEqual(
+          s.store.takeIntegrityRefusals().map((r) => r.operationId),
+          [edited.operationId],
+        );
+        const view = await s.store.readOperation(running.operationId);
+        assert.ok(view?.kind === "live" && view.operation.phase === "completed");
+        assert.equal(view.receiptEvent?.type, "operation_finished", "the resolution written with the claim is the receipt event");
+        const verdict = await verifyJournal(s.store, sealer);
+        assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === edited.operationId, JSON.stringify(verdict));
+      }, false));
+
+    test(`${backend}: a finishing attempt whose row was edited is refused while the successor is still claimed`, () =>
+      withStore(async (s, clock) => {
+        const running = newOperation();
+        await s.store.createOperation(running, QUOTA);
+        const claimed = await s.store.claimNext("r", LEASE_MS);
+        assert.ok(claimed !== undefined);
+        clock.now += 1;
+        const next = newOperation();
+        await s.store.createOperation(next, QUOTA);
+        await s.tamper(running.operationId, "mutation_boundary", "crossed");
+        const result = await s.store.finishAttempt(claimed.lease, finish(), { runnerId: "r", leaseMs: LEASE_MS });
+        assert.equal(result.applied, undefined, "nothing is written for the edited row");
+        assert.equal(result.next?.operation.operationId, next.operationId);
+        assert.deepEqual(
+          s.store.takeIntegrityRefusals().map((r) => r.operationId),
+          [running.operationId],
+        );
+      }, false));
+
     test(`${backend}: nextQueuedMs says when the earliest queued operation is eligible`, () =>
       withStore(async ({ store }, clock) => {
         assert.equal(await store.nextQueuedMs(), null, "nothing queued");
