@@ -19,7 +19,9 @@ function losingProvider(base: BrowserProvider): BrowserProvider {
   return {
     ...base,
     async openSession(open): Promise<ProviderSession> {
-      const session = await base.openSession(open);
+      // Without the blank page the local provider opens ahead, so the executor calls newPage itself.
+      const session: ProviderSession = { ...(await base.openSession(open)) };
+      delete session.page;
       let lost: string | null = null;
       const whenLost = new Promise<string>((resolve) =>
         setTimeout(() => {
