@@ -10,7 +10,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
 import { URL } from "node:url";
 import pg from "pg";
 
@@ -44,15 +45,22 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(2);
 }
-// Node 20 runs one test file at a time on a 2-core machine (its default is cores - 1). Files with no
-// browser and no child process can share the cores; Chromium-heavy files running side by side turn
-// timing margins into flakes. So the run has two phases: the light files two (or more) at a time,
-// then the heavy ones one at a time. --fast runs only the first phase.
+// Node 20 runs one test file at a time on a 2-core machine (its default is cores - 1). Chromium-heavy
+// files running side by side turn timing margins into flakes, so the browser and process files run
+// one at a time; but they spend much of their time waiting on browsers, sites and child processes,
+// so the light files (no browser, no child process) run beside them in a second lane, also one at a
+// time, their report held and printed at the end so the two do not interleave. A selection with only
+// light files (--fast, check:fast) runs them two (or more) at a time in one lane.
 const sharedCores = Math.max(2, availableParallelism());
-const phases = [
-  { name: "light files", files: files.filter((f) => !slowFiles.has(f)), concurrency: sharedCores },
-  { name: "browser and process files", files: files.filter((f) => slowFiles.has(f)), concurrency: 1 },
-].filter((phase) => phase.files.length > 0);
+const light = files.filter((f) => !slowFiles.has(f));
+const heavy = files.filter((f) => slowFiles.has(f));
+const lanes =
+  heavy.length === 0
+    ? [{ name: "light files", files: light, concurrency: sharedCores, held: false }]
+    : [
+        { name: "browser and process files", files: heavy, concurrency: 1, held: false },
+        { name: "light files", files: light, concurrency: 1, held: true },
+      ].filter((lane) => lane.files.length > 0);
 
 const ADMIN_URL = process.env.ERRAND_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -86,25 +94,39 @@ if (files.some((f) => readFileSync(f, "utf8").includes("testPostgres"))) {
     console.error(`NOTICE: the PostgreSQL tests will be skipped: ${env.ERRAND_TEST_DATABASE_SKIP}`);
   }
 }
-// Each phase also writes TAP to a scratch file, so one summary for the whole run can be printed at the
-// end (each phase's spec reporter prints its own).
+// Each lane also writes TAP to a scratch file, so one summary for the whole run can be printed at the
+// end (each lane's spec reporter prints its own).
 const scratch = mkdtempSync(join(tmpdir(), "errand-test-"));
 const totals = new Map();
+const started = Date.now();
+if (lanes.length > 1) console.error(`test: ${lanes.map((lane) => `${lane.files.length} ${lane.name} one at a time`).join(", beside them ")} (the second lane's report comes at the end)`);
+const results = await Promise.all(lanes.map((lane, index) => runLane(lane, join(scratch, `lane-${index}.tap`))));
 let status = 0;
-for (const [index, phase] of phases.entries()) {
-  if (phases.length > 1) console.error(`test: phase ${index + 1} of ${phases.length}: ${phase.files.length} ${phase.name}, ${phase.concurrency} at a time`);
-  const tap = join(scratch, `phase-${index}.tap`);
-  const result = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--test", `--test-concurrency=${phase.concurrency}`, "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...phase.files],
-    { stdio: "inherit", env },
-  );
-  if (result.status !== 0) status = result.status ?? 1;
-  for (const [key, value] of tapTotals(tap)) totals.set(key, (totals.get(key) ?? 0) + value);
+for (const [index, result] of results.entries()) {
+  if (result.held !== null) {
+    console.log(`\ntest: the ${lanes[index].name}, run beside the others:`);
+    process.stdout.write(result.held);
+  }
+  if (result.code !== 0) status = result.code ?? 1;
+  for (const [key, value] of tapTotals(result.tap)) totals.set(key, (totals.get(key) ?? 0) + value);
 }
 rmSync(scratch, { recursive: true, force: true });
-if (phases.length > 1) {
-  console.log(`\ntest: whole run, ${phases.length} phases: ${["tests", "pass", "fail", "cancelled", "skipped", "todo"].map((key) => `${key} ${totals.get(key) ?? 0}`).join(", ")}, ${((totals.get("duration_ms") ?? 0) / 1000).toFixed(0)} s`);
+if (lanes.length > 1) {
+  console.log(`\ntest: whole run, ${lanes.length} lanes side by side: ${["tests", "pass", "fail", "cancelled", "skipped", "todo"].map((key) => `${key} ${totals.get(key) ?? 0}`).join(", ")}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/** Runs one lane's files in one `node --test`; a held lane's report is kept and returned instead of printed. */
+function runLane(lane, tap) {
+  const args = ["--import", "tsx", "--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...lane.files];
+  const child = spawn(process.execPath, args, { stdio: lane.held ? ["ignore", "pipe", "pipe"] : "inherit", env });
+  const chunks = [];
+  if (lane.held) {
+    child.stdout.on("data", (chunk) => chunks.push(chunk));
+    child.stderr.on("data", (chunk) => chunks.push(chunk));
+  }
+  return new Promise((resolve) => {
+    child.on("close", (code) => resolve({ code, tap, held: lane.held ? Buffer.concat(chunks).toString("utf8") : null }));
+  });
 }
 
 /** The closing "# tests N" style counts of one TAP report (zero when the phase wrote none). */
