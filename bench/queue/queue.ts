@@ -41,7 +41,7 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
   const ms = { errandSubmit: 0, bareSubmit: 0, errand: 0, bare: 0, fused: 0 };
   try {
     for (let done = 0; done < operations; done += CHUNK) {
-      const tasks = Array.from({ length: CHUNK }, () => benchTask());
+      const tasks = Array.from({ length: Math.min(CHUNK, operations - done) }, () => benchTask());
       let t = performance.now();
       for (const task of tasks) {
         const result = await errand.service.submit(task);
