@@ -11,8 +11,14 @@ export interface RunnerProcess {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-export function spawnRunner(env: Record<string, string>, args: string[] = ["--json"]): RunnerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, "runner", ...args], {
+/**
+ * `prefix` runs the runner under other commands that exec it in turn (a network namespace, a skewed
+ * clock: ["ip", "netns", "exec", NS, "env", "LD_PRELOAD=..."]), so the child is still the runner.
+ */
+export function spawnRunner(env: Record<string, string>, args: string[] = ["--json"], prefix: readonly string[] = []): RunnerProcess {
+  const argv = [process.execPath, "--import", "tsx", SCRIPT, "runner", ...args];
+  const [command = process.execPath, ...rest] = [...prefix, ...argv];
+  const child = spawn(command, rest, {
     env: { PATH: process.env["PATH"] ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
