@@ -206,15 +206,22 @@ describe("runners on several machines (network namespaces with skewed clocks) on
         assert.ok((await h.service.submit(readTask(id))).ok);
         ids.push(id);
       }
-      // As in multiProcess.test.ts: 30 ms per attempt so the drain outlasts the other runners'
+      // As in multiProcess.test.ts: time per attempt (50 ms) so the drain outlasts the runners'
       // startup, and a lease far longer than the drain so only the claim decides who runs what. The
-      // lease is still a minute or more shorter than every clock offset: a runner timing leases on
-      // its own clock would find the others' leases expired (an hour ahead) or its own claims in
-      // the future (an hour behind).
-      const runners = machines.map((m) => runOn(m, h, { FAKE_DELAY_MS: "30", ERRAND_LEASE_MS: "30000" }));
+      // lease is still minutes shorter than every clock offset: a runner timing leases on its own
+      // clock would find the others' leases expired (an hour ahead) or the queued work not due yet
+      // (an hour behind). The machine an hour ahead starts once the others are running attempts,
+      // so the lease recovery every runner does first looks at live leases of other machines.
+      const env = { FAKE_DELAY_MS: "50", ERRAND_LEASE_MS: "30000" };
+      const runners = machines.filter((_, index) => index !== AHEAD).map((m) => runOn(m, h, env));
+      for (const deadline = Date.now() + 20_000; ids.filter((id) => server.count("GET", `/read/${id}`) > 0).length < 10; await sleep(20)) {
+        if (Date.now() > deadline) assert.fail("the first machines ran no attempt within 20 s");
+      }
+      runners.unshift(runOn(machine(AHEAD), h, env));
       const reports = await Promise.all(runners.map(reportOf));
       const perMachine = reports.map((r) => r.attempts.length);
       assert.equal(perMachine.reduce((a, b) => a + b, 0), 200, `attempts per machine (${CLOCKS.join("/")}): ${perMachine.join("/")}`);
+      process.stderr.write(`note: attempts per machine (${CLOCKS.join("/")}): ${perMachine.join("/")}\n`);
       assert.ok(perMachine.filter((n) => n > 0).length >= 2, `the work was shared: ${perMachine.join("/")}`);
       for (const [index, report] of reports.entries()) assert.deepEqual(report.recovered, [], `the machine at ${CLOCKS[index]} recovered no live lease`);
       for (const m of machines) assert.ok(m.database.peers().has(m.ns.machineAddress), `the machine at ${m.clock} reached PostgreSQL over its link from ${m.ns.machineAddress}`);
