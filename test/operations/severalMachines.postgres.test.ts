@@ -349,10 +349,13 @@ describe("runners on several machines (network namespaces with skewed clocks) on
       cut.ns.partition();
       const partitionedAt = Date.now();
 
-      const rescuer = runOn(machine(SLIGHTLY_BEHIND), h, { ERRAND_LEASE_MS: String(leaseMs) }, ["--watch", "--json"]);
-      const done = await waitForRow(h, id, "the other machine completed the read", (row) => row.phase === "completed");
-      assert.equal(done.attempts, 2);
-      assert.equal(server.count("GET", `/read/${id}`), 2, "the read ran again on the other machine");
+      // The rescuer holds its own outcome for 5 s too, so the partitioned runner's resolution,
+      // released by the heal, arrives while the rescuer's attempt still holds the operation: only
+      // the lease token (not the phase) can refuse it then.
+      const rescuer = runOn(machine(SLIGHTLY_BEHIND), h, { ERRAND_LEASE_MS: String(leaseMs), FAKE_LINGER_MS: "5000" }, ["--watch", "--json"]);
+      for (const deadline = Date.now() + 20_000; server.count("GET", `/read/${id}`) < 2; await sleep(20)) {
+        if (Date.now() > deadline) assert.fail("the other machine did not re-run the read within 20 s of the cut");
+      }
       assert.ok(returnedAt !== undefined && returnedAt >= partitionedAt, "the partitioned runner's attempt returned during the partition");
 
       cut.ns.heal();
@@ -364,7 +367,13 @@ describe("runners on several machines (network namespaces with skewed clocks) on
         [[id, 1, "lease_lost"]],
         "its late resolution was refused by the lease token",
       );
+      const meanwhile = await rowOf(h, id);
+      assert.deepEqual([meanwhile.phase, meanwhile.attempts], ["running", 2], "the late resolution arrived while the rescuer's attempt ran, and changed nothing");
       process.stderr.write(`note: partition ${healedAt - partitionedAt} ms; the partitioned runner finished ${Date.now() - healedAt} ms after the heal\n`);
+
+      const done = await waitForRow(h, id, "the other machine completed the read", (row) => row.phase === "completed");
+      assert.equal(done.attempts, 2);
+      assert.equal(server.count("GET", `/read/${id}`), 2, "the read ran twice: on the cut machine and on the rescuer");
 
       rescuer.child.kill("SIGTERM");
       const rescued = await reportOf(rescuer);
