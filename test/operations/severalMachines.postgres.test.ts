@@ -54,7 +54,7 @@ type Store = Harness & { databaseUrl: string };
 
 /** A harness on a fresh database (opened by this process over loopback); `close` drops the database. */
 async function openDatabase(url: string): Promise<Store> {
-  const fresh = await freshTestDatabase(url, "errand_i15m");
+  const fresh = await freshTestDatabase(url, "errand_test_machines");
   const location: StoreLocation = { backend: "postgres", url: fresh.url };
   const h = openHarness({ location });
   return {
