@@ -138,7 +138,7 @@ function tapTotals(path) {
   } catch {
     return found;
   }
-  for (const match of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$/gm)) found.set(match[1], Number(match[2]));
+  for (const match of text.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) ([\d.]+)$/gm)) found.set(match[1], Number(match[2]));
   return found;
 }
 

@@ -33,12 +33,19 @@ const rate = (count: number, ms: number) => (count * 1000) / ms;
 const scratch = (name: string) => mkdtempSync(join(tmpdir(), `errand-bench-${name}-`));
 
 /** Submits and drains `operations` on errand and on both bare loops, chunk by chunk, in one process. */
-async function interleaved(): Promise<{ submit: [number, number]; cycle: [number, number, number] }> {
+async function interleaved(): Promise<{ submit: [number, number]; cycle: [number, number, number]; cpuPerCycle: [number, number] }> {
   const dirs = { errand: scratch("errand"), bare: scratch("bare"), fused: scratch("fused") };
   const errand = openErrand(dirs.errand);
   const bare = openBare(dirs.bare);
   const fused = openBare(dirs.fused);
   const ms = { errandSubmit: 0, bareSubmit: 0, errand: 0, bare: 0, fused: 0 };
+  // This process's CPU time (user + system) spent in each side's cycles: what the work costs apart
+  // from waiting for the disk.
+  const cpu = { errand: 0, fused: 0 };
+  const cpuSince = (start: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
   try {
     for (let done = 0; done < operations; done += CHUNK) {
       const tasks = Array.from({ length: Math.min(CHUNK, operations - done) }, () => benchTask());
@@ -56,20 +63,25 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
     let cycles = { errand: 0, bare: 0, fused: 0 };
     while (cycles.errand < operations || cycles.bare < operations || cycles.fused < operations) {
       let t = performance.now();
+      let c = process.cpuUsage();
       cycles.errand += (await errand.service.runQueue({ max: CHUNK })).attempts.length;
       ms.errand += performance.now() - t;
+      cpu.errand += cpuSince(c);
       t = performance.now();
       for (let i = 0; i < CHUNK && bare.cycle("bare"); i += 1) cycles.bare += 1;
       ms.bare += performance.now() - t;
       t = performance.now();
+      c = process.cpuUsage();
       for (let i = 0; i < CHUNK && fused.fusedCycle("fused"); i += 1) cycles.fused += 1;
       ms.fused += performance.now() - t;
+      cpu.fused += cpuSince(c);
     }
     if (cycles.errand !== operations) throw new Error(`errand ran ${cycles.errand} of ${operations}`);
     cycles = { errand: 0, bare: 0, fused: 0 };
     return {
       submit: [rate(operations, ms.errandSubmit), rate(operations, ms.bareSubmit)],
       cycle: [rate(operations, ms.errand), rate(operations, ms.fused), rate(operations, ms.bare)],
+      cpuPerCycle: [cpu.errand / operations, cpu.fused / operations],
     };
   } finally {
     await errand.store.close();
@@ -210,6 +222,7 @@ if (stores.has("sqlite")) lines.push(
   `| submits/s, 1 process | ${fmt(median(one.map((r) => r.submit[0])))} | ${fmt(median(one.map((r) => r.submit[1])))} | ${ratio(one.map((r) => r.submit[1] / r.submit[0]))} | - | - |`,
   `| claim+complete cycles/s, 1 runner process | ${fmt(median(one.map((r) => r.cycle[0])))} | ${fmt(median(one.map((r) => r.cycle[1])))} | ${ratio(one.map((r) => r.cycle[1] / r.cycle[0]))} | ${fmt(median(one.map((r) => r.cycle[2])))} | ${ratio(one.map((r) => r.cycle[2] / r.cycle[0]))} |`,
   `| claim+complete cycles/s, 4 runner processes | ${fmt(median(four.map((r) => r.errand)))} | ${fmt(median(four.map((r) => r.fused)))} | ${ratio(four.map((r) => r.fused / r.errand))} | ${fmt(median(four.map((r) => r.bare)))} | ${ratio(four.map((r) => r.bare / r.errand))} |`,
+  `| CPU ms per cycle, 1 runner process (wall ms per cycle: errand ${(1000 / median(one.map((r) => r.cycle[0]))).toFixed(3)}, fused ${(1000 / median(one.map((r) => r.cycle[1]))).toFixed(3)}) | ${median(one.map((r) => r.cpuPerCycle[0])).toFixed(3)} | ${median(one.map((r) => r.cpuPerCycle[1])).toFixed(3)} | ${ratio(one.map((r) => r.cpuPerCycle[0] / r.cpuPerCycle[1]))} (errand / bare) | - | - |`,
   `| journal verify events/s (${events} events) | ${fmt(median(verify))} | - | - | - | - |`,
 );
 if (stores.has("postgres")) {

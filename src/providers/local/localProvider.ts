@@ -246,12 +246,19 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     })().catch(() => null);
   }
 
+  /**
+   * Ends an opened context: its proxy is sealed first (nothing more leaves while the context closes),
+   * then the context is closed, forgotten by the write stop, and its proxy closed.
+   */
+  async function closeOpened(opened: OpenedContext): Promise<void> {
+    opened.proxy?.seal();
+    await opened.context.close().catch(() => undefined);
+    opened.forget();
+    await opened.proxy?.close().catch(() => undefined);
+  }
+
   async function discard(spare: Spare | null): Promise<void> {
-    if (spare === null) return;
-    spare.proxy.seal();
-    await spare.context.close().catch(() => undefined);
-    spare.forget();
-    await spare.proxy.close().catch(() => undefined);
+    if (spare !== null) await closeOpened(spare);
   }
 
   /** The provider session over an opened context; its end makes the next spare of its browser. */
@@ -282,10 +289,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
         await context.close().catch(() => undefined);
       },
       async release() {
-        proxy?.seal();
-        await context.close().catch(() => undefined);
-        opened.forget();
-        await proxy?.close().catch(() => undefined);
+        await closeOpened(opened);
         restock(role);
       },
     };
