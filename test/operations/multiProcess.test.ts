@@ -13,6 +13,7 @@ import type { StoreLocation } from "../../src/app/openStores.js";
 import { freshTestDatabase, testDatabase } from "../fixtures/testPostgres.js";
 import type { Harness } from "./support/harness.js";
 import { openHarness } from "./support/harness.js";
+import { assertEachRanOnce } from "./support/assertRanOnce.js";
 import { spawnRunner } from "./support/spawnRunner.js";
 import { readTask, writeTask } from "./support/tasks.js";
 
@@ -75,16 +76,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(perRunner.reduce((a, b) => a + b, 0), 200, `attempts per runner: ${perRunner.join("/")}`);
         assert.ok(perRunner.filter((n) => n > 0).length >= 2, `the work was shared: ${perRunner.join("/")}`);
 
-        for (const id of ids) assert.equal(server.count("GET", `/read/${id}`), 1, `operation ${id} was executed exactly once`);
-        for (const id of ids) {
-          const collected = await h.service.collect(id);
-          assert.ok(collected.ok);
-          assert.equal(collected.receipt?.status, "PASS");
-          assert.equal(collected.receipt?.attempts, 1);
-        }
-        const verdict = await h.service.verifyJournal();
-        assert.ok(verdict.ok, JSON.stringify(verdict));
-        assert.equal(verdict.events, 200 * 3, "created, claimed, finished for each");
+        await assertEachRanOnce(h, server, ids);
       } finally {
         await h.close();
       }

@@ -24,6 +24,7 @@ import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
 import type { Harness } from "./support/harness.js";
 import { openHarness } from "./support/harness.js";
+import { assertEachRanOnce } from "./support/assertRanOnce.js";
 import { spawnRunner } from "./support/spawnRunner.js";
 import type { RunnerProcess } from "./support/spawnRunner.js";
 import { readTask, writeTask } from "./support/tasks.js";
@@ -226,16 +227,7 @@ describe("runners on several machines (network namespaces with skewed clocks) on
       for (const [index, report] of reports.entries()) assert.deepEqual(report.recovered, [], `the machine at ${CLOCKS[index]} recovered no live lease`);
       for (const m of machines) assert.ok(m.database.peers().has(m.ns.machineAddress), `the machine at ${m.clock} reached PostgreSQL over its link from ${m.ns.machineAddress}`);
 
-      for (const id of ids) assert.equal(server.count("GET", `/read/${id}`), 1, `operation ${id} was executed exactly once`);
-      for (const id of ids) {
-        const collected = await h.service.collect(id);
-        assert.ok(collected.ok);
-        assert.equal(collected.receipt?.status, "PASS");
-        assert.equal(collected.receipt?.attempts, 1);
-      }
-      const verdict = await h.service.verifyJournal();
-      assert.ok(verdict.ok, JSON.stringify(verdict));
-      assert.equal(verdict.events, 200 * 3, "created, claimed, finished for each");
+      await assertEachRanOnce(h, server, ids);
     } finally {
       await h.close();
     }
