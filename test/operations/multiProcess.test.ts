@@ -9,11 +9,11 @@ import { after, before, describe, test } from "node:test";
 import type { RunQueueReport } from "../../src/runner/runnerTypes.js";
 import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
-import type { StoreLocation } from "../../src/app/openStores.js";
-import { freshTestDatabase, testDatabase } from "../fixtures/testPostgres.js";
+import { testDatabase } from "../fixtures/testPostgres.js";
 import type { Harness } from "./support/harness.js";
 import { openHarness } from "./support/harness.js";
 import { assertEachRanOnce } from "./support/assertRanOnce.js";
+import { openPostgresHarness } from "./support/postgresHarness.js";
 import { spawnRunner } from "./support/spawnRunner.js";
 import { readTask, writeTask } from "./support/tasks.js";
 
@@ -31,17 +31,7 @@ const database = await testDatabase();
 /** A harness on a fresh store of `backend`; `close` drops a PostgreSQL database too. */
 async function openStore(backend: "sqlite" | "postgres"): Promise<Harness & { databaseUrl?: string }> {
   if (backend === "sqlite" || database.url === undefined) return openHarness();
-  const fresh = await freshTestDatabase(database.url, "errand_test_mp");
-  const location: StoreLocation = { backend: "postgres", url: fresh.url };
-  const h = openHarness({ location });
-  return {
-    ...h,
-    databaseUrl: fresh.url,
-    async close() {
-      await h.close();
-      await fresh.drop();
-    },
-  };
+  return openPostgresHarness(database.url, "errand_test_mp");
 }
 
 function runnerEnv(h: { home: string; databaseUrl?: string }, extra: Record<string, string> = {}): Record<string, string> {

@@ -11,7 +11,6 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
-import type { StoreLocation } from "../../src/app/openStores.js";
 import type { RunQueueReport } from "../../src/runner/runnerTypes.js";
 import { startMachineNamespace } from "../fixtures/machineNamespace.js";
 import type { MachineNamespace } from "../fixtures/machineNamespace.js";
@@ -19,12 +18,12 @@ import { namespaceUnavailable } from "../fixtures/publicHostNamespace.js";
 import { faketimeUnavailable, offsetMs, skewedClock } from "../fixtures/skewedClock.js";
 import { startTcpRelay } from "../fixtures/tcpRelay.js";
 import type { TcpRelay } from "../fixtures/tcpRelay.js";
-import { freshTestDatabase, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
+import { testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
-import type { Harness } from "./support/harness.js";
-import { openHarness } from "./support/harness.js";
 import { assertEachRanOnce } from "./support/assertRanOnce.js";
+import { openPostgresHarness } from "./support/postgresHarness.js";
+import type { PostgresHarness } from "./support/postgresHarness.js";
 import { spawnRunner } from "./support/spawnRunner.js";
 import type { RunnerProcess } from "./support/spawnRunner.js";
 import { readTask, writeTask } from "./support/tasks.js";
@@ -51,21 +50,11 @@ const namespaces: MachineNamespace[] = [];
 const relays: TcpRelay[] = [];
 const running = new Set<RunnerProcess>();
 
-type Store = Harness & { databaseUrl: string };
+type Store = PostgresHarness;
 
 /** A harness on a fresh database (opened by this process over loopback); `close` drops the database. */
-async function openDatabase(url: string): Promise<Store> {
-  const fresh = await freshTestDatabase(url, "errand_test_machines");
-  const location: StoreLocation = { backend: "postgres", url: fresh.url };
-  const h = openHarness({ location });
-  return {
-    ...h,
-    databaseUrl: fresh.url,
-    async close() {
-      await h.close();
-      await fresh.drop();
-    },
-  };
+function openDatabase(url: string): Promise<Store> {
+  return openPostgresHarness(url, "errand_test_machines");
 }
 
 /** The database URL as `machine` sees it: the relay on the host side of its link. */
