@@ -5,6 +5,7 @@ import { chainHeadOf, rowAfter } from "../rows/operationRows.js";
 import { eventValues, INSERT_EVENT } from "./appendJournalEvent.js";
 import { journalIdOf } from "./authenticRow.js";
 import type { PgTx } from "./pgContext.js";
+import { shiftPlaceholders } from "./shiftPlaceholders.js";
 
 /** Every mutable column of an operation row but receipt_seq (set from the inserted event when it finishes). */
 const COLUMNS = [
@@ -30,10 +31,6 @@ const COLUMNS = [
 /** Parameters one transition takes: the event's eight, then the row's columns, finishing, receipt_seq and operation_id. */
 const PARAMETERS_PER_TRANSITION = 8 + COLUMNS.length + 3;
 
-/** `$n` placeholders of INSERT_EVENT moved up by `offset`. */
-function shifted(sql: string, offset: number): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-}
 
 /** The UPDATE of a row after the event inserted by CTE `event` of the same statement; parameters $first.. in operationValues order. */
 function operationUpdate(first: number, event: string): string {
@@ -56,7 +53,7 @@ function transitionsStatement(count: number): string {
   const parts: string[] = [];
   for (let i = 0; i < count; i += 1) {
     const base = i * PARAMETERS_PER_TRANSITION;
-    parts.push(`e${i} AS (${shifted(INSERT_EVENT, base)})`, `u${i} AS (${operationUpdate(base + 9, `e${i}`)})`);
+    parts.push(`e${i} AS (${shiftPlaceholders(INSERT_EVENT, base)})`, `u${i} AS (${operationUpdate(base + 9, `e${i}`)})`);
   }
   sql = `WITH ${parts.join(", ")} SELECT ${Array.from({ length: count }, (_, i) => `(SELECT receipt_seq FROM u${i}) AS r${i}`).join(", ")}`;
   statements.set(count, sql);

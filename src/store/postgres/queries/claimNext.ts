@@ -32,10 +32,10 @@ export async function claimNext(tx: PgTx, runnerId: string, leaseMs: number, onl
 }
 
 /**
- * The row claimNext would claim, locked and authenticated, without touching the journal yet: a
- * finishing attempt picks its successor before it locks the journal head, so the head (which every
- * writer serializes on) is held only for the writes themselves. `first` is the first candidate when
- * the caller already read it with claimableQuery ("none": it found none).
+ * The row claimNext would claim, locked and authenticated, without writing anything yet: a
+ * finishing attempt picks its successor before it writes, so every row lock of its transaction is
+ * taken before the one statement that stores both transitions (finishAttempt). `first` is the first
+ * candidate when the caller already read it with claimableQuery ("none": it found none).
  */
 export async function pickClaimable(tx: PgTx, onlyOperationId?: string, first?: RowWithLatestEvent | "none"): Promise<OperationRow | undefined> {
   const refused: string[] = [];

@@ -2,6 +2,7 @@ import type { JournalEventRow } from "../../../journal/journalTypes.js";
 import type { EventRow, OperationRow } from "../../rows/operationRows.js";
 import { toEvent } from "../../rows/operationRows.js";
 import type { PgTx } from "../pgContext.js";
+import { shiftPlaceholders } from "../shiftPlaceholders.js";
 
 /** An operation row as locked, with its latest journal event read in the same statement (the event the row is authenticated against). */
 export interface RowWithLatestEvent {
@@ -39,10 +40,6 @@ export async function selectRowWithLatestEvent(tx: PgTx, inner: string, values: 
   return (await selectRowsWithLatestEvent(tx, inner, values))[0];
 }
 
-/** `$n` placeholders of `sql` moved up by `offset`. */
-function shifted(sql: string, offset: number): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-}
 
 /**
  * Two row selections (each with its FOR UPDATE [SKIP LOCKED]), each row with its latest event, in one
@@ -55,7 +52,7 @@ export async function selectTwoWithLatestEvent(
   first: { sql: string; values: readonly unknown[] },
   second: { sql: string; values: readonly unknown[] },
 ): Promise<{ first: RowWithLatestEvent[]; second: RowWithLatestEvent[] }> {
-  const text = `SELECT 1 AS arm, a.* FROM (${joined(first.sql)}) a UNION ALL SELECT 2 AS arm, b.* FROM (${joined(shifted(second.sql, first.values.length))}) b`;
+  const text = `SELECT 1 AS arm, a.* FROM (${joined(first.sql)}) a UNION ALL SELECT 2 AS arm, b.* FROM (${joined(shiftPlaceholders(second.sql, first.values.length))}) b`;
   const rows = await tx.rows<Record<string, unknown>>(text, [...first.values, ...second.values]);
   const result = { first: [] as RowWithLatestEvent[], second: [] as RowWithLatestEvent[] };
   for (const { arm, ...record } of rows) (arm === 1 ? result.first : result.second).push(split(record));
