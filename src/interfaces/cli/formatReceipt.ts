@@ -1,3 +1,4 @@
+import { extractedValues } from "../../receipt/extractedValues.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import { EXIT } from "./exitCodes.js";
 import { stepLabel } from "../../task/stepLabel.js";
@@ -69,12 +70,10 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
     lines.push(`  blocked     ${entry.method} ${entry.resourceType} (${entry.code}) (untrusted: the page chose it) ${entry.url.text}: ${entry.reason.text}`);
   }
   if (n.blocked.length > BLOCKED_LINES) lines.push(`  blocked     ... ${n.blocked.length - BLOCKED_LINES} more in the receipt's network.blocked`);
-  // Kept values (full retention) are wrapped in the receipt; live-only ones are plain in the ephemeral evidence.
-  const live = receipt.outputs === undefined;
-  const outputs: [string, string][] = live ? Object.entries(ephemeral?.outputs ?? {}) : Object.entries(receipt.outputs ?? {}).map(([name, value]) => [name, value.text]);
-  for (const [name, value] of outputs) {
+  const { values, kept } = extractedValues(receipt, ephemeral);
+  for (const [name, value] of Object.entries(values)) {
     const shown = value.length > 200 ? `${value.slice(0, 197)}...` : value;
-    lines.push(`  output      ${name} = (untrusted: page text) ${JSON.stringify(shown)}${live ? " (ephemeral: not kept)" : ""}`);
+    lines.push(`  output      ${name} = (untrusted: page text) ${JSON.stringify(shown)}${kept ? "" : " (ephemeral: not kept)"}`);
   }
   return lines.join("\n");
 }

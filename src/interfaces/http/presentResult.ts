@@ -1,3 +1,4 @@
+import { extractedValues } from "../../receipt/extractedValues.js";
 import type { EphemeralEvidence, Receipt } from "../../receipt/receiptTypes.js";
 import { UNTRUSTED_NOTICE, UNTRUSTED_TEXT_CHARS, UNTRUSTED_URL_CHARS } from "../../receipt/untrustedText.js";
 
@@ -32,9 +33,8 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
  */
 export function presentResult(receipt: Receipt | undefined, ephemeral: EphemeralEvidence | undefined): { receipt?: Record<string, unknown>; pageContent?: PageContent } {
   const result: { receipt?: Record<string, unknown>; pageContent?: PageContent } = {};
-  // A full-retention receipt's values are each in the wrapper; pageContent is the assistant's one
-  // wrapper for extracted values (notice, caps), so their text moves there unwrapped, not wrapped twice.
-  const outputs: Record<string, string> = receipt?.outputs === undefined ? (ephemeral?.outputs ?? {}) : Object.fromEntries(Object.entries(receipt.outputs).map(([name, value]) => [name, value.text]));
+  // pageContent is the assistant's one wrapper for extracted values (notice, caps).
+  const { values: outputs, kept } = extractedValues(receipt, ephemeral);
   if (receipt !== undefined) {
     const copy: Record<string, unknown> = { ...receipt };
     delete copy["outputs"];
@@ -49,7 +49,7 @@ export function presentResult(receipt: Receipt | undefined, ephemeral: Ephemeral
       budget -= capped.text.length;
       return { name, text: capped.text, truncated: capped.truncated, chars: raw.length };
     });
-    result.pageContent = { untrusted: true, notice: UNTRUSTED_NOTICE, sourceUrl: receipt?.finalUrl?.text ?? null, ephemeral: receipt?.outputs === undefined, values };
+    result.pageContent = { untrusted: true, notice: UNTRUSTED_NOTICE, sourceUrl: receipt?.finalUrl?.text ?? null, ephemeral: !kept, values };
   }
   return result;
 }
