@@ -60,7 +60,7 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
       ms.bareSubmit += performance.now() - t;
       for (const task of tasks) fused.submit(String(task["operationId"]), canonicalJson(task));
     }
-    let cycles = { errand: 0, bare: 0, fused: 0 };
+    const cycles = { errand: 0, bare: 0, fused: 0 };
     while (cycles.errand < operations || cycles.bare < operations || cycles.fused < operations) {
       let t = performance.now();
       let c = process.cpuUsage();
@@ -77,7 +77,6 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
       cpu.fused += cpuSince(c);
     }
     if (cycles.errand !== operations) throw new Error(`errand ran ${cycles.errand} of ${operations}`);
-    cycles = { errand: 0, bare: 0, fused: 0 };
     return {
       submit: [rate(operations, ms.errandSubmit), rate(operations, ms.bareSubmit)],
       cycle: [rate(operations, ms.errand), rate(operations, ms.fused), rate(operations, ms.bare)],
