@@ -13,8 +13,7 @@ import { AttemptState } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
-import { guardPages, installGuards } from "./installGuards.js";
-import { guardReadOnlyUnload } from "./readOnlyUnloadGuard.js";
+import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
 import type { Redactor } from "./redactor.js";
@@ -29,6 +28,7 @@ import { stepLabel } from "../task/stepLabel.js";
 import { taskHosts } from "./taskHosts.js";
 import type { HeldSecret } from "./typeSecret.js";
 import { typeSecret } from "./typeSecret.js";
+import { guardUnload, unloadJudge } from "./unloadGuard.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
@@ -175,10 +175,17 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   // The guards above cover every page of the context, one the provider opened ahead included.
   page = session.page ?? (await session.context.newPage());
   guardPages(session.context, page, state);
-  // A read_only page's unloading document sends writes that route() never sees; this stops them.
-  if (!write) {
-    await guardReadOnlyUnload(session.context, page, (stopped) => {
-      state.recordBlocked({ url: redactor.scrub(stopped.url), method: stopped.method, resourceType: stopped.resourceType, code: "method_blocked", reason: `${stopped.method} is not allowed in a read_only task (sent while the page unloaded)` }, "method");
+  // An unloading document sends requests that route() never sees: a read_only page's writes, and
+  // whatever a page does with a typed secret. This judges them by the same rules.
+  if (!write || task.steps.some((step) => step.action === "fill_secret")) {
+    await guardUnload(session.context, page, unloadJudge({ guard, readOnly: !write, secretEgress, context: session.context }), (stopped, refusal) => {
+      const url = redactor.scrub(stopped.url);
+      const reason = redactor.scrub(refusal.reason);
+      // A navigation this guard stopped first stops the page as route()'s refusal would have.
+      const kind = refusal.kind;
+      const stopsPage = stopped.topLevelNavigation && kind !== "method";
+      if (stopsPage) flagNavigation(state, refusal.code, STOPPED_NAVIGATION[kind], `${url}: ${reason}`);
+      state.recordBlocked({ url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason }, stopsPage && kind === "policy" ? "navigation" : kind);
     });
   }
   const onAbort = () => void page?.close().catch(() => undefined);
@@ -291,6 +298,12 @@ function explainReadOnlyWrite(task: Task, state: AttemptState): void {
     message: `${state.error.message} Likely cause: this task is read_only and the page tried to send ${what} (a form submit, for example); errand aborted it. If the person wants this write, mark the task reversible_write with approved: true.`,
   };
 }
+
+/** What the receipt says when the unload guard stopped the page's own navigation, by the rule that refused it. */
+const STOPPED_NAVIGATION: Record<"policy" | "secret", string> = {
+  policy: "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.",
+  secret: "The page tried to take a typed secret to a site it is not bound to. Nothing was sent; error.detail has the address and why.",
+};
 
 /** Time the failure context may take: it is a hint, and the task's own time is already spent. */
 const FAILURE_CONTEXT_MS = 3_000;

@@ -4,6 +4,7 @@ import { DocumentFetchError } from "../providers/providerTypes.js";
 import type { DocumentRequest, DocumentResponse } from "../providers/providerTypes.js";
 import type { AttemptState } from "./attemptState.js";
 import type { NetworkGuard } from "./networkGuard.js";
+import { originOf } from "./originOf.js";
 import type { Redactor } from "./redactor.js";
 import type { SecretEgressGuard } from "./secretEgressGuard.js";
 
@@ -325,14 +326,6 @@ async function describeRequest(request: Request): Promise<{ url: string; headers
   return { url: request.url(), headers, body: request.postDataBuffer() };
 }
 
-function originOf(url: string): string {
-  try {
-    const origin = new URL(url).origin;
-    return origin === "null" ? "an opaque origin" : origin;
-  } catch {
-    return "an unparseable address";
-  }
-}
 
 /**
  * True for a top-level navigation: the main page's, or a popup's (window.open, target=_blank links
@@ -355,7 +348,7 @@ const REFUSED_REDIRECT = "A redirect would take the page to an address it may no
  * (page-chosen: its host, path and query can spell anything) and the reason naming it go to
  * `detail`, which reaches the receipt inside the untrusted wrapper as error.detail.
  */
-function flagNavigation(state: AttemptState, code: string, message: string, detail: string): void {
+export function flagNavigation(state: AttemptState, code: string, message: string, detail: string): void {
   if (state.navigationViolation === null) state.navigationViolation = { code, message, detail };
 }
 

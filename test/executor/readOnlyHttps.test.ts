@@ -113,7 +113,7 @@ describe("read_only over https: zero writes on the wire", () => {
   // visibilitychange beacons and keepalive POSTs are paused by the DevTools Fetch domain without a
   // networkId, and Playwright continues those without asking route(); inside an https tunnel the
   // proxy cannot see the method. Before errand's own Fetch guard on the page's target
-  // (readOnlyUnloadGuard.ts) all 6 reached the site, for goto and click alike.
+  // (unloadGuard.ts) all 6 reached the site, for goto and click alike.
   test("the same handlers send no write over https when the page navigates away (goto step or link click)", async () => {
     for (const leave of [{ action: "goto", url: `${origin}/next` }, { action: "click", selector: "#next" }]) {
       const before = writes().length;

