@@ -1,9 +1,10 @@
 import type { JournalSealer } from "./createJournalSealer.js";
 import type { ChainHead, JournalEventRow } from "./journalTypes.js";
 import type { OperationStateFields } from "./operationEvent.js";
+import { OWNER_SUBMITTER } from "./operationEvent.js";
 
 /** The state fields, in the order a mismatch is reported. */
-const STATE_FIELDS: readonly (keyof OperationStateFields)[] = ["operationId", "requestDigest", "revision", "phase", "mutationBoundary", "attempts", "risk", "maxAttempts", "cancelRequested"];
+const STATE_FIELDS: readonly (keyof OperationStateFields)[] = ["operationId", "requestDigest", "revision", "phase", "mutationBoundary", "attempts", "risk", "maxAttempts", "cancelRequested", "submittedBy"];
 
 /**
  * Fields that events written before errand recorded them do not carry. An authenticated event cannot
@@ -11,6 +12,13 @@ const STATE_FIELDS: readonly (keyof OperationStateFields)[] = ["operationId", "r
  * risk against the digest-checked task as well.
  */
 const LATER_FIELDS: ReadonlySet<keyof OperationStateFields> = new Set(["risk", "maxAttempts", "cancelRequested"]);
+
+/**
+ * Later fields whose absence has a meaning of its own: an operation whose events name no submitter
+ * was stored before errand recorded them, and counts as the owner's (so a row naming anyone else is
+ * refused, and such an operation is never handed to a grant by editing its row).
+ */
+const ABSENT_MEANS: Partial<Record<keyof OperationStateFields, unknown>> = { submittedBy: OWNER_SUBMITTER };
 
 export type StateAuthentication = { ok: true; body: Record<string, unknown> } | { ok: false; reason: string };
 
@@ -34,7 +42,7 @@ export function authenticateOperationState(state: OperationStateFields, latest: 
     return { ok: false, reason: "its latest journal event is not the end of its chain that its row names" };
   }
   for (const field of STATE_FIELDS) {
-    const recorded = body[field];
+    const recorded = body[field] ?? ABSENT_MEANS[field];
     if (recorded === undefined && LATER_FIELDS.has(field)) continue;
     if (recorded !== state[field]) return { ok: false, reason: `its stored ${field} differs from its latest journal event` };
   }

@@ -101,8 +101,8 @@ export interface Store {
   decideApproval(operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult>;
   /** Ends every operation whose approval expired before now BLOCKED approval_expired; returns their ids. */
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]>;
-  /** Operations by last change, newest first; only one phase when given. */
-  listOperations(query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]>;
+  /** Operations by last change, newest first; only one phase, and only one submitter's, when given. */
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]>;
   /** The operation with its stored task document (what an approval summary is made from). */
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined>;
 
@@ -151,8 +151,8 @@ export function isTerminalPhase(phase: OperationPhase): phase is TerminalPhase {
 
 /** The fields of an operation that its journal events repeat (and that a stored row is checked against). */
 export function operationState(operation: OperationRecord): OperationStateFields {
-  const { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested } = operation;
-  return { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested };
+  const { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy } = operation;
+  return { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy };
 }
 
 /** An operation the store would not act on: its row does not match its journal. */
@@ -191,6 +191,8 @@ export interface OperationRecord {
   leaseExpiresMs: number | null;
   /** While awaiting approval: when the wait ends BLOCKED approval_expired. */
   approvalExpiresMs: number | null;
+  /** Who submitted it (journal/operationEvent OWNER_SUBMITTER, "oauth:<familyId>", "api:<tokenId>"); never changes. */
+  submittedBy: string;
 }
 
 export interface NewOperation {
@@ -204,6 +206,8 @@ export interface NewOperation {
   details: Record<string, unknown>;
   /** When set, the operation waits for the owner's approval this long (ms, from the store's clock) instead of being queued. */
   approvalTtlMs?: number;
+  /** Who submits it (OperationRecord.submittedBy); the owner when absent. */
+  submittedBy?: string;
 }
 
 /** The owner's answer, bound to the request digest the owner was shown, who gave it, and how. */

@@ -1,5 +1,5 @@
 import type { EventDraft } from "../journal/journalTypes.js";
-import { operationEvent } from "../journal/operationEvent.js";
+import { OWNER_SUBMITTER, operationEvent } from "../journal/operationEvent.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
 import type { ApprovalDecision, ApprovalEndCode, AttemptResolution, CancelOutcome, NewOperation, OperationPhase, OperationRecord } from "./Store.js";
 import { isTerminalPhase, operationState } from "./Store.js";
@@ -67,6 +67,7 @@ export function create(input: NewOperation, at: number): Transition {
     leaseOwner: null,
     leaseExpiresMs: null,
     approvalExpiresMs,
+    submittedBy: input.submittedBy ?? OWNER_SUBMITTER,
   };
   const approval = approvalExpiresMs === null ? {} : { approvalExpiresMs };
   return record("operation_created", next, { ...input.details, ...approval, risk: input.risk, maxAttempts: input.maxAttempts });

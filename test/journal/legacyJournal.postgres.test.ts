@@ -50,7 +50,9 @@ ALTER TABLE journal_events DROP COLUMN chain_seq;
 ALTER TABLE operations DROP COLUMN chain_seq, DROP COLUMN chain_mac, DROP COLUMN stored_bytes;
 ALTER TABLE journal_head DROP COLUMN format, DROP COLUMN checkpoint_operations, DROP COLUMN checkpoint_digest;
 DROP TABLE journal_checkpoint;
-DELETE FROM schema_migrations WHERE version = 3;`);
+DROP INDEX operations_submitter;
+ALTER TABLE operations DROP COLUMN submitted_by;
+DELETE FROM schema_migrations WHERE version IN (3, 4);`);
     await client.query("COMMIT");
   });
 }

@@ -58,7 +58,9 @@ ALTER TABLE journal_head DROP COLUMN format;
 ALTER TABLE journal_head DROP COLUMN checkpoint_operations;
 ALTER TABLE journal_head DROP COLUMN checkpoint_digest;
 DROP TABLE journal_checkpoint;
-DELETE FROM schema_migrations WHERE version = 8;`);
+DROP INDEX operations_submitter;
+ALTER TABLE operations DROP COLUMN submitted_by;
+DELETE FROM schema_migrations WHERE version IN (8, 9);`);
     })();
   } finally {
     db.close();

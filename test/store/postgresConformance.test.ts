@@ -4,7 +4,7 @@ import { openPostgresStore } from "../../src/store/postgres/openPostgresStore.js
 import { dropSchema, freshSchema, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 import { storeConformance } from "./conformance/storeConformance.js";
 
-const COLUMNS = new Set(["phase", "attempts", "mutation_boundary", "risk"]);
+const COLUMNS = new Set(["phase", "attempts", "mutation_boundary", "risk", "submitted_by"]);
 const database = await testDatabase();
 
 storeConformance(

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import { storeConformance } from "./conformance/storeConformance.js";
 
-const COLUMNS = new Set(["phase", "attempts", "mutation_boundary", "risk"]);
+const COLUMNS = new Set(["phase", "attempts", "mutation_boundary", "risk", "submitted_by"]);
 
 storeConformance("sqlite", ({ sealer, clock }) => {
   const home = mkdtempSync(join(tmpdir(), "errand-conformance-"));

@@ -158,7 +158,7 @@ class PostgresStore extends PgTransactions implements Store {
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
     return this.write((tx) => expireApprovals(tx, blockedReceipt, limit));
   }
-  listOperations(query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]> {
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
     return this.read((tx) => listOperations(tx, query));
   }
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {

@@ -285,6 +285,15 @@ CREATE TABLE journal_checkpoint (
 );
 `,
   },
+  {
+    version: 4,
+    name: "operation submitters",
+    // SQLite's migration 9: operations stored before it count as the owner's, as their events mean.
+    sql: `
+ALTER TABLE operations ADD COLUMN submitted_by TEXT NOT NULL DEFAULT 'owner';
+CREATE INDEX operations_submitter ON operations (submitted_by, updated_ms);
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

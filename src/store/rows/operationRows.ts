@@ -35,6 +35,8 @@ export interface OperationRow {
   chain_mac: string;
   /** Bytes this operation counts against the journal quota: its task document and its events. */
   stored_bytes: number;
+  /** Who submitted it; written once, with the operation_created event that states it. */
+  submitted_by: string;
 }
 
 export function toOperation(row: OperationRow): OperationRecord {
@@ -56,6 +58,7 @@ export function toOperation(row: OperationRow): OperationRecord {
     leaseOwner: row.lease_owner,
     leaseExpiresMs: row.lease_expires_ms,
     approvalExpiresMs: row.approval_expires_ms,
+    submittedBy: row.submitted_by,
   };
 }
 
@@ -109,6 +112,7 @@ export function newOperationRow(next: OperationRecord, taskJson: string, chain: 
     chain_seq: chain.seq,
     chain_mac: chain.mac,
     stored_bytes: storedBytes,
+    submitted_by: next.submittedBy,
   };
 }
 

@@ -5,6 +5,7 @@ import { SECRET_MIGRATION } from "./secretMigration.js";
 import { HELD_RESULT_MIGRATION } from "./heldResultMigration.js";
 import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
 import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
+import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -126,6 +127,7 @@ CREATE TABLE operation_tombstones (
   HELD_RESULT_MIGRATION,
   ARTIFACT_MIGRATION,
   JOURNAL_CHAINS_MIGRATION,
+  SUBMITTER_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

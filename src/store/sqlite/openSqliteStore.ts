@@ -176,7 +176,7 @@ class SqliteStore extends SqliteTransactions implements Store {
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
     return this.write(() => expireApprovals(this.ctx, blockedReceipt, limit));
   }
-  listOperations(query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]> {
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
     return this.read(() => listOperations(this.ctx, query));
   }
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {

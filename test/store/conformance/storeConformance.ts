@@ -18,7 +18,7 @@ export interface StoreUnderTest {
   /** Another connection to the same database, as a second runner process would open it. */
   another(): Store;
   /** Changes one column of an operation's stored row, as someone with database access but no key would. */
-  tamper(operationId: string, column: "phase" | "attempts" | "mutation_boundary" | "risk", value: string | number): Promise<void>;
+  tamper(operationId: string, column: "phase" | "attempts" | "mutation_boundary" | "risk" | "submitted_by", value: string | number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -230,6 +230,25 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         await assert.rejects(s.store.cancelOperation(edited.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
         const verdict = await verifyJournal(s.store, sealer);
         assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === edited.operationId);
+      }, false));
+
+    test(`${backend}: the submitter is stated by every event, listed by, and an edited submitter fails authentication`, () =>
+      withStore(async (s) => {
+        const mine = newOperation({ submittedBy: "oauth:family-a" });
+        const owners = newOperation();
+        await s.store.createOperation(mine, QUOTA);
+        await s.store.createOperation(owners, QUOTA);
+        const view = await s.store.readOperation(mine.operationId);
+        assert.ok(view?.kind === "live");
+        assert.equal(view.operation.submittedBy, "oauth:family-a");
+        assert.equal(JSON.parse(view.latestEvent?.body ?? "{}").submittedBy, "oauth:family-a", "the creation event states the submitter");
+        assert.equal((await s.store.readOperationTask(owners.operationId))?.operation.submittedBy, "owner", "no submitter named: the owner");
+        assert.deepEqual((await s.store.listOperations({ submittedBy: "oauth:family-a", limit: 10 })).map((o) => o.operationId), [mine.operationId]);
+        // Someone with the database but not the key hands the owner's operation to grant A.
+        await s.tamper(owners.operationId, "submitted_by", "oauth:family-a");
+        await assert.rejects(s.store.cancelOperation(owners.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
+        const verdict = await verifyJournal(s.store, sealer);
+        assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === owners.operationId, JSON.stringify(verdict));
       }, false));
 
     test(`${backend}: finishing an attempt skips an edited successor and claims the next intact one in the same call`, () =>

@@ -13,8 +13,8 @@ import { selectTombstone } from "./readOperation.js";
 
 const INSERT_OPERATION = `INSERT INTO operations (operation_id, request_digest, risk, task_json, phase, revision, attempts, max_attempts, mutation_boundary,
     run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms, approval_expires_ms,
-    chain_seq, chain_mac, stored_bytes)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+    chain_seq, chain_mac, stored_bytes, submitted_by)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
   ON CONFLICT (operation_id) DO NOTHING`;
 
 /**
@@ -75,5 +75,6 @@ function insertValues(row: OperationRow): unknown[] {
     row.chain_seq,
     row.chain_mac,
     row.stored_bytes,
+    row.submitted_by,
   ];
 }

@@ -41,12 +41,13 @@ export async function readOperationStates(tx: PgTx, afterOperationId: string, li
   return states;
 }
 
-/** Operations by last change, newest first (the owner console's lists). */
-export async function listOperations(tx: PgTx, query: { phase?: OperationPhase; limit: number }): Promise<OperationRecord[]> {
-  const rows =
-    query.phase === undefined
-      ? await tx.rows<OperationRow>("SELECT * FROM operations ORDER BY updated_ms DESC, operation_id LIMIT $1", [query.limit])
-      : await tx.rows<OperationRow>("SELECT * FROM operations WHERE phase = $1 ORDER BY updated_ms DESC, operation_id LIMIT $2", [query.phase, query.limit]);
+/** Operations by last change, newest first, of one phase and one submitter when given (lists). */
+export async function listOperations(tx: PgTx, query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+  const rows = await tx.rows<OperationRow>(
+    `SELECT * FROM operations WHERE ($1::text IS NULL OR phase = $1) AND ($2::text IS NULL OR submitted_by = $2)
+     ORDER BY updated_ms DESC, operation_id LIMIT $3`,
+    [query.phase ?? null, query.submittedBy ?? null, query.limit],
+  );
   return rows.map(toOperation);
 }
 

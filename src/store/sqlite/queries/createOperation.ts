@@ -36,10 +36,10 @@ export function createOperation(ctx: SqliteContext, input: NewOperation, quotaBy
     .sql(
       `INSERT INTO operations (operation_id, request_digest, risk, task_json, phase, revision, attempts, max_attempts, mutation_boundary,
          run_after_ms, lease_token, lease_owner, lease_expires_ms, cancel_requested_ms, receipt_status, receipt_seq, created_ms, updated_ms, finished_ms, approval_expires_ms,
-         chain_seq, chain_mac, stored_bytes)
+         chain_seq, chain_mac, stored_bytes, submitted_by)
        VALUES (@operation_id, @request_digest, @risk, @task_json, @phase, @revision, @attempts, @max_attempts, @mutation_boundary,
          @run_after_ms, @lease_token, @lease_owner, @lease_expires_ms, @cancel_requested_ms, @receipt_status, @receipt_seq, @created_ms, @updated_ms, @finished_ms, @approval_expires_ms,
-         @chain_seq, @chain_mac, @stored_bytes)`,
+         @chain_seq, @chain_mac, @stored_bytes, @submitted_by)`,
     )
     .run(row);
   return { kind: "created", operation: toOperation(row) };

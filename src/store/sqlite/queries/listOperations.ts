@@ -3,13 +3,14 @@ import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
-/** Operations by last change, newest first (the owner console's lists). */
-export function listOperations(ctx: SqliteContext, query: { phase?: OperationPhase; limit: number }): OperationRecord[] {
-  const rows = (
-    query.phase === undefined
-      ? ctx.sql("SELECT * FROM operations ORDER BY updated_ms DESC, operation_id LIMIT ?").all(query.limit)
-      : ctx.sql("SELECT * FROM operations WHERE phase = ? ORDER BY updated_ms DESC, operation_id LIMIT ?").all(query.phase, query.limit)
-  ) as OperationRow[];
+/** Operations by last change, newest first, of one phase and one submitter when given (lists). */
+export function listOperations(ctx: SqliteContext, query: { phase?: OperationPhase; submittedBy?: string; limit: number }): OperationRecord[] {
+  const rows = ctx
+    .sql(
+      `SELECT * FROM operations WHERE (@phase IS NULL OR phase = @phase) AND (@submittedBy IS NULL OR submitted_by = @submittedBy)
+       ORDER BY updated_ms DESC, operation_id LIMIT @limit`,
+    )
+    .all({ phase: query.phase ?? null, submittedBy: query.submittedBy ?? null, limit: query.limit }) as OperationRow[];
   return rows.map(toOperation);
 }
 
