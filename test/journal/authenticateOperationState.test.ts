@@ -21,12 +21,13 @@ function sealed(body: Record<string, unknown>, operationId: string): JournalEven
 test("authenticateOperationState: a submitter is checked like every state field, and an event naming none means the owner", () => {
   const operationId = randomUUID();
   const state: OperationStateFields = { operationId, requestDigest: "d", revision: 1, phase: "queued", mutationBoundary: "not_crossed", attempts: 0, risk: "read_only", maxAttempts: 3, cancelRequested: false, submittedBy: "oauth:a" };
-  const current = sealed(operationEvent("operation_created", state).body as Record<string, unknown>, operationId);
+  const current = sealed(operationEvent("operation_created", state).body, operationId);
   assert.ok(authenticateOperationState(state, current, sealer, journalId).ok);
   const handedOver = authenticateOperationState({ ...state, submittedBy: "oauth:b" }, current, sealer, journalId);
   assert.deepEqual(handedOver, { ok: false, reason: "its stored submittedBy differs from its latest journal event" });
 
-  const { submittedBy: _dropped, ...older } = operationEvent("operation_created", state).body as Record<string, unknown>;
+  const older: Record<string, unknown> = { ...operationEvent("operation_created", state).body };
+  delete older["submittedBy"];
   const legacy = sealed(older, operationId);
   assert.ok(authenticateOperationState({ ...state, submittedBy: "owner" }, legacy, sealer, journalId).ok, "an older operation is the owner's");
   assert.equal(authenticateOperationState(state, legacy, sealer, journalId).ok, false, "and is never a grant's");

@@ -241,7 +241,7 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         const view = await s.store.readOperation(mine.operationId);
         assert.ok(view?.kind === "live");
         assert.equal(view.operation.submittedBy, "oauth:family-a");
-        assert.equal(JSON.parse(view.latestEvent?.body ?? "{}").submittedBy, "oauth:family-a", "the creation event states the submitter");
+        assert.equal((JSON.parse(view.latestEvent?.body ?? "{}") as { submittedBy?: string }).submittedBy, "oauth:family-a", "the creation event states the submitter");
         assert.equal((await s.store.readOperationTask(owners.operationId))?.operation.submittedBy, "owner", "no submitter named: the owner");
         assert.deepEqual((await s.store.listOperations({ submittedBy: "oauth:family-a", limit: 10 })).map((o) => o.operationId), [mine.operationId]);
         // Someone with the database but not the key hands the owner's operation to grant A.
