@@ -4,17 +4,20 @@ import type { AccessStore } from "../store/AccessStore.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
 import type { SecretStore } from "../store/SecretStore.js";
+import type { SiteStore } from "../store/SiteStore.js";
 import type { Store } from "../store/Store.js";
 import { openPostgresAccessStore } from "../store/postgres/openPostgresAccessStore.js";
 import { openPostgresArtifactStore } from "../store/postgres/openPostgresArtifactStore.js";
 import { openPostgresProviderStore } from "../store/postgres/openPostgresProviderStore.js";
 import { openPostgresSecretStore } from "../store/postgres/openPostgresSecretStore.js";
+import { openPostgresSiteStore } from "../store/postgres/openPostgresSiteStore.js";
 import { openPostgresStore } from "../store/postgres/openPostgresStore.js";
 import { describeDatabaseUrl } from "../store/postgres/postgresConnection.js";
 import { openSqliteAccessStore } from "../store/sqlite/openSqliteAccessStore.js";
 import { openSqliteArtifactStore } from "../store/sqlite/openSqliteArtifactStore.js";
 import { openSqliteProviderStore } from "../store/sqlite/openSqliteProviderStore.js";
 import { openSqliteSecretStore } from "../store/sqlite/openSqliteSecretStore.js";
+import { openSqliteSiteStore } from "../store/sqlite/openSqliteSiteStore.js";
 import { openSqliteStore, sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
 
 /**
@@ -69,6 +72,11 @@ export function openAccessStoreAt(location: StoreLocation, options: StoreOpenOpt
 /** The owner's declared secrets (sealed). */
 export function openSecretStoreAt(location: StoreLocation, options: StoreOpenOptions): SecretStore {
   return location.backend === "sqlite" ? openSqliteSecretStore(sqliteOptions(location, options)) : openPostgresSecretStore(postgresOptions(location, options));
+}
+
+/** The owner's sites and their sealed sessions. */
+export function openSiteStoreAt(location: StoreLocation, options: StoreOpenOptions): SiteStore {
+  return location.backend === "sqlite" ? openSqliteSiteStore(sqliteOptions(location, options)) : openPostgresSiteStore(postgresOptions(location, options));
 }
 
 /**

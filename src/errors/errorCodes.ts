@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   duplicate_output_name: "Two extract steps write the same output name.",
   invalid_attribute: "extract_attribute.attribute is not an attribute name.",
   invalid_number: "A number is not an integer within its bounds.",
+  invalid_site: "A site name (a task's site, or errand site's NAME) or an errand site add setting (origin, login URL, logged-in selector, login host) is not valid.",
   // policy: the task is well formed but errand refuses to act on it as given
   approval_required: "A reversible_write or consequential task lacks approved: true.",
   secret_approval_required: "A task with fill_secret lacks secretApproval: true.",
@@ -41,6 +42,10 @@ export const ERROR_CODES = {
   invalid_secret_site: "A --site is not an http(s) origin (or one leading wildcard label); paths, queries and user names are refused.",
   secret_source_refused: "A secret's source is refused: errand's own (ERRAND_*) or a provider credential variable, or a file under ERRAND_HOME.",
   secret_value_refused: "A secret value is refused: shorter than 8 characters without whitespace, longer than 4096, or holding control characters.",
+  site_unknown: "A task names a site the owner has not set up with errand site add (or errand site show/remove names none).",
+  site_target_outside: "A site task's target is not on one of the site's origins; the site's session is never loaded for it.",
+  login_required: "The site's saved session is missing or no longer logged in (its logged-in check failed before any step); the person logs in at the owner console's login page for the site, then the task is tried again.",
+  session_egress_blocked: "A site task's page tried to reach an origin outside the site on a host the site's cookies would be sent to (another port or scheme); the request was aborted.",
   network_blocked: "A URL's destination is refused by the network policy.",
   userinfo_blocked: "A URL carries a user name or password; credentials in URLs are refused.",
   port_blocked: "A destination port is not the scheme's default (80/443) and no operator allowance names it.",

@@ -117,6 +117,8 @@ export const JOURNAL_EVENT_TYPES = [
   "provider_changed",
   // Declared secrets (operation-less): a secret was created, re-bound or deleted; name, sites and source kind only.
   "secret_changed",
+  // Sites (operation-less): a site was defined, redefined or removed; name, origins and login settings only, never a session.
+  "site_changed",
 ] as const;
 export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
 

@@ -16,8 +16,8 @@ const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
  * Normalized form: lowercase scheme and host, ASCII (punycode) host, default port omitted, no
  * trailing slash. A path, query, fragment or user name is refused, never silently dropped.
  */
-export function normalizeSecretSite(raw: string, path: string): Result<string> {
-  const refuse = (why: string) => failed<string>([{ code: "invalid_secret_site", path, message: `"${shorten(raw)}" is not a site a secret can be bound to: ${why}. Write an origin such as https://portal.example.com, http://127.0.0.1:8080 or https://*.example.com.` }]);
+export function normalizeSecretSite(raw: string, path: string, subject = "a site a secret can be bound to"): Result<string> {
+  const refuse = (why: string) => failed<string>([{ code: "invalid_secret_site", path, message: `"${shorten(raw)}" is not ${subject}: ${why}. Write an origin such as https://portal.example.com, http://127.0.0.1:8080 or https://*.example.com.` }]);
   if (raw.length > MAX_SITE_CHARS) return refuse(`it is longer than ${MAX_SITE_CHARS} characters`);
   const shape = ORIGIN_SHAPE.exec(raw.trim() === raw ? raw : "");
   if (shape === null) return refuse("it must be scheme://host[:port] with http or https and nothing after the host (no path, query or fragment)");
@@ -77,15 +77,42 @@ export function originMatchesSites(url: string, sites: readonly string[]): boole
     return false;
   }
   if (target.protocol !== "http:" && target.protocol !== "https:") return false;
-  let host = target.hostname;
-  if (host.endsWith(".")) host = host.slice(0, -1);
   const scheme = target.protocol.slice(0, -1);
   return sites.some((site) => {
-    const match = /^(https?):\/\/(\*\.)?(.+?)(?::(\d+))?$/.exec(site);
-    if (match === null || match[1] !== scheme || (match[4] ?? "") !== target.port) return false;
-    const base = match[3] ?? "";
-    return match[2] === undefined ? host === base : host.endsWith(`.${base}`);
+    const parts = siteParts(site);
+    return parts !== null && parts.scheme === scheme && parts.port === target.port && hostMatchesSiteParts(target.hostname, parts);
   });
+}
+
+/**
+ * True when `host` is the host of one of `sites`, whatever the scheme and port (or a subdomain, for
+ * a wildcard site). Cookies are scoped by host, not by port or (without Secure) scheme: a browser
+ * sends a site's cookies to every origin on such a host.
+ */
+export function hostWithinSites(host: string, sites: readonly string[]): boolean {
+  return sites.some((site) => {
+    const parts = siteParts(site);
+    return parts !== null && hostMatchesSiteParts(host, parts);
+  });
+}
+
+interface SiteParts {
+  scheme: string;
+  wildcard: boolean;
+  host: string;
+  port: string;
+}
+
+/** A normalized site split into its scheme, wildcard flag, host and port ("" for the default). */
+function siteParts(site: string): SiteParts | null {
+  const match = /^(https?):\/\/(\*\.)?(.+?)(?::(\d+))?$/.exec(site);
+  if (match === null) return null;
+  return { scheme: match[1] ?? "", wildcard: match[2] !== undefined, host: match[3] ?? "", port: match[4] ?? "" };
+}
+
+function hostMatchesSiteParts(rawHost: string, parts: SiteParts): boolean {
+  const host = (rawHost.endsWith(".") ? rawHost.slice(0, -1) : rawHost).toLowerCase();
+  return parts.wildcard ? host.endsWith(`.${parts.host}`) : host === parts.host;
 }
 
 function shorten(text: string): string {

@@ -79,6 +79,8 @@ export interface Task {
   schemaVersion: "errand.task.v1";
   operationId: string;
   label?: string;
+  /** A site the owner set up (errand site add): the task starts in a browser holding that site's saved session. */
+  site?: string;
   target: { url: string };
   allowedHosts: string[];
   risk: Risk;

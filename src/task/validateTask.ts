@@ -8,6 +8,7 @@ import { missingApprovals } from "./missingApprovals.js";
 import type { MissingApproval } from "./missingApprovals.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { readStep } from "./readStep.js";
+import { isSiteName } from "./siteName.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
 import type { Step, Task, TaskEvidence, TaskTimeouts } from "./taskTypes.js";
 import { stepLabel } from "./stepLabel.js";
@@ -16,6 +17,7 @@ const TASK_FIELDS = [
   "schemaVersion",
   "operationId",
   "label",
+  "site",
   "target",
   "allowedHosts",
   "risk",
@@ -51,6 +53,7 @@ export function validateTask(input: unknown): Result<Task> {
   readSchemaVersion(reader, input);
   const operationId = readOperationId(reader, input);
   const label = reader.string(input, "label", "", { max: TASK_LIMITS.labelChars, required: false });
+  const site = readSite(reader, input);
   const targetUrl = readTarget(reader, input);
   const allowedHosts = readAllowedHosts(reader, input);
   const risk = reader.choice(input, "risk", "", RISK_LEVELS);
@@ -73,6 +76,7 @@ export function validateTask(input: unknown): Result<Task> {
     schemaVersion: SCHEMA_VERSION,
     operationId: operationId!,
     ...(label === undefined ? {} : { label }),
+    ...(site === undefined ? {} : { site }),
     target: { url: targetUrl! },
     allowedHosts: allowedHosts ?? [],
     risk: risk!,
@@ -102,6 +106,17 @@ function readOperationId(reader: FieldReader, input: Record<string, unknown>): s
     return undefined;
   }
   return value.toLowerCase();
+}
+
+/** The site whose saved session the task starts with; whether it exists is the owner's registry's question (admission). */
+function readSite(reader: FieldReader, input: Record<string, unknown>): string | undefined {
+  const value = reader.string(input, "site", "", { min: 1, max: 64, required: false });
+  if (value === undefined) return undefined;
+  if (!isSiteName(value)) {
+    reader.report("invalid_site", "/site", `"site" must name a site the owner set up with errand site add: a letter, then letters, digits, "_" or "-", at most 64 characters.`);
+    return undefined;
+  }
+  return value;
 }
 
 function readTarget(reader: FieldReader, input: Record<string, unknown>): string | undefined {

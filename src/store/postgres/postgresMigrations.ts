@@ -294,6 +294,26 @@ ALTER TABLE operations ADD COLUMN submitted_by TEXT NOT NULL DEFAULT 'owner';
 CREATE INDEX operations_submitter ON operations (submitted_by, updated_ms);
 `,
   },
+  {
+    version: 5,
+    name: "sites and their sealed sessions",
+    // SQLite's migration 10: a session is only ever stored sealed (src/sites), bound to the site's name,
+    // origins and definition time.
+    sql: `
+CREATE TABLE sites (
+  name               TEXT COLLATE "C" PRIMARY KEY,
+  origins_json       TEXT NOT NULL,
+  login_url          TEXT,
+  logged_in_selector TEXT,
+  login_hosts_json   TEXT NOT NULL,
+  sealed_session     TEXT,
+  session_state      TEXT NOT NULL CHECK (session_state IN ('none', 'saved', 'expired')),
+  session_saved_ms   BIGINT,
+  defined_ms         BIGINT NOT NULL,
+  created_ms         BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -6,6 +6,7 @@ import { HELD_RESULT_MIGRATION } from "./heldResultMigration.js";
 import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
 import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
 import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
+import { SITE_MIGRATION } from "./siteMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -128,6 +129,7 @@ CREATE TABLE operation_tombstones (
   ARTIFACT_MIGRATION,
   JOURNAL_CHAINS_MIGRATION,
   SUBMITTER_MIGRATION,
+  SITE_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,0 +1,172 @@
+import type { SealedBox } from "../keys/sealedBox.js";
+import { MAX_SECRET_SITES, normalizeSecretSite, originMatchesSites } from "../secrets/secretSite.js";
+import type { SiteRecord, SiteStore } from "../store/SiteStore.js";
+import { canonicalJson } from "../task/canonicalJson.js";
+import { TASK_LIMITS } from "../task/limits.js";
+import { hostMatchesPattern, normalizeHostPattern } from "../task/normalizeHostPattern.js";
+import { normalizeHttpUrl } from "../task/normalizeHttpUrl.js";
+import { isSiteName } from "../task/siteName.js";
+import { restrictSessionToSite, sessionIsEmpty } from "./sessionScope.js";
+import type { SavedSession, SiteDefinition, SiteSessions, SiteSummary } from "./siteTypes.js";
+import { SiteError } from "./siteTypes.js";
+
+const AAD_PURPOSE = "errand/site-session/v1";
+/** At most this many login hosts per site (an SSO provider and its identity hosts). */
+const MAX_LOGIN_HOSTS = 8;
+
+export interface SiteRegistryOptions {
+  store: SiteStore;
+  /** A box under the master key's "sites" subkey (deriveSubkey(master, "sites")). */
+  box: SealedBox;
+  /**
+   * Where errand serve is reached (ERRAND_PUBLIC_URL), for the owner console's login page of a
+   * site; null: the page is named by its path on errand serve's own address.
+   */
+  publicUrl: string | null;
+}
+
+/** What the owner gives `errand site add`. */
+export interface SiteInput {
+  name: string;
+  origins: readonly string[];
+  loginUrl?: string;
+  loggedInSelector?: string;
+  loginHosts?: readonly string[];
+}
+
+export interface SiteRegistry extends SiteSessions {
+  /** Sets a site up (or redefines it, which drops its saved session); every setting is checked first. */
+  define(input: SiteInput): Promise<{ created: boolean; site: SiteSummary }>;
+  list(): Promise<SiteSummary[]>;
+  show(name: string): Promise<SiteSummary | null>;
+  remove(name: string): Promise<boolean>;
+}
+
+/**
+ * The owner's site registry. A saved session is sealed with AES-256-GCM; the associated data is the
+ * canonical JSON of the purpose, the site's name, origins and definition time, so a session whose
+ * row was widened to more origins, moved to another site, or outlived a redefinition does not open
+ * (the site then has no session: its tasks end login_required), instead of going somewhere new.
+ */
+export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
+  const { store, box } = options;
+  const aad = (site: SiteDefinition) => canonicalJson({ purpose: AAD_PURPOSE, name: site.name, origins: [...site.origins], definedMs: site.definedMs });
+
+  const requireName = (name: string): void => {
+    if (!isSiteName(name)) throw new SiteError("invalid_site", `"${name.slice(0, 70)}" is not a site name: start with a letter, then letters, digits, "_" or "-", at most 64 characters.`);
+  };
+
+  const openRecord = (record: SiteRecord): SavedSession | null => {
+    if (record.sealedSession === null || record.sessionState !== "saved") return null;
+    try {
+      const session = JSON.parse(box.open(record.sealedSession, aad(definitionOf(record))).toString("utf8")) as SavedSession;
+      if (!Array.isArray(session.cookies) || !Array.isArray(session.origins)) return null;
+      return restrictSessionToSite(session, record.origins);
+    } catch {
+      // Another master key, or an edited row: the session is not believed, and no refusal quotes it.
+      return null;
+    }
+  };
+
+  return {
+    async define(input) {
+      requireName(input.name);
+      const origins = normalizeOrigins(input.origins);
+      const loginHosts: string[] = [];
+      for (const [index, raw] of (input.loginHosts ?? []).entries()) {
+        const checked = normalizeHostPattern(raw, `/loginHosts/${index}`);
+        if (!checked.ok) throw new SiteError("invalid_site", `--login-host: ${checked.problem.message}`);
+        if (!loginHosts.includes(checked.pattern)) loginHosts.push(checked.pattern);
+      }
+      if (loginHosts.length > MAX_LOGIN_HOSTS) throw new SiteError("invalid_site", `A site may have at most ${MAX_LOGIN_HOSTS} login hosts; it has ${loginHosts.length}.`);
+      let loginUrl: string | null = null;
+      if (input.loginUrl !== undefined) {
+        const checked = normalizeHttpUrl(input.loginUrl, "/loginUrl");
+        if (!checked.ok) throw new SiteError("invalid_site", `--login-url: ${checked.problem.message}`);
+        const host = checked.url.hostname;
+        if (!originMatchesSites(checked.href, origins.value) && !loginHosts.some((pattern) => hostMatchesPattern(host, pattern))) {
+          throw new SiteError("invalid_site", `--login-url ${checked.url.origin} is neither one of the site's origins (${origins.value.join(", ")}) nor a --login-host.`);
+        }
+        loginUrl = checked.href;
+      }
+      let loggedInSelector: string | null = null;
+      if (input.loggedInSelector !== undefined) {
+        const selector = input.loggedInSelector;
+        if (selector.trim() === "" || selector.length > TASK_LIMITS.selectorChars) throw new SiteError("invalid_site", `--logged-in needs a selector of 1 to ${TASK_LIMITS.selectorChars} characters (one that is on the site's pages only when logged in, e.g. "#sign-out").`);
+        loggedInSelector = selector;
+      }
+      const { created, record } = await store.putSite({ name: input.name, origins: origins.value, loginUrl, loggedInSelector, loginHosts: loginHosts.sort() });
+      return { created, site: summarize(record) };
+    },
+
+    async list() {
+      return (await store.listSites()).map(summarize);
+    },
+
+    async show(name) {
+      requireName(name);
+      const record = await store.readSite(name);
+      return record === null ? null : summarize(record);
+    },
+
+    remove(name) {
+      requireName(name);
+      return store.deleteSite(name);
+    },
+
+    async lookup(name) {
+      if (!isSiteName(name)) return null;
+      const record = await store.readSite(name);
+      return record === null ? null : definitionOf(record);
+    },
+
+    async openSession(site) {
+      const record = await store.readSite(site.name);
+      if (record === null || record.definedMs !== site.definedMs) return null;
+      return openRecord(record);
+    },
+
+    async saveSession(site, session, state) {
+      const kept = session === null ? null : restrictSessionToSite(session, site.origins);
+      const sealed = kept === null || sessionIsEmpty(kept) ? null : box.seal(JSON.stringify(kept), aad(site));
+      await store.saveSession(site.name, site.definedMs, { sealed, state: sealed === null ? (state === "saved" ? "none" : "expired") : state });
+    },
+
+    loginPageUrl(name) {
+      const origin = (options.publicUrl ?? "").trim().replace(/\/+$/, "");
+      return `${origin}/owner/sites/${encodeURIComponent(name)}/login`;
+    },
+  };
+}
+
+/** The site's origins in the one origin form errand has (secretSite.ts), de-duplicated and sorted. */
+function normalizeOrigins(raw: readonly string[]): { value: string[] } {
+  if (raw.length === 0) throw new SiteError("invalid_site", "A site needs at least one origin (--origin https://library.example.com).");
+  if (raw.length > MAX_SECRET_SITES) throw new SiteError("invalid_site", `A site may have at most ${MAX_SECRET_SITES} origins; it has ${raw.length}.`);
+  const origins = new Set<string>();
+  for (const [index, entry] of raw.entries()) {
+    const checked = normalizeSecretSite(entry, `/origins/${index}`, "an origin a site's session can be used on");
+    if (!checked.ok) throw new SiteError("invalid_site", checked.errors.map((e) => e.message).join(" "));
+    origins.add(checked.value);
+  }
+  return { value: [...origins].sort() };
+}
+
+function definitionOf(record: SiteRecord): SiteDefinition {
+  return { name: record.name, origins: [...record.origins], loginUrl: record.loginUrl, loggedInSelector: record.loggedInSelector, loginHosts: [...record.loginHosts], definedMs: record.definedMs };
+}
+
+function summarize(record: SiteRecord): SiteSummary {
+  return {
+    name: record.name,
+    origins: [...record.origins],
+    loginUrl: record.loginUrl,
+    loggedInSelector: record.loggedInSelector,
+    loginHosts: [...record.loginHosts],
+    session: record.sessionState,
+    loggedIn: record.sessionState === "saved" && record.sealedSession !== null,
+    sessionSavedAt: record.sessionSavedMs === null ? null : new Date(record.sessionSavedMs).toISOString(),
+    createdAt: new Date(record.createdMs).toISOString(),
+    definedAt: new Date(record.definedMs).toISOString(),
+  };
+}
