@@ -44,6 +44,7 @@ const VALIDATION_CODES: ErrorCode[] = [
   "duplicate_output_name",
   "invalid_attribute",
   "invalid_number",
+  "invalid_site",
   "approval_required",
   "secret_approval_required",
 ];
@@ -84,9 +85,9 @@ describe("docs/TASK_SCHEMA.md agrees with the schema", () => {
   }
 
   test("every top-level field has a table row and a section", () => {
-    const full = expectValid(minimalTask({ label: "x", timeouts: { taskMs: 5_000 } }));
+    const full = expectValid(minimalTask({ label: "x", site: "library", timeouts: { taskMs: 5_000 } }));
     const fields = Object.keys(full);
-    assert.equal(fields.length, 12);
+    assert.equal(fields.length, 13);
     for (const field of fields) {
       assert.match(doc, new RegExp(`^\\| \`${field}\` \\|`, "m"), `${field} has no row in the field table`);
       assert.match(doc, new RegExp(`^### \`${field}\`$`, "m"), `${field} has no section`);
