@@ -52,7 +52,8 @@ ALTER TABLE journal_head DROP COLUMN format, DROP COLUMN checkpoint_operations, 
 DROP TABLE journal_checkpoint;
 DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
-DELETE FROM schema_migrations WHERE version IN (3, 4);`);
+DROP TABLE sites;
+DELETE FROM schema_migrations WHERE version >= 3;`);
     await client.query("COMMIT");
   });
 }

@@ -60,7 +60,8 @@ ALTER TABLE journal_head DROP COLUMN checkpoint_digest;
 DROP TABLE journal_checkpoint;
 DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
-DELETE FROM schema_migrations WHERE version IN (8, 9);`);
+DROP TABLE sites;
+DELETE FROM schema_migrations WHERE version >= 8;`);
     })();
   } finally {
     db.close();
