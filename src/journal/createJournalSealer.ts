@@ -15,6 +15,9 @@ const DOMAIN = {
   chainHead: "errand/journal/head/v2",
   tombstone: "errand/journal/tombstone/v1",
   keyId: "errand/journal/key-id/v1",
+  // Rows that grant authority (owner password, tokens, clients, secrets, ...), under their own subkey.
+  rowKey: "errand/row/key/v1",
+  row: "errand/row/v1",
 } as const;
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
@@ -43,9 +46,18 @@ export interface JournalSealer {
   legacyEventMac(journalId: string, fields: LegacyEventMacFields): string;
   legacyHeadMac(head: HeadFields): string;
   tombstoneMac(journalId: string, tombstone: TombstoneFields): string;
+  /**
+   * The MAC of one stored row that grants authority: its table, its primary key and the columns that
+   * decide what it grants, as canonical JSON (RFC 8785), under a subkey of this key. Naming the table
+   * and the key means a MAC copied to another row, or a row moved to another id or table, fails.
+   */
+  rowMac(table: string, key: Readonly<Record<string, RowValue>>, columns: Readonly<Record<string, RowValue>>): string;
   /** Constant-time equality of two hex strings (MACs, key ids); false for anything malformed. */
   macEquals(expected: string, actual: unknown): boolean;
 }
+
+/** A stored column value a row MAC covers. */
+export type RowValue = string | number | null;
 
 export function createJournalSealer(key: Uint8Array): JournalSealer {
   if (key.length < MIN_JOURNAL_KEY_BYTES) throw new RangeError(`journal key must be at least ${MIN_JOURNAL_KEY_BYTES} bytes`);
@@ -53,6 +65,7 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
   const secret = createSecretKey(Buffer.from(key));
   const mac = (domain: string, text: string): string => createHmac("sha256", secret).update(`${domain}\u0000${text}`, "utf8").digest("hex");
   const keyId = mac(DOMAIN.keyId, "").slice(0, 16);
+  const rowSecret = createSecretKey(createHmac("sha256", secret).update(DOMAIN.rowKey, "utf8").digest());
   return {
     keyId,
     chainGenesis: (journalId, operationId) => mac(DOMAIN.chainGenesis, flatCanonicalJson({ journal: journalId, operation: operationId })),
@@ -99,6 +112,10 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
           compactedMs: t.compactedMs,
         }),
       ),
+    rowMac: (table, rowKey, columns) =>
+      createHmac("sha256", rowSecret)
+        .update(`${DOMAIN.row}\u0000${canonicalJson({ table, key: rowKey, columns })}`, "utf8")
+        .digest("hex"),
     macEquals: (expected, actual) => constantTimeHexEqual(expected, actual),
   };
 }

@@ -118,6 +118,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     },
     verifyJournal: () => verifyJournal(ctx.store, ctx.sealer),
     checkpointJournal: () => ctx.store.writeCheckpoint(),
+    findUnauthenticRows: () => ctx.store.findUnauthenticRows(),
     approvalRequest: (operationId) => approvalRequest(ctx, operationId),
     decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
     expireApprovals: () => expireApprovals(ctx),

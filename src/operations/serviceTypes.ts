@@ -1,3 +1,4 @@
+import type { UnauthenticRow } from "../store/Store.js";
 import type { ArtifactRead } from "./artifactKeeping.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { Problem } from "../errors/result.js";
@@ -167,6 +168,8 @@ export interface OperationsService {
   verifyJournal(): Promise<JournalVerdict>;
   /** Records a checkpoint of every live operation's chain (Store.writeCheckpoint); returns how many it lists. */
   checkpointJournal(): Promise<number>;
+  /** Stored rows that grant authority and fail their MAC (Store.findUnauthenticRows). */
+  findUnauthenticRows(): Promise<UnauthenticRow[]>;
   compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;
 
   // ---- owner approval: only the owner's own channels (CLI on the host, owner console) call these.

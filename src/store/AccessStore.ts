@@ -14,7 +14,10 @@ export interface AccessStore {
   now(): Promise<number>;
 
   // ---- owner --------------------------------------------------------------------------------
-  /** The encoded slow hash of the owner password, or undefined when none was set. */
+  /**
+   * The encoded slow hash of the owner password, or undefined when none was set. A stored hash that
+   * fails its MAC (written without the key) is never returned: RowTamperedError.
+   */
   readOwnerSecret(): Promise<string | undefined>;
   writeOwnerSecret(encoded: string): Promise<void>;
 
@@ -65,6 +68,7 @@ export interface AccessStore {
   // ---- API tokens ---------------------------------------------------------------------------
   createApiToken(token: NewApiToken): Promise<void>;
   listApiTokens(): Promise<ApiTokenRecord[]>;
+  /** The token with this hash, only when its row passes its MAC (revocation included); a failing row reads as unknown. */
   readApiToken(tokenHash: string): Promise<ApiTokenRecord | undefined>;
   /** Revokes by id or by name; false when no live token has it. */
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined>;
@@ -186,6 +190,8 @@ export interface ApiTokenRecord {
   name: string;
   createdMs: number;
   revokedMs: number | null;
+  /** False when the row fails its MAC: it was written without the key and grants nothing. */
+  authentic: boolean;
 }
 
 export interface RequestRecord {

@@ -128,6 +128,11 @@ export interface Store {
    * and its digest and count signed into the head (journal/checkpointDigest). Returns how many it lists.
    */
   writeCheckpoint(): Promise<number>;
+  /**
+   * Every stored row that grants authority (owner password, tokens, ... : rows/authenticRows) and
+   * fails its MAC under this store's key, named by table and id (never secret material).
+   */
+  findUnauthenticRows(): Promise<UnauthenticRow[]>;
   /** Compacts terminal operations that finished before cutoffMs into tombstones (see CompactionReport). */
   compact(cutoffMs: number): Promise<CompactionReport>;
 
@@ -371,4 +376,10 @@ export interface StoreStatus {
   /** Bytes counted against the journal quota: the head's own count plus every live operation's. */
   storedBytes: number;
   schemaVersion: number;
+}
+
+/** A stored row that grants authority and fails its MAC, as doctor and journal verify name it (never its secret material). */
+export interface UnauthenticRow {
+  table: string;
+  id: string;
 }

@@ -73,3 +73,22 @@ export class ArtifactRefusedError extends ErrandError {
     super("artifact_refused", message);
   }
 }
+
+/**
+ * A stored row that grants authority (rows/authenticRows) fails its MAC: it was written without the
+ * master key. It grants nothing; the message names the table, never the row's secret material.
+ */
+export class RowTamperedError extends ErrandError {
+  declare readonly code: "journal_tampered";
+  constructor(
+    readonly table: string,
+    what: string,
+    fix: string,
+  ) {
+    super("journal_tampered", `The stored ${what} (table ${table}) fails its MAC under the master key: it was changed without the key, so it grants nothing. ${fix} Run "errand doctor" to list every such row.`);
+  }
+
+  static ownerPassword(): RowTamperedError {
+    return new RowTamperedError("owner_secret", "owner password", 'Set the owner password again with "errand owner set-password"; until then nobody can log in as the owner.');
+  }
+}

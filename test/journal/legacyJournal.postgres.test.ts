@@ -3,6 +3,7 @@
 // ensureJournalHeadPg in the same transaction): `journal verify` passes and work goes on. The old
 // database is made as in legacyJournal.test.ts: written by this errand, re-sealed as one chain under
 // the format-1 MACs, schema 3's columns, identity and table dropped.
+import { AUTHENTIC_TABLES } from "../../src/store/rows/authenticRows.js";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
@@ -53,6 +54,7 @@ DROP TABLE journal_checkpoint;
 DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE sites;
+${AUTHENTIC_TABLES.map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 3;`);
     await client.query("COMMIT");
   });

@@ -4,8 +4,9 @@
 //
 // The old database is made the way an older errand left it: a journal written by this errand is
 // re-sealed as one chain under the format-1 MACs (journal/createJournalSealer: legacyEventMac,
-// legacyHeadMac) and schema 8's columns and table are dropped, so opening it runs migration 8 and the
+// legacyHeadMac) and the columns and tables of schema 8 and later are dropped, so opening it runs migration 8 and the
 // conversion exactly as on an upgraded installation.
+import { AUTHENTIC_TABLES } from "../../src/store/rows/authenticRows.js";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -61,6 +62,7 @@ DROP TABLE journal_checkpoint;
 DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE sites;
+${AUTHENTIC_TABLES.map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 8;`);
     })();
   } finally {

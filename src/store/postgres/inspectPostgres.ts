@@ -1,3 +1,5 @@
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { AUTHENTIC_TABLES, unauthenticIn } from "../rows/authenticRows.js";
 import type { DatabaseFacts } from "../sqlite/inspectDatabase.js";
 import { createPostgresPool, translateConnectionError } from "./postgresConnection.js";
 import { POSTGRES_SCHEMA_VERSION } from "./postgresMigrations.js";
@@ -5,9 +7,10 @@ import { POSTGRES_SCHEMA_VERSION } from "./postgresMigrations.js";
 /**
  * What `errand doctor` reads from the PostgreSQL database ERRAND_DATABASE_URL names, in one
  * read-only transaction: nothing is migrated or written, and no journal head is created. A database
- * errand never migrated has schema 0. Connection failures come back as store_unavailable.
+ * errand never migrated has schema 0. Connection failures come back as store_unavailable. With
+ * `sealer`, every row that grants authority is checked against its MAC.
  */
-export async function inspectPostgres(connectionString: string): Promise<DatabaseFacts> {
+export async function inspectPostgres(connectionString: string, sealer?: JournalSealer): Promise<DatabaseFacts> {
   const pool = createPostgresPool({ connectionString, max: 1 });
   try {
     const client = await pool.connect();
@@ -17,8 +20,13 @@ export async function inspectPostgres(connectionString: string): Promise<Databas
       const schemaVersion = (await has("schema_migrations")) ? Number((await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations")).rows[0]?.v ?? 0) : 0;
       const ownerPasswordSet = (await has("owner_secret")) && Number((await client.query<{ n: number }>("SELECT count(*) AS n FROM owner_secret")).rows[0]?.n ?? 0) > 0;
       const breakers = (await has("provider_breakers")) ? (await client.query<{ provider: string; state: string }>("SELECT provider, state FROM provider_breakers ORDER BY provider")).rows : [];
+      let unauthenticRows: DatabaseFacts["unauthenticRows"] = null;
+      if (sealer !== undefined && schemaVersion === POSTGRES_SCHEMA_VERSION) {
+        unauthenticRows = [];
+        for (const table of AUTHENTIC_TABLES) unauthenticRows.push(...unauthenticIn(sealer, table, (await client.query<Record<string, unknown>>(`SELECT * FROM ${table.table}`)).rows));
+      }
       await client.query("COMMIT");
-      return { integrity: "ok", schemaVersion, supportedVersion: POSTGRES_SCHEMA_VERSION, ownerPasswordSet, breakers };
+      return { integrity: "ok", schemaVersion, supportedVersion: POSTGRES_SCHEMA_VERSION, ownerPasswordSet, breakers, unauthenticRows };
     } finally {
       client.release();
     }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { sealAllRows } from "./authenticTablePg.js";
 import { ensureJournalHeadPg } from "./ensureJournalHeadPg.js";
 import { createPgTx } from "./pgContext.js";
 import { SchemaTooNewError } from "../storeErrors.js";
@@ -38,6 +39,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
+      for (const table of migration.authenticates ?? []) await sealAllRows(client, sealer, table);
       await client.query("INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, (extract(epoch FROM now()) * 1000)::bigint)", [migration.version, migration.name]);
     }
     await ensureJournalHeadPg(createPgTx(client, { sealer, clock: undefined, refusals: new Map() }, undefined));

@@ -27,6 +27,7 @@ import type {
   RecoveredLease,
   Store,
   StoreStatus,
+  UnauthenticRow,
 } from "../Store.js";
 import { selectHead } from "./journalHeadPg.js";
 import { migratePostgres } from "./migratePostgres.js";
@@ -45,6 +46,8 @@ import { finishAttempt, recoverExpiredLeases } from "./queries/finishAttempt.js"
 import { dropExpiredResults, holdResult, readHeldResult } from "./queries/heldResults.js";
 import { countOperationEvents, readJournalChain, readJournalEvents, readTombstones } from "./queries/journalRead.js";
 import { readCheckpoint, writeCheckpoint } from "./queries/checkpoint.js";
+import { AUTHENTIC_TABLES, unauthenticIn } from "../rows/authenticRows.js";
+import { allRows } from "./authenticTablePg.js";
 import { checkLease, crossMutationBoundary, renewLease } from "./queries/leases.js";
 import { listOperations, readOperation, readOperationEvents, readOperationStates, readOperationTask } from "./queries/readOperation.js";
 import { reopenOperation } from "./queries/reopenOperation.js";
@@ -195,6 +198,13 @@ class PostgresStore extends PgTransactions implements Store {
   }
   writeCheckpoint(): Promise<number> {
     return this.write((tx) => writeCheckpoint(tx));
+  }
+  findUnauthenticRows(): Promise<UnauthenticRow[]> {
+    return this.read(async (tx) => {
+      const found: UnauthenticRow[] = [];
+      for (const table of AUTHENTIC_TABLES) found.push(...unauthenticIn(tx.ctx.sealer, table, await allRows(tx, table)));
+      return found;
+    });
   }
   async compact(cutoffMs: number): Promise<CompactionReport> {
     const report: CompactionReport = { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0, storedBytes: 0 };

@@ -1,3 +1,6 @@
+import type { AuthenticTable } from "../rows/authenticRows.js";
+import { API_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../rows/authenticRows.js";
+
 /**
  * PostgreSQL's own forward-only migrations (numbered apart from SQLite's: each backend records its
  * own schema history). A migration is never edited once released; changes go into a new entry. The
@@ -14,6 +17,11 @@ export interface PostgresMigration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Tables whose mac column this migration adds: errand MACs their existing rows with the key in the
+   * same transaction (postgres/authenticTablePg.sealAllRows).
+   */
+  authenticates?: readonly AuthenticTable[];
 }
 
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -313,6 +321,17 @@ CREATE TABLE sites (
   created_ms         BIGINT NOT NULL
 );
 `,
+  },
+  {
+    version: 6,
+    name: "owner password and API tokens authenticated",
+    // SQLite's migration 11: a MAC under the master key on each row (rows/authenticRows), given to the
+    // rows that exist by errand with the key in this transaction (migratePostgres).
+    sql: `
+ALTER TABLE owner_secret ADD COLUMN mac TEXT;
+ALTER TABLE api_tokens ADD COLUMN mac TEXT;
+`,
+    authenticates: [OWNER_SECRET_TABLE, API_TOKENS_TABLE],
   },
 ];
 

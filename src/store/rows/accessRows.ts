@@ -86,8 +86,8 @@ export interface ApiTokenRow {
   revoked_ms: number | null;
 }
 
-export function toApiToken(row: ApiTokenRow): ApiTokenRecord {
-  return { tokenId: row.token_id, name: row.name, createdMs: row.created_ms, revokedMs: row.revoked_ms };
+export function toApiToken(row: ApiTokenRow, authentic: boolean): ApiTokenRecord {
+  return { tokenId: row.token_id, name: row.name, createdMs: row.created_ms, revokedMs: row.revoked_ms, authentic };
 }
 
 export interface LockoutRow {

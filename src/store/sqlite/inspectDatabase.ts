@@ -1,4 +1,8 @@
 import Database from "better-sqlite3";
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { AUTHENTIC_TABLES, unauthenticIn } from "../rows/authenticRows.js";
+import type { UnauthenticRow } from "../Store.js";
+import { allRows } from "./authenticTableSql.js";
 import { LATEST_SCHEMA_VERSION } from "./migrations.js";
 
 /** What `errand doctor` reads from errand.db, opened read-only: nothing is migrated or written. */
@@ -10,9 +14,12 @@ export interface DatabaseFacts {
   supportedVersion: number;
   ownerPasswordSet: boolean;
   breakers: { provider: string; state: string }[];
+  /** Rows that grant authority and fail their MAC; null when not checked (no key given, or a schema older than this errand's). */
+  unauthenticRows: UnauthenticRow[] | null;
 }
 
-export function inspectDatabase(path: string): DatabaseFacts {
+/** With `sealer` (the master key's journal subkey), also checks every row that grants authority against its MAC. */
+export function inspectDatabase(path: string, sealer?: JournalSealer): DatabaseFacts {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const integrity = String(db.pragma("quick_check", { simple: true }));
@@ -20,7 +27,8 @@ export function inspectDatabase(path: string): DatabaseFacts {
     const schemaVersion = has("schema_migrations") ? (db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0) : 0;
     const ownerPasswordSet = has("owner_secret") && (db.prepare<[], { n: number }>("SELECT count(*) AS n FROM owner_secret").get()?.n ?? 0) > 0;
     const breakers = has("provider_breakers") ? db.prepare<[], { provider: string; state: string }>("SELECT provider, state FROM provider_breakers ORDER BY provider").all() : [];
-    return { integrity, schemaVersion, supportedVersion: LATEST_SCHEMA_VERSION, ownerPasswordSet, breakers };
+    const unauthenticRows = sealer === undefined || schemaVersion !== LATEST_SCHEMA_VERSION ? null : AUTHENTIC_TABLES.flatMap((table) => unauthenticIn(sealer, table, allRows(db, table)));
+    return { integrity, schemaVersion, supportedVersion: LATEST_SCHEMA_VERSION, ownerPasswordSet, breakers, unauthenticRows };
   } finally {
     db.close();
   }

@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
 import { SchemaTooNewError } from "../storeErrors.js";
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { sealAllRows } from "./authenticTableSql.js";
 import type { Migration } from "./migrations.js";
 import { backupBeforeMigration } from "./sqliteBackup.js";
 
@@ -9,8 +11,9 @@ import { backupBeforeMigration } from "./sqliteBackup.js";
  * or neither, and two processes opening a fresh file at once apply each migration exactly once.
  * A database recorded at a higher version than `migrations` knows is refused before anything runs;
  * one recorded at a lower version (holding data) is first copied next to itself (sqliteBackup).
+ * A migration that authenticates existing rows needs the sealer (the key) and is refused without it.
  */
-export function migrate(db: Database.Database, migrations: readonly Migration[], where: string): number {
+export function migrate(db: Database.Database, migrations: readonly Migration[], where: string, sealer?: JournalSealer): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
   const supported = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
@@ -32,6 +35,10 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
       // migrations developed side by side may land in either order.
       if (applied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
+      for (const table of migration.authenticates ?? []) {
+        if (sealer === undefined) throw new Error(`migration ${migration.version} of ${where} authenticates stored rows and needs the master key`);
+        sealAllRows(db, sealer, table);
+      }
       record.run(migration.version, migration.name, Date.now());
     });
     apply.immediate();

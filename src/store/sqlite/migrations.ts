@@ -7,6 +7,8 @@ import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
 import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
 import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
 import { SITE_MIGRATION } from "./siteMigration.js";
+import { AUTHENTIC_ROWS_MIGRATION } from "./authenticRowsMigration.js";
+import type { AuthenticTable } from "../rows/authenticRows.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -17,6 +19,12 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Tables whose mac column this migration adds: errand MACs their existing rows with the key in the
+   * same transaction (sqlite/authenticTableSql.sealAllRows), so it is applied only by a store opened
+   * with the key.
+   */
+  authenticates?: readonly AuthenticTable[];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -130,6 +138,7 @@ CREATE TABLE operation_tombstones (
   JOURNAL_CHAINS_MIGRATION,
   SUBMITTER_MIGRATION,
   SITE_MIGRATION,
+  AUTHENTIC_ROWS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

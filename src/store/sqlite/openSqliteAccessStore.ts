@@ -47,7 +47,7 @@ export interface SqliteAccessStoreOptions {
 export function openSqliteAccessStore(options: SqliteAccessStoreOptions): AccessStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path);
+    migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     if (selectHead(ctx) === undefined) throw new Error("the journal is not initialized: open the operations store first");
     return new SqliteAccessStore(ctx, options.busyPatienceMs ?? 30_000);

@@ -21,7 +21,7 @@ export interface SqliteArtifactStoreOptions {
 export function openSqliteArtifactStore(options: SqliteArtifactStoreOptions): ArtifactStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path);
+    migrate(db, MIGRATIONS, options.path, options.sealer);
     return new SqliteArtifactStore(createSqliteContext(db, options.sealer, options.clock ?? Date.now), options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

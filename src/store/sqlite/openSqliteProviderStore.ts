@@ -31,7 +31,7 @@ export interface SqliteProviderStoreOptions {
 export function openSqliteProviderStore(options: SqliteProviderStoreOptions): ProviderStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path);
+    migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteProviderStore(ctx, options.busyPatienceMs ?? 30_000);

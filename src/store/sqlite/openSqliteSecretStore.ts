@@ -25,7 +25,7 @@ export interface SqliteSecretStoreOptions {
 export function openSqliteSecretStore(options: SqliteSecretStoreOptions): SecretStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path);
+    migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteSecretStore(ctx, options.busyPatienceMs ?? 30_000);

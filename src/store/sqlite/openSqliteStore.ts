@@ -29,11 +29,14 @@ import type {
   RecoveredLease,
   Store,
   StoreStatus,
+  UnauthenticRow,
 } from "../Store.js";
 import { SqliteTransactions } from "./sqliteTransactions.js";
 import { ensureJournalHead } from "./ensureJournalHead.js";
 import { selectHead } from "./journalHeadSql.js";
 import { readCheckpoint, writeCheckpoint } from "./queries/checkpoint.js";
+import { AUTHENTIC_TABLES, unauthenticIn } from "../rows/authenticRows.js";
+import { allRows } from "./authenticTableSql.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { listBreakers, readBreaker, writeBreaker } from "./queries/breakerSql.js";
@@ -88,7 +91,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
     db.pragma("foreign_keys = ON");
-    const version = migrate(db, options.migrations ?? MIGRATIONS, options.path);
+    const version = migrate(db, options.migrations ?? MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
@@ -213,6 +216,9 @@ class SqliteStore extends SqliteTransactions implements Store {
   }
   writeCheckpoint(): Promise<number> {
     return this.write(() => writeCheckpoint(this.ctx));
+  }
+  findUnauthenticRows(): Promise<UnauthenticRow[]> {
+    return this.read(() => AUTHENTIC_TABLES.flatMap((table) => unauthenticIn(this.ctx.sealer, table, allRows(this.ctx.db, table))));
   }
   async compact(cutoffMs: number): Promise<CompactionReport> {
     const report: CompactionReport = { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0, storedBytes: 0 };

@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { resolveErrandHome } from "../../../config/resolveErrandHome.js";
-import { readHexKeyFile } from "../../../keys/loadKey.js";
+import { createJournalSealer } from "../../../journal/createJournalSealer.js";
+import type { JournalSealer } from "../../../journal/createJournalSealer.js";
+import { deriveSubkey, readHexKeyFile } from "../../../keys/loadKey.js";
 import { CLOUD_PROVIDER_NAMES } from "../../../providers/providerNames.js";
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -79,9 +81,18 @@ function checkKey(home: string): DoctorCheck {
   }
 }
 
+/** The sealer that checks stored rows, when the master key can be read (doctor never creates one). */
+function sealerOf(home: string): JournalSealer | undefined {
+  try {
+    return createJournalSealer(deriveSubkey(readHexKeyFile(join(home, "keys", "master.key")), "journal"));
+  } catch {
+    return undefined;
+  }
+}
+
 async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const url = env["ERRAND_DATABASE_URL"];
-  if (url !== undefined && url.trim() !== "") return checkPostgres(url.trim(), env);
+  if (url !== undefined && url.trim() !== "") return checkPostgres(url.trim(), env, sealerOf(home));
   const path = join(home, "errand.db");
   if (!existsSync(path)) {
     return [fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'), ownerCheck(env, false)];
@@ -89,7 +100,7 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
   const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
   let facts: DatabaseFacts;
   try {
-    facts = inspectDatabase(path);
+    facts = inspectDatabase(path, sealerOf(home));
   } catch (error) {
     return [fail("database", `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
   }
@@ -102,13 +113,13 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
 }
 
 /** The database ERRAND_DATABASE_URL names (no ERRAND_HOME/errand.db then): reachable, its schema, its owner password and circuits. */
-async function checkPostgres(url: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: JournalSealer | undefined): Promise<DoctorCheck[]> {
   const [{ inspectPostgres }, { describeDatabaseUrl, isPostgresUrl }] = await Promise.all([import("../../../store/postgres/inspectPostgres.js"), import("../../../store/postgres/postgresConnection.js")]);
   if (!isPostgresUrl(url)) return [fail("database", "ERRAND_DATABASE_URL is not a postgres:// or postgresql:// URL", "set it to postgres://USER@HOST:PORT/DATABASE, or unset it to use ERRAND_HOME/errand.db")];
   const where = `PostgreSQL ${describeDatabaseUrl(url)} (ERRAND_DATABASE_URL)`;
   let facts: DatabaseFacts;
   try {
-    facts = await inspectPostgres(url);
+    facts = await inspectPostgres(url, sealer);
   } catch (error) {
     return [fail("database", `${where}: ${error instanceof Error ? error.message : String(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL")];
   }
@@ -126,9 +137,23 @@ function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck
   return fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)');
 }
 
-/** Owner password and open circuits, read the same way from either store. */
+/** Rows that grant authority against their MACs: each one that fails is named by table and id. */
+function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
+  const rows = facts.unauthenticRows;
+  if (rows === null) return [];
+  if (rows.length === 0) return [pass("authority rows", "the owner password and every API token pass their MACs")];
+  return [
+    fail(
+      "authority rows",
+      `${rows.length} row(s) fail their MAC (changed without the key) and grant nothing: ${rows.map((r) => `${r.table} ${r.id}`).join("; ")}`,
+      'set the owner password again ("errand owner set-password") if it is listed, revoke listed API tokens ("errand token revoke ID"), and find who could write the database',
+    ),
+  ];
+}
+
+/** Owner password, rows that grant authority and open circuits, read the same way from either store. */
 function factChecks(facts: DatabaseFacts, env: NodeJS.ProcessEnv): DoctorCheck[] {
-  const checks = [ownerCheck(env, facts.ownerPasswordSet)];
+  const checks = [ownerCheck(env, facts.ownerPasswordSet), ...rowsCheck(facts)];
   for (const breaker of facts.breakers.filter((b) => b.state !== "CLOSED")) {
     checks.push(fail(`provider ${breaker.provider}`, `circuit ${breaker.state} after repeated failures`, 'see "errand provider list" for when it closes; check the provider\'s status page'));
   }

@@ -1,3 +1,4 @@
+import type { UnauthenticRow } from "../../../store/Store.js";
 import { parseDuration } from "../../../config/parseDuration.js";
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -18,13 +19,19 @@ export const journalCommand: Command = {
   verify   checks the journal head, every operation's chain of events (each MAC, the end its row
            names, the row against its latest event), the journal's own chain and the last checkpoint
            (no operation it lists deleted or rolled back); names the first bad event or row. When
-           intact, records a new checkpoint of every operation. Exit 0 intact, 1 not.
+           the journal is intact, records a new checkpoint of every operation. Also checks every
+           stored row that grants authority (owner password, tokens, ...) against its MAC and names
+           each that fails by table and id. Exit 0 intact, 1 not.
            Never creates a key: with keys/master.key missing it says so (key_error) and exits 1.
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
            their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.
   --json: the envelope of docs/CLI.md; status intact|tampered|compacted, the counts in data.`,
 };
+
+function unauthenticMessage(rows: readonly UnauthenticRow[]): string {
+  return `${rows.length} stored row(s) that grant authority fail their MAC (changed without the key) and grant nothing: ${rows.map((r) => `${r.table} ${r.id}`).join("; ")}`;
+}
 
 async function runJournal(ctx: CommandContext): Promise<number> {
   const json = flagOption(ctx, "json");
@@ -43,19 +50,24 @@ async function runJournal(ctx: CommandContext): Promise<number> {
   return withStoredOperations(ctx, async ({ service }) => {
     if (action === "verify") {
       const verdict = await service.verifyJournal();
+      const rows = await service.findUnauthenticRows();
       // A clean verdict is committed to: deleting or rolling back any operation verified here is found from now on.
       const checkpointed = verdict.ok ? await service.checkpointJournal() : null;
+      const ok = verdict.ok && rows.length === 0;
       if (json) {
-        const { ok, ...data } = verdict;
-        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: verdict.message } }), data: { ...data, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
+        const { ok: journalOk, ...data } = verdict;
+        const error = !journalOk ? { code: "journal_tampered", message: verdict.message } : rows.length > 0 ? { code: "journal_tampered", message: unauthenticMessage(rows) } : undefined;
+        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(error === undefined ? {} : { error }), data: { ...data, unauthenticRows: rows, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
+      } else {
+        if (verdict.ok)
+          printOut(
+            `${rows.length === 0 ? "intact" : "journal intact"}: ${verdict.events} events verified in ${verdict.operations} operation chain(s) and the journal's own chain (up to ${verdict.headSeq}; ${verdict.baseSeq} folded into the head); ${verdict.tombstones} tombstone(s); the previous checkpoint's ${verdict.checkpointed} operation(s) all present; new checkpoint of ${checkpointed ?? 0} operation(s) written`,
+          );
+        else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
+        else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
+        for (const row of rows) printOut(`TAMPERED row: ${row.table} ${row.id} fails its MAC (changed without the key); it grants nothing [row_mac]`);
       }
-      else if (verdict.ok)
-        printOut(
-          `intact: ${verdict.events} events verified in ${verdict.operations} operation chain(s) and the journal's own chain (up to ${verdict.headSeq}; ${verdict.baseSeq} folded into the head); ${verdict.tombstones} tombstone(s); the previous checkpoint's ${verdict.checkpointed} operation(s) all present; new checkpoint of ${checkpointed ?? 0} operation(s) written`,
-        );
-      else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
-      else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
-      return verdict.ok ? EXIT.pass : EXIT.fail;
+      return ok ? EXIT.pass : EXIT.fail;
     }
     const report = await service.compactJournal({ olderThanMs });
     if (!report.ok) return printFailure(report, json);

@@ -46,9 +46,9 @@ async function runToken(ctx: CommandContext): Promise<number> {
     }
     if (action === "list") {
       const tokens = await access.listApiTokens();
-      if (json) printEnvelope({ ok: true, status: "ok", data: { tokens: tokens.map((t) => ({ tokenId: t.tokenId, name: t.name, createdAt: new Date(t.createdMs).toISOString(), revokedAt: t.revokedMs === null ? null : new Date(t.revokedMs).toISOString() })) } });
+      if (json) printEnvelope({ ok: true, status: "ok", data: { tokens: tokens.map((t) => ({ tokenId: t.tokenId, name: t.name, createdAt: new Date(t.createdMs).toISOString(), revokedAt: t.revokedMs === null ? null : new Date(t.revokedMs).toISOString(), authentic: t.authentic })) } });
       else if (tokens.length === 0) printOut("no API tokens");
-      else for (const t of tokens) printOut(`${t.tokenId}  ${t.name}  created ${new Date(t.createdMs).toISOString()}${t.revokedMs === null ? "" : `  revoked ${new Date(t.revokedMs).toISOString()}`}`);
+      else for (const t of tokens) printOut(`${t.tokenId}  ${t.name}  created ${new Date(t.createdMs).toISOString()}${t.revokedMs === null ? "" : `  revoked ${new Date(t.revokedMs).toISOString()}`}${t.authentic ? "" : "  FAILS ITS MAC (changed without the key; refused)"}`);
       return EXIT.pass;
     }
     if (target === undefined) {

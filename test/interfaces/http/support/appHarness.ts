@@ -62,6 +62,8 @@ export interface HarnessOptions {
   fixtureOrigin?: string;
   /** A real executor instead of the fake one (Chromium tests), and errand_look over it. */
   execute?: ExecuteTask;
+  /** Keep the owner password's hash in the access store and read it from there, as errand serve does. */
+  ownerSecretInStore?: boolean;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
@@ -81,6 +83,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
   const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
   ownerHash ??= hashOwnerPassword(OWNER_PASSWORD);
   const secret = await ownerHash;
+  if (options.ownerSecretInStore === true) await access.writeOwnerSecret(secret);
   const logs: LoggedLine[] = [];
   const logger = collectingLogger(logs);
   const queue = createQueueDriver({ service: ops.service, logger });
@@ -91,7 +94,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     service: ops.service,
     access,
     hasher,
-    ownerSecret: () => Promise.resolve(secret),
+    ownerSecret: options.ownerSecretInStore === true ? () => access.readOwnerSecret() : () => Promise.resolve(secret),
     queue,
     providers: () => TEST_PROVIDERS,
     clientAddress: options.port === undefined ? (c) => c.req.header("x-test-address") ?? "test" : nodeClientAddressReader(parseTrustedProxies(options.trustedProxies)),

@@ -16,7 +16,10 @@ import type {
 } from "../../../AccessStore.js";
 import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow, TokenRow } from "../../../rows/accessRows.js";
 import { joinScopes, toApiToken, toClient, toCode, toLockout, toToken } from "../../../rows/accessRows.js";
+import { API_TOKENS_TABLE, OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
+import { RowTamperedError } from "../../../storeErrors.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
+import { authenticRow, sealRow } from "../../authenticTablePg.js";
 import type { PgTx } from "../../pgContext.js";
 
 /**
@@ -37,12 +40,17 @@ async function journalAuthChange(tx: PgTx, change: string, details: Record<strin
 
 // ---- owner secret ------------------------------------------------------------------------------
 
+/** The owner's password hash; undefined when none was set; RowTamperedError when the row fails its MAC. */
 export async function selectOwnerSecret(tx: PgTx): Promise<string | undefined> {
-  return (await tx.one<{ encoded: string }>("SELECT encoded FROM owner_secret WHERE id = 1"))?.encoded;
+  const row = await tx.one<{ encoded: string }>("SELECT * FROM owner_secret WHERE id = 1");
+  if (row === undefined) return undefined;
+  if (!isAuthenticRow(tx.ctx.sealer, OWNER_SECRET_TABLE, row)) throw RowTamperedError.ownerPassword();
+  return row.encoded;
 }
 
 export async function upsertOwnerSecret(tx: PgTx, encoded: string): Promise<void> {
   await tx.run("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms", [encoded, tx.now]);
+  await sealRow(tx, OWNER_SECRET_TABLE, [1]);
   await journalAuthChange(tx, "owner_password_set", {});
 }
 
@@ -223,27 +231,31 @@ export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> 
 
 export async function insertApiToken(tx: PgTx, token: NewApiToken): Promise<void> {
   await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, NULL)", [token.tokenId, token.name, token.tokenHash, tx.now]);
+  await sealRow(tx, API_TOKENS_TABLE, [token.tokenId]);
   await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name });
 }
 
+/** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */
 export async function listApiTokens(tx: PgTx): Promise<ApiTokenRecord[]> {
-  return (await tx.rows<ApiTokenRow>("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens ORDER BY created_ms, token_id")).map(toApiToken);
+  return (await tx.rows<ApiTokenRow>("SELECT * FROM api_tokens ORDER BY created_ms, token_id")).map((row) => toApiToken(row, authenticRow(tx, API_TOKENS_TABLE, row) !== undefined));
 }
 
+/** The token with this hash when its row passes its MAC (its revocation included); undefined otherwise. */
 export async function selectApiTokenByHash(tx: PgTx, tokenHash: string): Promise<ApiTokenRecord | undefined> {
-  const row = await tx.one<ApiTokenRow>("SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE token_hash = $1", [tokenHash]);
-  return row === undefined ? undefined : toApiToken(row);
+  const row = authenticRow(tx, API_TOKENS_TABLE, await tx.one<ApiTokenRow>("SELECT * FROM api_tokens WHERE token_hash = $1", [tokenHash]));
+  return row === undefined ? undefined : toApiToken(row, true);
 }
 
-/** Revokes the live token with this id (or, failing that, this name); journals it. */
+/**
+ * Revokes the live token with this id (or, failing that, this name); journals it. Revoking only takes
+ * authority away, so a row that failed its MAC is revoked (and MAC'd as revoked) too.
+ */
 export async function revokeApiToken(tx: PgTx, idOrName: string): Promise<ApiTokenRecord | undefined> {
-  const row = await tx.one<ApiTokenRow>(
-    "SELECT token_id, name, created_ms, revoked_ms FROM api_tokens WHERE (token_id = $1 OR name = $1) AND revoked_ms IS NULL ORDER BY (token_id = $1) DESC, created_ms LIMIT 1",
-    [idOrName],
-  );
+  const row = await tx.one<ApiTokenRow>("SELECT * FROM api_tokens WHERE (token_id = $1 OR name = $1) AND revoked_ms IS NULL ORDER BY (token_id = $1) DESC, created_ms LIMIT 1", [idOrName]);
   if (row === undefined) return undefined;
-  const token = toApiToken(row);
+  const token = toApiToken(row, true);
   await tx.run("UPDATE api_tokens SET revoked_ms = $1 WHERE token_id = $2", [tx.now, token.tokenId]);
+  await sealRow(tx, API_TOKENS_TABLE, [token.tokenId]);
   await journalAuthChange(tx, "api_token_revoked", { tokenId: token.tokenId, name: token.name });
   return { ...token, revokedMs: tx.now };
 }

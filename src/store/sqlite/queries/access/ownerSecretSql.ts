@@ -1,9 +1,15 @@
+import { OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
+import { RowTamperedError } from "../../../storeErrors.js";
+import { sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 
+/** The owner's password hash; undefined when none was set; RowTamperedError when the row fails its MAC. */
 export function selectOwnerSecret(ctx: SqliteContext): string | undefined {
-  const row = ctx.sql("SELECT encoded FROM owner_secret WHERE id = 1").get() as { encoded: string } | undefined;
-  return row?.encoded;
+  const row = ctx.sql("SELECT * FROM owner_secret WHERE id = 1").get() as { encoded: string } | undefined;
+  if (row === undefined) return undefined;
+  if (!isAuthenticRow(ctx.sealer, OWNER_SECRET_TABLE, row)) throw RowTamperedError.ownerPassword();
+  return row.encoded;
 }
 
 /** Replaces the owner's password hash and journals that it changed (never the hash itself). */
@@ -12,5 +18,6 @@ export function upsertOwnerSecret(ctx: SqliteContext, encoded: string): void {
   ctx
     .sql("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms")
     .run(encoded, now);
+  sealRow(ctx, OWNER_SECRET_TABLE, [1]);
   journalAuthChange(ctx, "owner_password_set", {}, now);
 }

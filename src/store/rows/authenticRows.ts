@@ -1,0 +1,63 @@
+import type { JournalSealer, RowValue } from "../../journal/createJournalSealer.js";
+import type { UnauthenticRow } from "../Store.js";
+
+/**
+ * A table whose rows grant authority, declared once for both SQL backends: which columns are its
+ * primary key, which decide what a row grants (the MAC covers exactly these, with the table's name
+ * and the key), and how a failing row is named to the owner (never secret material). Every row of
+ * such a table carries a `mac` column written with the row and checked before the row grants
+ * anything (see src/store/README.md, "Rows that grant authority").
+ */
+export interface AuthenticTable {
+  readonly table: string;
+  readonly key: readonly string[];
+  readonly columns: readonly string[];
+  /** How `errand doctor` and `errand journal verify` name a row of this table. */
+  name(row: Readonly<Record<string, unknown>>): string;
+}
+
+/** Declares a table whose rows grant authority (one call per table). */
+export function authenticTable(table: string, key: readonly string[], columns: readonly string[], name?: (row: Readonly<Record<string, unknown>>) => string): AuthenticTable {
+  return { table, key, columns, name: name ?? ((row) => key.map((k) => String(row[k])).join("/")) };
+}
+
+function valueOf(row: Readonly<Record<string, unknown>>, column: string): RowValue {
+  const value = row[column];
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  if (typeof value === "bigint") return Number(value);
+  throw new TypeError(`row MAC: ${column} holds a value that is neither text, a safe integer nor null`);
+}
+
+function pick(row: Readonly<Record<string, unknown>>, columns: readonly string[]): Record<string, RowValue> {
+  const picked: Record<string, RowValue> = {};
+  for (const column of columns) picked[column] = valueOf(row, column);
+  return picked;
+}
+
+/** The MAC a row of `table` must carry (computed from the row's own columns, `mac` aside). */
+export function rowMacOf(sealer: JournalSealer, table: AuthenticTable, row: Readonly<Record<string, unknown>>): string {
+  return sealer.rowMac(table.table, pick(row, table.key), pick(row, table.columns));
+}
+
+/** True when the row's stored `mac` is the one its columns call for; false for anything else (a missing or malformed MAC included). */
+export function isAuthenticRow(sealer: JournalSealer, table: AuthenticTable, row: Readonly<Record<string, unknown>>): boolean {
+  const stored = row["mac"];
+  if (typeof stored !== "string") return false;
+  try {
+    return sealer.macEquals(rowMacOf(sealer, table, row), stored);
+  } catch {
+    return false;
+  }
+}
+
+/** The rows of one table that fail their MAC, named by table and id (each backend reads the rows its own way). */
+export function unauthenticIn(sealer: JournalSealer, table: AuthenticTable, rows: readonly Record<string, unknown>[]): UnauthenticRow[] {
+  return rows.filter((row) => !isAuthenticRow(sealer, table, row)).map((row) => ({ table: table.table, id: table.name(row) }));
+}
+
+export const OWNER_SECRET_TABLE = authenticTable("owner_secret", ["id"], ["encoded", "updated_ms"], () => "the owner password");
+export const API_TOKENS_TABLE = authenticTable("api_tokens", ["token_id"], ["name", "token_hash", "created_ms", "revoked_ms"]);
+/** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE];

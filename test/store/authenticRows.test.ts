@@ -1,0 +1,159 @@
+// Rows that grant authority, from the side of an attacker who can write the database but does not
+// hold the master key: on SQLite and on PostgreSQL, a replaced owner-password hash, an un-revoked
+// API token and MACs swapped between rows grant nothing, and `errand journal verify` and
+// `errand doctor` name each such row (table and id, never the secret material).
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { openAccessStoreAt, openOperationStore } from "../../src/app/openStores.js";
+import type { StoreLocation } from "../../src/app/openStores.js";
+import { hashOwnerPassword, verifyOwnerPassword } from "../../src/interfaces/http/oauth/ownerPassword.js";
+import { RowTamperedError } from "../../src/store/storeErrors.js";
+import { migrate } from "../../src/store/sqlite/migrate.js";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.js";
+import { baseEnv, errandInProcess } from "../interfaces/cli/support/runInProcess.js";
+import { openHarness } from "../operations/support/harness.js";
+import type { Harness } from "../operations/support/harness.js";
+import { freshTestDatabase, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
+
+const database = await testDatabase();
+const dropped: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const drop of dropped) await drop();
+});
+
+const ATTACKER_PASSWORD = "the attacker's own password";
+const OWNER_PASSWORD = "the real owner's password";
+
+/** Raw SQL on the store's database, as the attacker. */
+type Sql = (text: string) => Promise<Record<string, unknown>[]>;
+
+function sqlFor(location: StoreLocation): Sql {
+  if (location.backend === "sqlite") {
+    return (text) => {
+      const db = new Database(location.path);
+      try {
+        const statement = db.prepare(text);
+        return Promise.resolve(statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []));
+      } finally {
+        db.close();
+      }
+    };
+  }
+  return async (text) => (await withSchemaClient(location.url, location.schema, (client) => client.query(text))).rows as Record<string, unknown>[];
+}
+
+/** A fresh store: a SQLite file, or a fresh PostgreSQL database (so the CLI can reach it by URL alone). */
+async function openBackend(backend: "sqlite" | "postgres"): Promise<{ h: Harness; env: Record<string, string> }> {
+  if (backend === "sqlite") {
+    const h = openHarness();
+    return { h, env: baseEnv({ ERRAND_HOME: h.home }) };
+  }
+  const fresh = await freshTestDatabase(database.url ?? "", "errand_rows");
+  dropped.push(() => fresh.drop());
+  const h = openHarness({ location: { backend: "postgres", url: fresh.url } });
+  return { h, env: baseEnv({ ERRAND_HOME: h.home, ERRAND_DATABASE_URL: fresh.url }) };
+}
+
+for (const backend of ["sqlite", "postgres"] as const) {
+  const skip = backend === "postgres" ? database.skip : undefined;
+  describe(`rows that grant authority (${backend})`, skip === undefined ? {} : { skip }, () => {
+    test("a replaced owner hash, an un-revoked token and swapped MACs grant nothing; journal verify and doctor name each row", async () => {
+      const { h, env } = await openBackend(backend);
+      const access = openAccessStoreAt(h.location, { sealer: h.sealer });
+      const sql = sqlFor(h.location);
+      try {
+        await access.writeOwnerSecret(await hashOwnerPassword(OWNER_PASSWORD));
+        await access.createApiToken({ tokenId: "tok_revoked", name: "old", tokenHash: "h-revoked".padEnd(64, "0") });
+        await access.createApiToken({ tokenId: "tok_a", name: "a", tokenHash: "h-a".padEnd(64, "0") });
+        await access.createApiToken({ tokenId: "tok_b", name: "b", tokenHash: "h-b".padEnd(64, "0") });
+        assert.equal((await access.revokeApiToken("tok_revoked"))?.tokenId, "tok_revoked");
+        assert.ok(await verifyOwnerPassword(OWNER_PASSWORD, (await access.readOwnerSecret()) ?? ""));
+        assert.equal((await access.readApiToken("h-a".padEnd(64, "0")))?.tokenId, "tok_a");
+        assert.deepEqual(await h.service.findUnauthenticRows(), [], "rows written with the key pass");
+        const clean = await errandInProcess(["journal", "verify"], env);
+        assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+
+        // The attacker's own valid scrypt hash replaces the owner's.
+        const attackerHash = await hashOwnerPassword(ATTACKER_PASSWORD);
+        await sql(`UPDATE owner_secret SET encoded = '${attackerHash}'`);
+        await assert.rejects(access.readOwnerSecret(), (error: unknown) => error instanceof RowTamperedError && error.code === "journal_tampered" && !error.message.includes(attackerHash));
+        // Revocation lives under the MAC: setting revoked_ms back to NULL does not bring the token back.
+        await sql("UPDATE api_tokens SET revoked_ms = NULL WHERE token_id = 'tok_revoked'");
+        assert.equal(await access.readApiToken("h-revoked".padEnd(64, "0")), undefined, "an un-revoked token stays refused");
+        // A MAC copied from one row to another verifies for neither the swapped row nor any other.
+        const [a] = await sql("SELECT mac FROM api_tokens WHERE token_id = 'tok_a'");
+        await sql(`UPDATE api_tokens SET mac = '${String(a?.["mac"])}' WHERE token_id = 'tok_b'`);
+        assert.equal(await access.readApiToken("h-b".padEnd(64, "0")), undefined, "a row carrying another row's MAC is refused");
+        assert.equal((await access.readApiToken("h-a".padEnd(64, "0")))?.tokenId, "tok_a", "the untouched row still works");
+        // A row inserted without the key (no MAC, or a made-up one) grants nothing either.
+        await sql("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms, mac) VALUES ('tok_forged', 'forged', 'h-forged', 1, NULL, NULL)");
+        assert.equal(await access.readApiToken("h-forged"), undefined);
+        const listed = await access.listApiTokens();
+        assert.deepEqual(listed.filter((t) => !t.authentic).map((t) => t.tokenId).sort(), ["tok_b", "tok_forged", "tok_revoked"]);
+
+        const expected = [
+          { table: "owner_secret", id: "the owner password" },
+          { table: "api_tokens", id: "tok_b" },
+          { table: "api_tokens", id: "tok_forged" },
+          { table: "api_tokens", id: "tok_revoked" },
+        ];
+        const sorted = (rows: { table: string; id: string }[]) => [...rows].sort((x, y) => `${x.table} ${x.id}`.localeCompare(`${y.table} ${y.id}`));
+        assert.deepEqual(sorted(await h.service.findUnauthenticRows()), sorted(expected));
+
+        const verify = await errandInProcess(["journal", "verify"], env);
+        assert.equal(verify.code, 1, verify.stdout);
+        for (const row of expected) assert.match(verify.stdout, new RegExp(`TAMPERED row: ${row.table} ${row.id} `));
+        const verifyJson = await errandInProcess(["journal", "verify", "--json"], env);
+        assert.equal(verifyJson.code, 1);
+        assert.deepEqual(sorted((JSON.parse(verifyJson.stdout) as { data: { unauthenticRows: { table: string; id: string }[] } }).data.unauthenticRows), sorted(expected));
+        const doctor = await errandInProcess(["doctor", "--offline", "--json"], env);
+        assert.equal(doctor.code, 1);
+        const checks = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string }[] } }).data.checks;
+        const rows = checks.find((c) => c.name === "authority rows");
+        assert.equal(rows?.ok, false, JSON.stringify(checks));
+        for (const row of expected) assert.ok(rows.detail.includes(`${row.table} ${row.id}`), rows.detail);
+        for (const output of [verify.stdout, verifyJson.stdout, doctor.stdout]) {
+          assert.ok(!output.includes(attackerHash) && !output.includes("h-revoked") && !output.includes("h-b0"), "no hash is printed");
+        }
+
+        // The owner, who holds the key, takes the owner password back; revoking re-seals a row as revoked.
+        await access.writeOwnerSecret(await hashOwnerPassword(OWNER_PASSWORD));
+        assert.ok(await verifyOwnerPassword(OWNER_PASSWORD, (await access.readOwnerSecret()) ?? ""));
+        assert.equal((await access.revokeApiToken("tok_b"))?.revokedMs !== null, true);
+        assert.equal(await access.readApiToken("h-b".padEnd(64, "0")).then((t) => t?.revokedMs !== null), true);
+      } finally {
+        await access.close();
+        await h.close();
+      }
+    });
+  });
+}
+
+describe("rows that exist when the MAC column is added", () => {
+  test("are given their MACs by the migration, with the key, and keep working", async () => {
+    const h = openHarness();
+    const before = MIGRATIONS.filter((m) => m.authenticates === undefined || m.authenticates.length === 0);
+    const path = `${h.home}/older.db`;
+    const db = new Database(path);
+    try {
+      migrate(db, before, path);
+      db.prepare("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, ?, 1)").run(await hashOwnerPassword(OWNER_PASSWORD));
+      db.prepare("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES ('tok_old', 'old', 'h-old', 1, NULL)").run();
+      assert.throws(() => migrate(db, MIGRATIONS, path), /needs the master key/, "without the key nothing is MAC'd");
+      migrate(db, MIGRATIONS, path, h.sealer);
+    } finally {
+      db.close();
+    }
+    const location: StoreLocation = { backend: "sqlite", path, busyTimeoutMs: 1000 };
+    await openOperationStore(location, { sealer: h.sealer }).close();
+    const access = openAccessStoreAt(location, { sealer: h.sealer });
+    try {
+      assert.ok(await verifyOwnerPassword(OWNER_PASSWORD, (await access.readOwnerSecret()) ?? ""));
+      assert.equal((await access.readApiToken("h-old"))?.tokenId, "tok_old");
+    } finally {
+      await access.close();
+      await h.close();
+    }
+  });
+});
