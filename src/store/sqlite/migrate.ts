@@ -11,7 +11,8 @@ import { backupBeforeMigration } from "./sqliteBackup.js";
  * or neither, and two processes opening a fresh file at once apply each migration exactly once.
  * A database recorded at a higher version than `migrations` knows is refused before anything runs;
  * one recorded at a lower version (holding data) is first copied next to itself (sqliteBackup).
- * A migration that authenticates existing rows needs the sealer (the key) and is refused without it.
+ * A migration that authenticates existing rows needs the sealer (the key) and is refused without it
+ * when there are rows to authenticate.
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[], where: string, sealer?: JournalSealer): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
@@ -36,8 +37,8 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
       if (applied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
       for (const table of migration.authenticates ?? []) {
-        if (sealer === undefined) throw new Error(`migration ${migration.version} of ${where} authenticates stored rows and needs the master key`);
-        sealAllRows(db, sealer, table);
+        if (sealer !== undefined) sealAllRows(db, sealer, table);
+        else if (db.prepare(`SELECT 1 FROM ${table.table} LIMIT 1`).get() !== undefined) throw new Error(`migration ${migration.version} of ${where} authenticates stored rows and needs the master key`);
       }
       record.run(migration.version, migration.name, Date.now());
     });

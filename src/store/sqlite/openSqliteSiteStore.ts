@@ -12,7 +12,7 @@ import { SqliteTransactions } from "./sqliteTransactions.js";
 export function openSqliteSiteStore(options: SqliteSecretStoreOptions): SiteStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path);
+    migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.transaction(() => ensureJournalHead(ctx)).immediate();
     return new SqliteSiteStore(ctx, options.busyPatienceMs ?? 30_000);
