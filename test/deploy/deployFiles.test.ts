@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SERVE_FLAG_ENV, serveCommand } from "../../src/interfaces/cli/commands/serve.js";
+import { parseTrustedProxies } from "../../src/interfaces/http/clientAddress.js";
 
 const read = (name: string) => readFileSync(new URL(`../../deploy/${name}`, import.meta.url), "utf8");
 const unit = read("errand.service");
@@ -101,5 +102,53 @@ describe("deploy/Dockerfile and deploy/compose.yaml", () => {
       const base = name.endsWith("_FILE") ? name.slice(0, -5) : name;
       assert.ok(SOURCE.includes(`"${name}"`) || SOURCE.includes(`"${base}"`), `${name} is read by errand`);
     }
+  });
+});
+
+describe("the client's address behind the shipped proxies", () => {
+  // Without ERRAND_TRUSTED_PROXIES every client looks like the proxy, and one stranger's wrong
+  // owner passwords lock the owner out: each topology must trust exactly its proxy.
+  const strangers = ["203.0.113.9", "198.51.100.7", "10.9.9.9", "2001:db8::1"];
+
+  test("compose trusts Caddy's fixed address on its pinned network, and nothing else", () => {
+    const compose = read("compose.yaml");
+    const errandService = compose.slice(compose.indexOf("  errand:"), compose.indexOf("  caddy:"));
+    const caddyService = compose.slice(compose.indexOf("  caddy:"), compose.search(/^secrets:/m));
+    const trusted = /^\s+ERRAND_TRUSTED_PROXIES: "([^"]+)"/m.exec(errandService)?.[1];
+    assert.ok(trusted !== undefined, "the errand service sets ERRAND_TRUSTED_PROXIES");
+    const caddyAddress = /ipv4_address: (\S+)/.exec(caddyService)?.[1] ?? "";
+    const subnet = /subnet: (\S+)/.exec(compose.slice(compose.search(/^networks:/m)))?.[1] ?? "";
+    assert.ok(parseTrustedProxies(subnet).has(caddyAddress), `Caddy's ${caddyAddress} lies in the pinned ${subnet}`);
+    const proxies = parseTrustedProxies(trusted);
+    assert.ok(proxies.has(caddyAddress), `${trusted} covers Caddy's ${caddyAddress}`);
+    for (const other of strangers) assert.ok(!proxies.has(other), `${other} is not trusted`);
+    assert.match(errandService, /networks:\s+- edge/, "errand is on Caddy's network");
+  });
+
+  test("the systemd unit listens on loopback and trusts only a proxy or tunnel on the same host", () => {
+    const environment = new Map(
+      directives(unit)
+        .filter(([k]) => k === "Environment")
+        .map(([, v]) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]),
+    );
+    assert.equal(environment.get("ERRAND_HOST"), "127.0.0.1");
+    const proxies = parseTrustedProxies(environment.get("ERRAND_TRUSTED_PROXIES"));
+    assert.ok(proxies.has("127.0.0.1") && proxies.has("::1"), "a same-host proxy's X-Forwarded-For is read");
+    for (const other of strangers) assert.ok(!proxies.has(other), `${other} is not trusted`);
+    assert.match(read("errand.env.example"), /^#?ERRAND_TRUSTED_PROXIES=/m, "the environment file shows where a remote proxy goes");
+  });
+
+  test("every proxy or tunnel snippet in the docs starts errand with ERRAND_TRUSTED_PROXIES, and nginx passes X-Forwarded-For", () => {
+    let snippets = 0;
+    for (const doc of ["CHATGPT_SETUP.md", "OPERATIONS.md"]) {
+      const text = readFileSync(new URL(`../../docs/${doc}`, import.meta.url), "utf8");
+      for (const block of text.split("```").filter((_, i) => i % 2 === 1)) {
+        if (!/reverse_proxy|proxy_pass|serve --public-url/.test(block)) continue;
+        snippets += 1;
+        assert.match(block, /ERRAND_TRUSTED_PROXIES=127\.0\.0\.1/, `${doc}: this snippet sets ERRAND_TRUSTED_PROXIES:\n${block}`);
+        if (block.includes("proxy_pass")) assert.match(block, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/, `${doc}: nginx passes the client's address`);
+      }
+    }
+    assert.ok(snippets >= 4, `${snippets} snippets checked`);
   });
 });
