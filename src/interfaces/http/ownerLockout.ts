@@ -42,14 +42,24 @@ export function reserveAttempt(policy: LockoutPolicy): (record: LockoutRecord, n
   };
 }
 
+/** What a wrong answer left: the lock it started (or null), else how many more wrong answers start one, and how long that lock would last. */
+export interface WrongPasswordOutcome {
+  lockedUntilMs: number | null;
+  attemptsLeft: number;
+  nextLockMs: number;
+}
+
 /** After a wrong password (already counted): at the threshold, lock for the next length of the schedule. */
-export function afterWrongPassword(policy: LockoutPolicy): (record: LockoutRecord, nowMs: number) => LockoutTransition<{ lockedUntilMs: number | null }> {
+export function afterWrongPassword(policy: LockoutPolicy): (record: LockoutRecord, nowMs: number) => LockoutTransition<WrongPasswordOutcome> {
   return (record, nowMs) => {
     const until = lockedUntil(record, nowMs);
-    if (until !== null) return { next: record, result: { lockedUntilMs: until } };
-    if (record.failures < policy.threshold) return { next: record, result: { lockedUntilMs: null }, change: { change: "owner_password_failed", failures: record.failures } };
+    const nextLockMs = lockLengthMs(record.lockouts, policy);
+    if (until !== null) return { next: record, result: { lockedUntilMs: until, attemptsLeft: 0, nextLockMs } };
+    if (record.failures < policy.threshold) {
+      return { next: record, result: { lockedUntilMs: null, attemptsLeft: policy.threshold - record.failures, nextLockMs }, change: { change: "owner_password_failed", failures: record.failures } };
+    }
     const lockedUntilMs = nowMs + lockLengthMs(record.lockouts, policy);
-    return { next: { ...record, failures: 0, lockouts: record.lockouts + 1, lockedUntilMs }, result: { lockedUntilMs }, change: { change: "owner_locked", lockedUntilMs, lockouts: record.lockouts + 1 } };
+    return { next: { ...record, failures: 0, lockouts: record.lockouts + 1, lockedUntilMs }, result: { lockedUntilMs, attemptsLeft: 0, nextLockMs }, change: { change: "owner_locked", lockedUntilMs, lockouts: record.lockouts + 1 } };
   };
 }
 

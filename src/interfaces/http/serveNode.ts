@@ -58,3 +58,12 @@ export function nodeClientAddressReader(trusted: TrustedProxies): (c: Context) =
 
 /** The socket's peer address, with no proxy trusted. */
 export const nodeClientAddress = nodeClientAddressReader(parseTrustedProxies(undefined));
+
+/** The socket peer of a request served by listenNode, from the env @hono/node-server hands the handler; undefined elsewhere. */
+export function nodePeerAddress(env: unknown): string | undefined {
+  if (typeof env !== "object" || env === null || !("incoming" in env)) return undefined;
+  const incoming = env.incoming;
+  if (typeof incoming !== "object" || incoming === null || !("socket" in incoming)) return undefined;
+  const address = (incoming as { socket: { remoteAddress?: unknown } | null }).socket?.remoteAddress;
+  return typeof address === "string" ? address : undefined;
+}

@@ -1,10 +1,11 @@
 import type { AppDeps } from "./httpDeps.js";
-import { verifyOwnerPassword } from "./oauth/ownerPassword.js";
+import { ownerSecretMark, verifyOwnerPassword } from "./oauth/ownerPassword.js";
 import { afterRightPassword, afterWrongPassword, reserveAttempt, slowdownMs } from "./ownerLockout.js";
 
 export type OwnerAttempt =
   | { kind: "right" }
-  | { kind: "wrong"; lockedUntilMs: number | null }
+  /** Wrong: the lock it started, or how many more wrong answers from this address lock it, and for how long; which password it was checked against. */
+  | { kind: "wrong"; lockedUntilMs: number | null; attemptsLeft: number; nextLockMs: number; secretMark: string | undefined }
   /** Locked (untilMs), or too many attempts from this address are being checked at once (untilMs null). */
   | { kind: "locked"; untilMs: number | null }
   | { kind: "not_set" };
@@ -28,5 +29,5 @@ export async function verifyOwnerAttempt(deps: AppDeps, address: string, passwor
   const outcome = await deps.access.updateOwnerLockout(address, afterWrongPassword(policy));
   deps.logger.warn(outcome.lockedUntilMs === null ? "Wrong owner password" : "Owner password locked for this address after repeated wrong answers", { address, failures: reservation.failuresSoFar });
   await new Promise((resolve) => setTimeout(resolve, slowdownMs(reservation.failuresSoFar, policy)));
-  return { kind: "wrong", lockedUntilMs: outcome.lockedUntilMs };
+  return { kind: "wrong", ...outcome, secretMark: ownerSecretMark(secret) };
 }

@@ -1,7 +1,7 @@
 // errand serve, token and owner as real processes: the printed URLs, refusing to start unsafely,
 // tokens printed once and stored only as hashes, REST and /healthz against a running server.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -161,6 +161,47 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       assert.equal(browser?.ok, false);
       assert.match(browser?.reason ?? "", /No Chromium found/);
       assert.equal((await fetch(`${served.origin}/healthz`, { headers: { host: "10.0.0.7:8787" } })).status, 200, "liveness still answers, by any Host");
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+  });
+
+  test("a password set with owner set-password counts in the running server at once; forwarded headers from an untrusted peer are warned about once and errand doctor names the peer", async () => {
+    const h = home("live-owner");
+    assert.equal((await errand(h, ["owner", "set-password"], `${PASSWORD}\n`)).code, 0);
+    mkdirSync(h, { recursive: true });
+    writeFileSync(join(h, "forwarded-headers.json"), JSON.stringify({ peer: "192.0.2.99", header: "forwarded", firstSeenMs: 1, lastSeenMs: 1, requests: 1, trustedProxies: [] }));
+    const served = await serve(h);
+    try {
+      assert.ok(!existsSync(join(h, "forwarded-headers.json")), "a start forgets what an earlier server saw");
+      const login = async (password: string): Promise<Response> => {
+        const page = await fetch(`${served.origin}/owner`);
+        const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+        const cookie = (page.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+        return fetch(`${served.origin}/owner/login`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", origin: served.origin, cookie, "x-forwarded-for": "203.0.113.5" },
+          body: new URLSearchParams({ csrf, next: "/owner", password }).toString(),
+        });
+      };
+      assert.equal((await login(PASSWORD)).status, 303);
+      const NEW_PASSWORD = "the owner's brand new password";
+      assert.equal((await errand(h, ["owner", "set-password"], `${NEW_PASSWORD}\n`)).code, 0);
+      const refused = await login(PASSWORD);
+      assert.equal(refused.status, 401, "the old password stops working without a restart");
+      assert.match(await refused.text(), /Wrong password\. 4 more wrong answers from your address lock it for 15 minutes \(errand owner unlock on the errand host lifts a lock\)/);
+      assert.equal((await login(NEW_PASSWORD)).status, 303, "the new one works at once");
+
+      const warnings = served.stderr().split("\n").filter((l) => l.includes("ERRAND_TRUSTED_PROXIES does not list"));
+      assert.equal(warnings.length, 1, served.stderr());
+      const doctor = await errand(h, ["doctor", "--offline", "--json"], "", { CHROME_PATH: "/nonexistent/chromium" });
+      const checks = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string; fix: string | null }[] } }).data.checks;
+      const proxy = checks.find((c) => c.name === "proxy headers");
+      assert.equal(proxy?.ok, false, doctor.stdout);
+      assert.match(proxy?.detail ?? "", /x-forwarded-for from (::ffff:)?127\.0\.0\.1.*ERRAND_TRUSTED_PROXIES is empty/);
+      assert.match(proxy?.fix ?? "", /add it to ERRAND_TRUSTED_PROXIES/);
+      assert.equal(doctor.code, 1);
     } finally {
       assert.equal(await served.stop(), 0);
     }

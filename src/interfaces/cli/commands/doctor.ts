@@ -23,7 +23,7 @@ export interface DoctorCheck {
 
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, providers)",
+  summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, proxy headers, providers)",
   options: { json: { type: "boolean" }, offline: { type: "boolean" } },
   maxPositionals: 0,
   run: runDoctor,
@@ -31,8 +31,9 @@ export const doctorCommand: Command = {
   Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
   master key, the database and its schema (ERRAND_HOME/errand.db, or the PostgreSQL database
   ERRAND_DATABASE_URL names: reachable, migrated), the owner password, Chromium and its sandbox, the
-  resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), and each
-  cloud provider's credential and circuit. Each problem comes with its fix in one line.
+  resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), whether the
+  running errand serve got forwarded headers (X-Forwarded-For) from a peer ERRAND_TRUSTED_PROXIES
+  does not list, and each cloud provider's credential and circuit. Each problem comes with its fix in one line.
   --offline skips the two checks that use the network (resolver, public URL).
   --json: the envelope of docs/CLI.md; status healthy|needs_attention, data {home, checks}.
   Exit 0 when everything holds, 1 when something needs fixing.`,
@@ -214,6 +215,19 @@ async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   }
 }
 
+/** Forwarded headers the running errand serve saw from a peer ERRAND_TRUSTED_PROXIES does not list (forwardedHeaderStatus). */
+async function checkForwardedHeaders(home: string): Promise<DoctorCheck> {
+  const { readForwardedStatus } = await import("../forwardedHeaderStatus.js");
+  const seen = readForwardedStatus(home);
+  if (seen === undefined) return pass("proxy headers", "errand serve has seen no forwarded headers from an untrusted peer since it started");
+  const trusted = seen.trustedProxies.length === 0 ? "ERRAND_TRUSTED_PROXIES is empty" : `ERRAND_TRUSTED_PROXIES is ${seen.trustedProxies.join(",")}`;
+  return fail(
+    "proxy headers",
+    `errand serve got ${seen.header} from ${seen.peer}, which it does not trust (${trusted}), on ${seen.requests} request(s) since ${new Date(seen.firstSeenMs).toISOString()}: every client behind that peer shares its address and one owner-password lockout`,
+    `if ${seen.peer} is your reverse proxy or tunnel, add it to ERRAND_TRUSTED_PROXIES and restart errand serve; if not, someone sent forged headers (they were ignored)`,
+  );
+}
+
 async function checkProviders(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const { missingCredential } = await import("../../../providers/providerCredentials.js");
   const configured = CLOUD_PROVIDER_NAMES.filter((name) => missingCredential(name, env) === null);
@@ -232,7 +246,7 @@ async function runDoctor(ctx: CommandContext): Promise<number> {
   checks.push(checkFileModes(home.path), checkKey(home.path), ...(await checkDatabase(home.path, ctx.env)), ...(await checkChromium(ctx.env)));
   if (offline) checks.push(pass("resolver", "skipped (--offline)"), pass("public URL", "skipped (--offline)"));
   else checks.push(await checkResolver(ctx.env), await checkPublicUrl(ctx.env));
-  checks.push(await checkProviders(ctx.env));
+  checks.push(await checkForwardedHeaders(home.path), await checkProviders(ctx.env));
   const healthy = checks.every((c) => c.ok);
   if (flagOption(ctx, "json")) {
     printEnvelope({ ok: healthy, status: healthy ? "healthy" : "needs_attention", data: { home, checks } });

@@ -40,7 +40,9 @@ export const serveCommand: Command = {
   ERRAND_OWNER_PASSWORD. ERRAND_OAUTH_EXTRA_REDIRECTS admits exact extra OAuth redirect URIs;
   ERRAND_MCP_ALLOWED_ORIGINS lists browser origins allowed to call /mcp (others get 403).
   Behind a reverse proxy or tunnel, list its address in ERRAND_TRUSTED_PROXIES (IPs or CIDR ranges)
-  so per-address limits (owner-password lockout) see the client from X-Forwarded-For.
+  so per-address limits (owner-password lockout) see the client from X-Forwarded-For; forwarded
+  headers from a peer not listed there are ignored, logged once (then at most hourly) and reported
+  by "errand doctor". A password set with "errand owner set-password" counts at once.
   The owner console is at /owner: log in with the owner password to approve or deny tasks that
   wait for you (ERRAND_OWNER_APPROVAL) and to read recent receipts.
   Tasks run in this process, on their own: a worker pool claims queued operations as they are
@@ -91,17 +93,29 @@ async function runServe(ctx: CommandContext): Promise<number> {
   const logFormat = parseLogFormat(serveSetting(ctx, "log-format"));
   if (logFormat === undefined) throw new UsageError(`--log-format (or ERRAND_LOG_FORMAT) must be "text" or "json"`);
   // Loaded on demand: the HTTP stack is only needed by this command.
-  const [{ resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError }, { createApp }, { listenNode, nodeClientAddressReader }, { createQueueDriver }, { hashOwnerPassword, ownerPasswordProblem }, { openAccess }, { findChromium }, { parseTrustedProxies, TrustedProxiesError }] =
-    await Promise.all([
-      import("../../http/serveSettings.js"),
-      import("../../http/createApp.js"),
-      import("../../http/serveNode.js"),
-      import("../../http/queueDriver.js"),
-      import("../../http/oauth/ownerPassword.js"),
-      import("../openAccess.js"),
-      import("../../../providers/local/findChromium.js"),
-      import("../../http/clientAddress.js"),
-    ]);
+  const [
+    { resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError },
+    { createApp },
+    { listenNode, nodeClientAddressReader, nodePeerAddress },
+    { createQueueDriver },
+    { hashOwnerPassword, ownerPasswordProblem },
+    { openAccess },
+    { findChromium },
+    { parseTrustedProxies, TrustedProxiesError },
+    { createForwardedHeaderWatch },
+    { clearForwardedStatus, writeForwardedStatus },
+  ] = await Promise.all([
+    import("../../http/serveSettings.js"),
+    import("../../http/createApp.js"),
+    import("../../http/serveNode.js"),
+    import("../../http/queueDriver.js"),
+    import("../../http/oauth/ownerPassword.js"),
+    import("../openAccess.js"),
+    import("../../../providers/local/findChromium.js"),
+    import("../../http/clientAddress.js"),
+    import("../../http/forwardedHeaderWatch.js"),
+    import("../forwardedHeaderStatus.js"),
+  ]);
 
   let extraRedirects: string[];
   let mcpAllowedOrigins: string[];
@@ -146,8 +160,11 @@ async function runServe(ctx: CommandContext): Promise<number> {
       let purge: NodeJS.Timeout | undefined;
       let workers: WorkerPool | undefined;
       try {
-        const ownerSecret = envPassword !== undefined && envPassword !== "" ? await hashOwnerPassword(envPassword) : await access.readOwnerSecret();
-        if (ownerSecret === undefined) {
+        // Read at every attempt, so "errand owner set-password" takes effect without a restart
+        // (ERRAND_OWNER_PASSWORD, when set, wins, as documented).
+        const envSecret = envPassword !== undefined && envPassword !== "" ? await hashOwnerPassword(envPassword) : undefined;
+        const ownerSecret = async (): Promise<string | undefined> => envSecret ?? (await access.readOwnerSecret());
+        if ((await ownerSecret()) === undefined) {
           return printFailure({ code: "configuration_error", message: 'No owner password is set, so nobody could approve ChatGPT. Run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD), then start errand serve again.' }, false);
         }
         try {
@@ -197,7 +214,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           service: opened.service,
           access,
           hasher,
-          ownerSecret: () => Promise.resolve(ownerSecret),
+          ownerSecret,
           queue,
           workers,
           providers,
@@ -208,7 +225,12 @@ async function runServe(ctx: CommandContext): Promise<number> {
           readiness,
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
         });
-        listener.setHandler((request, env) => app.fetch(request, env));
+        clearForwardedStatus(opened.config.errandHome);
+        const forwarded = createForwardedHeaderWatch({ trusted: trustedProxies, logger, record: (seen) => writeForwardedStatus(opened.config.errandHome, seen) });
+        listener.setHandler((request, env) => {
+          forwarded.observe(nodePeerAddress(env), request.headers);
+          return app.fetch(request, env);
+        });
         await access.purgeExpired(Date.now());
         purge = setInterval(() => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)), PURGE_EVERY_MS);
         purge.unref();

@@ -4,7 +4,8 @@ import type { AppDeps } from "../httpDeps.js";
 import { lockedUntil } from "../ownerLockout.js";
 import { readBoundedBody } from "../readBody.js";
 import { verifyOwnerAttempt } from "../verifyOwnerAttempt.js";
-import { busyPage, consentCsp, consentPage, errorPage, lockedPage } from "./consentPage.js";
+import { busyPage, consentCsp, consentPage, errorPage, lockedPage, wrongPasswordMessage } from "./consentPage.js";
+import { ownerSecretMark } from "./ownerPassword.js";
 import type { PendingConsents } from "./pendingConsents.js";
 import { withQuery } from "./redirectPolicy.js";
 import { matchesResource } from "./resourceIndicator.js";
@@ -70,6 +71,7 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
     scopes: grantedScopes(q("scope")),
     resource: deps.settings.mcpResource,
     expiresMs: now + deps.settings.tokens.consentMs,
+    secretMark: ownerSecretMark(await deps.ownerSecret()),
   });
   if (consent === undefined) return html(busyPage("Too many connection requests are waiting for an answer. Answer or let them expire (10 minutes), then start again from ChatGPT."), 429);
   setCookie(c, cookieName(consent.id), consent.csrf, {
@@ -127,7 +129,7 @@ export async function answerConsent(c: Context, deps: AppDeps, pending: PendingC
         pending.delete(consent.id);
         return html(lockedPage(attempt.lockedUntilMs), 429);
       }
-      return html(consentPage(consent, "Wrong password. Nothing was approved."), 401, consent.redirectUri);
+      return html(consentPage(consent, `Wrong password; nothing was approved. ${wrongPasswordMessage(attempt, consent.secretMark !== attempt.secretMark)}`), 401, consent.redirectUri);
     case "right":
       break;
   }

@@ -43,6 +43,29 @@ ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(messag
   );
 }
 
+/** A lock's length in words: "15 minutes", "2 hours", "1 day". */
+function lockLength(ms: number): string {
+  const [unit, size]: [string, number] = ms >= 86_400_000 && ms % 86_400_000 === 0 ? ["day", 86_400_000] : ms >= 3_600_000 && ms % 3_600_000 === 0 ? ["hour", 3_600_000] : ["minute", 60_000];
+  const n = Math.max(1, Math.round(ms / size));
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * What a wrong owner password tells whoever typed it: what the documented lockout schedule says
+ * anyway (how many more tries, how long the lock), whether the password changed while the page was
+ * open (only the owner can act on that), and which password counts. Nothing about the password.
+ */
+export function wrongPasswordMessage(outcome: { attemptsLeft: number; nextLockMs: number }, changedSincePageOpened: boolean): string {
+  const tries = outcome.attemptsLeft === 1 ? "One more wrong answer" : `${outcome.attemptsLeft} more wrong answers`;
+  return [
+    changedSincePageOpened ? "The owner password was changed after this page opened: use the new one." : "",
+    `${tries} from your address lock it for ${lockLength(outcome.nextLockMs)} (errand owner unlock on the errand host lifts a lock).`,
+    "The password is the one last set with errand owner set-password; ERRAND_OWNER_PASSWORD on the server wins when it is set.",
+  ]
+    .filter((line) => line !== "")
+    .join(" ");
+}
+
 export function lockedPage(untilMs: number): string {
   return page(
     "errand: locked",

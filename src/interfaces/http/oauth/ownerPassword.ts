@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 /**
  * The owner password is kept as a scrypt hash: "scrypt$<log2 N>$<r>$<p>$<salt b64url>$<hash b64url>".
@@ -42,4 +42,9 @@ export async function verifyOwnerPassword(password: string, encoded: string): Pr
   if (salt.length < 16 || expected.length !== KEY_BYTES) return false;
   const actual = await derive(password, salt, logN, r, p);
   return timingSafeEqual(actual, expected);
+}
+
+/** Tells one stored owner password from the next (a digest of its salted hash), so a page can say the password changed; reveals nothing of it. */
+export function ownerSecretMark(encoded: string | undefined): string | undefined {
+  return encoded === undefined ? undefined : createHash("sha256").update(`errand-owner-secret-mark\0${encoded}`).digest("base64url").slice(0, 16);
 }

@@ -13,6 +13,8 @@ export interface PendingConsent {
   scopes: string[];
   resource: string;
   expiresMs: number;
+  /** Which owner password was in force when the page opened (ownerSecretMark), to say so when it changed since; never sent. */
+  secretMark: string | undefined;
 }
 
 /** Pending consents one client address may hold; its own oldest makes room for its newest. */

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
-import { lockedPage } from "../oauth/consentPage.js";
+import { lockedPage, wrongPasswordMessage } from "../oauth/consentPage.js";
 import { readBoundedBody } from "../readBody.js";
 import { randomId } from "../secretHasher.js";
 import { verifyOwnerAttempt } from "../verifyOwnerAttempt.js";
@@ -96,7 +96,7 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
       case "locked":
         return attempt.untilMs === null ? html(messagePage("Please wait", "Too many password attempts from your address are being checked at once; try again in a moment."), 429) : html(lockedPage(attempt.untilMs), 429);
       case "wrong":
-        return attempt.lockedUntilMs === null ? showLogin(c, next, "Wrong password.", 401) : html(lockedPage(attempt.lockedUntilMs), 429);
+        return attempt.lockedUntilMs === null ? showLogin(c, next, `Wrong password. ${wrongPasswordMessage(attempt, false)}`, 401) : html(lockedPage(attempt.lockedUntilMs), 429);
       case "right": {
         const { token } = sessions.create(address);
         deleteCookie(c, LOGIN_COOKIE, { path: "/owner" });

@@ -14,7 +14,9 @@ import type { QueueDriver } from "../../../../src/interfaces/http/queueDriver.js
 import { createSecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
 import type { SecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
 import { parseTrustedProxies } from "../../../../src/interfaces/http/clientAddress.js";
-import { listenNode, nodeClientAddressReader } from "../../../../src/interfaces/http/serveNode.js";
+import { listenNode, nodeClientAddressReader, nodePeerAddress } from "../../../../src/interfaces/http/serveNode.js";
+import { createForwardedHeaderWatch } from "../../../../src/interfaces/http/forwardedHeaderWatch.js";
+import type { UntrustedForwarding } from "../../../../src/interfaces/http/forwardedHeaderWatch.js";
 import type { ServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import { resolveServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import type { AccessStore } from "../../../../src/store/AccessStore.js";
@@ -133,14 +135,24 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
   };
 }
 
-/** The same app on a real loopback socket (port chosen by the OS). */
-export async function startAppServer(options: Omit<HarnessOptions, "port"> = {}): Promise<AppHarness & { origin: string }> {
+/**
+ * The same app on a real loopback socket (port chosen by the OS), watching forwarded headers from
+ * untrusted peers as errand serve does (`forwarded` holds what it recorded for errand doctor).
+ */
+export async function startAppServer(options: Omit<HarnessOptions, "port"> = {}): Promise<AppHarness & { origin: string; port: number; forwarded: UntrustedForwarding[] }> {
   const listener = await listenNode({ host: "127.0.0.1", port: 0 });
   const harness = await openAppHarness({ ...options, port: listener.port });
-  listener.setHandler((request, env) => harness.app.fetch(request, env));
+  const forwarded: UntrustedForwarding[] = [];
+  const watch = createForwardedHeaderWatch({ trusted: parseTrustedProxies(options.trustedProxies), logger: harness.deps.logger, record: (seen) => forwarded.push({ ...seen }) });
+  listener.setHandler((request, env) => {
+    watch.observe(nodePeerAddress(env), request.headers);
+    return harness.app.fetch(request, env);
+  });
   return {
     ...harness,
     origin: `http://127.0.0.1:${listener.port}`,
+    port: listener.port,
+    forwarded,
     async close() {
       await listener.close();
       await harness.close();
