@@ -71,7 +71,8 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
     scopes: grantedScopes(q("scope")),
     resource: deps.settings.mcpResource,
     expiresMs: now + deps.settings.tokens.consentMs,
-    secretMark: ownerSecretMark(await deps.ownerSecret()),
+    // A stored password that cannot be read is refused when the answer is checked, not here.
+    secretMark: await deps.ownerSecret().then(ownerSecretMark, () => undefined),
   });
   if (consent === undefined) return html(busyPage("Too many connection requests are waiting for an answer. Answer or let them expire (10 minutes), then start again from ChatGPT."), 429);
   setCookie(c, cookieName(consent.id), consent.csrf, {
