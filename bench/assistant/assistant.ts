@@ -64,6 +64,8 @@ function serve(): Promise<{ child: ChildProcessWithoutNullStreams; origin: strin
     ERRAND_OWNER_PASSWORD: PASSWORD,
     ERRAND_ALLOW_PRIVATE: site.hostPort,
     ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
+    // The bench times errand running a reversible write, not the owner approving it: reversible writes run unattended here.
+    ERRAND_OWNER_APPROVAL: "consequential,secret",
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0"], { env, stdio: ["pipe", "pipe", "pipe"] });

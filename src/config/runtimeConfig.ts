@@ -37,7 +37,7 @@ export interface RuntimeConfig {
   cancelPollMs: number;
   /**
    * Which tasks wait for the owner's approval before anything runs (see parseOwnerApproval).
-   * Env ERRAND_OWNER_APPROVAL. Default consequential,secret.
+   * Env ERRAND_OWNER_APPROVAL. Default reversible_write,consequential,secret (every write, every secret).
    */
   ownerApproval: readonly OwnerApprovalRule[];
   /** How long a task waits for the owner before it ends BLOCKED approval_expired (ms). Env ERRAND_APPROVAL_TTL (15m, 1h, ...). Default 15 min. */

@@ -138,6 +138,11 @@ describe("errand run goes through submit, runner and collect", () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
     const file = taskFile({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "Once" }, { action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved Once" }] });
     const savesBefore = sites.site.count("/save", "POST");
+    // A write waits for the owner (ERRAND_OWNER_APPROVAL's default): nothing is sent until "errand approve".
+    const waiting = await errand(["run", file, ...allow, "--json"]);
+    assert.equal(waiting.code, 7, waiting.stderr);
+    assert.equal(sites.site.count("/save", "POST"), savesBefore);
+    assert.equal((await errand(["approve", (JSON.parse(waiting.stdout) as { operationId: string }).operationId, "--yes"])).code, 0);
     const first = await errand(["run", file, ...allow, "--json"]);
     assert.equal(first.code, 0, first.stderr);
     const second = await errand(["run", file, ...allow, "--json"]);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
-import { parseOwnerApproval } from "../../src/config/parseOwnerApproval.js";
+import { parseOwnerApproval, unattendedUnderPolicy } from "../../src/config/parseOwnerApproval.js";
 import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
 import { needsOwnerApproval } from "../../src/operations/needsOwnerApproval.js";
 import { describeTask, formatTaskDescription } from "../../src/task/describeTask.js";
@@ -208,7 +208,37 @@ describe("owner approval", () => {
     }
   });
 
-  test("ERRAND_OWNER_APPROVAL decides which tasks wait: default consequential and secret; none; all; typos refused", () => {
+  test("a Send money POST the assistant labels reversible_write with approved:true waits for the owner: 0 POSTs reach the site until the owner approves", async () => {
+    const fake = createFakeExecutor({ fixtureOrigin: site.origin });
+    const h = openHarness({ execute: fake.execute });
+    try {
+      const id = randomUUID();
+      const sendMoney = writeTask(id, "Send money", {
+        target: { url: "https://bank.example.com/transfer" },
+        steps: [
+          { action: "fill", selector: "#amount", value: "5000" },
+          { action: "click", selector: "button:text('Send money')" },
+          { action: "expect_text", text: "Sent" },
+        ],
+      });
+      const submitted = await h.service.submit(sendMoney);
+      assert.ok(submitted.ok, JSON.stringify(submitted));
+      assert.equal(submitted.status, "awaiting_approval", "the assistant's own label and approved:true are not enough");
+      assert.match(submitted.approval?.summary ?? "", /Risk: a reversible write/);
+      assert.match(submitted.approval?.summary ?? "", /click "button:text\('Send money'\)" on bank\.example\.com/);
+      for (let round = 0; round < 3; round += 1) await h.service.runQueue();
+      assert.equal(fake.calls.length, 0);
+      assert.equal(site.count("POST", `/write/${id}`), 0, "no POST before the owner approves");
+      const approved = await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, ...DECIDER });
+      assert.ok(approved.ok);
+      await h.service.runQueue();
+      assert.equal(site.count("POST", `/write/${id}`), 1, "the owner's approval runs it once");
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("ERRAND_OWNER_APPROVAL decides which tasks wait: default every write and every secret; none; all; typos refused", () => {
     const task = (extra: Record<string, unknown>) => {
       const v = validateTask({ ...readTask(), ...extra });
       assert.ok(v.ok, JSON.stringify(v));
@@ -219,7 +249,11 @@ describe("owner approval", () => {
     const consequential = task({ risk: "consequential", approved: true, steps: [{ action: "click", selector: "#a" }] });
     const secret = task({ secretApproval: true, steps: [{ action: "fill_secret", selector: "#p", envVar: "PORTAL" }, { action: "expect_text", text: "x" }] });
     const defaults = resolveRuntimeConfig({}).ownerApproval;
-    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, defaults)), [false, false, true, true]);
+    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, defaults)), [false, true, true, true]);
+    assert.deepEqual(unattendedUnderPolicy(defaults), []);
+    assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("all")), []);
+    assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("consequential,secret")), ["reversible_write"]);
+    assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("none")), ["reversible_write", "consequential", "secret"]);
     assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("none"))), [false, false, false, false]);
     assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("all"))), [true, true, true, true]);
     assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("reversible_write"))), [false, true, false, false]);

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { DAY, HOUR } from "../../src/config/units.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
-import { manualClock, openHarness } from "./support/harness.js";
+import { REVERSIBLE_WRITES_UNATTENDED, manualClock, openHarness } from "./support/harness.js";
 import { readTask, writeTask } from "./support/tasks.js";
 
 describe("journal compaction", () => {
@@ -88,7 +88,7 @@ describe("journal compaction", () => {
   test("uncertain operations are not compacted; compaction frees quota for new submits", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { journalQuotaBytes: 16_384 } });
+    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, journalQuotaBytes: 16_384 } });
     try {
       const uncertain = randomUUID();
       await h.service.submit(writeTask(uncertain, "write-fail-after"));

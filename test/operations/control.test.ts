@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
-import { openHarness } from "./support/harness.js";
+import { REVERSIBLE_WRITES_UNATTENDED, openHarness } from "./support/harness.js";
 import { readTask, writeTask } from "./support/tasks.js";
 
 /** An executor that signals when it starts and waits for the test before each move. */
@@ -59,7 +59,7 @@ describe("control: cancel", () => {
 
   test("a running write before its boundary is stopped, and the boundary can no longer be crossed", async () => {
     const stepped = steppedExecutor({ crossFirst: false });
-    const h = openHarness({ execute: stepped.execute, config: { cancelPollMs: 50 } });
+    const h = openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id));
@@ -104,7 +104,7 @@ describe("control: cancel", () => {
 
   test("a running write past its boundary is reported uncertain and left to finish", async () => {
     const stepped = steppedExecutor({ crossFirst: true });
-    const h = openHarness({ execute: stepped.execute, config: { cancelPollMs: 50 } });
+    const h = openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id));
@@ -129,7 +129,7 @@ describe("control: cancel", () => {
 
   test("a finished operation is left as it is", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -144,7 +144,7 @@ describe("control: cancel", () => {
   });
 
   test("a repeated controlActionId returns the first outcome and acts no more; reusing it elsewhere is identity_mismatch", async () => {
-    const h = openHarness();
+    const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       const controlActionId = randomUUID();

@@ -13,7 +13,7 @@ import type { Task } from "../../src/task/taskTypes.js";
 import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
-import { manualClock, openHarness } from "./support/harness.js";
+import { REVERSIBLE_WRITES_UNATTENDED, manualClock, openHarness } from "./support/harness.js";
 import type { Harness } from "./support/harness.js";
 import { readTask, writeTask } from "./support/tasks.js";
 import { dropSchemas, freshPostgresLocation, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
@@ -169,7 +169,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
           ephemeral: { ephemeral: true, outputs: {} },
         };
       };
-      const h = openHarness({ execute, clock: clock.now, ...where() });
+      const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute, clock: clock.now, ...where() });
       harness.current = h;
       try {
         const id = randomUUID();

@@ -121,7 +121,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const h = await openStore(backend);
       try {
         const id = randomUUID();
-        await h.service.submit(writeTask(id, "write-hang"));
+        const submitted = await h.service.submit(writeTask(id, "write-hang"));
+        assert.ok(submitted.ok);
+        // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves this one.
+        assert.ok((await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
         const doomed = spawnRunner(runnerEnv(h));
         await server.waitFor("POST", `/write/${id}`);
         doomed.child.kill("SIGKILL");

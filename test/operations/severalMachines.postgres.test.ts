@@ -383,7 +383,10 @@ describe("runners on several machines (network namespaces with skewed clocks) on
     const leaseMs = 2000;
     try {
       const id = randomUUID();
-      assert.ok((await h.service.submit(writeTask(id, "write-hang"))).ok);
+      const submitted = await h.service.submit(writeTask(id, "write-hang"));
+      assert.ok(submitted.ok);
+      // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves this one.
+      assert.ok((await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
       const doomed = runOn(machine(AHEAD), h, { ERRAND_LEASE_MS: String(leaseMs) });
       await server.waitFor("POST", `/write/${id}`);
       doomed.child.kill("SIGKILL");

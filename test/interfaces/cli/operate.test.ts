@@ -138,6 +138,23 @@ describe("errand doctor", () => {
     assert.match(text.stdout, /FIX {2}owner password/);
   });
 
+  test("doctor flags an ERRAND_OWNER_APPROVAL that lets writes or secrets run without the owner", async () => {
+    const home = fresh("policy");
+    assert.equal((await errand(home, ["submit", taskFile(readTask())])).code, 0);
+    const policy = async (value: string | undefined) => {
+      const run = await errand(home, ["doctor", "--offline", "--json"], { CHROME_PATH: "/nonexistent/chromium", ...(value === undefined ? {} : { ERRAND_OWNER_APPROVAL: value }) });
+      return (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; detail: string; fix: string | null }[]).find((c) => c.name === "owner approval");
+    };
+    assert.equal((await policy(undefined))?.ok, true);
+    assert.equal((await policy("consequential,reversible_write,secret"))?.ok, true);
+    assert.equal((await policy("all"))?.ok, true);
+    const loose = await policy("consequential,secret");
+    assert.equal(loose?.ok, false);
+    assert.match(loose?.detail ?? "", /reversible_write tasks run on the assistant's word alone/);
+    assert.match(loose?.fix ?? "", /unset ERRAND_OWNER_APPROVAL/);
+    assert.match((await policy("none"))?.detail ?? "", /reversible_write tasks, consequential tasks, tasks that type a secret/);
+  });
+
   test("a home that does not exist, a missing key and a damaged database are findings, not crashes", async () => {
     const missing = await errand(fresh("nowhere"), ["doctor", "--offline", "--json"]);
     assert.equal(missing.code, 1);

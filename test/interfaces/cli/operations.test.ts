@@ -138,7 +138,14 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
       [readTask(randomUUID(), "config"), 4, "BLOCKED"],
       [writeTask(randomUUID(), "write-fail-after"), 5, "UNCERTAIN"],
     ];
-    for (const [task] of cases) assert.equal((await errand(home, ["submit", taskFile(task)])).code, 0);
+    for (const [task] of cases) {
+      if (task["risk"] === "read_only") assert.equal((await errand(home, ["submit", taskFile(task)])).code, 0);
+      else {
+        // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves it on the host.
+        assert.equal((await errand(home, ["submit", taskFile(task)])).code, 7);
+        assert.equal((await errand(home, ["approve", String(task["operationId"]), "--yes"])).code, 0);
+      }
+    }
     const cancelled = randomUUID();
     await errand(home, ["submit", taskFile(readTask(cancelled))]);
     const controlId = randomUUID();

@@ -105,10 +105,11 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
     assert.equal(rest.status, 200);
     assert.deepEqual(((await rest.json()) as typeof outline).forms[0]?.fields.map((f) => f.selector), form.fields.map((f) => f.selector), "REST answers the same outline");
 
-    const ran = await call("errand_run", {
+    const operationId = randomUUID();
+    const submitted = await call("errand_run", {
       task: {
         schemaVersion: "errand.task.v1",
-        operationId: randomUUID(),
+        operationId,
         target: { url: `${site.origin}/form` },
         risk: "reversible_write",
         approved: true,
@@ -119,8 +120,15 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
           { action: "expect_text", text: "Thanks" },
         ],
       },
-      waitSeconds: 45,
+      waitSeconds: 0,
     });
+    // A write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves it, then it runs.
+    assert.equal(submitted.structuredContent?.["status"], "awaiting_approval", submitted.content[0]?.text);
+    assert.equal(site.count("/form", "POST"), 0);
+    const handle = submitted.structuredContent?.["handle"] as { requestDigest: string };
+    assert.ok((await server.ops.service.decideApproval(operationId, { approve: true, requestDigest: handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
+    await call("errand_run_queue", { waitSeconds: 45 });
+    const ran = await call("errand_collect", { operationId, waitSeconds: 45 });
     const receipt = ran.structuredContent?.["receipt"] as { status: string; network: { blockedRequests: number; blocked: unknown[] } };
     assert.equal(receipt.status, "PASS", ran.content[1]?.text);
     assert.deepEqual([receipt.network.blockedRequests, receipt.network.blocked], [0, []], "Chromium's own background traffic is off: the receipt lists only what the task did");

@@ -78,6 +78,24 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     assert.equal(site.count("POST", `/write/${restId}`), 0);
   });
 
+  test("a Send money reversible_write with approved:true over MCP and REST waits for the owner: 0 POSTs reach the site until the owner approves", async () => {
+    const id = randomUUID();
+    const sendMoney = writeTask(id, "Send money", { steps: [{ action: "click", selector: "button:text('Send money')" }, { action: "expect_text", text: "Sent" }] });
+    const run = (await client.callTool({ name: "errand_run", arguments: { task: sendMoney, waitSeconds: 2 } })) as ToolResult;
+    assert.equal(run.structuredContent?.["status"], "awaiting_approval");
+    await client.callTool({ name: "errand_run_queue", arguments: { waitSeconds: 2 } });
+    const restId = randomUUID();
+    const rest = await fetch(`${server.origin}/v1/operations`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify({ ...sendMoney, operationId: restId }) });
+    assert.equal(((await rest.json()) as { status: string }).status, "awaiting_approval");
+    assert.equal(site.count("POST", `/write/${id}`), 0, "no POST before the owner approves");
+    assert.equal(site.count("POST", `/write/${restId}`), 0);
+    const digest = String((run.structuredContent?.["handle"] as { requestDigest: string }).requestDigest);
+    assert.ok((await server.ops.service.decideApproval(id, { approve: true, requestDigest: digest, decidedBy: "owner (test)", via: "cli" })).ok);
+    const done = (await client.callTool({ name: "errand_collect", arguments: { operationId: id, waitSeconds: 10 } })) as ToolResult;
+    await client.callTool({ name: "errand_run_queue", arguments: { waitSeconds: 5 } });
+    assert.equal(site.count("POST", `/write/${id}`), 1, `the owner's approval runs it once (${String(done.structuredContent?.["status"])})`);
+  });
+
   test("no OAuth or API token can approve, by any route", async () => {
     const id = randomUUID();
     assert.equal(((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");

@@ -53,6 +53,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The policy an operator sets with ERRAND_OWNER_APPROVAL=consequential,secret: reversible writes
+ * run without the owner. For tests about the runner, control or the journal, not about the owner's
+ * approval (test/operations/approval.test.ts tests the default, which holds every write).
+ */
+export const REVERSIBLE_WRITES_UNATTENDED: Pick<RuntimeConfig, "ownerApproval"> = { ownerApproval: ["consequential", "secret"] };
+
 export function makeTempHome(): string {
   return mkdtempSync(join(tmpdir(), "errand-ops-"));
 }

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { resolveErrandHome } from "../../../config/resolveErrandHome.js";
+import { DEFAULT_OWNER_APPROVAL, parseOwnerApproval, unattendedUnderPolicy } from "../../../config/parseOwnerApproval.js";
 import { createJournalSealer } from "../../../journal/createJournalSealer.js";
 import type { JournalSealer } from "../../../journal/createJournalSealer.js";
 import { deriveSubkey, readHexKeyFile } from "../../../keys/loadKey.js";
@@ -30,10 +31,12 @@ export const doctorCommand: Command = {
   help: `errand doctor [--offline] [--json]
   Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
   master key, the database and its schema (ERRAND_HOME/errand.db, or the PostgreSQL database
-  ERRAND_DATABASE_URL names: reachable, migrated), the owner password, Chromium and its sandbox, the
-  resolver (DNS-over-HTTPS reachable), the public URL and its TLS (ERRAND_PUBLIC_URL), whether the
-  running errand serve got forwarded headers (X-Forwarded-For) from a peer ERRAND_TRUSTED_PROXIES
-  does not list, and each cloud provider's credential and circuit. Each problem comes with its fix in one line.
+  ERRAND_DATABASE_URL names: reachable, migrated), the owner password, the owner-approval policy
+  (ERRAND_OWNER_APPROVAL: flagged when it lets a write or a secret run without the owner), Chromium
+  and its sandbox, the resolver (DNS-over-HTTPS reachable), the public URL and its TLS
+  (ERRAND_PUBLIC_URL), whether the running errand serve got forwarded headers (X-Forwarded-For)
+  from a peer ERRAND_TRUSTED_PROXIES does not list, and each cloud provider's credential and
+  circuit. Each problem comes with its fix in one line.
   --offline skips the two checks that use the network (resolver, public URL).
   --json: the envelope of docs/CLI.md; status healthy|needs_attention, data {home, checks}.
   Exit 0 when everything holds, 1 when something needs fixing.`,
@@ -161,6 +164,26 @@ function factChecks(facts: DatabaseFacts, env: NodeJS.ProcessEnv): DoctorCheck[]
   return checks;
 }
 
+/** ERRAND_OWNER_APPROVAL: anything less than every write and every secret lets the assistant act alone. */
+function checkOwnerApproval(env: NodeJS.ProcessEnv): DoctorCheck {
+  const raw = env["ERRAND_OWNER_APPROVAL"];
+  if (raw === undefined || raw === "") return pass("owner approval", `default: every write and every secret waits for the owner (${DEFAULT_OWNER_APPROVAL.join(",")})`);
+  let rules;
+  try {
+    rules = parseOwnerApproval(raw);
+  } catch (error) {
+    return fail("owner approval", error instanceof Error ? error.message : String(error), "unset ERRAND_OWNER_APPROVAL (every write and every secret waits for the owner)");
+  }
+  const unattended = unattendedUnderPolicy(rules);
+  if (unattended.length === 0) return pass("owner approval", `ERRAND_OWNER_APPROVAL=${raw}: every write and every secret waits for the owner`);
+  const what = unattended.map((rule) => (rule === "secret" ? "tasks that type a secret" : `${rule} tasks`)).join(", ");
+  return fail(
+    "owner approval",
+    `ERRAND_OWNER_APPROVAL=${raw.slice(0, 80)} lets ${what} run on the assistant's word alone, without the owner`,
+    "unset ERRAND_OWNER_APPROVAL (every write and every secret then waits for the owner), or keep it only if no assistant or token you do not fully trust can submit tasks",
+  );
+}
+
 async function checkChromium(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const { findChromium, CHROMIUM_INSTALL_HINT } = await import("../../../providers/local/findChromium.js");
   const path = findChromium(env);
@@ -243,7 +266,7 @@ async function runDoctor(ctx: CommandContext): Promise<number> {
   const checks: DoctorCheck[] = [];
   const homeMode = modeOf(home.path);
   checks.push(homeMode === null ? fail("state directory", `${home.path} (from ${home.source}) does not exist`, 'run "errand status" to create it, or set ERRAND_HOME') : pass("state directory", `${home.path} (from ${home.source})`));
-  checks.push(checkFileModes(home.path), checkKey(home.path), ...(await checkDatabase(home.path, ctx.env)), ...(await checkChromium(ctx.env)));
+  checks.push(checkFileModes(home.path), checkKey(home.path), ...(await checkDatabase(home.path, ctx.env)), checkOwnerApproval(ctx.env), ...(await checkChromium(ctx.env)));
   if (offline) checks.push(pass("resolver", "skipped (--offline)"), pass("public URL", "skipped (--offline)"));
   else checks.push(await checkResolver(ctx.env), await checkPublicUrl(ctx.env));
   checks.push(await checkForwardedHeaders(home.path), await checkProviders(ctx.env));

@@ -45,7 +45,8 @@ export const runCommand: Command = {
   envelope of docs/CLI.md with the receipt; extracted values in data.ephemeral (held encrypted for collect for ERRAND_RESULT_TTL, not in the receipt). --receipt-out
   writes the durable receipt (extracted values only with evidenceRetention "full"). --allow-private
   admits one exact private destination (operator only; also ERRAND_ALLOW_PRIVATE, comma-separated).
-  A task ERRAND_OWNER_APPROVAL names (default: consequential, or any fill_secret) is not run: the
+  A task ERRAND_OWNER_APPROVAL names (default: every write, reversible_write or consequential, and
+  any fill_secret) is not run: the
   summary is printed (--json: data.approval {url, expiresAt, summary}) and it exits 7; after
   "errand approve ID", running the same file again runs it, once.
   Exit: 0 PASS, 1 FAIL, 2 invalid input, 3 PARTIAL, 4 BLOCKED, 5 UNCERTAIN, 6 CANCELLED, 7 awaiting approval.`,

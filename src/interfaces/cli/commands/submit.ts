@@ -17,8 +17,8 @@ export const submitCommand: Command = {
   Validates the task and queues it as an operation, or answers for the operation that already holds
   its operationId. Submitting the same task again never runs it twice; the same operationId with a
   different task is refused with identity_mismatch. Nothing runs until "errand runner".
-  A task ERRAND_OWNER_APPROVAL names (default: consequential, or any fill_secret) waits for the
-  owner: the summary is printed, and "errand approve ID" (or the owner console) lets it run.
+  A task ERRAND_OWNER_APPROVAL names (default: every write, reversible_write or consequential, and
+  any fill_secret) waits for the owner: the summary is printed, and "errand approve ID" (or the owner console) lets it run.
   --json: the envelope of docs/CLI.md; data {created, handle} and, while the task waits for the
   owner, approval {url, expiresAt, summary} (url from ERRAND_PUBLIC_URL, else null).
   Exit: 0 accepted (new or existing), 7 accepted and awaiting the owner's approval, 2 invalid task
