@@ -127,6 +127,74 @@ for (const backend of ["sqlite", "postgres"] as const) {
         await h.close();
       }
     });
+
+    test("OAuth: a widened client, a reused code, an un-revoked grant, an unspent refresh token and swapped MACs grant nothing", async () => {
+      const { h } = await openBackend(backend);
+      const access = openAccessStoreAt(h.location, { sealer: h.sealer });
+      const sql = sqlFor(h.location);
+      const later = (await access.now()) + 3_600_000;
+      const pair = (n: number) => ({ accessHash: `a${n}`.padEnd(64, "0"), accessExpiresMs: later, refreshHash: `r${n}`.padEnd(64, "0"), refreshExpiresMs: later });
+      const family = (id: string, n: number) => ({ familyId: id, clientId: "c1", scopes: ["tasks"], resource: "http://h/mcp", ...pair(n) });
+      const code = (hash: string) => ({ codeHash: hash, clientId: "c1", redirectUri: "https://chatgpt.com/cb", codeChallenge: "x", scopes: ["tasks"], resource: "http://h/mcp", expiresMs: later, usedMs: null });
+      try {
+        await access.registerClient({ clientId: "c1", secretHash: null, authMethod: "none", clientName: "one", redirectUris: ["https://chatgpt.com/cb"], metadata: {} }, 10);
+        await access.registerClient({ clientId: "c2", secretHash: null, authMethod: "none", clientName: "two", redirectUris: ["https://chatgpt.com/cb"], metadata: {} }, 10);
+        for (const [hash, id, n] of [["code1", "f1", 1], ["code2", "f2", 2], ["code3", "f3", 3]] as const) {
+          await access.saveAuthorizationCode(code(hash));
+          assert.deepEqual(await access.redeemAuthorizationCode(hash, family(id, n)), { kind: "redeemed" });
+        }
+        await access.saveAuthorizationCode(code("code4"));
+        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(5)), { kind: "rotated", familyId: "f2", generation: 2 });
+        assert.equal(await access.revokeTokenFamily(pair(3).accessHash, "c1", "test"), true);
+        assert.equal((await access.readClient("c1"))?.clientName, "one");
+        assert.deepEqual(await h.service.findUnauthenticRows(), [], "rows written with the key pass");
+
+        // The attacker points the owner's approved client at their own redirect URI.
+        await sql(`UPDATE oauth_clients SET redirect_uris = '["https://attacker.test/cb"]' WHERE client_id = 'c1'`);
+        assert.equal(await access.readClient("c1"), undefined, "a client with widened redirect URIs is unknown");
+        // A used code made unused again, and an unused one given more scopes.
+        await sql("UPDATE oauth_codes SET used_ms = NULL, family_id = NULL WHERE code_hash = 'code1'");
+        assert.deepEqual(await access.redeemAuthorizationCode("code1", family("f9", 9)), { kind: "missing" });
+        await sql("UPDATE oauth_codes SET scopes = 'tasks admin' WHERE code_hash = 'code4'");
+        assert.equal(await access.readAuthorizationCode("code4"), undefined);
+        assert.deepEqual(await access.redeemAuthorizationCode("code4", family("f8", 8)), { kind: "missing" });
+        // A revoked grant set back to live: its tokens stay refused.
+        await sql("UPDATE oauth_families SET revoked_ms = NULL, revoked_reason = NULL WHERE family_id = 'f3'");
+        assert.equal(await access.readToken(pair(3).accessHash), undefined, "an un-revoked grant's access token is refused");
+        assert.deepEqual(await access.rotateRefreshToken(pair(3).refreshHash, pair(10)), { kind: "missing" });
+        // A spent refresh token made unspent: it does not rotate (and is not even seen as a replay).
+        await sql(`UPDATE oauth_tokens SET used_ms = NULL WHERE token_hash = '${pair(2).refreshHash}'`);
+        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(11)), { kind: "missing" });
+        assert.ok((await access.readToken(pair(5).accessHash)) !== undefined, "the grant's current tokens are untouched");
+        // A token moved to another grant, and a family carrying another family's MAC.
+        await sql(`UPDATE oauth_tokens SET family_id = 'f2' WHERE token_hash = '${pair(1).accessHash}'`);
+        assert.equal(await access.readToken(pair(1).accessHash), undefined);
+        const [f2] = await sql("SELECT mac FROM oauth_families WHERE family_id = 'f2'");
+        await sql(`UPDATE oauth_families SET mac = '${String(f2?.["mac"])}' WHERE family_id = 'f1'`);
+        assert.equal(await access.readToken(pair(1).refreshHash), undefined);
+
+        const found = (await h.service.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`).sort();
+        assert.deepEqual(
+          found,
+          [
+            "oauth_clients c1",
+            "oauth_codes code code1… of client c1",
+            "oauth_codes code code4… of client c1",
+            "oauth_families f1",
+            "oauth_families f3",
+            `oauth_tokens access token ${pair(1).accessHash.slice(0, 8)}… of family f2`,
+            `oauth_tokens refresh token ${pair(2).refreshHash.slice(0, 8)}… of family f2`,
+          ].sort(),
+        );
+
+        // Revoking everything still works on every row, and seals each as revoked.
+        assert.ok((await access.revokeAllTokenFamilies("owner")) >= 1);
+        assert.equal((await h.service.findUnauthenticRows()).some((r) => r.table === "oauth_families"), false, "revoked rows are sealed again as revoked");
+      } finally {
+        await access.close();
+        await h.close();
+      }
+    });
   });
 }
 

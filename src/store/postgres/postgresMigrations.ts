@@ -1,5 +1,5 @@
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { API_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../rows/authenticRows.js";
+import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../rows/authenticRows.js";
 
 /**
  * PostgreSQL's own forward-only migrations (numbered apart from SQLite's: each backend records its
@@ -332,6 +332,18 @@ ALTER TABLE owner_secret ADD COLUMN mac TEXT;
 ALTER TABLE api_tokens ADD COLUMN mac TEXT;
 `,
     authenticates: [OWNER_SECRET_TABLE, API_TOKENS_TABLE],
+  },
+  {
+    version: 7,
+    name: "OAuth clients, codes, families and tokens authenticated",
+    // SQLite's migration 12.
+    sql: `
+ALTER TABLE oauth_clients ADD COLUMN mac TEXT;
+ALTER TABLE oauth_codes ADD COLUMN mac TEXT;
+ALTER TABLE oauth_families ADD COLUMN mac TEXT;
+ALTER TABLE oauth_tokens ADD COLUMN mac TEXT;
+`,
+    authenticates: [OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE],
   },
 ];
 

@@ -1,3 +1,5 @@
+import type { JournalSealer } from "../../journal/createJournalSealer.js";
+import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, isAuthenticRow } from "./authenticRows.js";
 import type { ApiTokenRecord, AuthorizationCodeRecord, ClientAuthMethod, LockoutRecord, OAuthClientRecord, OAuthTokenRecord } from "../AccessStore.js";
 
 /** Row shapes of the access tables (migration 2) and their mapping to AccessStore records. */
@@ -62,6 +64,50 @@ export interface TokenRow {
   expires_ms: number;
   used_ms: number | null;
   revoked_ms: number | null;
+}
+
+/**
+ * The statement that reads a token with its family, both rows whole (the family's columns prefixed
+ * f_) so that both MACs can be checked; `placeholder` is the backend's ("?" or "$1").
+ */
+export function tokenWithFamilySql(placeholder: string): string {
+  return `SELECT t.*, f.client_id AS f_client_id, f.scopes AS f_scopes, f.resource AS f_resource, f.generation AS f_generation, f.created_ms AS f_created_ms,
+    f.expires_ms AS f_expires_ms, f.revoked_ms AS f_revoked_ms, f.revoked_reason AS f_revoked_reason, f.mac AS f_mac
+    FROM oauth_tokens t JOIN oauth_families f ON f.family_id = t.family_id WHERE t.token_hash = ${placeholder}`;
+}
+
+/**
+ * The token as one record when both its row and its family's pass their MACs (the family holds the
+ * client, scopes, resource and revocation; the token its kind, expiry and whether it was spent);
+ * undefined when either fails, which grants nothing.
+ */
+export function authenticToken(sealer: JournalSealer, joined: Readonly<Record<string, unknown>> | undefined): TokenRow | undefined {
+  if (joined === undefined) return undefined;
+  const family = {
+    family_id: joined["family_id"],
+    client_id: joined["f_client_id"],
+    scopes: joined["f_scopes"],
+    resource: joined["f_resource"],
+    generation: joined["f_generation"],
+    created_ms: joined["f_created_ms"],
+    expires_ms: joined["f_expires_ms"],
+    revoked_ms: joined["f_revoked_ms"],
+    revoked_reason: joined["f_revoked_reason"],
+    mac: joined["f_mac"],
+  };
+  if (!isAuthenticRow(sealer, OAUTH_TOKENS_TABLE, joined) || !isAuthenticRow(sealer, OAUTH_FAMILIES_TABLE, family)) return undefined;
+  return {
+    token_hash: joined["token_hash"] as string,
+    kind: joined["kind"] as string,
+    family_id: joined["family_id"] as string,
+    client_id: family.client_id as string,
+    scopes: family.scopes as string,
+    resource: family.resource as string,
+    generation: joined["generation"] as number,
+    expires_ms: joined["expires_ms"] as number,
+    used_ms: joined["used_ms"] as number | null,
+    revoked_ms: family.revoked_ms as number | null,
+  };
 }
 
 export function toToken(row: TokenRow): OAuthTokenRecord {

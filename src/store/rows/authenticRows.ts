@@ -59,5 +59,23 @@ export function unauthenticIn(sealer: JournalSealer, table: AuthenticTable, rows
 
 export const OWNER_SECRET_TABLE = authenticTable("owner_secret", ["id"], ["encoded", "updated_ms"], () => "the owner password");
 export const API_TOKENS_TABLE = authenticTable("api_tokens", ["token_id"], ["name", "token_hash", "created_ms", "revoked_ms"]);
+/** A short, non-secret handle for a keyed hash used as a primary key (a token's or a code's). */
+const hashHandle = (value: unknown): string => `${String(value).slice(0, 8)}…`;
+
+export const OAUTH_CLIENTS_TABLE = authenticTable("oauth_clients", ["client_id"], ["secret_hash", "auth_method", "client_name", "redirect_uris", "metadata_json", "created_ms", "last_grant_ms"]);
+export const OAUTH_CODES_TABLE = authenticTable(
+  "oauth_codes",
+  ["code_hash"],
+  ["client_id", "redirect_uri", "code_challenge", "scopes", "resource", "expires_ms", "used_ms", "family_id"],
+  (row) => `code ${hashHandle(row["code_hash"])} of client ${String(row["client_id"])}`,
+);
+export const OAUTH_FAMILIES_TABLE = authenticTable("oauth_families", ["family_id"], ["client_id", "scopes", "resource", "generation", "created_ms", "expires_ms", "revoked_ms", "revoked_reason"]);
+export const OAUTH_TOKENS_TABLE = authenticTable(
+  "oauth_tokens",
+  ["token_hash"],
+  ["family_id", "kind", "generation", "expires_ms", "used_ms", "created_ms"],
+  (row) => `${String(row["kind"])} token ${hashHandle(row["token_hash"])} of family ${String(row["family_id"])}`,
+);
+
 /** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
-export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE];
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE];

@@ -8,6 +8,7 @@ import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
 import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
 import { SITE_MIGRATION } from "./siteMigration.js";
 import { AUTHENTIC_ROWS_MIGRATION } from "./authenticRowsMigration.js";
+import { AUTHENTIC_OAUTH_MIGRATION } from "./authenticOAuthMigration.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
 
 /**
@@ -139,6 +140,7 @@ CREATE TABLE operation_tombstones (
   SUBMITTER_MIGRATION,
   SITE_MIGRATION,
   AUTHENTIC_ROWS_MIGRATION,
+  AUTHENTIC_OAUTH_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -145,7 +145,7 @@ function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck
 function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
   const rows = facts.unauthenticRows;
   if (rows === null) return [];
-  if (rows.length === 0) return [pass("authority rows", "the owner password and every API token pass their MACs")];
+  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens) passes its MAC")];
   return [
     fail(
       "authority rows",

@@ -14,9 +14,9 @@ import type {
   RequestRecord,
   RotateResult,
 } from "../../../AccessStore.js";
-import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow, TokenRow } from "../../../rows/accessRows.js";
-import { joinScopes, toApiToken, toClient, toCode, toLockout, toToken } from "../../../rows/accessRows.js";
-import { API_TOKENS_TABLE, OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
+import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow } from "../../../rows/accessRows.js";
+import { authenticToken, joinScopes, toApiToken, toClient, toCode, toLockout, toToken, tokenWithFamilySql } from "../../../rows/accessRows.js";
+import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
 import { RowTamperedError } from "../../../storeErrors.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
 import { authenticRow, sealRow } from "../../authenticTablePg.js";
@@ -87,8 +87,13 @@ export async function clearOwnerLockouts(tx: PgTx, address: string | undefined):
 
 // ---- OAuth clients -----------------------------------------------------------------------------
 
+async function selectClientRow(tx: PgTx, clientId: string): Promise<ClientRow | undefined> {
+  return authenticRow(tx, OAUTH_CLIENTS_TABLE, await tx.one<ClientRow>("SELECT * FROM oauth_clients WHERE client_id = $1", [clientId]));
+}
+
+/** The client when its row passes its MAC (its redirect URIs, secret hash and method are under it); undefined otherwise. */
 export async function selectClient(tx: PgTx, clientId: string): Promise<OAuthClientRecord | undefined> {
-  const row = await tx.one<ClientRow>("SELECT * FROM oauth_clients WHERE client_id = $1", [clientId]);
+  const row = await selectClientRow(tx, clientId);
   return row === undefined ? undefined : toClient(row);
 }
 
@@ -107,6 +112,7 @@ export async function registerClient(tx: PgTx, client: NewOAuthClient, maxClient
      VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)`,
     [client.clientId, client.secretHash, client.authMethod, client.clientName, JSON.stringify(client.redirectUris), JSON.stringify(client.metadata), tx.now],
   );
+  await sealRow(tx, OAUTH_CLIENTS_TABLE, [client.clientId]);
   const redirectHosts = [...new Set(client.redirectUris.map(hostOf))];
   await journalAuthChange(tx, "client_registered", { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted });
   return { kind: "registered", evicted };
@@ -128,18 +134,28 @@ export async function insertCode(tx: PgTx, code: AuthorizationCodeRecord): Promi
      VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, NULL)`,
     [code.codeHash, code.clientId, code.redirectUri, code.codeChallenge, joinScopes(code.scopes), code.resource, code.expiresMs],
   );
-  await tx.run("UPDATE oauth_clients SET last_grant_ms = $1 WHERE client_id = $2", [tx.now, code.clientId]);
+  await sealRow(tx, OAUTH_CODES_TABLE, [code.codeHash]);
+  // Marked approved only when authentic: re-sealing an edited client row would bless the edit.
+  if ((await selectClientRow(tx, code.clientId)) !== undefined) {
+    await tx.run("UPDATE oauth_clients SET last_grant_ms = $1 WHERE client_id = $2", [tx.now, code.clientId]);
+    await sealRow(tx, OAUTH_CLIENTS_TABLE, [code.clientId]);
+  }
   await journalAuthChange(tx, "consent_approved", { clientId: code.clientId, scopes: code.scopes, resource: code.resource });
 }
 
+/** The code's row when it passes its MAC (client, redirect URI, challenge, scopes, expiry and use are under it). */
+async function selectCodeRow(tx: PgTx, codeHash: string): Promise<CodeRow | undefined> {
+  return authenticRow(tx, OAUTH_CODES_TABLE, await tx.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = $1", [codeHash]));
+}
+
 export async function selectCode(tx: PgTx, codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-  const row = await tx.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = $1", [codeHash]);
+  const row = await selectCodeRow(tx, codeHash);
   return row === undefined ? undefined : toCode(row);
 }
 
 /** Single use: the first redemption starts a token family; any later one revokes that family. */
 export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFamily): Promise<RedeemResult> {
-  const row = await tx.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = $1", [codeHash]);
+  const row = await selectCodeRow(tx, codeHash);
   if (row === undefined) return { kind: "missing" };
   if (row.used_ms !== null) {
     const family = row.family_id;
@@ -148,11 +164,13 @@ export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFam
   }
   if (row.expires_ms <= tx.now) return { kind: "expired" };
   await tx.run("UPDATE oauth_codes SET used_ms = $1, family_id = $2 WHERE code_hash = $3", [tx.now, tokens.familyId, codeHash]);
+  await sealRow(tx, OAUTH_CODES_TABLE, [codeHash]);
   await tx.run(
     `INSERT INTO oauth_families (family_id, client_id, scopes, resource, generation, created_ms, expires_ms, revoked_ms, revoked_reason)
      VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL)`,
     [tokens.familyId, tokens.clientId, joinScopes(tokens.scopes), tokens.resource, tx.now, tokens.refreshExpiresMs],
   );
+  await sealRow(tx, OAUTH_FAMILIES_TABLE, [tokens.familyId]);
   await insertTokenPair(tx, tokens.familyId, 1, tokens);
   await journalAuthChange(tx, "tokens_issued", { clientId: tokens.clientId, familyId: tokens.familyId, scopes: tokens.scopes });
   return { kind: "redeemed" };
@@ -160,12 +178,9 @@ export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFam
 
 // ---- OAuth tokens ------------------------------------------------------------------------------
 
+/** A token with its family's client, scopes, resource and revocation, when both rows pass their MACs. */
 export async function selectToken(tx: PgTx, tokenHash: string): Promise<OAuthTokenRecord | undefined> {
-  const row = await tx.one<TokenRow>(
-    `SELECT t.token_hash, t.kind, t.family_id, f.client_id, f.scopes, f.resource, t.generation, t.expires_ms, t.used_ms, f.revoked_ms
-     FROM oauth_tokens t JOIN oauth_families f ON f.family_id = t.family_id WHERE t.token_hash = $1`,
-    [tokenHash],
-  );
+  const row = authenticToken(tx.ctx.sealer, await tx.one<Record<string, unknown>>(tokenWithFamilySql("$1"), [tokenHash]));
   return row === undefined ? undefined : toToken(row);
 }
 
@@ -179,10 +194,15 @@ async function insertTokenPair(tx: PgTx, familyId: string, generation: number, p
     pair.refreshHash,
     pair.refreshExpiresMs,
   ]);
+  await sealRow(tx, OAUTH_TOKENS_TABLE, [pair.accessHash]);
+  await sealRow(tx, OAUTH_TOKENS_TABLE, [pair.refreshHash]);
 }
 
+/** Revokes a live family. Revoking only takes authority away, so the row is sealed as revoked whatever it held. */
 async function revokeFamily(tx: PgTx, familyId: string, reason: string): Promise<boolean> {
-  return (await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_ms IS NULL", [tx.now, reason, familyId])) > 0;
+  const changed = (await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_ms IS NULL", [tx.now, reason, familyId])) > 0;
+  if (changed) await sealRow(tx, OAUTH_FAMILIES_TABLE, [familyId]);
+  return changed;
 }
 
 /** Exchanges a refresh token once; a spent one presented again revokes the family. */
@@ -197,9 +217,12 @@ export async function rotateRefresh(tx: PgTx, refreshHash: string, next: NewToke
   }
   if (token.expiresMs <= tx.now) return { kind: "expired" };
   const generation = token.generation + 1;
+  // The token and its family were just read and found authentic, so sealing them again blesses nothing.
   await tx.run("UPDATE oauth_tokens SET used_ms = $1 WHERE token_hash = $2", [tx.now, refreshHash]);
+  await sealRow(tx, OAUTH_TOKENS_TABLE, [refreshHash]);
   await insertTokenPair(tx, token.familyId, generation, next);
   await tx.run("UPDATE oauth_families SET generation = $1, expires_ms = $2 WHERE family_id = $3", [generation, next.refreshExpiresMs, token.familyId]);
+  await sealRow(tx, OAUTH_FAMILIES_TABLE, [token.familyId]);
   await journalAuthChange(tx, "tokens_rotated", { familyId: token.familyId, clientId: token.clientId, generation });
   return { kind: "rotated", familyId: token.familyId, generation };
 }
@@ -214,7 +237,10 @@ export async function revokeByToken(tx: PgTx, tokenHash: string, clientId: strin
 }
 
 export async function revokeAllFamilies(tx: PgTx, reason: string): Promise<number> {
-  const changed = await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE revoked_ms IS NULL", [tx.now, reason]);
+  let changed = 0;
+  for (const { family_id } of await tx.rows<{ family_id: string }>("SELECT family_id FROM oauth_families WHERE revoked_ms IS NULL")) {
+    if (await revokeFamily(tx, family_id, reason)) changed += 1;
+  }
   if (changed > 0) await journalAuthChange(tx, "all_families_revoked", { families: changed, reason });
   return changed;
 }

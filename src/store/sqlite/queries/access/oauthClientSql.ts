@@ -1,11 +1,18 @@
 import type { NewOAuthClient, OAuthClientRecord, RegisterClientResult } from "../../../AccessStore.js";
 import type { ClientRow } from "../../../rows/accessRows.js";
 import { toClient } from "../../../rows/accessRows.js";
+import { OAUTH_CLIENTS_TABLE } from "../../../rows/authenticRows.js";
+import { authenticRow, sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 
+function selectClientRow(ctx: SqliteContext, clientId: string): ClientRow | undefined {
+  return authenticRow(ctx, OAUTH_CLIENTS_TABLE, ctx.sql("SELECT * FROM oauth_clients WHERE client_id = ?").get(clientId) as ClientRow | undefined);
+}
+
+/** The client when its row passes its MAC (its redirect URIs, secret hash and method are under it); undefined otherwise. */
 export function selectClient(ctx: SqliteContext, clientId: string): OAuthClientRecord | undefined {
-  const row = ctx.sql("SELECT * FROM oauth_clients WHERE client_id = ?").get(clientId) as ClientRow | undefined;
+  const row = selectClientRow(ctx, clientId);
   return row === undefined ? undefined : toClient(row);
 }
 
@@ -30,11 +37,17 @@ function insertClient(ctx: SqliteContext, client: NewOAuthClient, now: number): 
        VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`,
     )
     .run(client.clientId, client.secretHash, client.authMethod, client.clientName, JSON.stringify(client.redirectUris), JSON.stringify(client.metadata), now);
+  sealRow(ctx, OAUTH_CLIENTS_TABLE, [client.clientId]);
 }
 
-/** Marks a client as approved by the owner (it is then never evicted to make room). */
+/**
+ * Marks a client as approved by the owner (it is then never evicted to make room), only when its row
+ * is authentic: re-sealing an edited row would bless the edit.
+ */
 export function markClientGranted(ctx: SqliteContext, clientId: string, now: number): void {
+  if (selectClientRow(ctx, clientId) === undefined) return;
   ctx.sql("UPDATE oauth_clients SET last_grant_ms = ? WHERE client_id = ?").run(now, clientId);
+  sealRow(ctx, OAUTH_CLIENTS_TABLE, [clientId]);
 }
 
 /**

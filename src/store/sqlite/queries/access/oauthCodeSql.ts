@@ -1,6 +1,8 @@
 import type { AuthorizationCodeRecord, NewTokenFamily, RedeemResult } from "../../../AccessStore.js";
 import type { CodeRow } from "../../../rows/accessRows.js";
 import { joinScopes, toCode } from "../../../rows/accessRows.js";
+import { OAUTH_CODES_TABLE } from "../../../rows/authenticRows.js";
+import { authenticRow, sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 import { markClientGranted } from "./oauthClientSql.js";
@@ -15,12 +17,14 @@ export function insertCode(ctx: SqliteContext, code: AuthorizationCodeRecord): v
        VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
     )
     .run(code.codeHash, code.clientId, code.redirectUri, code.codeChallenge, joinScopes(code.scopes), code.resource, code.expiresMs);
+  sealRow(ctx, OAUTH_CODES_TABLE, [code.codeHash]);
   markClientGranted(ctx, code.clientId, now);
   journalAuthChange(ctx, "consent_approved", { clientId: code.clientId, scopes: code.scopes, resource: code.resource }, now);
 }
 
+/** The code's row when it passes its MAC (client, redirect URI, challenge, scopes, expiry and use are under it). */
 function selectCodeRow(ctx: SqliteContext, codeHash: string): CodeRow | undefined {
-  return ctx.sql("SELECT * FROM oauth_codes WHERE code_hash = ?").get(codeHash) as CodeRow | undefined;
+  return authenticRow(ctx, OAUTH_CODES_TABLE, ctx.sql("SELECT * FROM oauth_codes WHERE code_hash = ?").get(codeHash) as CodeRow | undefined);
 }
 
 export function selectCode(ctx: SqliteContext, codeHash: string): AuthorizationCodeRecord | undefined {
@@ -30,6 +34,7 @@ export function selectCode(ctx: SqliteContext, codeHash: string): AuthorizationC
 
 function markCodeUsed(ctx: SqliteContext, codeHash: string, familyId: string, now: number): void {
   ctx.sql("UPDATE oauth_codes SET used_ms = ?, family_id = ? WHERE code_hash = ?").run(now, familyId, codeHash);
+  sealRow(ctx, OAUTH_CODES_TABLE, [codeHash]);
 }
 
 /** Single use: the first redemption starts a token family; any later one revokes that family. */

@@ -1,17 +1,13 @@
 import type { NewTokenFamily, NewTokenPair, OAuthTokenRecord, RotateResult } from "../../../AccessStore.js";
-import type { TokenRow } from "../../../rows/accessRows.js";
-import { joinScopes, toToken } from "../../../rows/accessRows.js";
+import { authenticToken, joinScopes, toToken, tokenWithFamilySql } from "../../../rows/accessRows.js";
+import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE } from "../../../rows/authenticRows.js";
+import { sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 
-/** A token with its family's client, scopes, resource and revocation. */
+/** A token with its family's client, scopes, resource and revocation, when both rows pass their MACs. */
 export function selectToken(ctx: SqliteContext, tokenHash: string): OAuthTokenRecord | undefined {
-  const row = ctx
-    .sql(
-      `SELECT t.token_hash, t.kind, t.family_id, f.client_id, f.scopes, f.resource, t.generation, t.expires_ms, t.used_ms, f.revoked_ms
-       FROM oauth_tokens t JOIN oauth_families f ON f.family_id = t.family_id WHERE t.token_hash = ?`,
-    )
-    .get(tokenHash) as TokenRow | undefined;
+  const row = authenticToken(ctx.sealer, ctx.sql(tokenWithFamilySql("?")).get(tokenHash) as Record<string, unknown> | undefined);
   return row === undefined ? undefined : toToken(row);
 }
 
@@ -22,12 +18,14 @@ export function insertFamily(ctx: SqliteContext, family: NewTokenFamily, now: nu
        VALUES (?, ?, ?, ?, 1, ?, ?, NULL, NULL)`,
     )
     .run(family.familyId, family.clientId, joinScopes(family.scopes), family.resource, now, family.refreshExpiresMs);
+  sealRow(ctx, OAUTH_FAMILIES_TABLE, [family.familyId]);
 }
 
 function insertToken(ctx: SqliteContext, tokenHash: string, familyId: string, kind: "access" | "refresh", generation: number, expiresMs: number, now: number): void {
   ctx
     .sql("INSERT INTO oauth_tokens (token_hash, family_id, kind, generation, expires_ms, used_ms, created_ms) VALUES (?, ?, ?, ?, ?, NULL, ?)")
     .run(tokenHash, familyId, kind, generation, expiresMs, now);
+  sealRow(ctx, OAUTH_TOKENS_TABLE, [tokenHash]);
 }
 
 export function insertTokenPair(ctx: SqliteContext, familyId: string, generation: number, pair: NewTokenPair, now: number): void {
@@ -35,17 +33,26 @@ export function insertTokenPair(ctx: SqliteContext, familyId: string, generation
   insertToken(ctx, pair.refreshHash, familyId, "refresh", generation, pair.refreshExpiresMs, now);
 }
 
+/** Spends a refresh token whose row (and family's) was just read and found authentic. */
 function markTokenUsed(ctx: SqliteContext, tokenHash: string, now: number): void {
   ctx.sql("UPDATE oauth_tokens SET used_ms = ? WHERE token_hash = ?").run(now, tokenHash);
+  sealRow(ctx, OAUTH_TOKENS_TABLE, [tokenHash]);
 }
 
+/** Moves a family whose row was just read and found authentic to its next generation. */
 function advanceFamily(ctx: SqliteContext, familyId: string, generation: number, expiresMs: number): void {
   ctx.sql("UPDATE oauth_families SET generation = ?, expires_ms = ? WHERE family_id = ?").run(generation, expiresMs, familyId);
+  sealRow(ctx, OAUTH_FAMILIES_TABLE, [familyId]);
 }
 
-/** Revokes a live family; false when it was already revoked or does not exist. */
+/**
+ * Revokes a live family; false when it was already revoked or does not exist. Revoking only takes
+ * authority away, so the row is sealed as revoked whatever it held.
+ */
 export function revokeFamily(ctx: SqliteContext, familyId: string, reason: string, now: number): boolean {
-  return ctx.sql("UPDATE oauth_families SET revoked_ms = ?, revoked_reason = ? WHERE family_id = ? AND revoked_ms IS NULL").run(now, reason, familyId).changes > 0;
+  const changed = ctx.sql("UPDATE oauth_families SET revoked_ms = ?, revoked_reason = ? WHERE family_id = ? AND revoked_ms IS NULL").run(now, reason, familyId).changes > 0;
+  if (changed) sealRow(ctx, OAUTH_FAMILIES_TABLE, [familyId]);
+  return changed;
 }
 
 /**
@@ -83,7 +90,8 @@ export function revokeByToken(ctx: SqliteContext, tokenHash: string, clientId: s
 
 export function revokeAllFamilies(ctx: SqliteContext, reason: string): number {
   const now = ctx.clock();
-  const changed = ctx.sql("UPDATE oauth_families SET revoked_ms = ?, revoked_reason = ? WHERE revoked_ms IS NULL").run(now, reason).changes;
+  const live = ctx.sql("SELECT family_id FROM oauth_families WHERE revoked_ms IS NULL").all() as { family_id: string }[];
+  const changed = live.filter((f) => revokeFamily(ctx, f.family_id, reason, now)).length;
   if (changed > 0) journalAuthChange(ctx, "all_families_revoked", { families: changed, reason }, now);
   return changed;
 }
