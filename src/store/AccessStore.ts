@@ -55,9 +55,11 @@ export interface AccessStore {
   readToken(tokenHash: string): Promise<OAuthTokenRecord | undefined>;
   /**
    * Uses a refresh token once: it becomes spent and the family gets a new access and refresh
-   * token. A spent refresh token presented again revokes the whole family.
+   * token. A spent refresh token presented again revokes the whole family, unless it is a retry
+   * (refreshRetry.isRetriedRefresh: within `graceMs` of the exchange, with `next` naming the pair
+   * that exchange created, still unused): then nothing changes and the answer is `retried`.
    */
-  rotateRefreshToken(refreshHash: string, next: NewTokenPair): Promise<RotateResult>;
+  rotateRefreshToken(refreshHash: string, next: NewTokenPair, graceMs: number): Promise<RotateResult>;
   /** Revokes the family of the token (access or refresh) if it belongs to `clientId`. */
   revokeTokenFamily(tokenHash: string, clientId: string, reason: string): Promise<boolean>;
   /** Revokes every OAuth token family (the owner's "log everything out"). Returns how many. */
@@ -176,6 +178,8 @@ export type RotateResult =
   | { kind: "missing" }
   | { kind: "expired" }
   | { kind: "revoked" }
+  /** A spent refresh token came back within the grace window with the pair its exchange created: that pair stands, nothing changed. */
+  | { kind: "retried"; familyId: string; generation: number; rotatedMs: number }
   /** A spent refresh token came back: the family is revoked now. */
   | { kind: "reused"; familyId: string };
 

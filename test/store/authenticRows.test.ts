@@ -144,7 +144,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
           assert.deepEqual(await access.redeemAuthorizationCode(hash, family(id, n)), { kind: "redeemed" });
         }
         await access.saveAuthorizationCode(code("code4"));
-        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(5)), { kind: "rotated", familyId: "f2", generation: 2 });
+        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(5), 45_000), { kind: "rotated", familyId: "f2", generation: 2 });
         assert.equal(await access.revokeTokenFamily(pair(3).accessHash, "c1", "test"), true);
         assert.equal((await access.readClient("c1"))?.clientName, "one");
         assert.deepEqual(await h.service.findUnauthenticRows(), [], "rows written with the key pass");
@@ -161,10 +161,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         // A revoked grant set back to live: its tokens stay refused.
         await sql("UPDATE oauth_families SET revoked_ms = NULL, revoked_reason = NULL WHERE family_id = 'f3'");
         assert.equal(await access.readToken(pair(3).accessHash), undefined, "an un-revoked grant's access token is refused");
-        assert.deepEqual(await access.rotateRefreshToken(pair(3).refreshHash, pair(10)), { kind: "missing" });
+        assert.deepEqual(await access.rotateRefreshToken(pair(3).refreshHash, pair(10), 45_000), { kind: "missing" });
         // A spent refresh token made unspent: it does not rotate (and is not even seen as a replay).
         await sql(`UPDATE oauth_tokens SET used_ms = NULL WHERE token_hash = '${pair(2).refreshHash}'`);
-        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(11)), { kind: "missing" });
+        assert.deepEqual(await access.rotateRefreshToken(pair(2).refreshHash, pair(11), 45_000), { kind: "missing" });
         assert.ok((await access.readToken(pair(5).accessHash)) !== undefined, "the grant's current tokens are untouched");
         // A token moved to another grant, and a family carrying another family's MAC.
         await sql(`UPDATE oauth_tokens SET family_id = 'f2' WHERE token_hash = '${pair(1).accessHash}'`);

@@ -18,6 +18,12 @@ export type SecretKind = keyof typeof SECRET_PREFIX;
 export interface SecretHasher {
   /** A new 256-bit secret with its kind's prefix. */
   mint(kind: SecretKind): string;
+  /**
+   * A secret of `kind` computed from another secret (HMAC under the key, its own domain): as
+   * unguessable as a minted one to anyone without both, and the same every time, so an exchange
+   * retried with the same input answers with the same secret without storing it anywhere.
+   */
+  derive(kind: SecretKind, from: string): string;
   hash(kind: SecretKind, secret: string): string;
   /** Constant-time equality of two hex hashes; false for anything malformed. */
   equal(expectedHash: string, actualHash: string): boolean;
@@ -30,6 +36,7 @@ export function createSecretHasher(key: Uint8Array): SecretHasher {
   const secret = Buffer.from(key);
   return {
     mint: (kind) => `${SECRET_PREFIX[kind]}${randomBytes(32).toString("base64url")}`,
+    derive: (kind, from) => `${SECRET_PREFIX[kind]}${createHmac("sha256", secret).update(`errand/http-secret-derived/${kind}\u0000${from}`, "utf8").digest("base64url")}`,
     hash: (kind, value) => createHmac("sha256", secret).update(`errand/http-secret/${kind}\u0000${value}`, "utf8").digest("hex"),
     equal(expectedHash, actualHash) {
       if (!/^[0-9a-f]{64}$/.test(expectedHash) || !/^[0-9a-f]{64}$/.test(actualHash)) return false;

@@ -41,6 +41,8 @@ export interface TokenLifetimes {
   codeMs: number;
   /** How long a consent page stays answerable. */
   consentMs: number;
+  /** A spent refresh token presented again within this long gets the same new pair (a retry), not revocation; REFRESH_REUSE_GRACE_MS. */
+  refreshReuseGraceMs: number;
 }
 
 export interface LockoutPolicy {
@@ -66,7 +68,13 @@ export interface FailureLimitPolicy {
 }
 
 export const DEFAULT_LIMITS: BodyLimits = { mcpBytes: 1 * MiB, restBytes: 512 * KiB, formBytes: 16 * KiB };
-export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE };
+/**
+ * How long after a refresh a client may present the same refresh token again and get the same new
+ * pair: long enough for a retry after a lost answer (network blip, timeout, restart), short enough
+ * that a stolen copy used later still revokes the grant.
+ */
+export const REFRESH_REUSE_GRACE_MS = 45 * SECOND;
+export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE, refreshReuseGraceMs: REFRESH_REUSE_GRACE_MS };
 export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND, forgetMs: 1 * DAY };
 export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
 export const DEFAULT_OWNER_SESSION = { idleMs: 10 * MINUTE, maxMs: 12 * HOUR };

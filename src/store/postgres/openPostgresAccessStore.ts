@@ -69,8 +69,8 @@ class PostgresAccessStore extends PgTransactions implements AccessStore {
   readToken(tokenHash: string): Promise<OAuthTokenRecord | undefined> {
     return this.read((tx) => sql.selectToken(tx, tokenHash));
   }
-  rotateRefreshToken(refreshHash: string, next: NewTokenPair): Promise<RotateResult> {
-    return this.change((tx) => sql.rotateRefresh(tx, refreshHash, next));
+  rotateRefreshToken(refreshHash: string, next: NewTokenPair, graceMs: number): Promise<RotateResult> {
+    return this.change((tx) => sql.rotateRefresh(tx, refreshHash, next, graceMs));
   }
   revokeTokenFamily(tokenHash: string, clientId: string, reason: string): Promise<boolean> {
     return this.change((tx) => sql.revokeByToken(tx, tokenHash, clientId, reason));

@@ -95,8 +95,8 @@ class SqliteAccessStore extends SqliteTransactions implements AccessStore {
   readToken(tokenHash: string): Promise<OAuthTokenRecord | undefined> {
     return this.read(() => selectToken(this.ctx, tokenHash));
   }
-  rotateRefreshToken(refreshHash: string, next: NewTokenPair): Promise<RotateResult> {
-    return this.write(() => rotateRefresh(this.ctx, refreshHash, next));
+  rotateRefreshToken(refreshHash: string, next: NewTokenPair, graceMs: number): Promise<RotateResult> {
+    return this.write(() => rotateRefresh(this.ctx, refreshHash, next, graceMs));
   }
   revokeTokenFamily(tokenHash: string, clientId: string, reason: string): Promise<boolean> {
     return this.write(() => revokeByToken(this.ctx, tokenHash, clientId, reason));

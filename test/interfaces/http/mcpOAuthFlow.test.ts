@@ -200,7 +200,7 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     }
   });
 
-  test("refresh rotates; replaying the spent refresh token is refused and revokes the whole grant", async () => {
+  test("refresh rotates; a retry gets the same pair; replaying a spent refresh token whose successor was used is refused and revokes the whole grant", async () => {
     const clientId = (provider.info as { client_id: string }).client_id;
     const first = provider.saved?.refresh_token ?? "";
     const rotated = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first, resource: `${server.origin}/mcp` });
@@ -208,18 +208,22 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     const second = String(rotated.body["refresh_token"]);
     assert.notEqual(second, first);
     assert.equal(rotated.body["token_type"], "Bearer");
-    provider.saved = { ...(rotated.body as unknown as OAuthTokens) };
+    const retried = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first, resource: `${server.origin}/mcp` });
+    assert.deepEqual([retried.status, retried.body["access_token"], retried.body["refresh_token"]], [200, rotated.body["access_token"], second], "a retry (answer lost) gets the same pair");
+    const third = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: second });
+    assert.equal(third.status, 200);
+    provider.saved = { ...(third.body as unknown as OAuthTokens) };
     const listed = await client.listTools();
     assert.ok(listed.tools.length > 0, "the rotated access token works");
 
     const replay = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first });
     assert.equal(replay.status, 400);
     assert.equal(replay.body["error"], "invalid_grant");
-    const afterReplay = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: second });
+    const afterReplay = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: String(third.body["refresh_token"]) });
     assert.equal(afterReplay.body["error"], "invalid_grant", "the newest refresh token died with its family");
     const revoked = await fetch(`${server.origin}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${String(rotated.body["access_token"])}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: { authorization: `Bearer ${String(third.body["access_token"])}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     assert.equal(revoked.status, 401);

@@ -440,6 +440,41 @@ describe("the token endpoint", () => {
       assert.equal((await h.request("/token", form({ grant_type: "authorization_code", client_id: "nobody" }))).status, 401);
     }));
 
+  test("a refresh retried within the grace window gets the same pair and the grant keeps working; racing retries get that pair too; after the window a retry revokes the grant", async () => {
+    const clock = manualClock();
+    await withHarness(
+      async (h) => {
+        const grant = await obtainGrant(inProcess(h.request), ORIGIN, OWNER_PASSWORD, CALLBACK);
+        const refresh = async (token: string) => {
+          const response = await h.request("/token", form({ grant_type: "refresh_token", client_id: grant.clientId, refresh_token: token }));
+          return { status: response.status, body: await json(response) };
+        };
+        const works = async (access: string) => (await h.request("/mcp", { method: "POST", headers: mcpHeaders(access), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })).status;
+        const first = await refresh(grant.refreshToken);
+        assert.equal(first.status, 200);
+        clock.advance(h.settings.tokens.refreshReuseGraceMs - 1_000);
+        const retried = await refresh(grant.refreshToken);
+        assert.equal(retried.status, 200, JSON.stringify(retried.body));
+        assert.deepEqual([retried.body["access_token"], retried.body["refresh_token"]], [first.body["access_token"], first.body["refresh_token"]], "the same pair, not a new one");
+        assert.ok(Number(retried.body["expires_in"]) <= Number(first.body["expires_in"]));
+        assert.equal(await works(String(retried.body["access_token"])), 200, "the grant keeps working");
+
+        const raced = await Promise.all(Array.from({ length: 4 }, () => refresh(String(first.body["refresh_token"]))));
+        assert.deepEqual(raced.map((r) => r.status), [200, 200, 200, 200]);
+        assert.equal(new Set(raced.map((r) => `${String(r.body["access_token"])} ${String(r.body["refresh_token"])}`)).size, 1, "racing refreshes with one token get one pair");
+        const latest = raced[0]?.body ?? {};
+        assert.equal(await works(String(latest["access_token"])), 200);
+
+        clock.advance(h.settings.tokens.refreshReuseGraceMs + 1_000);
+        const late = await refresh(String(first.body["refresh_token"]));
+        assert.equal(late.body["error"], "invalid_grant", "a reuse after the window revokes");
+        assert.equal(await works(String(latest["access_token"])), 401, "the whole grant is revoked");
+        assert.equal((await refresh(String(latest["refresh_token"]))).body["error"], "invalid_grant");
+      },
+      { clock: clock.now },
+    );
+  });
+
   test("revocation ends the whole grant and answers 200 whatever the token", () =>
     withHarness(async (h) => {
       const grant = await obtainGrant(inProcess(h.request), ORIGIN, OWNER_PASSWORD, CALLBACK);

@@ -35,7 +35,8 @@ export async function guardFailures<T>(deps: AppDeps, c: Context, limiter: Failu
 
 /**
  * POST /token: authorization_code (with PKCE S256, the registered redirect and the bound resource)
- * and refresh_token (rotating: every refresh token works once). The answer is never cached.
+ * and refresh_token (rotating: every refresh token works once; presented again within the grace
+ * window, before its successor was used, it gets the same pair back). The answer is never cached.
  */
 export async function tokenEndpoint(c: Context, deps: AppDeps, limiter: FailureLimiter): Promise<Response> {
   return guardFailures(deps, c, limiter, async () => {
@@ -55,10 +56,15 @@ interface IssuedTokens {
   expiresInSeconds: number;
 }
 
-function mintPair(deps: AppDeps): { access: string; refresh: string; pair: NewTokenPair } {
+/**
+ * A new access and refresh token: random after a code exchange; after a refresh, derived from the
+ * refresh token presented, so a client that retries a refresh whose answer it lost is given the
+ * same pair again (within the grace window) while nothing but hashes is stored.
+ */
+function mintPair(deps: AppDeps, presentedRefresh?: string): { access: string; refresh: string; pair: NewTokenPair } {
   const now = (deps.clock ?? Date.now)();
-  const access = deps.hasher.mint("access");
-  const refresh = deps.hasher.mint("refresh");
+  const access = presentedRefresh === undefined ? deps.hasher.mint("access") : deps.hasher.derive("access", presentedRefresh);
+  const refresh = presentedRefresh === undefined ? deps.hasher.mint("refresh") : deps.hasher.derive("refresh", presentedRefresh);
   return {
     access,
     refresh,
@@ -106,11 +112,16 @@ async function refresh(deps: AppDeps, client: OAuthClientRecord, form: URLSearch
   if (scope !== null && !scope.split(" ").filter((s) => s !== "").every((s) => record.scopes.includes(s))) {
     throw new OAuthError("invalid_scope", `A refresh may only ask for scopes already granted (${record.scopes.join(" ")}).`);
   }
-  const { access, refresh: nextRefresh, pair } = mintPair(deps);
-  const result = await deps.access.rotateRefreshToken(refreshHash, pair);
+  const { access, refresh: nextRefresh, pair } = mintPair(deps, presented);
+  const result = await deps.access.rotateRefreshToken(refreshHash, pair, deps.settings.tokens.refreshReuseGraceMs);
   switch (result.kind) {
     case "rotated":
       return { access, refresh: nextRefresh, scopes: record.scopes, expiresInSeconds: Math.floor(deps.settings.tokens.accessMs / 1000) };
+    case "retried": {
+      deps.logger.info("A refresh was retried within the grace window; the pair it created stands", { clientId: client.clientId, familyId: result.familyId });
+      const left = deps.settings.tokens.accessMs - ((deps.clock ?? Date.now)() - result.rotatedMs);
+      return { access, refresh: nextRefresh, scopes: record.scopes, expiresInSeconds: Math.max(1, Math.floor(left / 1000)) };
+    }
     case "reused":
       deps.logger.warn("A spent refresh token was presented again; its whole authorization is revoked", { clientId: client.clientId, familyId: result.familyId });
       throw new OAuthError("invalid_grant", "This refresh token was already used. Every token of this authorization is now revoked; authorize again.");

@@ -19,6 +19,7 @@ import { authenticToken, joinScopes, toApiToken, toClient, toCode, toLockout, to
 import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
 import { RowTamperedError } from "../../../storeErrors.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
+import { isRetriedRefresh } from "../../../refreshRetry.js";
 import { authenticRow, sealRow } from "../../authenticTablePg.js";
 import type { PgTx } from "../../pgContext.js";
 
@@ -206,10 +207,14 @@ async function revokeFamily(tx: PgTx, familyId: string, reason: string): Promise
 }
 
 /** Exchanges a refresh token once; a spent one presented again revokes the family. */
-export async function rotateRefresh(tx: PgTx, refreshHash: string, next: NewTokenPair): Promise<RotateResult> {
+export async function rotateRefresh(tx: PgTx, refreshHash: string, next: NewTokenPair, graceMs: number): Promise<RotateResult> {
   const token = await selectToken(tx, refreshHash);
   if (token === undefined || token.kind !== "refresh") return { kind: "missing" };
   if (token.revokedMs !== null) return { kind: "revoked" };
+  if (token.usedMs !== null && isRetriedRefresh(token, await selectToken(tx, next.refreshHash), graceMs, tx.now)) {
+    await journalAuthChange(tx, "refresh_retried", { familyId: token.familyId, clientId: token.clientId, generation: token.generation + 1 });
+    return { kind: "retried", familyId: token.familyId, generation: token.generation + 1, rotatedMs: token.usedMs };
+  }
   if (token.usedMs !== null) {
     await revokeFamily(tx, token.familyId, "refresh_reuse");
     await journalAuthChange(tx, "family_revoked", { familyId: token.familyId, clientId: token.clientId, reason: "refresh_reuse" });

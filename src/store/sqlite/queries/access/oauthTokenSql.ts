@@ -1,6 +1,7 @@
 import type { NewTokenFamily, NewTokenPair, OAuthTokenRecord, RotateResult } from "../../../AccessStore.js";
 import { authenticToken, joinScopes, toToken, tokenWithFamilySql } from "../../../rows/accessRows.js";
 import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE } from "../../../rows/authenticRows.js";
+import { isRetriedRefresh } from "../../../refreshRetry.js";
 import { sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
@@ -59,11 +60,15 @@ export function revokeFamily(ctx: SqliteContext, familyId: string, reason: strin
  * Exchanges a refresh token once. Spent → the family is revoked (someone holds a copy: the
  * legitimate client or a thief, and the server cannot tell which, so both lose it).
  */
-export function rotateRefresh(ctx: SqliteContext, refreshHash: string, next: NewTokenPair): RotateResult {
+export function rotateRefresh(ctx: SqliteContext, refreshHash: string, next: NewTokenPair, graceMs: number): RotateResult {
   const now = ctx.clock();
   const token = selectToken(ctx, refreshHash);
   if (token === undefined || token.kind !== "refresh") return { kind: "missing" };
   if (token.revokedMs !== null) return { kind: "revoked" };
+  if (token.usedMs !== null && isRetriedRefresh(token, selectToken(ctx, next.refreshHash), graceMs, now)) {
+    journalAuthChange(ctx, "refresh_retried", { familyId: token.familyId, clientId: token.clientId, generation: token.generation + 1 }, now);
+    return { kind: "retried", familyId: token.familyId, generation: token.generation + 1, rotatedMs: token.usedMs };
+  }
   if (token.usedMs !== null) {
     revokeFamily(ctx, token.familyId, "refresh_reuse", now);
     journalAuthChange(ctx, "family_revoked", { familyId: token.familyId, clientId: token.clientId, reason: "refresh_reuse" }, now);
