@@ -2,6 +2,9 @@ import { asErrorCode } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
 import { SecretError } from "../secrets/secretTypes.js";
+import { originMatchesSites } from "../secrets/secretSite.js";
+import { sessionValues } from "../sites/sessionScope.js";
+import type { SavedSession, SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
 import { missingApprovals } from "../task/missingApprovals.js";
 import type { Task } from "../task/taskTypes.js";
 import type { NetworkGuard } from "./networkGuard.js";
@@ -16,6 +19,17 @@ export interface AdmissionPorts {
   guard: NetworkGuard;
   /** The owner's declared secrets: fill_secret's names are looked up here, never in the process environment. */
   secrets: Pick<SecretVault, "reveal">;
+  /** The owner's sites: a task's "site" is looked up here, its saved session opened for the attempt. Absent: no task may name a site. */
+  sites?: SiteSessions;
+}
+
+/** A site task's site, as admission found it. */
+export interface AdmittedSite {
+  definition: SiteDefinition;
+  /** The saved session restricted to the site's origins, or null (a login task starting without one). */
+  session: SavedSession | null;
+  /** True when the target must show the site's logged-in selector before any step (a task that types no secret). */
+  checkLoggedIn: boolean;
 }
 
 /** The target's layer-1 verdict, as the receipt lists it in network.preflight. */
@@ -46,6 +60,8 @@ export interface AdmittedTask extends AdmissionEvidence {
   targetHref: string;
   /** The task's declared secrets, each revealed once, before any browser opened. */
   held: ReadonlyMap<string, HeldSecret>;
+  /** The task's site and its saved session, when the task names a site. */
+  site?: AdmittedSite;
 }
 
 export interface RefusedTask extends AdmissionEvidence {
@@ -60,9 +76,12 @@ export type Admission = AdmittedTask | RefusedTask;
  * browser opened, in one place and in this order (the first that applies is the answer):
  *
  * 1. a missing approval (approval_required, then secret_approval_required; task/missingApprovals);
- * 2. a fill_secret name that is not declared or cannot be read (the vault's SecretError code);
- * 3. an allowedHosts entry the network policy could never honour (invalid_allowed_host);
- * 4. the target's network preflight (its code: ip_blocked, dns_failed, ...; network_blocked if
+ * 2. a site the owner never set up (site_unknown), a target off the site's origins
+ *    (site_target_outside), or a site task that types no secret while the site has no saved session
+ *    (login_required, with the owner console's login page for the site);
+ * 3. a fill_secret name that is not declared or cannot be read (the vault's SecretError code);
+ * 4. an allowedHosts entry the network policy could never honour (invalid_allowed_host);
+ * 5. the target's network preflight (its code: ip_blocked, dns_failed, ...; network_blocked if
  *    the policy's code is not one of errand's).
  *
  * The router calls it once per attempt, before it plans a provider; the executor uses the router's
@@ -78,6 +97,19 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   const approval = missingApprovals(task)[0];
   if (approval === "approval_required") return refuse(approval, `A ${task.risk} task runs only with "approved": true.`);
   if (approval === "secret_approval_required") return refuse(approval, `This task uses fill_secret; it runs only with "secretApproval": true.`);
+
+  const types = task.steps.some((step) => step.action === "fill_secret");
+  let site: AdmittedSite | undefined;
+  if (task.site !== undefined) {
+    const definition = (await ports.sites?.lookup(task.site)) ?? null;
+    if (definition === null) return refuse("site_unknown", siteUnknownMessage(task.site));
+    if (!originMatchesSites(task.target.url, definition.origins)) return refuse("site_target_outside", siteOutsideMessage(task.site, task.target.url, definition.origins));
+    const session = ports.sites === undefined ? null : await ports.sites.openSession(definition);
+    if (session === null && !types) return refuse("login_required", loginRequiredMessage(task.site, ports.sites?.loginPageUrl(task.site) ?? "", "it has no saved session"));
+    // The session's values are scrubbed like secrets from everything the attempt emits.
+    for (const value of session === null ? [] : sessionValues(session)) redactor.add(value);
+    site = { definition, session, checkLoggedIn: !types };
+  }
 
   // Every named secret must be declared (and readable) before any browser opens: nothing is sent otherwise.
   const held = new Map<string, HeldSecret>();
@@ -100,5 +132,26 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   if (target.verdict === "block" || target.href === null) {
     return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
   }
-  return { admitted: true, guard, targetHref: target.href, held, redactor, preflight };
+  return { admitted: true, guard, targetHref: target.href, held, redactor, preflight, ...(site === undefined ? {} : { site }) };
+}
+
+/** The refusal of a task naming a site the owner never set up; the same words at submit and at admission. */
+export function siteUnknownMessage(name: string): string {
+  return `No site named ${name} is set up; the owner sets it up with errand site add ${name} --origin https://... (errand site list shows the sites). Nothing ran.`;
+}
+
+/** The refusal of a site task whose target is off the site: its session is never loaded there. */
+export function siteOutsideMessage(name: string, target: string, origins: readonly string[]): string {
+  let origin = target;
+  try {
+    origin = new URL(target).origin;
+  } catch {
+    // The validator already refused what does not parse; the raw text is only shown.
+  }
+  return `The target ${origin} is not on the site ${name} (${origins.join(", ")}); its session is used only there. Point target.url at one of those origins, or leave "site" out. Nothing ran.`;
+}
+
+/** login_required's message: why, where the person logs in, and the sentence the assistant can show. */
+export function loginRequiredMessage(name: string, loginPageUrl: string, why: string): string {
+  return `The site ${name} is not logged in (${why}); nothing was done. Ask the person to log in at ${loginPageUrl}, then try again with a new operationId.`;
 }

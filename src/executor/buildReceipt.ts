@@ -31,6 +31,8 @@ export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrows
     if (write) return settleWriteStatus(failed, { code: error.code, cancelled: error.code === "cancelled", crossed: state.mutationBoundary === "crossed" });
     // A secret refused by its site binding: nothing was typed, nothing sent.
     if (error.code === "secret_site_mismatch" && state.mutationBoundary === "not_crossed") return "BLOCKED";
+    // A site that was not logged in: the check ran before any step, nothing was done.
+    if (error.code === "login_required" && state.mutationBoundary === "not_crossed") return "BLOCKED";
     return failed;
   }
   const expectations = task.steps.filter(isExpectation).length;

@@ -5,10 +5,13 @@ import type { ErrorCode } from "../errors/errorCodes.js";
 import type { BrowserProvider, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
+import { sessionValues } from "../sites/sessionScope.js";
+import type { SiteSessions } from "../sites/siteTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { FillSecretStep, Task } from "../task/taskTypes.js";
-import { admitTask } from "./admitTask.js";
-import type { Refusal } from "./admitTask.js";
+import { admitTask, loginRequiredMessage } from "./admitTask.js";
+import type { AdmittedSite, Refusal } from "./admitTask.js";
+import { captureSiteSession, loadSiteSession, showsLoggedIn } from "./siteBrowserSession.js";
 import { AttemptState } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
@@ -36,6 +39,8 @@ export interface ExecutorOptions {
   guard: NetworkGuard;
   /** The owner's declared secrets, for the admission step when no admission comes with the attempt (no router). */
   secrets: SecretVault;
+  /** The owner's sites, for the admission step without the router, and to save a site task's session back. */
+  sites?: SiteSessions;
   /** Whole-task browser time when the task does not set timeouts.taskMs (milliseconds). */
   defaultTaskTimeoutMs: number;
   /** Per-step time when neither the step nor the task sets one (milliseconds). */
@@ -58,7 +63,7 @@ const SCREENSHOT_MIN_MS = 1_000;
 export function createExecutor(options: ExecutorOptions): ExecuteTask {
   return async (task, context) => {
     const startedAt = new Date();
-    const admission = context.admitted ?? (await admitTask(task, { guard: options.guard, secrets: options.secrets }));
+    const admission = context.admitted ?? (await admitTask(task, { guard: options.guard, secrets: options.secrets, ...(options.sites === undefined ? {} : { sites: options.sites }) }));
     // Every refusal before a browser gets its receipt from one builder, with the admission's evidence.
     const refuse = (refusal: Refusal): AttemptOutcome =>
       refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: options.provider.name, startedAt, refusal, preflight: admission.preflight, redactor: admission.redactor });
@@ -71,6 +76,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     let finalUrl: string | null = null;
     let sessionId: string | undefined;
     let artifacts: ArtifactBytes[] = [];
+    const siteRun: SiteRun = { targetLoaded: false, loggedOut: false };
 
     const finish = (): AttemptOutcome => {
       explainReadOnlyWrite(task, state);
@@ -95,7 +101,9 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal, scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" } });
       provider = session.provider;
       sessionId = session.sessionId;
-      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held });
+      // The site's session goes into the context before any page of the task loads.
+      if (admission.site?.session) await loadSiteSession(session.context, admission.site.session, admission.site.definition.origins);
+      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
       if (!context.signal.aborted) {
@@ -120,6 +128,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
       }
     } finally {
+      if (session !== null && admission.site !== undefined) await saveSiteSession(session, admission.site, siteRun, state, redactor, options.sites);
       if (session !== null) {
         // Cut the network before the pages close, so unload handlers send nothing; then count it all.
         await session.seal?.().catch(() => undefined);
@@ -142,11 +151,44 @@ interface RunDeps {
   guard: NetworkGuard;
   /** The task's declared secrets, revealed before the browser opened. */
   held: ReadonlyMap<string, HeldSecret>;
+  /** The task's site and saved session, when it names one. */
+  site?: AdmittedSite;
+  siteRun: SiteRun;
+}
+
+/** What a site task's run learned for saving its session: whether the target loaded, and whether the logged-in check failed. */
+interface SiteRun {
+  targetLoaded: boolean;
+  loggedOut: boolean;
+}
+
+/**
+ * Saves a site task's session back, before the session's pages close: after a failed logged-in
+ * check, that the site is logged out (the session is dropped); otherwise, once the target loaded,
+ * the site's cookies and local storage as the browser now holds them (rotated ones included) when
+ * the task started with a session (whatever its outcome: an old cookie may no longer be valid) or
+ * logged in without error. Every value read is scrubbed from the receipt like a secret.
+ */
+async function saveSiteSession(session: ProviderSession, site: AdmittedSite, run: SiteRun, state: AttemptState, redactor: Redactor, sites: SiteSessions | undefined): Promise<void> {
+  if (sites === undefined) return;
+  try {
+    if (run.loggedOut) {
+      await sites.saveSession(site.definition, null, "expired");
+      return;
+    }
+    if (!run.targetLoaded || (site.session === null && state.error !== null)) return;
+    const captured = await captureSiteSession(session.context, site.definition.origins);
+    if (captured === null) return;
+    for (const value of sessionValues(captured)) redactor.add(value);
+    await sites.saveSession(site.definition, captured, "saved");
+  } catch {
+    // The saved session stays as it was; the task's own outcome is what the receipt reports.
+  }
 }
 
 /** Opens the target, then performs each step in order; stops at the first failure. Returns the page. */
 async function runSteps(task: Task, context: AttemptContext, session: ProviderSession, targetHref: string, deps: RunDeps): Promise<Page | null> {
-  const { state, redactor, deadline, options, guard, held } = deps;
+  const { state, redactor, deadline, options, guard, held, site } = deps;
   const hostAllowed = createHostAllowlist(task);
   const secretEgress = new SecretEgressGuard();
   const write = task.risk !== "read_only";
@@ -171,6 +213,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     ...(fetchDocument === undefined ? {} : { fetchDocument }),
     ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
     secretEgress,
+    ...(site === undefined ? {} : { siteOrigins: site.definition.origins }),
   });
   // The guards above cover every page of the context, one the provider opened ahead included.
   page = session.page ?? (await session.context.newPage());
@@ -214,6 +257,14 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   }
   if (state.navigationViolation !== null) {
     fail("navigation_blocked", "", null);
+    return page;
+  }
+  deps.siteRun.targetLoaded = true;
+  const selector = site?.definition.loggedInSelector ?? null;
+  if (site !== undefined && site.checkLoggedIn && selector !== null && !(await showsLoggedIn(page, selector, deadline - Date.now()))) {
+    deps.siteRun.loggedOut = true;
+    const loginPage = options.sites?.loginPageUrl(site.definition.name) ?? "";
+    fail("login_required", loginRequiredMessage(site.definition.name, loginPage, "its logged-in check did not find its selector on the target page"), null);
     return page;
   }
 

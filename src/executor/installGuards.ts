@@ -7,6 +7,7 @@ import type { NetworkGuard } from "./networkGuard.js";
 import { originOf } from "./originOf.js";
 import type { Redactor } from "./redactor.js";
 import type { SecretEgressGuard } from "./secretEgressGuard.js";
+import { sessionLeakReason } from "./sessionLeakReason.js";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** How many redirect hops a navigation may take before errand refuses it. */
@@ -31,6 +32,11 @@ export interface GuardOptions {
   requestJudged?: (url: string, stopped?: { code: string; reason: string }) => void;
   /** Typed secrets and the sites each may travel to; consulted on every request once one is armed. */
   secretEgress: SecretEgressGuard;
+  /**
+   * A site task's origins: a request to another origin on one of their hosts (another port or
+   * scheme, where the browser would send the site's cookies) is refused (session_egress_blocked).
+   */
+  siteOrigins?: readonly string[];
 }
 
 /**
@@ -66,6 +72,11 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
       flagNavigation(state, "navigation_blocked", "The page tried to navigate off the task's hosts (its target and allowedHosts); nothing was sent there. error.detail has the address.", redactor.scrub(url));
       return block(route, request, "navigation_blocked", reason, "navigation");
     }
+    const siteLeak = sessionLeakReason(url, options.siteOrigins);
+    if (siteLeak !== null) {
+      if (navigation) flagNavigation(state, "session_egress_blocked", "The page tried to go to an origin outside the task's site on a host the site's cookies would be sent to; nothing was sent. error.detail has the address.", originOf(url));
+      return block(route, request, "session_egress_blocked", siteLeak, navigation ? "navigation" : "secret");
+    }
     let secretBearing = false;
     if (options.secretEgress.active) {
       const outgoing = await describeRequest(request);
@@ -98,6 +109,12 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     if (!verdict.allowed) {
       state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason }, "policy");
       void socket.close({ code: 1008, reason: "blocked by errand network policy" }).catch(() => undefined);
+      return;
+    }
+    const siteLeak = sessionLeakReason(httpUrl, options.siteOrigins);
+    if (siteLeak !== null) {
+      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "session_egress_blocked", reason: siteLeak }, "secret");
+      void socket.close({ code: 1008, reason: "blocked by errand site session guard" }).catch(() => undefined);
       return;
     }
     const refuseSecret = (name: string, how: string) => {

@@ -9,7 +9,7 @@ import { readPageOutline } from "./pageOutline.js";
 import { SCREENSHOT_LIMITS, takeScreenshot } from "./takeScreenshot.js";
 
 /** The fields a look request may carry (CLI flags, REST body, MCP arguments). */
-const LOOK_FIELDS = ["url", "allowedHosts", "screenshot"] as const;
+const LOOK_FIELDS = ["url", "allowedHosts", "site", "screenshot"] as const;
 
 /** A look's screenshot: the viewport, bounded in bytes (src/executor/takeScreenshot.ts, the one home of screenshots). */
 export const LOOK_SCREENSHOT = { maxBytes: SCREENSHOT_LIMITS.maxBytes, maskColor: SCREENSHOT_LIMITS.maskColor } as const;
@@ -45,6 +45,7 @@ function lookTask(request: Record<string, unknown>): unknown {
     schemaVersion: SCHEMA_VERSION,
     operationId: randomUUID(),
     label: "look",
+    ...(request["site"] === undefined ? {} : { site: request["site"] }),
     target: { url: request["url"] },
     ...(request["allowedHosts"] === undefined ? {} : { allowedHosts: request["allowedHosts"] }),
     risk: "read_only",
@@ -64,10 +65,10 @@ function requestPath(path: string): string {
  * operation. Never types, clicks or submits.
  */
 export async function lookAtPage(execute: ExecuteTask, request: unknown): Promise<LookResult> {
-  if (typeof request !== "object" || request === null || Array.isArray(request)) return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "", message: "A look request is an object with url (and optionally allowedHosts)." }] };
+  if (typeof request !== "object" || request === null || Array.isArray(request)) return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "", message: "A look request is an object with url (and optionally allowedHosts, site and screenshot)." }] };
   const fields = request as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((key) => !(LOOK_FIELDS as readonly string[]).includes(key));
-  if (unknown.length > 0) return { ok: false, kind: "invalid", problems: unknown.map((key) => ({ code: "unknown_field", path: `/${key.slice(0, 40)}`, message: `Unknown field; a look takes ${LOOK_FIELDS.join(" and ")}.` })) };
+  if (unknown.length > 0) return { ok: false, kind: "invalid", problems: unknown.map((key) => ({ code: "unknown_field", path: `/${key.slice(0, 40)}`, message: `Unknown field; a look takes ${LOOK_FIELDS.join(", ")}.` })) };
   if (!Object.hasOwn(fields, "url")) return { ok: false, kind: "invalid", problems: [{ code: "missing_field", path: "/url", message: "A look needs url: the http(s) page to open." }] };
   const checked = validateTask(lookTask(fields));
   if (!checked.ok) return { ok: false, kind: "invalid", problems: checked.errors.map((p) => ({ ...p, path: requestPath(p.path) })) };

@@ -16,6 +16,9 @@ import type { ProviderStore } from "../../store/ProviderStore.js";
 import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
+import { openSites } from "./openSites.js";
+import { sessionValues } from "../../sites/sessionScope.js";
+import type { SiteSessions } from "../../sites/siteTypes.js";
 import { addOutputSecret } from "./output.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
@@ -71,12 +74,27 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
       return secret;
     },
   };
+  const opened = openSites(config, env);
+  // A site's session values, loaded or saved back, are scrubbed from everything this process prints too.
+  const sites: SiteSessions = {
+    lookup: (name) => opened.registry.lookup(name),
+    openSession: async (site) => {
+      const session = await opened.registry.openSession(site);
+      for (const value of session === null ? [] : sessionValues(session)) addOutputSecret(value);
+      return session;
+    },
+    saveSession: (site, session, state) => {
+      for (const value of session === null ? [] : sessionValues(session)) addOutputSecret(value);
+      return opened.registry.saveSession(site, session, state);
+    },
+    loginPageUrl: (name) => opened.registry.loginPageUrl(name),
+  };
   const execute = createRouter({
     store,
     config: routing,
     providers,
-    admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault }),
-    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+    admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault, sites }),
+    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
@@ -92,6 +110,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
       } finally {
         await store.close();
         await secrets.close();
+        await opened.close();
       }
     },
   };

@@ -18,6 +18,7 @@ export const lookCommand: Command = {
   summary: "open a page read-only and print its forms, fields and buttons with checked selectors",
   options: {
     "allowed-host": { type: "string", multiple: true },
+    site: { type: "string" },
     json: { type: "boolean" },
     screenshot: { type: "boolean" },
     out: { type: "string" },
@@ -25,7 +26,7 @@ export const lookCommand: Command = {
   },
   maxPositionals: 1,
   run: runLook,
-  help: `errand look URL [--allowed-host H]... [--screenshot [--out FILE]] [--json] [--allow-private HOST:PORT]...
+  help: `errand look URL [--allowed-host H]... [--site NAME] [--screenshot [--out FILE]] [--json] [--allow-private HOST:PORT]...
   Opens URL exactly as a read_only task would (preflight, guards, egress filter, allowances,
   timeouts) and prints its outline: title, headings, landmarks, every form's fields (label, name,
   type, options of a select) and buttons, each with a selector errand checked to match exactly one
@@ -61,11 +62,12 @@ async function runLook(ctx: CommandContext): Promise<number> {
   if (url === undefined) throw new UsageError("errand look needs a URL: errand look https://example.com/");
   const json = flagOption(ctx, "json");
   const hosts = listOption(ctx, "allowed-host");
+  const site = stringOption(ctx, "site");
   const config = resolveRuntimeConfig(ctx.env);
   const wired = await createExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
   let result: LookResult;
   try {
-    result = await lookAtPage(wired.execute, { url, ...(hosts.length === 0 ? {} : { allowedHosts: hosts }), ...(flagOption(ctx, "screenshot") ? { screenshot: true } : {}) });
+    result = await lookAtPage(wired.execute, { url, ...(hosts.length === 0 ? {} : { allowedHosts: hosts }), ...(site === undefined ? {} : { site }), ...(flagOption(ctx, "screenshot") ? { screenshot: true } : {}) });
   } finally {
     await wired.shutdown();
   }

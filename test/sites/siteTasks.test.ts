@@ -1,0 +1,162 @@
+// Site tasks end to end through real processes (errand site add, secret set, run) on a real
+// Chromium against a login-protected fixture site whose session cookie rotates on every response:
+// a login task saves the session; later tasks read behind the login with no secret, the rotated
+// cookie carried from one to the next; an expired session gives login_required with the owner
+// console's login page; a target off the site or an unknown site is refused before any browser.
+// Canary cookie and storage values (and every session value the site issued) are searched,
+// case-insensitively, whitespace removed and decoded, in every stream, file and database row;
+// another origin on the site's host counts what it receives and never gets a site cookie.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { runErrand } from "../support/errandProcess.js";
+import type { ErrandRun } from "../support/errandProcess.js";
+import { carriesCanary } from "../secrets/support/secretSites.js";
+import { LOGIN_USER, startLoginSite } from "../fixtures/loginSite.js";
+import type { LoginSite } from "../fixtures/loginSite.js";
+
+const PASSWORD = "Library-Pw-Canary-6161";
+const COOKIE_CANARY = "Pref-Cookie-Canary-2718";
+const STORAGE_CANARY = "Local-Storage-Canary-3141";
+const PUBLIC_URL = "https://errand.example";
+const scratch = mkdtempSync(join(tmpdir(), "errand-site-e2e-"));
+const home = join(scratch, "home");
+let fixture: LoginSite;
+let env: Record<string, string>;
+const streams: string[] = [];
+
+before(async () => {
+  fixture = await startLoginSite(PASSWORD, { cookie: COOKIE_CANARY, storage: STORAGE_CANARY });
+  const allow = [fixture.site.origin, fixture.evil.origin].map((origin) => origin.replace("http://", "")).join(",");
+  env = { ERRAND_HOME: home, ERRAND_OWNER_APPROVAL: "none", ERRAND_PUBLIC_URL: PUBLIC_URL, ERRAND_ALLOW_PRIVATE: allow };
+});
+after(async () => {
+  await fixture.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function errand(args: string[], stdin = ""): Promise<ErrandRun> {
+  const run = await runErrand(args, { env, stdin });
+  streams.push(run.stdout, run.stderr);
+  return run;
+}
+
+interface Envelope {
+  ok: boolean;
+  status: string;
+  receipt: { status: string; error: { code: string; message: string } | null; outputs?: Record<string, { text: string }>; network: { blocked: { code: string }[] } } | null;
+  error: { code: string; message: string } | null;
+  data: Record<string, unknown>;
+}
+
+async function run(task: Record<string, unknown>): Promise<{ code: number | null; envelope: Envelope }> {
+  const file = join(scratch, `${randomUUID()}.json`);
+  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), provider: "local", ...task }));
+  const result = await errand(["run", file, "--json"]);
+  return { code: result.code, envelope: JSON.parse(result.stdout) as Envelope };
+}
+
+const loginTask = () => ({
+  site: "library",
+  target: { url: `${fixture.site.origin}/login` },
+  risk: "reversible_write",
+  approved: true,
+  secretApproval: true,
+  steps: [
+    { action: "fill", selector: "#user", value: LOGIN_USER },
+    { action: "fill_secret", selector: "#password", secret: "library_pw" },
+    { action: "click", selector: "#go" },
+    { action: "expect_text", selector: "#loans", text: "books on loan" },
+  ],
+});
+
+const readTask = () => ({
+  site: "library",
+  target: { url: `${fixture.site.origin}/account` },
+  risk: "read_only",
+  evidenceRetention: "full",
+  steps: [
+    { action: "expect_text", selector: "#loans", text: "3 books on loan" },
+    { action: "extract_text", selector: "#ls", name: "storage" },
+  ],
+});
+
+function everyFile(dir: string): { path: string; text: string }[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => ({ path, text: readFileSync(path).toString("latin1") }));
+}
+
+describe("site tasks end to end", () => {
+  test("a login task saves the site's session; read tasks then work behind the login with no secret, the rotated cookie and the local storage carried across tasks", async () => {
+    const added = await errand(["site", "add", "library", "--origin", fixture.site.origin, "--login-url", `${fixture.site.origin}/login`, "--logged-in", "#sign-out"]);
+    assert.equal(added.code, 0, added.stderr);
+    const declared = await errand(["secret", "set", "library_pw", "--site", fixture.site.origin], `${PASSWORD}\n`);
+    assert.equal(declared.code, 0, declared.stderr);
+
+    const before = await run(readTask());
+    assert.equal(before.envelope.receipt?.status, "BLOCKED", "no session yet: login_required before any browser");
+    assert.equal(before.envelope.receipt?.error?.code, "login_required");
+    assert.ok(before.envelope.receipt?.error?.message.includes(`${PUBLIC_URL}/owner/sites/library/login`), before.envelope.receipt?.error?.message);
+
+    const login = await run(loginTask());
+    assert.equal(login.envelope.receipt?.status, "PASS", JSON.stringify(login.envelope.receipt?.error));
+    const shown = await errand(["site", "show", "library", "--json"]);
+    assert.equal((JSON.parse(shown.stdout) as { data: { site: { loggedIn: boolean } } }).data.site.loggedIn, true);
+
+    const viewsBefore = fixture.accountViews();
+    for (const round of [1, 2]) {
+      const read = await run(readTask());
+      assert.equal(read.envelope.receipt?.status, "PASS", `round ${round}: ${JSON.stringify(read.envelope.receipt?.error)}`);
+      assert.equal(read.envelope.receipt?.outputs?.["storage"]?.text, "storage was kept", "the site's local storage came back");
+      assert.ok(read.envelope.receipt?.network.blocked.some((b) => b.code === "session_egress_blocked"), "the page's requests to the other origin on the site's host were refused");
+    }
+    assert.equal(fixture.accountViews(), viewsBefore + 2, "each read reached the logged-in page with a cookie only valid once");
+  });
+
+  test("look behind the login: errand look --site outlines the logged-in page read-only", async () => {
+    const looked = await errand(["look", `${fixture.site.origin}/account`, "--site", "library", "--json"]);
+    assert.equal(looked.code, 0, looked.stderr);
+    const envelope = JSON.parse(looked.stdout) as Envelope;
+    assert.equal(envelope.status, "outlined");
+    assert.match(JSON.stringify(envelope.data), /Your account/);
+  });
+
+  test("an expired session gives login_required (BLOCKED, before any step) with the login page and a sentence to show the person", async () => {
+    fixture.expireAll();
+    const expired = await run(readTask());
+    assert.equal(expired.code, 4);
+    assert.equal(expired.envelope.receipt?.status, "BLOCKED");
+    assert.equal(expired.envelope.receipt?.error?.code, "login_required");
+    assert.match(expired.envelope.receipt?.error?.message ?? "", /Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/);
+    const shown = await errand(["site", "show", "library", "--json"]);
+    assert.deepEqual((JSON.parse(shown.stdout) as { data: { site: { loggedIn: boolean; session: string } } }).data.site.session, "expired");
+  });
+
+  test("a target off the site and an unknown site are refused before any browser, with pointed errors", async () => {
+    const outside = await run({ ...readTask(), target: { url: `${fixture.evil.origin}/account` } });
+    assert.equal(outside.envelope.receipt?.error?.code, "site_target_outside");
+    assert.match(outside.envelope.receipt?.error?.message ?? "", /is not on the site library/);
+    const unknown = await run({ ...readTask(), site: "nosuchsite" });
+    assert.equal(unknown.envelope.receipt?.error?.code, "site_unknown");
+    assert.match(unknown.envelope.receipt?.error?.message ?? "", /errand site add nosuchsite/);
+  });
+
+  test("no site cookie or storage value, and no session value the site ever issued, is in any stream, file or database row, or reached the other origin", () => {
+    const values = fixture.issuedValues();
+    assert.ok(values.length >= 5, "the site issued and rotated session values");
+    const files = everyFile(home);
+    assert.ok(files.some((f) => f.path.endsWith("errand.db")));
+    for (const value of [...values, PASSWORD]) {
+      for (const [index, text] of streams.entries()) assert.ok(!carriesCanary(text, value), `stream ${index} carries ${value}: ${text.slice(0, 300)}`);
+      for (const file of files) assert.ok(!carriesCanary(file.text, value), `${file.path} carries ${value}`);
+    }
+    const evilRequests = fixture.evil.hits;
+    for (const hit of evilRequests) for (const value of values) assert.ok(!carriesCanary(hit.headers, value), `the other origin received ${value} in ${hit.headers}`);
+    assert.equal(evilRequests.filter((hit) => /cookie/i.test(hit.headers)).length, 0, "no request to the other origin carried a Cookie header");
+  });
+});
