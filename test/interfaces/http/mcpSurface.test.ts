@@ -105,6 +105,42 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     assert.ok(body.error.problems.some((p) => p.code === "unknown_field" && p.path === "/__proto__"));
   });
 
+  test("__proto__ and constructor keys in a JSON-RPC body, a tool name or tool arguments pollute nothing, crash nothing and create nothing; nested ones in a task are refused at their path", async () => {
+    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+    const operationsBefore = (await server.ops.service.listOperations({ limit: 500 })).length;
+    const poison = '"__proto__":{"polluted":"yes","risk":"read_only"},"constructor":{"prototype":{"polluted":"yes"}}';
+    const rpc = async (body: string) => JSON.parse(await rawRpc(server.origin, accessToken, body)) as { result?: ToolResult & { tools?: unknown[] }; error?: { code: number } };
+
+    const listed = await rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list",${poison},"params":{${poison}}}`);
+    assert.ok(listed.result !== undefined || listed.error !== undefined, "a JSON-RPC answer, not a crash");
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const answer = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: {} } }));
+      assert.equal(answer.result?.isError, true, name);
+      assert.match(answer.result?.content[0]?.text ?? "", /^not_found: There is no tool/, name);
+    }
+    // The SDK refuses arguments that carry __proto__ themselves as not a record (a JSON-RPC error): refused, never run.
+    const status = await rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"errand_status","arguments":{${poison}}}}`);
+    assert.ok(status.result?.isError === true || status.error !== undefined, JSON.stringify(status));
+    const collect = await rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"errand_collect","arguments":{"operationId":"${randomUUID()}","__proto__":{"waitSeconds":999}}}}`);
+    assert.ok(collect.result?.isError === true || collect.error !== undefined, JSON.stringify(collect));
+
+    // Inside a task, at every depth: refused as unknown fields at their own paths, nothing queued.
+    const task = JSON.stringify({ ...readTask(), operationId: randomUUID() });
+    const nested = task
+      .replace('"target":{', `"target":{"__proto__":{"url":"http://169.254.169.254/"},`)
+      .replace('"steps":[{', `"steps":[{"__proto__":{"action":"click"},`)
+      .replace(/^\{/, '{"constructor":{"prototype":{"risk":"read_only"}},');
+    const run = await rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"errand_run","arguments":{"task":${nested},"waitSeconds":0}}}`);
+    const text = run.result?.content[0]?.text ?? "";
+    assert.equal(run.result?.isError, true, text);
+    for (const path of ["/target/__proto__", "/steps/0/__proto__", "/constructor"]) assert.match(text, new RegExp(`- ${path}: .*\\[unknown_field\\]`), path);
+
+    assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore, "Object.prototype is untouched");
+    assert.equal((({}) as Record<string, unknown>)["polluted"], undefined);
+    assert.equal((await server.ops.service.listOperations({ limit: 500 })).length, operationsBefore, "nothing was queued");
+    assert.ok((await client.listTools()).tools.length > 0, "the server still answers");
+  });
+
   test("arguments that do not fit a tool's input are refused with their path", async () => {
     const result = (await client.callTool({ name: "errand_collect", arguments: { operationId: randomUUID(), waitSeconds: 999 } })) as ToolResult;
     assert.equal(result.isError, true);

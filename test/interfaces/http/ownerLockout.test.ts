@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { addressKey, parseTrustedProxies, resolveClientAddress } from "../../../src/interfaces/http/clientAddress.js";
 import { FORWARDED_WARNING_EVERY_MS, createForwardedHeaderWatch } from "../../../src/interfaces/http/forwardedHeaderWatch.js";
 import { hashOwnerPassword } from "../../../src/interfaces/http/oauth/ownerPassword.js";
+import { MAX_PENDING, MAX_PENDING_PER_ADDRESS } from "../../../src/interfaces/http/oauth/pendingConsents.js";
 import type { LoggedLine } from "./support/appHarness.js";
 import { fetchFrom, startLoopbackProxy } from "./support/loopbackProxy.js";
 import { CALLBACK, OWNER_PASSWORD, openAppHarness, startAppServer } from "./support/appHarness.js";
@@ -134,6 +135,32 @@ describe("owner-password lockout", () => {
       const approved = await answerConsent(owner, ORIGIN, ownerPage, { decision: "approve", password: OWNER_PASSWORD });
       assert.equal(approved.status, 303, "the owner's consent is still there");
       assert.match(approved.headers.get("location") ?? "", /code=/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("a flood of /authorize requests from many addresses stops at the pending-consent cap: the owner's waiting consent is never pushed out, new requests are refused until some expire", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const h = await openAppHarness({ settings: { lockout: LOCKOUT }, clock: () => now });
+    try {
+      const owner = from(h, "203.0.113.9");
+      const ownerPage = await openConsent(owner, await authorizeUrl(owner, ORIGIN));
+      assert.equal(ownerPage.status, 200);
+      const url = await authorizeUrl(owner, ORIGIN);
+      // IPv6 attackers count by their /64: one /64 holds at most MAX_PENDING_PER_ADDRESS.
+      const sameSlash64 = await Promise.all(Array.from({ length: 20 }, (_, i) => from(h, addressKey(`2001:db8:1:2::${i + 1}`))(url)));
+      assert.ok(sameSlash64.every((r) => r.status === 200));
+      const statuses: number[] = [];
+      for (let i = 0; statuses.length < MAX_PENDING + 50; i += 1) statuses.push((await from(h, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)(url)).status);
+      const accepted = statuses.filter((status) => status === 200).length;
+      assert.equal(accepted, MAX_PENDING - 1 - MAX_PENDING_PER_ADDRESS, "the store of pending consents stops at its cap (the owner's and one /64's five are in it)");
+      assert.ok(statuses.slice(accepted).every((status) => status === 429), "past the cap new requests are refused, nobody's is dropped");
+      const approved = await answerConsent(owner, ORIGIN, ownerPage, { decision: "approve", password: OWNER_PASSWORD });
+      assert.equal(approved.status, 303, "the owner's consent survived the flood");
+      assert.match(approved.headers.get("location") ?? "", /code=errand_ac_/);
+      now += h.settings.tokens.consentMs;
+      assert.equal((await openConsent(owner, url)).status, 200, "expired requests make room again");
     } finally {
       await h.close();
     }
