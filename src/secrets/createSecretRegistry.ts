@@ -45,6 +45,9 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
   const aad = (name: string, sites: readonly string[], kind: SecretSourceKind) => canonicalJson({ purpose: AAD_PURPOSE, name, sites: [...sites], sourceKind: kind });
 
   const openPayload = (record: SecretRecord): Payload => {
+    // The row's MAC covers its name, sites, source kind and sealed payload; the box's associated data
+    // binds the payload to the same fields. Either failing means the row was written without the key.
+    if (!record.authentic) throw new SecretError("secret_unreadable", `The declared secret ${record.name} cannot be used: its stored row fails its MAC under the master key (it was changed without the key). Declare it again with errand secret set.`);
     let payload: unknown;
     try {
       payload = JSON.parse(box.open(record.sealed, aad(record.name, record.sites, record.sourceKind)).toString("utf8"));

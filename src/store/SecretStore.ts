@@ -27,4 +27,6 @@ export interface NewSecretRecord {
 export interface SecretRecord extends NewSecretRecord {
   createdMs: number;
   updatedMs: number;
+  /** False when the row fails its MAC under the master key (written without the key): it is never typed. */
+  authentic: boolean;
 }

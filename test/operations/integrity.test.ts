@@ -189,6 +189,46 @@ for (const backend of ["sqlite", "postgres"] as const) {
       }
     });
 
+    test("an approval forged in the database is not honoured: a waiting write set to queued, or given an approved one's chain end, never reaches the site", async () => {
+      const fake = createFakeExecutor({ fixtureOrigin: site.origin });
+      const h = openHarness({ execute: fake.execute, ...where() });
+      try {
+        const [forged, copied, approved] = [randomUUID(), randomUUID(), randomUUID()];
+        const digests = new Map<string, string>();
+        for (const id of [forged, copied, approved]) {
+          const submitted = await h.service.submit(consequentialTask(id));
+          assert.ok(submitted.ok && submitted.status === "awaiting_approval");
+          digests.set(id, submitted.handle.requestDigest);
+        }
+        const decided = await h.service.decideApproval(approved, { approve: true, requestDigest: digests.get(approved) ?? "", decidedBy: "owner (test)", via: "cli" });
+        assert.ok(decided.ok);
+        await attack(h, "UPDATE operations SET phase = 'queued', run_after_ms = 0, approval_expires_ms = NULL WHERE operation_id = ?", forged);
+        await attack(
+          h,
+          `UPDATE operations SET phase = 'queued', run_after_ms = 0, approval_expires_ms = NULL,
+             revision = (SELECT o.revision FROM operations o WHERE o.operation_id = ?), chain_seq = (SELECT o.chain_seq FROM operations o WHERE o.operation_id = ?),
+             chain_mac = (SELECT o.chain_mac FROM operations o WHERE o.operation_id = ?) WHERE operation_id = ?`,
+          approved,
+          approved,
+          approved,
+          copied,
+        );
+        const report = await h.service.runQueue();
+        assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [forged, copied].sort());
+        assert.equal(site.count("POST", `/write/${forged}`), 0, "a forged approval sends nothing");
+        assert.equal(site.count("POST", `/write/${copied}`), 0, "a copied approval sends nothing");
+        assert.equal(site.count("POST", `/write/${approved}`), 1, "the owner's approval ran once");
+        for (const id of [forged, copied]) {
+          const answer = await h.service.decideApproval(id, { approve: true, requestDigest: digests.get(id) ?? "", decidedBy: "attacker", via: "cli" });
+          assert.ok(!answer.ok && answer.code === "journal_tampered", JSON.stringify(answer));
+        }
+        const verdict = await h.service.verifyJournal();
+        assert.ok(!verdict.ok);
+      } finally {
+        await h.close();
+      }
+    });
+
     test("cancel and approve refuse an operation whose row was edited, and change nothing", async () => {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
       const h = openHarness({ execute: fake.execute, ...where() });

@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { openAccessStoreAt, openOperationStore } from "../../src/app/openStores.js";
+import { openAccessStoreAt, openOperationStore, openSecretStoreAt } from "../../src/app/openStores.js";
+import { deriveSubkey } from "../../src/keys/loadKey.js";
+import { createSealedBox } from "../../src/keys/sealedBox.js";
+import { createSecretRegistry } from "../../src/secrets/createSecretRegistry.js";
+import { SecretError } from "../../src/secrets/secretTypes.js";
 import type { StoreLocation } from "../../src/app/openStores.js";
 import { hashOwnerPassword, verifyOwnerPassword } from "../../src/interfaces/http/oauth/ownerPassword.js";
 import { RowTamperedError } from "../../src/store/storeErrors.js";
@@ -24,6 +28,7 @@ after(async () => {
 
 const ATTACKER_PASSWORD = "the attacker's own password";
 const OWNER_PASSWORD = "the real owner's password";
+const SECRET_CANARY = "Canary-Rows-5521-value";
 
 /** Raw SQL on the store's database, as the attacker. */
 type Sql = (text: string) => Promise<Record<string, unknown>[]>;
@@ -192,6 +197,37 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal((await h.service.findUnauthenticRows()).some((r) => r.table === "oauth_families"), false, "revoked rows are sealed again as revoked");
       } finally {
         await access.close();
+        await h.close();
+      }
+    });
+
+    test("secrets: a secret whose bound sites were widened, or whose row carries another's MAC, is never revealed, and verify names it", async () => {
+      const { h, env } = await openBackend(backend);
+      const store = openSecretStoreAt(h.location, { sealer: h.sealer });
+      const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(h.key, "secrets")), env: {}, errandHome: h.home });
+      const sql = sqlFor(h.location);
+      try {
+        await registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: SECRET_CANARY });
+        await registry.set("other", ["https://other.example.com"], { kind: "stored", value: `${SECRET_CANARY}-other` });
+        assert.equal((await registry.reveal("portal")).value, SECRET_CANARY);
+        await sql(`UPDATE secrets SET sites_json = '["https://attacker.test","https://portal.example.com"]' WHERE name = 'portal'`);
+        const [other] = await sql("SELECT mac FROM secrets WHERE name = 'other'");
+        await sql(`UPDATE secrets SET updated_ms = updated_ms + 1, mac = '${String(other?.["mac"])}' WHERE name = 'other'`);
+        for (const name of ["portal", "other"]) {
+          await assert.rejects(registry.reveal(name), (error: unknown) => error instanceof SecretError && error.code === "secret_unreadable" && !error.message.includes(SECRET_CANARY));
+          await assert.rejects(registry.lookup(name), (error: unknown) => error instanceof SecretError && error.code === "secret_unreadable");
+        }
+        const rows = (await h.service.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`).sort();
+        assert.deepEqual(rows, ["secrets other", "secrets portal"]);
+        const verify = await errandInProcess(["journal", "verify"], env);
+        assert.equal(verify.code, 1);
+        assert.match(verify.stdout, /TAMPERED row: secrets portal /);
+        assert.ok(!verify.stdout.toLowerCase().includes(SECRET_CANARY.toLowerCase()));
+        // Declaring it again, with the key, is the way back.
+        await registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: SECRET_CANARY });
+        assert.equal((await registry.reveal("portal")).value, SECRET_CANARY);
+      } finally {
+        await store.close();
         await h.close();
       }
     });

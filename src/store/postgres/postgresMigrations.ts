@@ -1,5 +1,5 @@
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../rows/authenticRows.js";
+import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, SECRETS_TABLE } from "../rows/authenticRows.js";
 
 /**
  * PostgreSQL's own forward-only migrations (numbered apart from SQLite's: each backend records its
@@ -344,6 +344,15 @@ ALTER TABLE oauth_families ADD COLUMN mac TEXT;
 ALTER TABLE oauth_tokens ADD COLUMN mac TEXT;
 `,
     authenticates: [OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE],
+  },
+  {
+    version: 8,
+    name: "declared secrets authenticated",
+    // SQLite's migration 13.
+    sql: `
+ALTER TABLE secrets ADD COLUMN mac TEXT;
+`,
+    authenticates: [SECRETS_TABLE],
   },
 ];
 

@@ -76,6 +76,7 @@ export const OAUTH_TOKENS_TABLE = authenticTable(
   ["family_id", "kind", "generation", "expires_ms", "used_ms", "created_ms"],
   (row) => `${String(row["kind"])} token ${hashHandle(row["token_hash"])} of family ${String(row["family_id"])}`,
 );
+export const SECRETS_TABLE = authenticTable("secrets", ["name"], ["sites_json", "source_kind", "sealed", "created_ms", "updated_ms"]);
 
 /** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
-export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE];
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE];

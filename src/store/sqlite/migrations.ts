@@ -9,6 +9,7 @@ import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
 import { SITE_MIGRATION } from "./siteMigration.js";
 import { AUTHENTIC_ROWS_MIGRATION } from "./authenticRowsMigration.js";
 import { AUTHENTIC_OAUTH_MIGRATION } from "./authenticOAuthMigration.js";
+import { AUTHENTIC_SECRETS_MIGRATION } from "./authenticSecretsMigration.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
 
 /**
@@ -141,6 +142,7 @@ CREATE TABLE operation_tombstones (
   SITE_MIGRATION,
   AUTHENTIC_ROWS_MIGRATION,
   AUTHENTIC_OAUTH_MIGRATION,
+  AUTHENTIC_SECRETS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -31,7 +31,9 @@ export const doctorCommand: Command = {
   help: `errand doctor [--offline] [--json]
   Checks, without changing anything: where the state lives (ERRAND_HOME) and its file modes, the
   master key, the database and its schema (ERRAND_HOME/errand.db, or the PostgreSQL database
-  ERRAND_DATABASE_URL names: reachable, migrated), the owner password, the owner-approval policy
+  ERRAND_DATABASE_URL names: reachable, migrated), the owner password, every stored row that grants
+  authority against its MAC (owner password, API tokens, OAuth grants, secrets; with the key
+  readable, each failing row named by table and id), the owner-approval policy
   (ERRAND_OWNER_APPROVAL: flagged when it lets a write or a secret run without the owner), Chromium
   and its sandbox, the resolver (DNS-over-HTTPS reachable), the public URL and its TLS
   (ERRAND_PUBLIC_URL), whether the running errand serve got forwarded headers (X-Forwarded-For)
@@ -145,12 +147,12 @@ function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck
 function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
   const rows = facts.unauthenticRows;
   if (rows === null) return [];
-  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens) passes its MAC")];
+  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets) passes its MAC")];
   return [
     fail(
       "authority rows",
       `${rows.length} row(s) fail their MAC (changed without the key) and grant nothing: ${rows.map((r) => `${r.table} ${r.id}`).join("; ")}`,
-      'set the owner password again ("errand owner set-password") if it is listed, revoke listed API tokens ("errand token revoke ID"), and find who could write the database',
+      'set the owner password again ("errand owner set-password") if it is listed, revoke listed API tokens ("errand token revoke ID") and OAuth grants ("errand token revoke --all-oauth"), declare listed secrets again ("errand secret set"), and find who could write the database',
     ),
   ];
 }

@@ -17,7 +17,8 @@ export const tokenCommand: Command = {
   help: `errand token create --name NAME | list [--json] | revoke ID|NAME | revoke --all-oauth
   create   makes a bearer token for the REST API (/v1) and prints it alone on stdout, once; only a
            hash of it is kept. Its id and name go to stderr.
-  list     shows every API token's id, name, creation time and whether it is revoked (never the token).
+  list     shows every API token's id, name, creation time and whether it is revoked (never the token);
+           a token whose stored row fails its MAC (changed without the key) is marked and refused.
            --json: the envelope of docs/CLI.md with data.tokens.
   revoke   revokes one API token by id or name. With --all-oauth it instead revokes every OAuth
            grant (ChatGPT and any other MCP client must connect and be approved again).`,

@@ -1,5 +1,7 @@
 import type { NewSecretRecord, SecretRecord, SecretSourceKind } from "../../../SecretStore.js";
+import { SECRETS_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
+import { sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 
 interface SecretRow {
@@ -11,17 +13,25 @@ interface SecretRow {
   updated_ms: number;
 }
 
-function toRecord(row: SecretRow): SecretRecord {
-  return { name: row.name, sites: JSON.parse(row.sites_json) as string[], sourceKind: row.source_kind, sealed: row.sealed, createdMs: row.created_ms, updatedMs: row.updated_ms };
+function toRecord(ctx: SqliteContext, row: SecretRow): SecretRecord {
+  return {
+    name: row.name,
+    sites: JSON.parse(row.sites_json) as string[],
+    sourceKind: row.source_kind,
+    sealed: row.sealed,
+    createdMs: row.created_ms,
+    updatedMs: row.updated_ms,
+    authentic: isAuthenticRow(ctx.sealer, SECRETS_TABLE, row as unknown as Record<string, unknown>),
+  };
 }
 
 export function selectSecret(ctx: SqliteContext, name: string): SecretRecord | null {
   const row = ctx.sql("SELECT * FROM secrets WHERE name = ?").get(name) as SecretRow | undefined;
-  return row === undefined ? null : toRecord(row);
+  return row === undefined ? null : toRecord(ctx, row);
 }
 
 export function listSecrets(ctx: SqliteContext): SecretRecord[] {
-  return (ctx.sql("SELECT * FROM secrets ORDER BY name").all() as SecretRow[]).map(toRecord);
+  return (ctx.sql("SELECT * FROM secrets ORDER BY name").all() as SecretRow[]).map((row) => toRecord(ctx, row));
 }
 
 /** Creates or replaces a secret and journals secret_changed with its name, sites and source kind (never the value). */
@@ -36,6 +46,7 @@ export function upsertSecret(ctx: SqliteContext, record: NewSecretRecord): { cre
          sealed = excluded.sealed, updated_ms = excluded.updated_ms`,
     )
     .run({ name: record.name, sites: JSON.stringify(record.sites), kind: record.sourceKind, sealed: record.sealed, now });
+  sealRow(ctx, SECRETS_TABLE, [record.name]);
   const body = { name: record.name, change: before === null ? "created" : "updated", sites: record.sites, sourceKind: record.sourceKind };
   appendJournalEvent(ctx, { type: "secret_changed", operationId: null, body }, now);
   const after = selectSecret(ctx, record.name);
