@@ -12,7 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { runErrand } from "../support/errandProcess.js";
+import { runErrand, startServe } from "../support/errandProcess.js";
+import { TOOLS } from "../../src/interfaces/http/mcp/toolList.js";
 import type { ErrandRun } from "../support/errandProcess.js";
 import { carriesCanary } from "../secrets/support/secretSites.js";
 import { LOGIN_USER, startLoginSite } from "../fixtures/loginSite.js";
@@ -31,7 +32,7 @@ const streams: string[] = [];
 before(async () => {
   fixture = await startLoginSite(PASSWORD, { cookie: COOKIE_CANARY, storage: STORAGE_CANARY });
   const allow = [fixture.site.origin, fixture.evil.origin].map((origin) => origin.replace("http://", "")).join(",");
-  env = { ERRAND_HOME: home, ERRAND_OWNER_APPROVAL: "none", ERRAND_PUBLIC_URL: PUBLIC_URL, ERRAND_ALLOW_PRIVATE: allow };
+  env = { ERRAND_HOME: home, ERRAND_OWNER_APPROVAL: "none", ERRAND_PUBLIC_URL: PUBLIC_URL, ERRAND_ALLOW_PRIVATE: allow, ERRAND_OWNER_PASSWORD: "Owner-Password-Canary-5555" };
 });
 after(async () => {
   await fixture.close();
@@ -126,6 +127,35 @@ describe("site tasks end to end", () => {
     assert.match(JSON.stringify(envelope.data), /Your account/);
   });
 
+  test("errand serve: REST lists the site as logged in, looks and runs behind its login, and has no way to change a site; no MCP tool changes one either", async () => {
+    const token = (await errand(["token", "create", "--name", "sites"])).stdout.trim();
+    const served = await startServe([], { env });
+    try {
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${served.origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const text = await response.text();
+        streams.push(text);
+        return { status: response.status, text };
+      };
+      const status = JSON.parse((await call("GET", "/v1/status")).text) as { sites: unknown };
+      assert.deepEqual(status.sites, [{ name: "library", origins: [fixture.site.origin], loggedIn: true }]);
+      const looked = await call("POST", "/v1/look", { url: `${fixture.site.origin}/account`, site: "library" });
+      assert.equal(looked.status, 200, looked.text);
+      assert.match(looked.text, /Your account/);
+      const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), provider: "local", ...readTask() };
+      assert.equal((await call("POST", "/v1/operations", task)).status, 201);
+      const collected = JSON.parse((await call("POST", `/v1/operations/${task.operationId}/collect`, { waitSeconds: 60 })).text) as { receipt?: { status: string } };
+      assert.equal(collected.receipt?.status, "PASS");
+      for (const path of ["/v1/sites", "/v1/sites/library"]) {
+        for (const method of ["GET", "POST", "PUT", "DELETE"]) assert.equal((await call(method, path, method === "GET" || method === "DELETE" ? undefined : { origins: ["https://evil.example"] })).status, 404, `${method} ${path}`);
+      }
+    } finally {
+      await served.stop();
+    }
+    streams.push(served.stdout(), served.stderr());
+    assert.deepEqual(TOOLS.map((tool) => tool.name).filter((name) => /site/i.test(name)), [], "no MCP tool manages sites");
+  });
+
   test("an expired session gives login_required (BLOCKED, before any step) with the login page and a sentence to show the person", async () => {
     fixture.expireAll();
     const expired = await run(readTask());
@@ -151,7 +181,7 @@ describe("site tasks end to end", () => {
     assert.ok(values.length >= 5, "the site issued and rotated session values");
     const files = everyFile(home);
     assert.ok(files.some((f) => f.path.endsWith("errand.db")));
-    for (const value of [...values, PASSWORD]) {
+    for (const value of [...values, PASSWORD, "Owner-Password-Canary-5555"]) {
       for (const [index, text] of streams.entries()) assert.ok(!carriesCanary(text, value), `stream ${index} carries ${value}: ${text.slice(0, 300)}`);
       for (const file of files) assert.ok(!carriesCanary(file.text, value), `${file.path} carries ${value}`);
     }

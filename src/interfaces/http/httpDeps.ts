@@ -40,8 +40,17 @@ export interface AppDeps {
   /** /readyz; absent, errand counts as ready whenever it answers. */
   readiness?: () => Promise<ReadinessReport>;
   clock?: () => number;
+  /** The owner's sites as errand_status and GET /v1/status list them (never a session); absent, none are listed. Nothing here can change a site. */
+  sites?: () => Promise<SiteListing[]>;
   /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
   look?: (request: unknown) => Promise<LookResult>;
+}
+
+/** A site as the assistant and API tokens see it: its name, the origins its session is used on, and whether it is logged in. */
+export interface SiteListing {
+  name: string;
+  origins: string[];
+  loggedIn: boolean;
 }
 
 /** Who is calling, once a bearer token was verified. */

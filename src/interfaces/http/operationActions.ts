@@ -66,7 +66,7 @@ export async function collectOperation(deps: AppDeps, operationId: string, waitM
   // This server's own receipts wake the wait at once; the 1 s look at the store is for other processes' runners.
   const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 });
   if (!result.ok) fail(result);
-  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId) };
+  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId, result.receipt?.error?.code) };
 }
 
 /** One artifact's bytes (GET /v1/operations/{id}/artifacts/{n}): the same authorization as collect, checked against the receipt's sha256. */
@@ -205,6 +205,7 @@ export async function statusReport(deps: AppDeps): Promise<Record<string, unknow
     providers: deps.providers(),
     budgets: { tracked: false, note: "This build does not track provider spend; budget caps are not enforced here." },
     schemaVersion: store.schemaVersion,
+    sites: deps.sites === undefined ? [] : await deps.sites(),
   };
 }
 

@@ -54,8 +54,11 @@ export function presentResult(receipt: Receipt | undefined, ephemeral: Ephemeral
   return result;
 }
 
-/** What the caller should do next, by where the operation stands. */
-export function nextStep(status: string, operationId: string): string {
+/** What the caller should do next, by where the operation stands (and, when it was refused, why). */
+export function nextStep(status: string, operationId: string, errorCode?: string): string {
+  if (status === "blocked" && errorCode === "login_required") {
+    return "The site is not logged in; nothing was done. Show the person receipt.error.message: it names the page where they log in (you cannot log in for them, and no secret of theirs is shown to you). Once they say they have, submit the same task again under a new operationId.";
+  }
   switch (status) {
     case "awaiting_approval":
       return `Waiting for the owner's approval; nothing has run. Show the person approval.summary and approval.url: the owner approves or denies there (after logging in with the owner password) or with "errand approve ${operationId}" on the errand host. You cannot approve it, and setting approved again changes nothing. Afterwards call errand_collect with operationId ${operationId}.`;

@@ -10,6 +10,7 @@ import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
 import type { WiredExecutor } from "../executorFactory.js";
 import { openOperations } from "../openOperations.js";
+import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
@@ -141,7 +142,9 @@ async function runServe(ctx: CommandContext): Promise<number> {
   let executorStarting: Promise<WiredExecutor> | undefined;
   // The browser starts on the first task or look, so serving costs nothing until something runs.
   const startedExecutor = async (): Promise<WiredExecutor> => {
-    executorStarting ??= createExecutor({ env: ctx.env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs, longLived: true });
+    // The login page a login_required receipt names is on this server's public URL, flag or variable.
+    const env = publicUrl === undefined ? ctx.env : { ...ctx.env, ERRAND_PUBLIC_URL: publicUrl };
+    executorStarting ??= createExecutor({ env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs, longLived: true });
     executor = await executorStarting;
     return executor;
   };
@@ -151,6 +154,9 @@ async function runServe(ctx: CommandContext): Promise<number> {
     ctx,
     async (opened) => {
       const { access, hasher } = openAccess(opened);
+      // Read only: the HTTP side lists sites, it never changes one.
+      const sites = openSites(opened.config, ctx.env, "read");
+      const siteRegistry = sites.registry;
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
@@ -223,6 +229,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           version: VERSION,
           metrics,
           readiness,
+          sites: async () => (await siteRegistry.list()).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn })),
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
         });
         clearForwardedStatus(opened.config.errandHome);
@@ -260,6 +267,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
         await queue.close();
         await (executor ?? (await executorStarting?.catch(() => undefined)))?.shutdown();
         await access.close();
+        await sites.close();
       }
     },
     (c) =>

@@ -27,6 +27,7 @@ export function taskInputSchema(): Record<string, unknown> {
       schemaVersion: { const: SCHEMA_VERSION },
       operationId: { type: "string", format: "uuid", description: "A new UUID per task; reuse it only to retry the same task." },
       label: str,
+      site: { type: "string", description: "Owner's site: start logged in." },
       target: { type: "object", required: ["url"], properties: { url: str } },
       allowedHosts: { type: "array", maxItems: TASK_LIMITS.maxAllowedHosts, items: { type: "string" }, description: 'Other hosts the page may open: "a.example.com" or "*.example.com".' },
       risk: { enum: [...RISK_LEVELS], description: "read_only sends only GET; writes need approved." },

@@ -77,7 +77,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
         post: {
           operationId: "lookAtPage",
           summary: summaryOf("lookAtPage"),
-          requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" } }, screenshot: { type: "boolean", description: "Also return screenshot {mimeType, bytes, sha256, data (base64)}; password fields masked." } } }) },
+          requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" } }, site: { type: "string", description: "A site the owner set up (GET /v1/status lists them): look behind its login with its saved session." }, screenshot: { type: "boolean", description: "Also return screenshot {mimeType, bytes, sha256, data (base64)}; password fields masked." } } }) },
           responses: { "200": { description: "The outline: url, title, headings, landmarks, forms (fields, buttons, selectors), links; page text wrapped as untrusted.", content: json({ type: "object" }) }, ...errorResponses },
         },
       },

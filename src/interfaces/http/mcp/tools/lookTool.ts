@@ -11,6 +11,7 @@ export const lookTool = defineTool({
   input: z.object({
     url: z.string().min(1).max(2048).describe("The http(s) page to open."),
     allowedHosts: z.array(z.string()).max(20).optional().describe("Hosts it may redirect to."),
+    site: z.string().optional().describe("Owner's site."),
     screenshot: z.boolean().optional().describe("Add a viewport image (passwords masked)."),
   }),
   output: z.object({

@@ -95,6 +95,7 @@ export const statusTool = defineTool({
     providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether this server can use them."),
     budgets: z.object({ tracked: z.boolean(), note: z.string() }).describe("Provider spend tracking."),
     schemaVersion: z.number().int().describe("Database schema version."),
+    sites: z.array(z.object({ name: z.string(), origins: z.array(z.string()), loggedIn: z.boolean() })).describe('Sites the owner set up: name a task\'s "site" to start logged in; loggedIn false: ask the person to log in first.'),
   }),
 listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
