@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { UntrustedForwarding } from "../http/forwardedHeaderWatch.js";
 
 /**
- * What the running `errand serve` last saw of forwarded headers from an untrusted peer, for
+ * What the running `errand serve` last saw of forwarded headers it could not use, for
  * `errand doctor`: a small file in ERRAND_HOME, written when serve warns (at most once an hour) and
  * removed when serve starts, so it always describes the server as it is configured now. It holds
  * addresses and counts only.
@@ -32,5 +32,5 @@ export function readForwardedStatus(home: string): UntrustedForwarding | undefin
   const r = parsed as Record<string, unknown>;
   if (typeof r["peer"] !== "string" || typeof r["header"] !== "string" || typeof r["firstSeenMs"] !== "number" || typeof r["lastSeenMs"] !== "number" || typeof r["requests"] !== "number") return undefined;
   const trusted = Array.isArray(r["trustedProxies"]) ? r["trustedProxies"].filter((e): e is string => typeof e === "string") : [];
-  return { peer: r["peer"].slice(0, 100), header: r["header"].slice(0, 40), firstSeenMs: r["firstSeenMs"], lastSeenMs: r["lastSeenMs"], requests: r["requests"], trustedProxies: trusted };
+  return { problem: r["problem"] === "no_x_forwarded_for" ? "no_x_forwarded_for" : "untrusted_peer", peer: r["peer"].slice(0, 100), header: r["header"].slice(0, 40), firstSeenMs: r["firstSeenMs"], lastSeenMs: r["lastSeenMs"], requests: r["requests"], trustedProxies: trusted };
 }

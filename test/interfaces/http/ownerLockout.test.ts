@@ -277,7 +277,7 @@ describe("owner-password lockout", () => {
     }
   });
 
-  test("the forwarded-header warning repeats at most once an interval, with the count, and never for a trusted peer", () => {
+  test("the forwarded-header warning repeats at most once an interval, with the count; never for a trusted proxy that sends X-Forwarded-For, but for one that names the client only in X-Real-IP", () => {
     let now = 0;
     const logs: LoggedLine[] = [];
     const recorded: number[] = [];
@@ -289,12 +289,20 @@ describe("owner-password lockout", () => {
     });
     const forwarded = new Headers({ forwarded: "for=198.51.100.7" });
     for (let i = 0; i < 50; i += 1) watch.observe("192.0.2.1", forwarded);
-    watch.observe("10.1.2.3", forwarded);
+    watch.observe("10.1.2.3", new Headers({ "x-forwarded-for": "198.51.100.7", forwarded: "for=198.51.100.7" }));
     watch.observe("192.0.2.1", new Headers());
     now += FORWARDED_WARNING_EVERY_MS;
     watch.observe("::ffff:192.0.2.1", new Headers({ "x-real-ip": "198.51.100.7" }));
     assert.deepEqual(logs.map((l) => l.fields?.["requests"]), [1, 51]);
     assert.deepEqual(recorded, [1, 51]);
+
+    // nginx with only "proxy_set_header X-Real-IP $remote_addr": trusted, but errand cannot see the client.
+    const trustedLogs: LoggedLine[] = [];
+    const trustedWatch = createForwardedHeaderWatch({ trusted: parseTrustedProxies("127.0.0.1"), logger: { info: () => undefined, warn: (message, fields) => trustedLogs.push({ level: "warn", message, fields }), error: () => undefined } });
+    trustedWatch.observe("127.0.0.1", new Headers());
+    trustedWatch.observe("127.0.0.1", new Headers({ "x-real-ip": "198.51.100.7" }));
+    assert.deepEqual(trustedLogs.map((l) => l.fields?.["problem"]), ["no_x_forwarded_for"]);
+    assert.match(trustedLogs[0]?.message ?? "", /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for/);
   });
 
   test("a password changed while the consent page was open: the old one is refused with a message that says so, the new one approves", async () => {

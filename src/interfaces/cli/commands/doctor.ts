@@ -240,12 +240,19 @@ async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   }
 }
 
-/** Forwarded headers the running errand serve saw from a peer ERRAND_TRUSTED_PROXIES does not list (forwardedHeaderStatus). */
+/** Forwarded headers the running errand serve could not use: from an untrusted peer, or a trusted proxy without X-Forwarded-For (forwardedHeaderStatus). */
 async function checkForwardedHeaders(home: string): Promise<DoctorCheck> {
   const { readForwardedStatus } = await import("../forwardedHeaderStatus.js");
   const seen = readForwardedStatus(home);
-  if (seen === undefined) return pass("proxy headers", "errand serve has seen no forwarded headers from an untrusted peer since it started");
+  if (seen === undefined) return pass("proxy headers", "errand serve has seen no forwarded headers it could not use since it started");
   const trusted = seen.trustedProxies.length === 0 ? "ERRAND_TRUSTED_PROXIES is empty" : `ERRAND_TRUSTED_PROXIES is ${seen.trustedProxies.join(",")}`;
+  if (seen.problem === "no_x_forwarded_for") {
+    return fail(
+      "proxy headers",
+      `the trusted proxy ${seen.peer} named the client only in ${seen.header}, without X-Forwarded-For (the one errand reads), on ${seen.requests} request(s) since ${new Date(seen.firstSeenMs).toISOString()}: every client behind it shares its address and one owner-password lockout`,
+      "make the proxy send X-Forwarded-For (nginx: proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for), then restart errand serve",
+    );
+  }
   return fail(
     "proxy headers",
     `errand serve got ${seen.header} from ${seen.peer}, which it does not trust (${trusted}), on ${seen.requests} request(s) since ${new Date(seen.firstSeenMs).toISOString()}: every client behind that peer shares its address and one owner-password lockout`,
