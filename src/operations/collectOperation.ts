@@ -3,6 +3,8 @@ import { readAuthenticated, tombstoneSummary } from "./inspectOperation.js";
 import type { OperationWatch } from "./operationSignals.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { CollectOptions, CollectResult, ServiceFailure } from "./serviceTypes.js";
+import type { Requester } from "./requester.js";
+import { OWNER } from "./requester.js";
 import { statusOfPhase } from "./serviceTypes.js";
 
 export const COLLECT_LIMITS = {
@@ -19,7 +21,7 @@ export const COLLECT_LIMITS = {
  * provider session id of a finished operation come back with every collect, from any process on
  * this store, for ERRAND_RESULT_TTL after it finished (see heldResults).
  */
-export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}): Promise<CollectResult> {
+export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}, requester: Requester = OWNER): Promise<CollectResult> {
   const poll = checkBound("pollIntervalMs", options.pollIntervalMs, COLLECT_LIMITS.pollIntervalMs);
   if (typeof poll !== "number") return poll;
   const timeout = checkBound("timeoutMs", options.timeoutMs, COLLECT_LIMITS.timeoutMs);
@@ -28,15 +30,15 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
   // Listening starts before the first read, so a receipt stored in between is not missed.
   const watch = options.wait === true && timeout > 0 ? ctx.signals.watch(operationId) : undefined;
   try {
-    return await collectUntil(ctx, operationId, poll, deadline, watch);
+    return await collectUntil(ctx, operationId, poll, deadline, watch, requester);
   } finally {
     watch?.close();
   }
 }
 
-async function collectUntil(ctx: ServiceContext, operationId: string, poll: number, deadline: number, watch: OperationWatch | undefined): Promise<CollectResult> {
+async function collectUntil(ctx: ServiceContext, operationId: string, poll: number, deadline: number, watch: OperationWatch | undefined, requester: Requester): Promise<CollectResult> {
   for (;;) {
-    const view = await readAuthenticated(ctx, operationId);
+    const view = await readAuthenticated(ctx, operationId, requester);
     if ("ok" in view) return view;
     if (view.kind === "compacted") {
       return { ok: true, status: statusOfPhase(view.handle.phase), handle: view.handle, compacted: tombstoneSummary(view.tombstone) };

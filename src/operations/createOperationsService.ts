@@ -66,11 +66,11 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
   };
   const runnerId = options.runnerId ?? defaultRunnerId();
   return {
-    submit: (input) => submitOperation(ctx, input),
-    inspect: (operationId) => inspectOperation(ctx, operationId),
-    collect: (operationId, collectOptions) => collectOperation(ctx, operationId, collectOptions),
-    readArtifact: (operationId, index) => readArtifact(ctx, operationId, index),
-    control: (operationId, request) => controlOperation(ctx, operationId, request),
+    submit: (input, as) => submitOperation(ctx, input, as),
+    inspect: (operationId, as) => inspectOperation(ctx, operationId, as),
+    collect: (operationId, collectOptions, as) => collectOperation(ctx, operationId, collectOptions, as),
+    readArtifact: (operationId, index, as) => readArtifact(ctx, operationId, index, as),
+    control: (operationId, request, as) => controlOperation(ctx, operationId, request, as),
     async runQueue(queueOptions) {
       await readyToRun(ctx);
       await expireApprovals(ctx);
@@ -122,8 +122,8 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     approvalRequest: (operationId) => approvalRequest(ctx, operationId),
     decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
     expireApprovals: () => expireApprovals(ctx),
-    listOperations: (query) => listOperations(ctx, query),
-    operationItem: (operationId) => readOperationItem(ctx, operationId),
+    listOperations: (query, as) => listOperations(ctx, query, as),
+    operationItem: (operationId, as) => readOperationItem(ctx, operationId, as),
     async compactJournal({ olderThanMs }) {
       if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
       const verdict = await verifyJournal(ctx.store, ctx.sealer);

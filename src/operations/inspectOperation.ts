@@ -8,23 +8,41 @@ import type { AuthenticatedView } from "./authenticateView.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { InspectResult, ServiceFailure, TombstoneSummary } from "./serviceTypes.js";
 import { statusOfPhase } from "./serviceTypes.js";
+import type { OperationView } from "../store/Store.js";
+import type { Requester } from "./requester.js";
+import { OWNER, canSee } from "./requester.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * Reads an operation (or its tombstone) and authenticates it against the journal. A wait for
- * approval that has expired is ended first, so nobody is ever shown it as still approvable.
+ * Whether the requester may see what is stored under an id: a live operation it may see (canSee), or
+ * a tombstone, which names no submitter and so is shown only to those who see everything. Decided on
+ * the row as stored: a row edited to name the requester still fails authentication afterwards.
  */
-export async function readAuthenticated(ctx: ServiceContext, operationId: string): Promise<AuthenticatedView | ServiceFailure> {
+export function visibleTo(view: OperationView | undefined, requester: Requester): view is OperationView {
+  if (view === undefined) return false;
+  return view.kind === "live" ? canSee(requester, view.operation.submittedBy) : requester.seesAll;
+}
+
+/** The one answer for an id nobody used and for another grant's operation, so neither tells them apart. */
+export function operationNotFound(operationId: string): ServiceFailure {
+  return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.` };
+}
+
+/**
+ * Reads an operation (or its tombstone) the requester may see and authenticates it against the
+ * journal. A wait for approval that has expired is ended first, so nobody is ever shown it as still
+ * approvable.
+ */
+export async function readAuthenticated(ctx: ServiceContext, operationId: string, requester: Requester = OWNER): Promise<AuthenticatedView | ServiceFailure> {
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
   let view = await ctx.store.readOperation(operationId.toLowerCase());
-  if (view?.kind === "live" && view.operation.phase === "awaiting_approval" && (view.operation.approvalExpiresMs ?? 0) <= (await ctx.store.now())) {
+  if (!visibleTo(view, requester)) return operationNotFound(operationId);
+  if (view.kind === "live" && view.operation.phase === "awaiting_approval" && (view.operation.approvalExpiresMs ?? 0) <= (await ctx.store.now())) {
     await ctx.store.expireApprovals(approvalEndReceipt, 100);
     view = await ctx.store.readOperation(operationId.toLowerCase());
-  }
-  if (view === undefined) {
-    return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.` };
+    if (view === undefined) return operationNotFound(operationId);
   }
   return authenticateView(view, ctx.sealer, identity.journalId);
 }
@@ -41,8 +59,8 @@ export function tombstoneSummary(tombstone: OperationTombstone): TombstoneSummar
 }
 
 /** The durable state of one operation and its attempt history, both authenticated by the journal; never touches a browser. */
-export async function inspectOperation(ctx: ServiceContext, operationId: string): Promise<InspectResult> {
-  const view = await readAuthenticated(ctx, operationId);
+export async function inspectOperation(ctx: ServiceContext, operationId: string, requester: Requester = OWNER): Promise<InspectResult> {
+  const view = await readAuthenticated(ctx, operationId, requester);
   if ("ok" in view) return view;
   if (view.kind === "compacted") return { ok: true, status: "compacted", handle: view.handle, compacted: tombstoneSummary(view.tombstone) };
   const op = view.operation;

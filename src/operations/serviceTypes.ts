@@ -9,6 +9,7 @@ import type { WorkerPool } from "../runner/workerPool.js";
 import type { ApprovalDecision, AttemptRecord, BreakerRecord, CancelOutcome, CompactionReport, OperationPhase, StoreStatus } from "../store/Store.js";
 import type { TaskDescription } from "../task/describeTask.js";
 import type { Handle } from "./handle.js";
+import type { Requester } from "./requester.js";
 
 /**
  * Where an operation stands, in the words callers act on:
@@ -145,14 +146,18 @@ export interface StatusReport {
 /** artifactsDeleted: artifacts of the compacted operations (and expired ones) deleted after the compaction. */
 export type CompactResult = ({ ok: true; artifactsDeleted: number } & CompactionReport) | ServiceFailure;
 
-/** The operations service: one object, every interface (CLI, REST, MCP) calls it the same way. */
+/**
+ * The operations service: one object, every interface (CLI, REST, MCP) calls it the same way. Each
+ * call about operations is made as a Requester (the owner when none is given: the CLI on the host and
+ * the owner console); a grant or token that may not see an operation is answered as for an unknown id.
+ */
 export interface OperationsService {
-  submit(input: unknown): Promise<SubmitResult>;
-  inspect(operationId: string): Promise<InspectResult>;
-  collect(operationId: string, options?: CollectOptions): Promise<CollectResult>;
-  control(operationId: string, request: ControlRequest): Promise<ControlResult>;
+  submit(input: unknown, as?: Requester): Promise<SubmitResult>;
+  inspect(operationId: string, as?: Requester): Promise<InspectResult>;
+  collect(operationId: string, options?: CollectOptions, as?: Requester): Promise<CollectResult>;
+  control(operationId: string, request: ControlRequest, as?: Requester): Promise<ControlResult>;
   /** Artifact `index` of a finished operation (its receipt's artifacts[index]), checked against the receipt's SHA-256. */
-  readArtifact(operationId: string, index: number): Promise<ArtifactRead>;
+  readArtifact(operationId: string, index: number, as?: Requester): Promise<ArtifactRead>;
   /** Runs the queue with the injected executor (see runner/runQueue). */
   runQueue(options?: RunQueueOptions): Promise<RunQueueReport>;
   /**
@@ -180,7 +185,7 @@ export interface OperationsService {
   /** Ends expired waits BLOCKED approval_expired; returns how many. */
   expireApprovals(): Promise<number>;
   /** Authenticated operations by last change (newest first), awaiting approval only when asked. */
-  listOperations(query: { awaitingApproval?: boolean; limit: number }): Promise<OperationListItem[]>;
+  listOperations(query: { awaitingApproval?: boolean; limit: number }, as?: Requester): Promise<OperationListItem[]>;
   /** One authenticated operation with its receipt (never its live extracted values: those stay for collect). */
-  operationItem(operationId: string): Promise<OperationListItem | ServiceFailure>;
+  operationItem(operationId: string, as?: Requester): Promise<OperationListItem | ServiceFailure>;
 }

@@ -11,6 +11,9 @@ import type { ServiceContext } from "./serviceContext.js";
 import type { SubmitAccepted, SubmitResult } from "./serviceTypes.js";
 import type { OperationRecord } from "../store/Store.js";
 import { statusOfPhase } from "./serviceTypes.js";
+import type { Requester } from "./requester.js";
+import { OWNER } from "./requester.js";
+import { visibleTo } from "./inspectOperation.js";
 
 /**
  * Validates the task, computes its request digest and creates the operation, or returns the one
@@ -21,8 +24,14 @@ import { statusOfPhase } from "./serviceTypes.js";
  * owner's approval (nothing claims it until then), and the answer carries what the owner is asked.
  * An operation that ended BLOCKED because of errand's own environment before any browser opened
  * (isEnvironmentRefusal) is reopened by the same request: queued again, with fresh attempts.
+ *
+ * operationIds are one space for everyone, and the operation records its requester as its submitter.
+ * An id that holds an operation the requester may not see (another grant's, or any tombstone for a
+ * requester that does not see everyone's) is answered identity_mismatch "taken", the same whatever
+ * that operation's request, phase or receipt: nothing is attached, reopened or revealed, and the only
+ * thing learnt is that the id is in use (operationIds are random UUIDs, so another's are not guessed).
  */
-export async function submitOperation(ctx: ServiceContext, input: unknown): Promise<SubmitResult> {
+export async function submitOperation(ctx: ServiceContext, input: unknown, requester: Requester = OWNER): Promise<SubmitResult> {
   const validated = validateTask(input);
   if (!validated.ok) {
     const policyOnly = validated.errors.every((problem) => POLICY_CODES.has(problem.code));
@@ -50,6 +59,7 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
       taskJson: canonicalJson(task),
       details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention },
       ...(needsOwnerApproval(task, ctx.config.ownerApproval) ? { approvalTtlMs: ctx.config.approvalTtlMs } : {}),
+      submittedBy: requester.submitter,
     },
     ctx.config.journalQuotaBytes,
   );
@@ -68,6 +78,9 @@ export async function submitOperation(ctx: ServiceContext, input: unknown): Prom
     case "compacted": {
       const view = created.kind === "existing" ? await ctx.store.readOperation(task.operationId) : { kind: "compacted" as const, tombstone: created.tombstone };
       if (view === undefined) return { ok: false, code: "internal_error", message: `Operation ${task.operationId} vanished while it was being read; submit again.` };
+      if (!visibleTo(view, requester)) {
+        return { ok: false, code: "identity_mismatch", message: `operationId ${task.operationId} is already taken; nothing was created or run. Submit this task under a new operationId (a fresh random UUID).` };
+      }
       const authenticated = authenticateView(view, ctx.sealer, identity.journalId);
       if ("ok" in authenticated) return authenticated;
       if (authenticated.handle.requestDigest !== digest) {

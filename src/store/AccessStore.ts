@@ -183,15 +183,24 @@ export type RotateResult =
   /** A spent refresh token came back: the family is revoked now. */
   | { kind: "reused"; familyId: string };
 
+/**
+ * What an API token's caller sees of the operations: "own" only those it submitted; "all" every
+ * operation, as the owner does (an operator token, `errand token create --scope all`).
+ */
+export type ApiTokenScope = "own" | "all";
+
 export interface NewApiToken {
   tokenId: string;
   name: string;
   tokenHash: string;
+  /** "own" when absent. */
+  scope?: ApiTokenScope;
 }
 
 export interface ApiTokenRecord {
   tokenId: string;
   name: string;
+  scope: ApiTokenScope;
   createdMs: number;
   revokedMs: number | null;
   /** False when the row fails its MAC: it was written without the key and grants nothing. */

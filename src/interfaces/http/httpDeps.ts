@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { LookResult } from "../../executor/lookAtPage.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
+import type { Requester } from "../../operations/requester.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import type { HttpLogger } from "./httpLogger.js";
 import type { ErrandMetrics } from "./observability/errandMetrics.js";
@@ -62,6 +63,8 @@ export interface Principal {
   familyId?: string;
   tokenId?: string;
   scopes: string[];
+  /** Whose operations it sees and controls: its grant's (token family's) or its API token's own, or all for an operator token. */
+  requester: Requester;
 }
 
 export interface AppEnv {

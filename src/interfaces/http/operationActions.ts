@@ -54,7 +54,7 @@ async function record(deps: AppDeps, caller: Caller, action: string, result: str
 }
 
 export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): Promise<{ status: OperationStatus; created: boolean; handle: Handle; approval?: ApprovalView; next: string }> {
-  const result = await deps.service.submit(task);
+  const result = await deps.service.submit(task, caller.principal.requester);
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
   await record(deps, caller, "submit", result.ok ? (result.created ? "created" : result.reopened === true ? "reopened" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
@@ -62,16 +62,16 @@ export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): 
   return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
 }
 
-export async function collectOperation(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult> {
+export async function collectOperation(deps: AppDeps, caller: Caller, operationId: string, waitMs: number): Promise<OperationResult> {
   // This server's own receipts wake the wait at once; the 1 s look at the store is for other processes' runners.
-  const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 });
+  const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 }, caller.principal.requester);
   if (!result.ok) fail(result);
   return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId, result.receipt?.error?.code) };
 }
 
 /** One artifact's bytes (GET /v1/operations/{id}/artifacts/{n}): the same authorization as collect, checked against the receipt's sha256. */
-export async function readArtifactAction(deps: AppDeps, operationId: string, index: number): Promise<{ artifact: ArtifactRecord; data: Buffer }> {
-  const read = await deps.service.readArtifact(operationId, index);
+export async function readArtifactAction(deps: AppDeps, caller: Caller, operationId: string, index: number): Promise<{ artifact: ArtifactRecord; data: Buffer }> {
+  const read = await deps.service.readArtifact(operationId, index, caller.principal.requester);
   if (!read.ok) fail(read);
   return { artifact: read.artifact, data: read.data };
 }
@@ -91,8 +91,8 @@ export type ScreenshotView = {
  * collect plus the receipt's screenshots, for errand_collect: each artifact the receipt lists, read
  * and checked against its hash, within ARTIFACT_LIMITS.operationBytes for the whole result.
  */
-export async function collectWithScreenshots(deps: AppDeps, operationId: string, waitMs: number): Promise<OperationResult & { screenshots?: ScreenshotView[] }> {
-  const result = await collectOperation(deps, operationId, waitMs);
+export async function collectWithScreenshots(deps: AppDeps, caller: Caller, operationId: string, waitMs: number): Promise<OperationResult & { screenshots?: ScreenshotView[] }> {
+  const result = await collectOperation(deps, caller, operationId, waitMs);
   const listed = (result.receipt?.["artifacts"] as ArtifactRecord[] | undefined) ?? [];
   if (listed.length === 0) return result;
   let budget: number = ARTIFACT_LIMITS.operationBytes;
@@ -103,7 +103,7 @@ export async function collectWithScreenshots(deps: AppDeps, operationId: string,
       screenshots.push({ ...base, omitted: `Over this result's ${ARTIFACT_LIMITS.operationBytes}-byte bound; read it with GET /v1/operations/{id}/artifacts/${record.index}.` });
       continue;
     }
-    const read = await deps.service.readArtifact(result.handle.operationId, record.index);
+    const read = await deps.service.readArtifact(result.handle.operationId, record.index, caller.principal.requester);
     if (!read.ok) {
       screenshots.push({ ...base, omitted: read.message });
       continue;
@@ -121,7 +121,7 @@ export async function collectWithScreenshots(deps: AppDeps, operationId: string,
 export async function runTask(deps: AppDeps, caller: Caller, task: unknown, waitMs: number): Promise<OperationResult & { created: boolean }> {
   const submitted = await submitTask(deps, caller, task);
   if (submitted.status === "pending" && deps.workers === undefined) void deps.queue.kick();
-  const collected = await collectOperation(deps, submitted.handle.operationId, submitted.status === "pending" ? waitMs : 0);
+  const collected = await collectOperation(deps, caller, submitted.handle.operationId, submitted.status === "pending" ? waitMs : 0);
   await record(deps, caller, "run", collected.status, submitted.handle.operationId);
   return { ...collected, created: submitted.created };
 }
@@ -133,6 +133,14 @@ export interface QueueRunResult {
   stoppedBecause: string | null;
   lastError: string | null;
   next: string;
+}
+
+/** The attempts of a queue run the caller may see: a drain runs everyone's operations, but reports only the caller's own. */
+async function visibleAttempts(deps: AppDeps, caller: Caller, attempts: AttemptReport[]): Promise<AttemptReport[]> {
+  if (caller.principal.requester.seesAll) return attempts;
+  const visible: AttemptReport[] = [];
+  for (const attempt of attempts) if ((await deps.service.inspect(attempt.operationId, caller.principal.requester)).ok) visible.push(attempt);
+  return visible;
 }
 
 /** Starts (or joins) a drain of the queue and waits up to `waitMs` for it to end. */
@@ -157,7 +165,7 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
   }
   return {
     finished: true,
-    attempts: report.attempts,
+    attempts: await visibleAttempts(deps, caller, report.attempts),
     recovered: report.recovered.length,
     stoppedBecause: report.stoppedBecause,
     lastError: deps.queue.lastError,
@@ -165,8 +173,8 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
   };
 }
 
-export async function inspectOperation(deps: AppDeps, operationId: string): Promise<Record<string, unknown>> {
-  const result = await deps.service.inspect(operationId);
+export async function inspectOperation(deps: AppDeps, caller: Caller, operationId: string): Promise<Record<string, unknown>> {
+  const result = await deps.service.inspect(operationId, caller.principal.requester);
   if (!result.ok) fail(result);
   const rest: Record<string, unknown> = { ...result };
   delete rest["ok"];
@@ -174,7 +182,7 @@ export async function inspectOperation(deps: AppDeps, operationId: string): Prom
 }
 
 export async function cancelOperation(deps: AppDeps, caller: Caller, operationId: string, controlActionId: string | undefined): Promise<Record<string, unknown>> {
-  const result = await deps.service.control(operationId, { action: "cancel", controlActionId: controlActionId ?? crypto.randomUUID() });
+  const result = await deps.service.control(operationId, { action: "cancel", controlActionId: controlActionId ?? crypto.randomUUID() }, caller.principal.requester);
   await record(deps, caller, "cancel", result.ok ? result.outcome : result.code, operationId.slice(0, 64));
   if (!result.ok) fail(result);
   const rest: Record<string, unknown> = { ...result };

@@ -7,6 +7,11 @@ export const SECRET_PREFIX = {
   code: "errand_ac_",
   clientSecret: "errand_cs_",
   api: "errand_api_",
+  /**
+   * An operator API token (`errand token create --scope all`): it sees every operation. Its own kind
+   * puts its hash in a domain of its own, so an edited database cannot turn an "api" token into one.
+   */
+  operator: "errand_op_",
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;
 

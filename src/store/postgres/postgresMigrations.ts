@@ -354,6 +354,12 @@ ALTER TABLE secrets ADD COLUMN mac TEXT;
 `,
     authenticates: [SECRETS_TABLE],
   },
+  {
+    version: 9,
+    name: "API token scopes",
+    // SQLite's migration 14: tokens made before it keep seeing only their own operations.
+    sql: `ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'own' CHECK (scope IN ('own', 'all'));`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

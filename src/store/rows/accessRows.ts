@@ -128,12 +128,13 @@ export function toToken(row: TokenRow): OAuthTokenRecord {
 export interface ApiTokenRow {
   token_id: string;
   name: string;
+  scope: string;
   created_ms: number;
   revoked_ms: number | null;
 }
 
 export function toApiToken(row: ApiTokenRow, authentic: boolean): ApiTokenRecord {
-  return { tokenId: row.token_id, name: row.name, createdMs: row.created_ms, revokedMs: row.revoked_ms, authentic };
+  return { tokenId: row.token_id, name: row.name, scope: row.scope === "all" ? "all" : "own", createdMs: row.created_ms, revokedMs: row.revoked_ms, authentic };
 }
 
 export interface LockoutRow {

@@ -11,6 +11,7 @@ import { AUTHENTIC_ROWS_MIGRATION } from "./authenticRowsMigration.js";
 import { AUTHENTIC_OAUTH_MIGRATION } from "./authenticOAuthMigration.js";
 import { AUTHENTIC_SECRETS_MIGRATION } from "./authenticSecretsMigration.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
+import { API_TOKEN_SCOPE_MIGRATION } from "./apiTokenScopeMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -143,6 +144,7 @@ CREATE TABLE operation_tombstones (
   AUTHENTIC_ROWS_MIGRATION,
   AUTHENTIC_OAUTH_MIGRATION,
   AUTHENTIC_SECRETS_MIGRATION,
+  API_TOKEN_SCOPE_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -68,10 +68,19 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     const token = lines[0] ?? "";
     assert.match(token, /^errand_api_[A-Za-z0-9_-]{43}$/);
     assert.match(created.stderr, /tok_[0-9a-f]{16} "ci"/);
+    assert.match(created.stderr, /scope own: it sees only the operations it submits/);
+    const operator = await errand(h, ["token", "create", "--name", "ops", "--scope", "all"]);
+    assert.equal(operator.code, 0, operator.stderr);
+    const operatorToken = operator.stdout.trim();
+    assert.match(operatorToken, /^errand_op_[A-Za-z0-9_-]{43}$/, "an operator token is told apart by its prefix");
+    const wrongScope = await errand(h, ["token", "create", "--name", "x", "--scope", "everything"]);
+    assert.equal(wrongScope.code, 2);
+    assert.match(wrongScope.stderr, /--scope is "own" .* or "all"/);
     const listed = await errand(h, ["token", "list", "--json"]);
-    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { tokenId: string; name: string; revokedAt: string | null }[] } }).data.tokens;
-    assert.deepEqual(tokens.map((t) => [t.name, t.revokedAt]), [["ci", null]]);
-    assert.ok(!listed.stdout.includes(token));
+    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { tokenId: string; name: string; scope: string; revokedAt: string | null }[] } }).data.tokens;
+    assert.deepEqual(tokens.map((t) => [t.name, t.scope, t.revokedAt]), [["ci", "own", null], ["ops", "all", null]]);
+    assert.match((await errand(h, ["token", "list"])).stdout, /ops {2}scope all/);
+    assert.ok(!listed.stdout.includes(token) && !listed.stdout.includes(operatorToken));
     assert.ok(!storedBytes(h).includes(token), "only a hash of the token is stored");
 
     const served = await serve(h, [], { ERRAND_OWNER_PASSWORD: PASSWORD });
@@ -87,6 +96,7 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       const status = await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(status.status, 200);
       assert.ok((await status.json()) !== null);
+      assert.equal((await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${operatorToken}` } })).status, 200);
       const revoked = await errand(h, ["token", "revoke", "ci"]);
       assert.equal(revoked.code, 0, revoked.stderr);
       assert.equal((await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${token}` } })).status, 401, "revocation applies to the running server at once");

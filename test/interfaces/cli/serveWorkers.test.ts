@@ -61,8 +61,8 @@ function serve(errandHome: string, extra: Record<string, string> = {}): Promise<
   return startServe([], { env: baseEnv(errandHome, extra), startTimeoutMs: 60_000 });
 }
 
-async function apiToken(errandHome: string): Promise<string> {
-  const created = await errand(errandHome, ["token", "create", "--name", "test"]);
+async function apiToken(errandHome: string, scope: "own" | "all" = "own"): Promise<string> {
+  const created = await errand(errandHome, ["token", "create", "--name", "test", "--scope", scope]);
   assert.equal(created.code, 0, created.stderr);
   return created.stdout.trim();
 }
@@ -151,7 +151,8 @@ describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
 
   test("a task submitted while no server runs is completed once errand serve starts, with no call", async () => {
     const h = join(scratch, "resume");
-    const token = await apiToken(h);
+    // The owner submits on the host; an operator token sees the owner's operations.
+    const token = await apiToken(h, "all");
     const queued = task("/plain", [{ action: "expect_text", text: "Plain page" }]);
     const submitted = await errand(h, ["submit", "-", "--json"], {}, JSON.stringify(queued));
     assert.equal(submitted.code, 0, submitted.stderr);

@@ -132,9 +132,14 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.ok(status.structuredContent?.["operations"] !== undefined);
     assert.ok((status.content[0]?.text ?? "").length > 0);
 
+    // What this grant submits is recorded as its token family's (the grant, not the client id).
+    const token = await server.access.readToken(server.hasher.hash("access", provider.saved?.access_token ?? ""));
+    const grant = { submitter: `oauth:${token?.familyId ?? ""}`, seesAll: false };
     const queuedId = randomUUID();
-    const submitted = await server.ops.service.submit(readTask(queuedId));
+    const submitted = await server.ops.service.submit(readTask(queuedId), grant);
     assert.equal(submitted.ok && submitted.created, true);
+    const ownersId = randomUUID();
+    await server.ops.service.submit(readTask(ownersId));
     const queueRun = await call("errand_run_queue", { waitSeconds: 20 });
     assert.equal(queueRun.structuredContent?.["finished"], true);
     const collected = await call("errand_collect", { operationId: queuedId });
@@ -142,6 +147,8 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal((collected.structuredContent?.["receipt"] as { status: string }).status, "PASS");
     const inspected = await call("errand_inspect", { operationId: queuedId });
     assert.equal((inspected.structuredContent?.["handle"] as { phase: string }).phase, "completed");
+    const owners = await call("errand_collect", { operationId: ownersId });
+    assert.match(owners.content[0]?.text ?? "", /^operation_not_found/, "the owner's operation is not this grant's");
 
     const ranId = randomUUID();
     const ran = await call("errand_run", { task: readTask(ranId, "extract"), waitSeconds: 20 });
@@ -159,7 +166,7 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal((kept.structuredContent?.["receipt"] as Record<string, unknown>)["outputs"], undefined, "not repeated in the receipt");
 
     const writeId = randomUUID();
-    await server.ops.service.submit(writeTask(writeId));
+    await server.ops.service.submit(writeTask(writeId), grant);
     const cancelled = await call("errand_cancel", { operationId: writeId });
     assert.equal(cancelled.structuredContent?.["outcome"], "cancelled");
 

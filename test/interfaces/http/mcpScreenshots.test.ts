@@ -101,13 +101,13 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     assert.ok(regionIs(png, GREEN, { x0: 2, y0: 110, x1: png.width - 3, y1: 390 }), "the empty text field is not masked");
 
     const url = `${server.origin}/v1/operations/${operationId}/artifacts/0`;
-    const rest = await fetch(url, { headers: { authorization: `Bearer ${await server.apiToken()}` } });
+    const rest = await fetch(url, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
     assert.equal(rest.status, 200);
     assert.equal(rest.headers.get("content-type"), record.mediaType);
     assert.equal(rest.headers.get("x-errand-sha256"), record.sha256);
     assert.equal(sha256(Buffer.from(await rest.arrayBuffer())), record.sha256);
     assert.equal((await fetch(url)).status, 401, "no token, no artifact");
-    const missing = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/3`, { headers: { authorization: `Bearer ${await server.apiToken()}` } });
+    const missing = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/3`, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { code: string } }).error.code, "artifact_not_found");
   });
@@ -122,7 +122,7 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     const png = decodePng(image);
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field is masked");
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 110, x1: png.width - 3, y1: 390 }), "the text field is masked too");
-    const rest = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, { headers: { authorization: `Bearer ${await server.apiToken()}` } });
+    const rest = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
     seen.push(Buffer.from(await rest.arrayBuffer()).toString("latin1"));
     for (const [index, text] of seen.entries()) assert.ok(!carriesCanary(text, CANARY), `result ${index} carries the canary`);
   });

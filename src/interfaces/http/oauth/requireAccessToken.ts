@@ -49,7 +49,9 @@ export function requireAccessToken(deps: AppDeps, limiter: FailureLimiter): Midd
       const description = `The token lacks the "${TASKS_SCOPE}" scope.`;
       return refuse(deps, 403, { error: "insufficient_scope", error_description: description }, challenge(deps, { code: "insufficient_scope", description }));
     }
-    c.set("principal", { actor: `oauth:${record.clientId}`, kind: "oauth", clientId: record.clientId, familyId: record.familyId, scopes: record.scopes });
+    // The grant is the token family, not the client id: with Client ID Metadata Documents many people share one client id.
+    const requester = { submitter: `oauth:${record.familyId}`, seesAll: false };
+    c.set("principal", { actor: `oauth:${record.clientId}`, kind: "oauth", clientId: record.clientId, familyId: record.familyId, scopes: record.scopes, requester });
     await next();
     return undefined;
   };

@@ -47,16 +47,16 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
     const result = await submitTask(deps, caller(c), await readJson(c, deps, false));
     return c.json(result, result.created ? 201 : 200);
   });
-  api.get("/operations/:operationId", async (c) => c.json(await inspectOperation(deps, c.req.param("operationId"))));
+  api.get("/operations/:operationId", async (c) => c.json(await inspectOperation(deps, caller(c), c.req.param("operationId"))));
   api.post("/operations/:operationId/collect", async (c) => {
     const body = objectBody(await readJson(c, deps, true));
     onlyFields(body, ["waitSeconds"]);
-    return c.json(await collectOperation(deps, c.req.param("operationId"), waitMs(body, deps, 0)));
+    return c.json(await collectOperation(deps, caller(c), c.req.param("operationId"), waitMs(body, deps, 0)));
   });
   api.get("/operations/:operationId/artifacts/:index", async (c) => {
     const raw = c.req.param("index");
     if (!/^\d{1,6}$/.test(raw)) throw new ApiError("invalid_number", "The artifact index is a whole number from 0 (the receipt's artifacts[].index).");
-    const { artifact, data } = await readArtifactAction(deps, c.req.param("operationId"), Number(raw));
+    const { artifact, data } = await readArtifactAction(deps, caller(c), c.req.param("operationId"), Number(raw));
     // The raw image, never rendered as a page: its type, its hash for the caller's own check, no sniffing, no caching.
     return c.body(new Uint8Array(data), 200, {
       "content-type": artifact.mediaType,

@@ -47,8 +47,8 @@ export interface AppHarness {
   settings: ServeSettings;
   /** app.request with the Host header a browser would send. */
   request: (path: string, init?: RequestInit) => Promise<Response>;
-  /** Mints an API token directly in the store. */
-  apiToken: (name?: string) => Promise<string>;
+  /** Mints an API token directly in the store, as `errand token create` does ("own" scope unless asked). */
+  apiToken: (name?: string, scope?: "own" | "all") => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -122,9 +122,10 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
       if (!headers.has("host")) headers.set("host", `127.0.0.1:${port}`);
       return Promise.resolve(app.request(`http://127.0.0.1:${port}${path}`, { ...init, headers }));
     },
-    async apiToken(name = "test") {
-      const token = hasher.mint("api");
-      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash("api", token) });
+    async apiToken(name = "test", scope = "own") {
+      const kind = scope === "all" ? "operator" : "api";
+      const token = hasher.mint(kind);
+      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash(kind, token), scope });
       return token;
     },
     async close() {

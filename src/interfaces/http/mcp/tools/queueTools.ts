@@ -48,7 +48,7 @@ export const inspectTool = defineTool({
   }),
   listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
-  handler: ({ operationId }, { deps }) => inspectOperation(deps, operationId) as never,
+  handler: ({ operationId }, { deps, principal }) => inspectOperation(deps, { principal, via: "mcp" }, operationId) as never,
   summarize: (output) => `Operation ${output.handle.operationId}: ${output.status} (phase ${output.handle.phase}, revision ${output.handle.revision}).`,
 });
 

@@ -42,7 +42,7 @@ export const collectTool = defineTool({
   }),
   output: z.object({ ...operationResultShape, screenshots: z.array(z.record(z.string(), z.unknown())).optional().describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not).") }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
-  handler: ({ operationId, waitSeconds }, { deps }) => collectWithScreenshots(deps, operationId, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  handler: ({ operationId, waitSeconds }, { deps, principal }) => collectWithScreenshots(deps, { principal, via: "mcp" }, operationId, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
   images: (output) => (output.screenshots ?? []).flatMap((shot) => (typeof shot["data"] === "string" ? [{ type: "image" as const, data: shot["data"], mimeType: String(shot["mimeType"]) }] : [])),
   structured: (output) => {
     if (output.screenshots === undefined) return output;

@@ -261,9 +261,10 @@ export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> 
 // ---- API tokens --------------------------------------------------------------------------------
 
 export async function insertApiToken(tx: PgTx, token: NewApiToken): Promise<void> {
-  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, NULL)", [token.tokenId, token.name, token.tokenHash, tx.now]);
+  const scope = token.scope ?? "own";
+  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, $5, NULL)", [token.tokenId, token.name, token.tokenHash, scope, tx.now]);
   await sealRow(tx, API_TOKENS_TABLE, [token.tokenId]);
-  await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name });
+  await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope });
 }
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */

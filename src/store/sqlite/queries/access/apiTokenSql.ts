@@ -8,9 +8,10 @@ import { journalAuthChange } from "./authEvent.js";
 
 export function insertApiToken(ctx: SqliteContext, token: NewApiToken): void {
   const now = ctx.clock();
-  ctx.sql("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms) VALUES (?, ?, ?, ?, NULL)").run(token.tokenId, token.name, token.tokenHash, now);
+  const scope = token.scope ?? "own";
+  ctx.sql("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms) VALUES (?, ?, ?, ?, ?, NULL)").run(token.tokenId, token.name, token.tokenHash, scope, now);
   sealRow(ctx, API_TOKENS_TABLE, [token.tokenId]);
-  journalAuthChange(ctx, "api_token_created", { tokenId: token.tokenId, name: token.name }, now);
+  journalAuthChange(ctx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope }, now);
 }
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */
