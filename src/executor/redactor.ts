@@ -2,10 +2,11 @@ import { SecretPattern } from "./secretPattern.js";
 
 /**
  * Scrubs secret values from anything errand emits (receipts, final URLs, errors, observed text,
- * outputs, progress and log lines, journal bodies, HTTP results). Each registered value is found
- * case-insensitively, ignoring whitespace inside it, raw or percent-, form-, HTML-entity- or
- * JSON-encoded, and in base64 (see SecretPattern). Longer values are scrubbed first so a shorter
- * secret that is part of a longer one cannot leave a fragment behind.
+ * outputs, progress and log lines, journal bodies, HTTP results). Each registered value, and every
+ * run of at least 8 of its characters, is found case-insensitively, ignoring whitespace inside it,
+ * raw or percent-, form-, HTML-entity- or JSON-encoded, and in base64 (see SecretPattern). Longer
+ * values are scrubbed first so a shorter secret that is part of a longer one cannot leave a
+ * fragment behind.
  *
  * Short values: the registry refuses declared secrets under 8 non-whitespace characters
  * (src/secrets/secretValueRule.ts), so scrubbing never has to choose between eating ordinary text
@@ -23,11 +24,7 @@ export class Redactor {
     this.entries.sort((a, b) => b.value.length - a.value.length);
   }
 
-  /**
-   * The compiled pattern of a registered value, so the egress guard matches with the same RegExp
-   * objects: compiling one takes from tens of milliseconds to over a second for a long value full
-   * of punctuation, and V8 compiles each RegExp again for every new object.
-   */
+  /** The compiled pattern of a registered value, so the egress guard matches with the same one instead of building its own. */
   patternOf(secret: string): SecretPattern | undefined {
     return this.entries.find((entry) => entry.value === secret)?.pattern;
   }

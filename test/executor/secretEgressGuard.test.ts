@@ -35,6 +35,14 @@ describe("SecretEgressGuard", () => {
     assert.equal(guard.leak({ url: "https://other.example/x", body: "nothing here" }), null);
   });
 
+  test("leak sees a partial echo: any 8 consecutive characters of the value toward an unbound origin, 7 are not enough", () => {
+    const guard = armed();
+    assert.equal(guard.leak({ url: "https://other.example/x?p=unter%20Two%209x" }), "portal_pw");
+    assert.equal(guard.leak({ url: "https://other.example/x", body: "HUNTERTW" }), "portal_pw");
+    assert.equal(guard.leak({ url: "https://other.example/x", body: "huntert" }), null);
+    assert.equal(guard.leak({ url: `${PORTAL}/x`, body: "unter Two 9x" }), null);
+  });
+
   test("a pattern the redactor already compiled is used as is, and finds the same spellings", () => {
     const redactor = new Redactor();
     redactor.add("Hunter Two 9x");

@@ -204,6 +204,7 @@ document.addEventListener("visibilitychange",()=>send("doc-visibilitychange"));
 <div id="split"></div>
 <pre id="spaced"></pre>
 <p id="plain"></p>
+<p id="partial"></p>
 <script>
 document.getElementById("show").addEventListener("click",()=>{
   const v=document.getElementById("password").value;
@@ -212,6 +213,7 @@ document.getElementById("show").addEventListener("click",()=>{
   document.getElementById("split").innerHTML="<div>"+v.slice(0,h).replace(/</g,"&lt;")+"</div><div>"+v.slice(h).replace(/</g,"&lt;")+"</div>";
   document.getElementById("spaced").textContent=v.replace(/ /g,"   ");
   document.getElementById("plain").textContent="value: "+v;
+  document.getElementById("partial").textContent="almost: "+v.slice(1);
   history.replaceState(null,"","/echo?v="+encodeURIComponent(v));
 });</script>`,
           ),
