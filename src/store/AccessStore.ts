@@ -1,3 +1,5 @@
+import type { UnauthenticRow } from "./Store.js";
+
 /**
  * Durable state of who may call errand over HTTP: the owner's password hash, OAuth clients,
  * authorization codes, token families (access and refresh tokens), API tokens and the consent
@@ -74,6 +76,12 @@ export interface AccessStore {
   readApiToken(tokenHash: string): Promise<ApiTokenRecord | undefined>;
   /** Revokes by id or by name; false when no live token has it. */
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined>;
+
+  /**
+   * The rows that grant authority this store refused since it was last asked because they failed
+   * their MAC (table and id, never secret material), so the caller can report them.
+   */
+  takeRowRefusals(): UnauthenticRow[];
 
   // ---- audit ----------------------------------------------------------------------------------
   /** Journals one action of an authenticated caller (ids, codes and outcomes only; never task content). */

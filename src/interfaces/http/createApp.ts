@@ -1,3 +1,4 @@
+import { reportRowRefusals } from "./reportRowRefusals.js";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errorResponse } from "./apiError.js";
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(securityHeaders());
   app.use(accessLog({ logger: deps.logger, clock }));
+  app.use(reportRowRefusals(deps));
   // Liveness answers whatever the Host header says: it reveals nothing and probes use the container IP.
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.use(hostGuard({ allowed: deps.settings.allowedHosts }));

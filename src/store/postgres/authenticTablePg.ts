@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { isAuthenticRow, rowMacOf } from "../rows/authenticRows.js";
+import { checkedRow, rowMacOf } from "../rows/authenticRows.js";
 import type { PgTx } from "./pgContext.js";
 
 const byKey = (table: AuthenticTable): string => table.key.map((k, i) => `${k} = $${i + 2}`).join(" AND ");
@@ -18,9 +18,9 @@ export async function sealRow(tx: PgTx, table: AuthenticTable, key: readonly (st
   await tx.run(`UPDATE ${table.table} SET mac = $1 WHERE ${byKey(table)}`, [rowMacOf(tx.ctx.sealer, table, row), ...key]);
 }
 
-/** The row when it passes its MAC; undefined when there is none or it fails (a failing row grants nothing). */
+/** The row when it passes its MAC; undefined when there is none or it fails (a failing row grants nothing, and is remembered for AccessStore.takeRowRefusals). */
 export function authenticRow<R>(tx: PgTx, table: AuthenticTable, row: R | undefined): R | undefined {
-  return row !== undefined && isAuthenticRow(tx.ctx.sealer, table, row as Record<string, unknown>) ? row : undefined;
+  return checkedRow(tx.ctx.sealer, table, row, tx.ctx.rowRefusals);
 }
 
 /**

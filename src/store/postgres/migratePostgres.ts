@@ -42,7 +42,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
       for (const table of migration.authenticates ?? []) await sealAllRows(client, sealer, table);
       await client.query("INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, (extract(epoch FROM now()) * 1000)::bigint)", [migration.version, migration.name]);
     }
-    await ensureJournalHeadPg(createPgTx(client, { sealer, clock: undefined, refusals: new Map() }, undefined));
+    await ensureJournalHeadPg(createPgTx(client, { sealer, clock: undefined, refusals: new Map(), rowRefusals: new Map() }, undefined));
     await client.query("COMMIT");
     return Math.max(found, supported);
   } catch (error) {

@@ -15,6 +15,7 @@ import type {
   RequestRecord,
   RotateResult,
 } from "../AccessStore.js";
+import type { UnauthenticRow } from "../Store.js";
 import type { PostgresStoreOptions } from "./openPostgresStore.js";
 import { openPostgresParts } from "./openPostgresStore.js";
 import type { PgTx } from "./pgContext.js";
@@ -92,6 +93,11 @@ class PostgresAccessStore extends PgTransactions implements AccessStore {
   }
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined> {
     return this.change((tx) => sql.revokeApiToken(tx, idOrName));
+  }
+  takeRowRefusals(): UnauthenticRow[] {
+    const refused = [...this.ctx.rowRefusals.values()];
+    this.ctx.rowRefusals.clear();
+    return refused;
   }
   recordRequest(record: RequestRecord): Promise<void> {
     return this.write((tx) => sql.recordRequest(tx, record));

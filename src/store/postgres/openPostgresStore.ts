@@ -75,7 +75,7 @@ const COMPACTION_BATCH = 200;
 /** What every PostgreSQL store opener shares: the pool, the context, and the migration every first use waits for. */
 export function openPostgresParts(options: Omit<PostgresStoreOptions, "clock"> & { clock?: () => number }): { pool: ReturnType<typeof createPostgresPool>; ctx: PgContext; ready: Promise<number> } {
   const pool = createPostgresPool({ connectionString: options.connectionString, ...(options.schema === undefined ? {} : { schema: options.schema }), ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }) });
-  const ctx: PgContext = { sealer: options.sealer, clock: options.clock, refusals: new Map() };
+  const ctx: PgContext = { sealer: options.sealer, clock: options.clock, refusals: new Map(), rowRefusals: new Map() };
   const ready = migratePostgres(pool, options.migrations ?? POSTGRES_MIGRATIONS, options.sealer, options.connectionString, options.schema);
   return { pool, ctx, ready };
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { JournalHead } from "../../journal/journalTypes.js";
-import type { IntegrityRefusal } from "../Store.js";
+import type { IntegrityRefusal, UnauthenticRow } from "../Store.js";
 
 /** What every PostgreSQL store shares across its transactions: the sealer, the optional test clock, refusals, the journal id. */
 export interface PgContext {
@@ -11,6 +11,8 @@ export interface PgContext {
   clock: (() => number) | undefined;
   /** Operations refused since the store was last asked (Store.takeIntegrityRefusals), by id. */
   refusals: Map<string, IntegrityRefusal>;
+  /** Rows that grant authority refused for a failing MAC since last asked (AccessStore.takeRowRefusals), by table and id. */
+  rowRefusals: Map<string, UnauthenticRow>;
   /** The journal's id, read from its head once (it never changes). */
   journalId?: string;
 }

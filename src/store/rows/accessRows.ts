@@ -1,5 +1,6 @@
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, isAuthenticRow } from "./authenticRows.js";
+import type { UnauthenticRow } from "../Store.js";
+import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, checkedRow } from "./authenticRows.js";
 import type { ApiTokenRecord, AuthorizationCodeRecord, ClientAuthMethod, LockoutRecord, OAuthClientRecord, OAuthTokenRecord } from "../AccessStore.js";
 
 /** Row shapes of the access tables (migration 2) and their mapping to AccessStore records. */
@@ -81,7 +82,7 @@ export function tokenWithFamilySql(placeholder: string): string {
  * client, scopes, resource and revocation; the token its kind, expiry and whether it was spent);
  * undefined when either fails, which grants nothing.
  */
-export function authenticToken(sealer: JournalSealer, joined: Readonly<Record<string, unknown>> | undefined): TokenRow | undefined {
+export function authenticToken(sealer: JournalSealer, joined: Readonly<Record<string, unknown>> | undefined, refused: Map<string, UnauthenticRow>): TokenRow | undefined {
   if (joined === undefined) return undefined;
   const family = {
     family_id: joined["family_id"],
@@ -95,7 +96,8 @@ export function authenticToken(sealer: JournalSealer, joined: Readonly<Record<st
     revoked_reason: joined["f_revoked_reason"],
     mac: joined["f_mac"],
   };
-  if (!isAuthenticRow(sealer, OAUTH_TOKENS_TABLE, joined) || !isAuthenticRow(sealer, OAUTH_FAMILIES_TABLE, family)) return undefined;
+  const token = checkedRow(sealer, OAUTH_TOKENS_TABLE, joined, refused);
+  if (checkedRow(sealer, OAUTH_FAMILIES_TABLE, family, refused) === undefined || token === undefined) return undefined;
   return {
     token_hash: joined["token_hash"] as string,
     kind: joined["kind"] as string,

@@ -52,6 +52,15 @@ export function isAuthenticRow(sealer: JournalSealer, table: AuthenticTable, row
   }
 }
 
+/** The row when it passes its MAC; undefined when there is none, or it fails (then `refused` learns which row it was). */
+export function checkedRow<R>(sealer: JournalSealer, table: AuthenticTable, row: R | undefined, refused: Map<string, UnauthenticRow>): R | undefined {
+  if (row === undefined) return undefined;
+  if (isAuthenticRow(sealer, table, row as Record<string, unknown>)) return row;
+  const named = { table: table.table, id: table.name(row as Record<string, unknown>) };
+  refused.set(`${named.table} ${named.id}`, named);
+  return undefined;
+}
+
 /** The rows of one table that fail their MAC, named by table and id (each backend reads the rows its own way). */
 export function unauthenticIn(sealer: JournalSealer, table: AuthenticTable, rows: readonly Record<string, unknown>[]): UnauthenticRow[] {
   return rows.filter((row) => !isAuthenticRow(sealer, table, row)).map((row) => ({ table: table.table, id: table.name(row) }));

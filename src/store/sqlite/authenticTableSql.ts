@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { isAuthenticRow, rowMacOf } from "../rows/authenticRows.js";
+import { checkedRow, rowMacOf } from "../rows/authenticRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 const byKey = (table: AuthenticTable): string => table.key.map((k) => `${k} = ?`).join(" AND ");
@@ -18,9 +18,9 @@ export function sealRow(ctx: SqliteContext, table: AuthenticTable, key: readonly
   ctx.sql(`UPDATE ${table.table} SET mac = ? WHERE ${byKey(table)}`).run(rowMacOf(ctx.sealer, table, row), ...key);
 }
 
-/** The row when it passes its MAC; undefined when there is none or it fails (a failing row grants nothing). */
+/** The row when it passes its MAC; undefined when there is none or it fails (a failing row grants nothing, and is remembered for AccessStore.takeRowRefusals). */
 export function authenticRow<R>(ctx: SqliteContext, table: AuthenticTable, row: R | undefined): R | undefined {
-  return row !== undefined && isAuthenticRow(ctx.sealer, table, row as Record<string, unknown>) ? row : undefined;
+  return checkedRow(ctx.sealer, table, row, ctx.rowRefusals);
 }
 
 /**

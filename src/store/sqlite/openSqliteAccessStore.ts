@@ -17,6 +17,7 @@ import type {
   RequestRecord,
   RotateResult,
 } from "../AccessStore.js";
+import type { UnauthenticRow } from "../Store.js";
 import { SqliteTransactions } from "./sqliteTransactions.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -121,6 +122,11 @@ class SqliteAccessStore extends SqliteTransactions implements AccessStore {
     return this.write(() => revokeApiToken(this.ctx, idOrName));
   }
 
+  takeRowRefusals(): UnauthenticRow[] {
+    const refused = [...this.ctx.rowRefusals.values()];
+    this.ctx.rowRefusals.clear();
+    return refused;
+  }
   recordRequest(record: RequestRecord): Promise<void> {
     return this.write(() => recordRequest(this.ctx, record));
   }

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
-import type { IntegrityRefusal } from "../Store.js";
+import type { IntegrityRefusal, UnauthenticRow } from "../Store.js";
 
 /** What every SQLite query function receives: the connection, the journal sealer and the clock. */
 export interface SqliteContext {
@@ -9,6 +9,8 @@ export interface SqliteContext {
   clock: () => number;
   /** Operations refused since the store was last asked (Store.takeIntegrityRefusals), by id. */
   refusals: Map<string, IntegrityRefusal>;
+  /** Rows that grant authority refused for a failing MAC since last asked (AccessStore.takeRowRefusals), by table and id. */
+  rowRefusals: Map<string, UnauthenticRow>;
   /** The journal's id, read from its head once (it never changes). */
   journalId?: string;
   /** A prepared statement for this SQL text, prepared once per connection. */
@@ -22,6 +24,7 @@ export function createSqliteContext(db: Database.Database, sealer: JournalSealer
     sealer,
     clock,
     refusals: new Map(),
+    rowRefusals: new Map(),
     sql(text) {
       let statement = cache.get(text);
       if (statement === undefined) {

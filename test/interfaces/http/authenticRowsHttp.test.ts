@@ -80,6 +80,10 @@ describe("rows that grant authority, over HTTP", () => {
       assert.equal((await probe()).status, 401);
       tamper(h, "UPDATE api_tokens SET revoked_ms = NULL WHERE token_id = ?", tokenId);
       assert.equal((await probe()).status, 401, "setting revoked_ms back to NULL does not revive the token");
+      assert.ok(
+        h.logs.some((l) => l.level === "warn" && /fails its MAC/.test(l.message) && l.fields?.["table"] === "api_tokens" && l.fields["id"] === tokenId),
+        "the refused row is logged by table and id",
+      );
       assert.equal((await h.request("/v1/status", { headers: { authorization: `Bearer ${apiToken}` } })).status, 200, "an untouched token still works");
 
       // The owner, who holds the key, sets the password again: only then does a login succeed.

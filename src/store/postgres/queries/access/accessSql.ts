@@ -16,7 +16,7 @@ import type {
 } from "../../../AccessStore.js";
 import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow } from "../../../rows/accessRows.js";
 import { authenticToken, joinScopes, toApiToken, toClient, toCode, toLockout, toToken, tokenWithFamilySql } from "../../../rows/accessRows.js";
-import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
+import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../../../rows/authenticRows.js";
 import { RowTamperedError } from "../../../storeErrors.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
 import { isRetriedRefresh } from "../../../refreshRetry.js";
@@ -45,7 +45,7 @@ async function journalAuthChange(tx: PgTx, change: string, details: Record<strin
 export async function selectOwnerSecret(tx: PgTx): Promise<string | undefined> {
   const row = await tx.one<{ encoded: string }>("SELECT * FROM owner_secret WHERE id = 1");
   if (row === undefined) return undefined;
-  if (!isAuthenticRow(tx.ctx.sealer, OWNER_SECRET_TABLE, row)) throw RowTamperedError.ownerPassword();
+  if (authenticRow(tx, OWNER_SECRET_TABLE, row) === undefined) throw RowTamperedError.ownerPassword();
   return row.encoded;
 }
 
@@ -181,7 +181,7 @@ export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFam
 
 /** A token with its family's client, scopes, resource and revocation, when both rows pass their MACs. */
 export async function selectToken(tx: PgTx, tokenHash: string): Promise<OAuthTokenRecord | undefined> {
-  const row = authenticToken(tx.ctx.sealer, await tx.one<Record<string, unknown>>(tokenWithFamilySql("$1"), [tokenHash]));
+  const row = authenticToken(tx.ctx.sealer, await tx.one<Record<string, unknown>>(tokenWithFamilySql("$1"), [tokenHash]), tx.ctx.rowRefusals);
   return row === undefined ? undefined : toToken(row);
 }
 

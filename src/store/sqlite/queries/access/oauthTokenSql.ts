@@ -8,7 +8,7 @@ import { journalAuthChange } from "./authEvent.js";
 
 /** A token with its family's client, scopes, resource and revocation, when both rows pass their MACs. */
 export function selectToken(ctx: SqliteContext, tokenHash: string): OAuthTokenRecord | undefined {
-  const row = authenticToken(ctx.sealer, ctx.sql(tokenWithFamilySql("?")).get(tokenHash) as Record<string, unknown> | undefined);
+  const row = authenticToken(ctx.sealer, ctx.sql(tokenWithFamilySql("?")).get(tokenHash) as Record<string, unknown> | undefined, ctx.rowRefusals);
   return row === undefined ? undefined : toToken(row);
 }
 

@@ -1,6 +1,6 @@
-import { OWNER_SECRET_TABLE, isAuthenticRow } from "../../../rows/authenticRows.js";
+import { OWNER_SECRET_TABLE } from "../../../rows/authenticRows.js";
 import { RowTamperedError } from "../../../storeErrors.js";
-import { sealRow } from "../../authenticTableSql.js";
+import { authenticRow, sealRow } from "../../authenticTableSql.js";
 import type { SqliteContext } from "../../sqliteContext.js";
 import { journalAuthChange } from "./authEvent.js";
 
@@ -8,7 +8,7 @@ import { journalAuthChange } from "./authEvent.js";
 export function selectOwnerSecret(ctx: SqliteContext): string | undefined {
   const row = ctx.sql("SELECT * FROM owner_secret WHERE id = 1").get() as { encoded: string } | undefined;
   if (row === undefined) return undefined;
-  if (!isAuthenticRow(ctx.sealer, OWNER_SECRET_TABLE, row)) throw RowTamperedError.ownerPassword();
+  if (authenticRow(ctx, OWNER_SECRET_TABLE, row) === undefined) throw RowTamperedError.ownerPassword();
   return row.encoded;
 }
 
