@@ -5,6 +5,7 @@ import { SecretError } from "../secrets/secretTypes.js";
 import { originMatchesSites } from "../secrets/secretSite.js";
 import { sessionValues } from "../sites/sessionScope.js";
 import type { SavedSession, SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
+import { SiteError } from "../sites/siteTypes.js";
 import { missingApprovals } from "../task/missingApprovals.js";
 import type { Task } from "../task/taskTypes.js";
 import type { NetworkGuard } from "./networkGuard.js";
@@ -101,7 +102,13 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   const types = task.steps.some((step) => step.action === "fill_secret");
   let site: AdmittedSite | undefined;
   if (task.site !== undefined) {
-    const definition = (await ports.sites?.lookup(task.site)) ?? null;
+    let definition: SiteDefinition | null;
+    try {
+      definition = (await ports.sites?.lookup(task.site)) ?? null;
+    } catch (error) {
+      if (error instanceof SiteError) return refuse(error.code, error.message);
+      return refuse("internal_error", `Reading the site ${task.site} failed: ${firstLine(error)}`);
+    }
     if (definition === null) return refuse("site_unknown", siteUnknownMessage(task.site));
     if (!originMatchesSites(task.target.url, definition.origins)) return refuse("site_target_outside", siteOutsideMessage(task.site, task.target.url, definition.origins));
     const session = ports.sites === undefined ? null : await ports.sites.openSession(definition);

@@ -57,7 +57,7 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
   };
 
   const openRecord = (record: SiteRecord): SavedSession | null => {
-    if (record.sealedSession === null || record.sessionState !== "saved") return null;
+    if (!record.authentic || record.sealedSession === null || record.sessionState !== "saved") return null;
     try {
       const session = JSON.parse(box.open(record.sealedSession, aad(definitionOf(record))).toString("utf8")) as SavedSession;
       if (!Array.isArray(session.cookies) || !Array.isArray(session.origins)) return null;
@@ -117,7 +117,9 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
     async lookup(name) {
       if (!isSiteName(name)) return null;
       const record = await store.readSite(name);
-      return record === null ? null : definitionOf(record);
+      if (record === null) return null;
+      if (!record.authentic) throw new SiteError("journal_tampered", `The stored definition of the site ${name} fails its MAC under the master key: it was changed without the key (its origins, perhaps), so it grants nothing. The owner sets it up again with errand site add ${name}; errand doctor lists every such row.`);
+      return definitionOf(record);
     },
 
     async openSession(site) {
@@ -164,7 +166,8 @@ function summarize(record: SiteRecord): SiteSummary {
     loggedInSelector: record.loggedInSelector,
     loginHosts: [...record.loginHosts],
     session: record.sessionState,
-    loggedIn: record.sessionState === "saved" && record.sealedSession !== null,
+    loggedIn: record.authentic && record.sessionState === "saved" && record.sealedSession !== null,
+    authentic: record.authentic,
     sessionSavedAt: record.sessionSavedMs === null ? null : new Date(record.sessionSavedMs).toISOString(),
     createdAt: new Date(record.createdMs).toISOString(),
     definedAt: new Date(record.definedMs).toISOString(),

@@ -44,6 +44,8 @@ export interface SiteSummary {
   session: SiteSessionState;
   loggedIn: boolean;
   sessionSavedAt: string | null;
+  /** False when its stored definition fails its row MAC: no task may use it until the owner sets it up again. */
+  authentic: boolean;
   createdAt: string;
   definedAt: string;
 }

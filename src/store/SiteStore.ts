@@ -47,4 +47,6 @@ export interface SiteRecord extends NewSiteRecord {
   /** When the definition was last written (created or replaced); a session is bound to it. */
   definedMs: number;
   createdMs: number;
+  /** False when the definition fails its row MAC (changed without the master key): it grants nothing. */
+  authentic: boolean;
 }

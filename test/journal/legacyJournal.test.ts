@@ -63,7 +63,7 @@ DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE sites;
 ALTER TABLE api_tokens DROP COLUMN scope;
-${AUTHENTIC_TABLES.map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
+${AUTHENTIC_TABLES.filter((t) => t.table !== "sites").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 8;`);
     })();
   } finally {

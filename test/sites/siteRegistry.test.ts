@@ -46,6 +46,7 @@ interface Backend {
   name: string;
   location: () => StoreLocation;
   rows: (location: StoreLocation) => Promise<string>;
+  exec: (location: StoreLocation, sql: string) => Promise<void>;
 }
 
 const backends: Backend[] = [
@@ -60,6 +61,15 @@ const backends: Backend[] = [
         db.close();
       }
     },
+    exec: (location, sql) => {
+      const db = new Database((location as { path: string }).path);
+      try {
+        db.exec(sql);
+        return Promise.resolve();
+      } finally {
+        db.close();
+      }
+    },
   },
   {
     name: "PostgreSQL",
@@ -68,13 +78,17 @@ const backends: Backend[] = [
       const pg = location as { url: string; schema?: string };
       return withSchemaClient(pg.url, pg.schema, async (client) => JSON.stringify([(await client.query("SELECT * FROM sites")).rows, (await client.query("SELECT * FROM journal_events")).rows]));
     },
+    exec: async (location, sql) => {
+      const pg = location as { url: string; schema?: string };
+      await withSchemaClient(pg.url, pg.schema, (client) => client.query(sql));
+    },
   },
 ];
 
 for (const backend of backends) {
   const skip = backend.name === "PostgreSQL" && database.skip !== undefined ? { skip: database.skip } : {};
   describe(`site registry on ${backend.name}`, skip, () => {
-    test(`siteRegistry (${backend.name}): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it`, async () => {
+    test(`siteRegistry (${backend.name}): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it; a definition widened without the key grants nothing`, async () => {
       const key = randomBytes(32);
       const sealer = createJournalSealer(deriveSubkey(key, "journal"));
       const location = backend.location();
@@ -109,6 +123,18 @@ for (const backend of backends) {
         const now = await registry.lookup("library");
         assert.ok(now !== null);
         assert.equal(await registry.openSession(now), null);
+        // A definition widened in the database (without the key) grants nothing: the session does not open, tasks are refused.
+        await registry.saveSession(now, session(), "saved");
+        await backend.exec(location, `UPDATE sites SET origins_json = '["https://evil.example","https://library.example.com"]' WHERE name = 'library'`);
+        await assert.rejects(registry.lookup("library"), (error: unknown) => error instanceof SiteError && error.code === "journal_tampered");
+        assert.equal(await registry.openSession({ ...now, origins: ["https://evil.example", "https://library.example.com"] }), null);
+        assert.equal((await registry.show("library"))?.authentic, false);
+        const checker = openOperationStore(location, { sealer });
+        try {
+          assert.deepEqual(await checker.findUnauthenticRows(), [{ table: "sites", id: "site library" }]);
+        } finally {
+          await checker.close();
+        }
         assert.equal(await registry.remove("library"), true);
         assert.equal(await registry.remove("library"), false);
         const operations = openOperationStore(location, { sealer });

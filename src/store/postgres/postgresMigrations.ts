@@ -1,5 +1,5 @@
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, SECRETS_TABLE } from "../rows/authenticRows.js";
+import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, SECRETS_TABLE, SITES_TABLE } from "../rows/authenticRows.js";
 
 /**
  * PostgreSQL's own forward-only migrations (numbered apart from SQLite's: each backend records its
@@ -359,6 +359,15 @@ ALTER TABLE secrets ADD COLUMN mac TEXT;
     name: "API token scopes",
     // SQLite's migration 14: tokens made before it keep seeing only their own operations.
     sql: `ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'own' CHECK (scope IN ('own', 'all'));`,
+  },
+  {
+    version: 10,
+    name: "sites authenticated",
+    // SQLite's migration 15.
+    sql: `
+ALTER TABLE sites ADD COLUMN mac TEXT;
+`,
+    authenticates: [SITES_TABLE],
   },
 ];
 

@@ -87,5 +87,12 @@ export const OAUTH_TOKENS_TABLE = authenticTable(
 );
 export const SECRETS_TABLE = authenticTable("secrets", ["name"], ["sites_json", "source_kind", "sealed", "created_ms", "updated_ms"]);
 
+/**
+ * A site's definition: the origins its saved session may be used on and its login settings. The
+ * session columns are not under the MAC: the session itself is sealed with the site's name, origins
+ * and definition time as associated data (src/sites), so it opens only for the definition it was saved under.
+ */
+export const SITES_TABLE = authenticTable("sites", ["name"], ["origins_json", "login_url", "logged_in_selector", "login_hosts_json", "defined_ms", "created_ms"], (row) => `site ${String(row["name"])}`);
+
 /** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
-export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE];
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE, SITES_TABLE];

@@ -14,7 +14,8 @@ export interface SiteRow {
   created_ms: number | string;
 }
 
-export function siteRecordOf(row: SiteRow): SiteRecord {
+/** The record of a row; `authentic` is its row MAC's verdict (rows/authenticRows SITES_TABLE). */
+export function siteRecordOf(row: SiteRow, authentic: boolean): SiteRecord {
   return {
     name: row.name,
     origins: JSON.parse(row.origins_json) as string[],
@@ -26,6 +27,7 @@ export function siteRecordOf(row: SiteRow): SiteRecord {
     sessionSavedMs: row.session_saved_ms === null ? null : Number(row.session_saved_ms),
     definedMs: Number(row.defined_ms),
     createdMs: Number(row.created_ms),
+    authentic,
   };
 }
 

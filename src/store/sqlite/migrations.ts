@@ -7,6 +7,7 @@ import { ARTIFACT_MIGRATION } from "./artifactMigration.js";
 import { JOURNAL_CHAINS_MIGRATION } from "./journalChainsMigration.js";
 import { SUBMITTER_MIGRATION } from "./submitterMigration.js";
 import { SITE_MIGRATION } from "./siteMigration.js";
+import { AUTHENTIC_SITES_MIGRATION } from "./authenticSitesMigration.js";
 import { AUTHENTIC_ROWS_MIGRATION } from "./authenticRowsMigration.js";
 import { AUTHENTIC_OAUTH_MIGRATION } from "./authenticOAuthMigration.js";
 import { AUTHENTIC_SECRETS_MIGRATION } from "./authenticSecretsMigration.js";
@@ -145,6 +146,7 @@ CREATE TABLE operation_tombstones (
   AUTHENTIC_OAUTH_MIGRATION,
   AUTHENTIC_SECRETS_MIGRATION,
   API_TOKEN_SCOPE_MIGRATION,
+  AUTHENTIC_SITES_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -103,7 +103,7 @@ function refuseAddOptions(ctx: CommandContext, action: string): void {
 function describeSite(site: SiteSummary): string {
   const session = site.session === "none" ? "no session saved" : site.session === "expired" ? "logged out (its logged-in check failed)" : `session saved ${site.sessionSavedAt ?? ""}`;
   return [
-    `${site.name}  ${site.loggedIn ? "logged in" : "not logged in"}: ${session}`,
+    `${site.name}  ${site.loggedIn ? "logged in" : "not logged in"}: ${site.authentic ? session : "its stored definition fails its MAC (changed without the key): set it up again"}`,
     `  origins      ${site.origins.join(" ")}`,
     `  login url    ${site.loginUrl ?? "-"}`,
     `  logged in if ${site.loggedInSelector ?? "- (errand cannot tell)"}`,
@@ -120,6 +120,6 @@ function printList(sites: SiteSummary[], json: boolean): number {
     printOut("no sites set up (errand site add NAME --origin ORIGIN)");
     return EXIT.pass;
   }
-  for (const site of sites) printOut(`${site.name}  ${site.loggedIn ? "logged in    " : "not logged in"}  ${site.origins.join(" ")}`);
+  for (const site of sites) printOut(`${site.name}  ${site.authentic ? (site.loggedIn ? "logged in    " : "not logged in") : "TAMPERED     "}  ${site.origins.join(" ")}`);
   return EXIT.pass;
 }
