@@ -113,6 +113,7 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       const prm = (await (await fetch(`${served.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
       assert.equal(prm.resource, "https://errand.example.com/mcp");
       assert.deepEqual(prm.authorization_servers, ["https://errand.example.com"]);
+      assert.match(served.stderr(), /ERRAND_TRUSTED_PROXIES is empty, but the public URL is https/, "an https public URL means a proxy in front: serve says it is not trusted");
     } finally {
       assert.equal(await served.stop(), 0);
     }

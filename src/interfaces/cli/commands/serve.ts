@@ -43,7 +43,8 @@ export const serveCommand: Command = {
   Behind a reverse proxy or tunnel, list its address in ERRAND_TRUSTED_PROXIES (IPs or CIDR ranges)
   so per-address limits (owner-password lockout) see the client from X-Forwarded-For; forwarded
   headers from a peer not listed there are ignored, logged once (then at most hourly) and reported
-  by "errand doctor". A password set with "errand owner set-password" counts at once.
+  by "errand doctor"; an https --public-url with none listed is warned about at start. A password
+  set with "errand owner set-password" counts at once.
   The owner console is at /owner: log in with the owner password to approve or deny tasks that
   wait for you (ERRAND_OWNER_APPROVAL) and to read recent receipts.
   Tasks run in this process, on their own: a worker pool claims queued operations as they are
@@ -243,6 +244,13 @@ async function runServe(ctx: CommandContext): Promise<number> {
         purge.unref();
 
         const bound = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+        if (publicUrl !== undefined && settings.secureCookies && trustedProxies.entries.length === 0) {
+          // An https public URL means a proxy or tunnel in front; untrusted, it makes every client one address.
+          logger.warn(
+            "ERRAND_TRUSTED_PROXIES is empty, but the public URL is https, so a proxy or tunnel is in front: errand will count every client as the proxy's address, and a stranger's wrong owner passwords will lock the owner out too. List the proxy's address (127.0.0.1,::1 when it runs on this host).",
+            { publicUrl: settings.publicOrigin },
+          );
+        }
         printOut(`errand serve: listening on http://${bound}:${listener.port}`);
         printOut(`MCP URL: ${settings.mcpResource}`);
         printOut(`REST API: ${settings.publicOrigin}/v1 (OpenAPI at /v1/openapi.json; API tokens: errand token create --name NAME)`);
