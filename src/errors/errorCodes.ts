@@ -76,9 +76,9 @@ export const ERROR_CODES = {
   circuit_open: "The provider's circuit breaker is open after repeated failures.",
   budget_exhausted: "The provider's monthly budget cap would be passed by another session.",
   // identity and storage
-  identity_mismatch: "The same operationId was submitted with a different request digest.",
+  identity_mismatch: "The same operationId was submitted with a different request digest, or is taken by an operation the caller may not see.",
   key_error: "The digest key file is missing, malformed or too short.",
-  operation_not_found: "No operation (and no tombstone of one) has this operationId.",
+  operation_not_found: "No operation (and no tombstone of one) that the caller may see has this operationId.",
   artifact_refused: "The store refused an operation's artifacts: the operation is unknown, or they pass the per-operation caps (4 artifacts, 2 MiB); nothing was kept.",
   artifact_not_found: "No artifact with this index is kept for the operation: its receipt lists none there, it expired (evidenceRetention minimal keeps them for ERRAND_RESULT_TTL) or the operation was compacted.",
   artifact_mismatch: "A kept artifact does not open under this master key or its bytes do not match the SHA-256 its receipt records; it is not served.",
