@@ -3,6 +3,9 @@
 // API token and MACs swapped between rows grant nothing, and `errand journal verify` and
 // `errand doctor` name each such row (table and id, never the secret material).
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { openAccessStoreAt, openOperationStore, openSecretStoreAt } from "../../src/app/openStores.js";
@@ -255,6 +258,25 @@ describe("rows that exist when the MAC column is added", () => {
     try {
       assert.ok(await verifyOwnerPassword(OWNER_PASSWORD, (await access.readOwnerSecret()) ?? ""));
       assert.equal((await access.readApiToken("h-old"))?.tokenId, "tok_old");
+    } finally {
+      await access.close();
+      await h.close();
+    }
+  });
+});
+
+describe("doctor under another key", () => {
+  test("says the rows were not checked because the key is not the journal's, instead of listing every row as tampered", async () => {
+    const h = openHarness();
+    const access = openAccessStoreAt(h.location, { sealer: h.sealer });
+    try {
+      await access.createApiToken({ tokenId: "tok_a", name: "a", tokenHash: "h-a" });
+      writeFileSync(join(h.home, "keys", "master.key"), `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
+      const doctor = await errandInProcess(["doctor", "--offline", "--json"], baseEnv({ ERRAND_HOME: h.home }));
+      const rows = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string }[] } }).data.checks.find((c) => c.name === "authority rows");
+      assert.equal(rows?.ok, false);
+      assert.match(rows.detail, /not checked: keys\/master\.key is not the key this database's journal was written with/);
+      assert.ok(!rows.detail.includes("tok_a"));
     } finally {
       await access.close();
       await h.close();

@@ -20,13 +20,15 @@ export async function inspectPostgres(connectionString: string, sealer?: Journal
       const schemaVersion = (await has("schema_migrations")) ? Number((await client.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations")).rows[0]?.v ?? 0) : 0;
       const ownerPasswordSet = (await has("owner_secret")) && Number((await client.query<{ n: number }>("SELECT count(*) AS n FROM owner_secret")).rows[0]?.n ?? 0) > 0;
       const breakers = (await has("provider_breakers")) ? (await client.query<{ provider: string; state: string }>("SELECT provider, state FROM provider_breakers ORDER BY provider")).rows : [];
+      const keyId = (await has("journal_head")) ? (await client.query<{ key_id: string }>("SELECT key_id FROM journal_head WHERE id = 1")).rows[0]?.key_id : undefined;
+      const keyMatchesJournal = sealer === undefined || keyId === undefined ? null : sealer.macEquals(sealer.keyId, keyId);
       let unauthenticRows: DatabaseFacts["unauthenticRows"] = null;
-      if (sealer !== undefined && schemaVersion === POSTGRES_SCHEMA_VERSION) {
+      if (sealer !== undefined && keyMatchesJournal !== false && schemaVersion === POSTGRES_SCHEMA_VERSION) {
         unauthenticRows = [];
         for (const table of AUTHENTIC_TABLES) unauthenticRows.push(...unauthenticIn(sealer, table, (await client.query<Record<string, unknown>>(`SELECT * FROM ${table.table}`)).rows));
       }
       await client.query("COMMIT");
-      return { integrity: "ok", schemaVersion, supportedVersion: POSTGRES_SCHEMA_VERSION, ownerPasswordSet, breakers, unauthenticRows };
+      return { integrity: "ok", schemaVersion, supportedVersion: POSTGRES_SCHEMA_VERSION, ownerPasswordSet, breakers, unauthenticRows, keyMatchesJournal };
     } finally {
       client.release();
     }

@@ -145,6 +145,9 @@ function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck
 
 /** Rows that grant authority against their MACs: each one that fails is named by table and id. */
 function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
+  if (facts.keyMatchesJournal === false) {
+    return [fail("authority rows", "not checked: keys/master.key is not the key this database's journal was written with, so no stored MAC can verify", "put back the master key that belongs to this database (from your key backup)")];
+  }
   const rows = facts.unauthenticRows;
   if (rows === null) return [];
   if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets) passes its MAC")];
