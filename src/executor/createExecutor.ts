@@ -282,6 +282,8 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       });
     },
     approveNavigation: async (url: string) => {
+      // The task's own hosts first: an off-list host is named as such, not reported as whatever its lookup gives.
+      if (!hostAllowed(url)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} goes to ${hostOf(url)}, which is not one of the task's hosts; add it to allowedHosts if it is meant.`);
       const verdict = await guard.preflight(url);
       state.network.preflight.push(verdict);
       if (verdict.verdict === "block" || verdict.href === null) throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
@@ -440,4 +442,12 @@ function withHardStop<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new HardStop()), ms);
   });
   return Promise.race([work, stop]).finally(() => clearTimeout(timer));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "a host errand cannot read";
+  }
 }

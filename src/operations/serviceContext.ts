@@ -23,7 +23,11 @@ export interface OperationsServiceOptions {
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Where artifacts (evidence screenshots) are kept; without it none are kept or served. */
   artifactStore?: ArtifactStore;
-  /** The sites an owner-declared secret is bound to, for approval summaries (null: not declared). */
+  /**
+   * The sites an owner-declared secret is bound to (null: not declared), for approval summaries and
+   * for submit's refusal of a secret the task cannot type. Without it submit leaves those refusals
+   * to the admission step, before any browser opens.
+   */
   secretSites?: (name: string) => Promise<string[] | null>;
 }
 

@@ -7,6 +7,7 @@ import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
 import { needsOwnerApproval } from "./needsOwnerApproval.js";
 import { isEnvironmentRefusal } from "./environmentRefusal.js";
+import { submitRefusals } from "./submitRefusal.js";
 import type { ServiceContext } from "./serviceContext.js";
 import type { SubmitAccepted, SubmitResult } from "./serviceTypes.js";
 import type { OperationRecord } from "../store/Store.js";
@@ -20,7 +21,9 @@ import { visibleTo } from "./inspectOperation.js";
  * that already holds the id. Same id and same digest: the same operation, nothing created or run
  * again. Same id, different digest: identity_mismatch, with the existing operation's handle. A task
  * the contract refuses (including a missing approval) creates nothing, so it can be fixed and
- * submitted again under the same id. A task ERRAND_OWNER_APPROVAL names is created awaiting the
+ * submitted again under the same id; so does a valid task already known to fail (submitRefusal:
+ * an off-list goto, a secret the owner never declared or bound to no origin the task reaches),
+ * before the owner is asked. A task ERRAND_OWNER_APPROVAL names is created awaiting the
  * owner's approval (nothing claims it until then), and the answer carries what the owner is asked.
  * An operation that ended BLOCKED because of errand's own environment before any browser opened
  * (isEnvironmentRefusal) is reopened by the same request: queued again, with fresh attempts.
@@ -45,10 +48,21 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
       problems: validated.errors,
     };
   }
+  const task = validated.value;
+  const refusals = await submitRefusals(task, { ...(ctx.secretSites === undefined ? {} : { secretSites: ctx.secretSites }) });
+  // A retry of an operation that already exists is answered from it (idempotency), whatever changed since.
+  if (refusals.length > 0 && (await ctx.store.readOperation(task.operationId)) === undefined) {
+    const first = refusals[0];
+    return {
+      ok: false,
+      code: first?.code ?? "invalid_type",
+      message: `The task cannot succeed as it is, so it was refused before the owner was asked: ${first?.message ?? ""}`,
+      problems: refusals,
+    };
+  }
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
 
-  const task = validated.value;
   const digest = requestDigest(ctx.digestKey, task);
   const created = await ctx.store.createOperation(
     {

@@ -118,3 +118,24 @@ function hostMatchesSiteParts(rawHost: string, parts: SiteParts): boolean {
 function shorten(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/**
+ * True when some host `pattern` (an allowedHosts entry: a name, "*.name" or an IP literal) admits
+ * could be a host of one of `sites`, whatever the scheme and port: whether a task that may go there
+ * could ever reach an origin the secret is bound to.
+ */
+export function sitesMayMatchHostPattern(sites: readonly string[], pattern: string): boolean {
+  const lower = pattern.toLowerCase();
+  const patternWildcard = lower.startsWith("*.");
+  const patternBase = patternWildcard ? lower.slice(2) : lower;
+  return sites.some((site) => {
+    const match = /^https?:\/\/(\*\.)?(.+?)(?::\d+)?$/.exec(site);
+    if (match === null) return false;
+    const siteBase = match[2] ?? "";
+    const siteWildcard = match[1] !== undefined;
+    if (!siteWildcard && !patternWildcard) return siteBase === patternBase;
+    if (!siteWildcard) return siteBase.endsWith(`.${patternBase}`);
+    if (!patternWildcard) return patternBase.endsWith(`.${siteBase}`);
+    return siteBase === patternBase || siteBase.endsWith(`.${patternBase}`) || patternBase.endsWith(`.${siteBase}`);
+  });
+}

@@ -57,8 +57,8 @@ export function taskGuide(): TaskGuide {
     rules: [
       "Unknown fields are refused (unknown_field), never ignored.",
       "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"].",
-      "Private, loopback and metadata addresses are refused by the network policy; so are hosts outside target and allowedHosts.",
-      "Never put a password in fill or type; use fill_secret with the name of a secret the owner declared for that site (errand secret set); an undeclared name is BLOCKED (secret_unknown), a page on another origin gets nothing (secret_site_mismatch).",
+      "Private, loopback and metadata addresses are refused by the network policy; so are hosts outside target and allowedHosts (a goto to one is refused at submit: navigation_blocked).",
+      "Never put a password in fill or type; use fill_secret with the name of a secret the owner declared for that site (errand secret set); an undeclared name (secret_unknown) or a secret bound to no origin the task reaches (secret_site_mismatch: a look-alike site) is refused at submit, before the owner is asked.",
       "Ask the person before setting approved or secretApproval to true; say what the task will change.",
       "Reuse an operationId only to retry the identical task; a different task under a used id is identity_mismatch.",
     ],

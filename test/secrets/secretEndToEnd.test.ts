@@ -152,7 +152,11 @@ describe("declared secrets end to end", () => {
         const file = taskFile(scratch, { target: { url: `${sites.evil.origin}/login` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", [field]: name }, { action: "click", selector: "#go" }] });
         const run = await errand(["run", file, ...allowArgs(), "--json"], env);
         assert.equal(run.code, 4, run.stdout + run.stderr);
-        assert.equal((JSON.parse(run.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "secret_unknown");
+        // Refused at submit, before the owner is asked: no operation, no receipt, the name in the message.
+        const answer = JSON.parse(run.stdout) as { receipt: unknown; error: { code: string; message: string } };
+        assert.equal(answer.error.code, "secret_unknown");
+        assert.equal(answer.receipt, null);
+        assert.match(answer.error.message, new RegExp(`secret ${name}, which the owner has not declared`));
       }
     }
     assert.equal(sites.portal.connections() + sites.evil.connections(), connections, "no connection reached either site");

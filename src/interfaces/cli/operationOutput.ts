@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Handle } from "../../operations/handle.js";
 import type { ApprovalRequest, ServiceFailure } from "../../operations/serviceTypes.js";
+import { SUBMIT_REFUSAL_CODES } from "../../operations/submitRefusal.js";
 import type { EphemeralEvidence } from "../../receipt/receiptTypes.js";
 import { UNTRUSTED_NOTICE } from "../../receipt/untrustedText.js";
 import { POLICY_CODES } from "../../task/validateTask.js";
@@ -27,7 +28,7 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /** Exit code for a refused call: 4 for a missing approval (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
 export function exitForFailure(code: ErrorCode): number {
-  if (POLICY_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
+  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
   if (STATE_CODES.has(code)) return EXIT.fail;
   return EXIT.usage;
 }

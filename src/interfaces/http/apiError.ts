@@ -1,9 +1,12 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Problem } from "../../errors/result.js";
 import type { Handle } from "../../operations/handle.js";
+import { SUBMIT_REFUSAL_CODES } from "../../operations/submitRefusal.js";
 
 /** HTTP status for each errand error code a REST caller can receive. */
 export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503 | 507 {
+  // A valid task refused at submit because it is known to fail: like a missing approval, 422.
+  if (SUBMIT_REFUSAL_CODES.has(code)) return 422;
   switch (code) {
     case "unauthorized":
       return 401;

@@ -2,7 +2,8 @@
 // main.ts hands it the real stdin): the value comes from standard input (never argv), one trailing
 // newline is dropped, list never shows it, refusals carry their codes.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -55,5 +56,28 @@ describe("errand secret", () => {
     assert.equal(noSite.code, 2);
     const list = await secretCli(["secret", "list"], { env });
     assert.match(list.stdout, /no secrets declared/);
+  });
+
+  test("errand submit and errand run refuse an undeclared secret and a look-alike site at submit (exit 4), naming the secret and the origin; nothing is queued", async () => {
+    const env = { ERRAND_HOME: join(scratch, "refusals") };
+    assert.equal((await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com"], { env, stdin: CANARY })).code, 0);
+    const taskFile = (target: string, secret: string) => {
+      const file = join(scratch, `${randomUUID()}.json`);
+      const steps = [{ action: "fill_secret", selector: "#password", secret }, { action: "click", selector: "#login" }, { action: "expect_text", text: "Welcome" }];
+      writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: target }, risk: "reversible_write", approved: true, secretApproval: true, steps }));
+      return file;
+    };
+    const lookalike = await secretCli(["submit", taskFile("https://portal-example.com/login", "portal"), "--json"], { env });
+    assert.equal(lookalike.code, 4, lookalike.stdout + lookalike.stderr);
+    const error = (JSON.parse(lookalike.stdout) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, "secret_site_mismatch");
+    assert.match(error.message, /bound the secret portal to https:\/\/portal\.example\.com.*its target is https:\/\/portal-example\.com/);
+    const undeclared = await secretCli(["run", taskFile("https://portal.example.com/login", "bank")], { env });
+    assert.equal(undeclared.code, 4, undeclared.stderr);
+    assert.match(undeclared.stderr, /secret bank, which the owner has not declared.*errand secret set bank --site https:\/\/portal\.example\.com.*\[secret_unknown\]/);
+    const status = await secretCli(["status", "--json"], { env });
+    const phases = (JSON.parse(status.stdout) as { data: { store: { phases: Record<string, number> } } }).data.store.phases;
+    assert.ok(Object.values(phases).every((count) => count === 0), JSON.stringify(phases));
+    for (const run of [lookalike, undeclared, status]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY));
   });
 });

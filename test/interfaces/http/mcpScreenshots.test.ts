@@ -78,6 +78,8 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     site = await startRecordingServer("127.0.0.1", { "/form": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(FORM)) });
     const execute = createExecutor({ provider, guard: loopbackGuard([site.origin]), secrets: memoryVault({ FORM_SECRET: { sites: [site.origin], value: CANARY } }), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
     server = await startAppServer({ execute });
+    // The owner declares the secret the executor's vault holds: submit refuses an undeclared one.
+    await server.ops.secrets().set("FORM_SECRET", [site.origin], { kind: "stored", value: CANARY });
     const { accessToken } = await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK);
     client = new Client({ name: "screenshot-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));

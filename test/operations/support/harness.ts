@@ -14,10 +14,14 @@ import { createOperationsService } from "../../../src/operations/createOperation
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
 import type { StoreLocation } from "../../../src/app/openStores.js";
-import { openArtifactStoreAt, openOperationStore } from "../../../src/app/openStores.js";
+import { openArtifactStoreAt, openOperationStore, openSecretStoreAt } from "../../../src/app/openStores.js";
 import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
 import type { ArtifactStore } from "../../../src/store/ArtifactStore.js";
 import type { Store } from "../../../src/store/Store.js";
+import type { SecretStore } from "../../../src/store/SecretStore.js";
+import { createSealedBox } from "../../../src/keys/sealedBox.js";
+import { createSecretRegistry } from "../../../src/secrets/createSecretRegistry.js";
+import type { SecretRegistry } from "../../../src/secrets/createSecretRegistry.js";
 
 /** A clock tests move by hand. */
 export interface ManualClock {
@@ -48,6 +52,8 @@ export interface Harness {
   artifactStore: ArtifactStore | undefined;
   service: OperationsService;
   events: RunnerEvent[];
+  /** The owner's secret registry in the same store (opened on first use), as errand secret set writes it; submit reads it. */
+  secrets(): SecretRegistry;
   /** Opens another store + service on the same files (another "process"). */
   reopen(execute?: ExecuteTask): { store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined };
   close(): Promise<void>;
@@ -74,7 +80,17 @@ export function openHarness(
   const dbPath = sqliteStorePath(home);
   const location: StoreLocation = options.location ?? { backend: "sqlite", path: dbPath, busyTimeoutMs: config.busyTimeoutMs };
   const events: RunnerEvent[] = [];
-  const opened: (Store | ArtifactStore)[] = [];
+  const opened: (Store | ArtifactStore | SecretStore)[] = [];
+  let registry: SecretRegistry | undefined;
+  const secrets = (): SecretRegistry => {
+    if (registry === undefined) {
+      const store = openSecretStoreAt(location, { sealer });
+      opened.push(store);
+      registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home });
+    }
+    return registry;
+  };
+  const secretSites = async (name: string): Promise<string[] | null> => (await secrets().lookup(name))?.sites ?? null;
   const open = (execute?: ExecuteTask) => {
     const clock = options.clock === undefined ? {} : { clock: options.clock };
     const store = openOperationStore(location, { sealer, ...clock });
@@ -82,6 +98,7 @@ export function openHarness(
     opened.push(store, ...(artifactStore === undefined ? [] : [artifactStore]));
     const service = createOperationsService({
       store,
+      secretSites,
       ...(artifactStore === undefined ? {} : { artifactStore }),
       sealer,
       digestKey: key,
@@ -104,6 +121,7 @@ export function openHarness(
     artifactStore: first.artifactStore,
     service: first.service,
     events,
+    secrets,
     reopen: open,
     async close() {
       for (const store of opened) await store.close();

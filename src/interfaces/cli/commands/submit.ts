@@ -22,7 +22,9 @@ export const submitCommand: Command = {
   --json: the envelope of docs/CLI.md; data {created, handle} and, while the task waits for the
   owner, approval {url, expiresAt, summary} (url from ERRAND_PUBLIC_URL, else null).
   Exit: 0 accepted (new or existing), 7 accepted and awaiting the owner's approval, 2 invalid task
-  or identity_mismatch, 4 approval missing, 1 errand's own state (journal_quota_exceeded, journal_tampered).`,
+  or identity_mismatch, 4 approval missing or known to fail (an undeclared secret, a secret bound to
+  no origin the task reaches, a goto off the task's hosts: nothing is queued or asked of the owner),
+  1 errand's own state (journal_quota_exceeded, journal_tampered).`,
 };
 
 async function runSubmit(ctx: CommandContext): Promise<number> {
