@@ -32,7 +32,7 @@ export async function controlOperation(ctx: ServiceContext, operationId: string,
 
   const notFound = { ok: false as const, code: "operation_not_found" as const, message: `No operation has the id ${operationId}; nothing was cancelled.` };
   // The submitter never changes, so what is checked here still holds inside the cancel's transaction.
-  if (!requester.seesAll && !visibleTo(await ctx.store.readOperation(operationId.toLowerCase()), requester)) return notFound;
+  if (!requester.seesAll && !visibleTo(await ctx.store.readOperation(operationId.toLowerCase(), requester.submitter), requester)) return notFound;
 
   const startedAt = new Date(await ctx.store.now());
   const cancelledReceipt = (operation: OperationRecord, taskJson: string): Receipt =>

@@ -37,11 +37,12 @@ export function operationNotFound(operationId: string): ServiceFailure {
 export async function readAuthenticated(ctx: ServiceContext, operationId: string, requester: Requester = OWNER): Promise<AuthenticatedView | ServiceFailure> {
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
-  let view = await ctx.store.readOperation(operationId.toLowerCase());
+  const onlySubmittedBy = requester.seesAll ? undefined : requester.submitter;
+  let view = await ctx.store.readOperation(operationId.toLowerCase(), onlySubmittedBy);
   if (!visibleTo(view, requester)) return operationNotFound(operationId);
   if (view.kind === "live" && view.operation.phase === "awaiting_approval" && (view.operation.approvalExpiresMs ?? 0) <= (await ctx.store.now())) {
     await ctx.store.expireApprovals(approvalEndReceipt, 100);
-    view = await ctx.store.readOperation(operationId.toLowerCase());
+    view = await ctx.store.readOperation(operationId.toLowerCase(), onlySubmittedBy);
     if (view === undefined) return operationNotFound(operationId);
   }
   return authenticateView(view, ctx.sealer, identity.journalId);

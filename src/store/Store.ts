@@ -29,8 +29,12 @@ export interface Store {
   // ---- submit, inspect ----------------------------------------------------------------------
   /** Creates the operation, or returns what already holds its id; never overwrites anything. */
   createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult>;
-  /** The operation with its latest event and receipt event, read in one consistent snapshot. */
-  readOperation(operationId: string): Promise<OperationView | undefined>;
+  /**
+   * The operation with its latest event and receipt event, read in one consistent snapshot. With
+   * `onlySubmittedBy`, undefined unless the live row names that submitter (tombstones name none), and
+   * then after reading the row alone, so another's operation costs what an unknown id costs.
+   */
+  readOperation(operationId: string, onlySubmittedBy?: string): Promise<OperationView | undefined>;
   /**
    * Every stored event of the operation, oldest first. The attempt history is derived from these
    * (authenticated) events, never from a table an attacker could rewrite.

@@ -102,8 +102,8 @@ class PostgresStore extends PgTransactions implements Store {
   createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult> {
     return this.write((tx) => createOperation(tx, input, quotaBytes));
   }
-  readOperation(operationId: string): Promise<OperationView | undefined> {
-    return this.read((tx) => readOperation(tx, operationId));
+  readOperation(operationId: string, onlySubmittedBy?: string): Promise<OperationView | undefined> {
+    return this.read((tx) => readOperation(tx, operationId, onlySubmittedBy));
   }
   readOperationEvents(operationId: string): Promise<JournalEventRow[]> {
     return this.read((tx) => readOperationEvents(tx, operationId));

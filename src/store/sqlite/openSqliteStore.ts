@@ -119,8 +119,8 @@ class SqliteStore extends SqliteTransactions implements Store {
   createOperation(input: NewOperation, quotaBytes: number): Promise<CreateOperationResult> {
     return this.write(() => createOperation(this.ctx, input, quotaBytes));
   }
-  readOperation(operationId: string): Promise<OperationView | undefined> {
-    return this.read(() => readOperation(this.ctx, operationId));
+  readOperation(operationId: string, onlySubmittedBy?: string): Promise<OperationView | undefined> {
+    return this.read(() => readOperation(this.ctx, operationId, onlySubmittedBy));
   }
   readOperationEvents(operationId: string): Promise<JournalEventRow[]> {
     return this.read(() => readOperationEvents(this.ctx, operationId));

@@ -6,9 +6,10 @@ import { latestEventOf } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
 
-/** The operation, its latest event and its receipt event, or its tombstone; run in one read transaction. */
-export async function readOperation(tx: PgTx, operationId: string): Promise<OperationView | undefined> {
+/** The operation, its latest event and its receipt event, or its tombstone; run in one read transaction (Store.readOperation). */
+export async function readOperation(tx: PgTx, operationId: string, onlySubmittedBy?: string): Promise<OperationView | undefined> {
   const row = await selectOperationRow(tx, operationId);
+  if (onlySubmittedBy !== undefined && row?.submitted_by !== onlySubmittedBy) return undefined;
   if (row === undefined) {
     const tombstone = await selectTombstone(tx, operationId);
     return tombstone === undefined ? undefined : { kind: "compacted", tombstone };

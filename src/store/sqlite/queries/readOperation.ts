@@ -5,9 +5,10 @@ import type { EventRow, TombstoneRow } from "../../rows/operationRows.js";
 import { toEvent, toOperation, toTombstone } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
-/** The operation, its latest event and its receipt event, or its tombstone; run in one read transaction. */
-export function readOperation(ctx: SqliteContext, operationId: string): OperationView | undefined {
+/** The operation, its latest event and its receipt event, or its tombstone; run in one read transaction (Store.readOperation). */
+export function readOperation(ctx: SqliteContext, operationId: string, onlySubmittedBy?: string): OperationView | undefined {
   const row = selectOperationRow(ctx, operationId);
+  if (onlySubmittedBy !== undefined && row?.submitted_by !== onlySubmittedBy) return undefined;
   if (row === undefined) {
     const tombstone = selectTombstone(ctx, operationId);
     return tombstone === undefined ? undefined : { kind: "compacted", tombstone };
