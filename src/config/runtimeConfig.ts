@@ -13,7 +13,7 @@ import { DAY, MINUTE, MiB, SECOND } from "./units.js";
 export interface RuntimeConfig {
   /** Directory holding errand.db and keys/. Env ERRAND_HOME; default $XDG_STATE_HOME/errand or ~/.local/state/errand (see resolveErrandHome). */
   errandHome: string;
-  /** How long a claimed operation belongs to its runner without a heartbeat (ms). Env ERRAND_LEASE_MS. Default 90 s. */
+  /** How long a claimed operation belongs to its runner without a heartbeat (ms). Env ERRAND_LEASE_MS (at least MIN_LEASE_MS). Default 90 s. */
   leaseMs: number;
   /** How often a runner renews its lease (ms). Derived: a third of the lease, so two heartbeats may be missed. */
   heartbeatMs: number;
@@ -89,10 +89,26 @@ interface IntegerSetting {
   field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "databaseUrl">;
   min: number;
   max: number;
+  /** Why the minimum is what it is, said when a value below it is refused. */
+  minReason?: string;
 }
 
+/**
+ * The shortest lease errand accepts (ms). A runner renews every third of its lease, so a lease this
+ * short already survives a stall of only about a second (a paused process, a loaded machine, a busy
+ * SQLite lock the connection waits for synchronously); a shorter one would be lost by live runners,
+ * and every read they were running would run again.
+ */
+export const MIN_LEASE_MS = 2 * SECOND;
+
 const ENV_SETTINGS: readonly IntegerSetting[] = [
-  { env: "ERRAND_LEASE_MS", field: "leaseMs", min: 300, max: 24 * 60 * MINUTE },
+  {
+    env: "ERRAND_LEASE_MS",
+    field: "leaseMs",
+    min: MIN_LEASE_MS,
+    max: 24 * 60 * MINUTE,
+    minReason: "a shorter lease is lost by a live runner that is merely stalled (a loaded machine, a paused process), and its reads run again; keep it at 30000 or more on a busy machine",
+  },
   { env: "ERRAND_RETRY_DELAY_MS", field: "retryDelayMs", min: 0, max: 24 * 60 * MINUTE },
   { env: "ERRAND_MAX_ATTEMPTS", field: "maxAttempts", min: 1, max: 10 },
   { env: "ERRAND_BROWSER_TIMEOUT_MS", field: "browserTimeoutMs", min: 100, max: 60 * MINUTE },
@@ -155,6 +171,9 @@ function parseResultTtl(raw: string): number {
 
 function parseBoundedInteger(raw: string, setting: IntegerSetting): number {
   const value = /^\d{1,16}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (Number.isSafeInteger(value) && value < setting.min && setting.minReason !== undefined) {
+    throw new ConfigError(`${setting.env}="${raw.slice(0, 40)}" is too short: the minimum is ${setting.min}, because ${setting.minReason}.`);
+  }
   if (!Number.isSafeInteger(value) || value < setting.min || value > setting.max) {
     throw new ConfigError(`${setting.env}="${raw.slice(0, 40)}" is not usable: give an integer from ${setting.min} to ${setting.max}.`);
   }

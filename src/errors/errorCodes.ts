@@ -82,7 +82,7 @@ export const ERROR_CODES = {
   artifact_refused: "The store refused an operation's artifacts: the operation is unknown, or they pass the per-operation caps (4 artifacts, 2 MiB); nothing was kept.",
   artifact_not_found: "No artifact with this index is kept for the operation: its receipt lists none there, it expired (evidenceRetention minimal keeps them for ERRAND_RESULT_TTL) or the operation was compacted.",
   artifact_mismatch: "A kept artifact does not open under this master key or its bytes do not match the SHA-256 its receipt records; it is not served.",
-  lease_expired: "The runner holding an attempt stopped renewing its lease (crash, kill, lost database).",
+  lease_expired: "An attempt's lease ran out before its runner renewed it: the runner crashed, was killed or lost the database, or was alive but starved of CPU for longer than the lease (then it says so itself).",
   journal_quota_exceeded: "The journal has reached its storage quota; compact it before submitting more.",
   journal_tampered: "The journal or an operation's stored state does not match its MACs.",
   store_busy: "The database stayed locked by other errand processes for too long.",

@@ -5,14 +5,21 @@ import { readStoredTask } from "./readStoredTask.js";
 import { synthesizeReceipt } from "./synthesizeReceipt.js";
 
 /**
- * What becomes of an operation whose runner stopped renewing its lease (the attempt counts):
+ * Who found the lease expired: "recovery" (any runner's lease recovery, which cannot tell a crashed
+ * runner from a live one starved of CPU), or "own_runner" (the runner of the attempt itself, alive,
+ * whose renewal or boundary crossing the store refused because the lease had run out).
+ */
+export type ExpiryWitness = "recovery" | "own_runner";
+
+/**
+ * What becomes of an operation whose lease ran out without renewal (the attempt counts):
  * - read_only with attempts left and no cancel pending: back to the queue, eligible at once;
  * - read_only otherwise: FAIL (or CANCELLED when a cancel was pending);
  * - a write past its mutation boundary: UNCERTAIN, never retried;
  * - a write before it: BLOCKED (or CANCELLED). The boundary is recorded durably before the
  *   executor may dispatch the first mutating step, so "not crossed" here is proven, not assumed.
  */
-export function decideExpiredLease(expired: ExpiredLease, now: Date): AttemptResolution {
+export function decideExpiredLease(expired: ExpiredLease, now: Date, witness: ExpiryWitness = "recovery"): AttemptResolution {
   const { operation } = expired;
   const crossed = operation.mutationBoundary === "crossed";
   if (operation.risk === "read_only" && operation.attempts < operation.maxAttempts && !operation.cancelRequested) {
@@ -20,7 +27,10 @@ export function decideExpiredLease(expired: ExpiredLease, now: Date): AttemptRes
   }
   let status: ReceiptStatus;
   let message: string;
-  const lost = `The runner of attempt ${operation.attempts} stopped renewing its lease (it crashed, was killed or lost the database)`;
+  const lost =
+    witness === "recovery"
+      ? `The lease of attempt ${operation.attempts} ran out without renewal (its runner crashed, was killed, lost the database, or was alive but starved of CPU for longer than the lease)`
+      : `The runner of attempt ${operation.attempts} was alive, but its lease ran out before it could renew it (starved of CPU or slow to reach the store for longer than the lease), so it stopped the attempt`;
   if (crossed) {
     status = "UNCERTAIN";
     message = `${lost} after the write crossed its mutation boundary: the change may or may not have happened. Check the site before acting again; errand will not retry it.`;

@@ -1,17 +1,21 @@
-import type { LeaseRef, Store } from "../store/Store.js";
-import { AttemptStop } from "./attemptStop.js";
+import type { LeaseCheck, LeaseRef, Store } from "../store/Store.js";
+import { AttemptStop, leaseLostStop } from "./attemptStop.js";
+import type { LeaseLoss } from "./attemptStop.js";
 
 export interface LeaseKeeper {
-  /** The lease was found to belong to no one or to someone else: nothing of this attempt may be written. */
-  readonly lost: boolean;
+  /** Set once the lease is known lost (see LeaseLoss): nothing more of this attempt may reach the site. */
+  readonly lost: LeaseLoss | undefined;
   /** A cancel request was seen. */
   readonly cancelRequested: boolean;
-  /** Stops heartbeats and polls (the lease then expires unless the attempt is finished). */
+  /** Records a loss found elsewhere (the boundary crossing), so the attempt is stopped and resolved as one. */
+  noteLost(loss: LeaseLoss): void;
+  /** Stops renewals and polls (the lease then expires unless the attempt is finished). */
   stop(): void;
 }
 
 export interface LeaseKeeperOptions {
   leaseMs: number;
+  /** How long after the last renewal was sent the next one is sent (a third of the lease). */
   heartbeatMs: number;
   cancelPollMs: number;
   /** Aborted with an AttemptStop when the lease is lost or a cancel is requested. */
@@ -19,22 +23,34 @@ export interface LeaseKeeperOptions {
   onStoreError?: (message: string) => void;
 }
 
+/** Pause before a renewal the store failed is tried again: a tenth of the lease, at least 100 ms. */
+function retryMs(leaseMs: number, heartbeatMs: number): number {
+  return Math.min(heartbeatMs, Math.max(100, Math.floor(leaseMs / 10)));
+}
+
 /**
- * Keeps an attempt's lease alive: renews it every heartbeatMs (a third of the lease, so two missed
- * heartbeats are survivable) and reads the cancel flag every cancelPollMs. A store that is briefly
- * busy is not a lost lease; a renewal that finds another token (or none) is.
+ * Keeps an attempt's lease alive until stop(). Renewals run on a loop of their own, never behind the
+ * cancel poll or the attempt's work: each is sent heartbeatMs after the previous one was sent (so a
+ * slow store or a stalled process does not push the next one later), at once when the process
+ * resumes after a stall longer than that, and again soon after a store error. Two renewals may be
+ * missed before the lease runs out. A renewal or poll that finds the lease expired or taken stops
+ * the attempt; a store that is briefly busy is not a lost lease.
  */
 export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKeeperOptions): LeaseKeeper {
-  let lost = false;
+  let lost: LeaseLoss | undefined;
   let cancelRequested = false;
   let stopped = false;
-  let inFlight = false;
+  const timers = new Set<NodeJS.Timeout>();
 
-  const observe = (check: { held: boolean; cancelRequested: boolean }): void => {
+  const lose = (loss: LeaseLoss): void => {
+    if (stopped || lost !== undefined) return;
+    lost = loss;
+    options.controller.abort(leaseLostStop(loss));
+  };
+  const observe = (check: LeaseCheck): void => {
     if (stopped) return;
     if (!check.held) {
-      lost = true;
-      options.controller.abort(new AttemptStop("lease_lost", "This runner no longer holds the operation's lease."));
+      lose(check.expired === true ? "expired" : "taken");
       return;
     }
     if (check.cancelRequested && !cancelRequested) {
@@ -42,19 +58,34 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
       options.controller.abort(new AttemptStop("cancelled", "The operation was cancelled."));
     }
   };
-  const tick = (step: () => Promise<{ held: boolean; cancelRequested: boolean }>) => () => {
-    if (stopped || inFlight) return;
-    inFlight = true;
-    step()
-      .then(observe)
-      .catch((error: unknown) => options.onStoreError?.(error instanceof Error ? error.message : String(error)))
-      .finally(() => {
-        inFlight = false;
-      });
+  const schedule = (run: () => void, delayMs: number): void => {
+    if (stopped || lost !== undefined) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, Math.max(0, delayMs));
+    timers.add(timer);
+  };
+  /** One loop: `ask`, then again `everyMs` after this one was sent (sooner after a store error). */
+  const loop = (ask: () => Promise<LeaseCheck>, everyMs: number, afterErrorMs: number): (() => void) => {
+    const run = (): void => {
+      if (stopped || lost !== undefined) return;
+      const sentAt = performance.now();
+      ask()
+        .then((check) => {
+          observe(check);
+          schedule(run, sentAt + everyMs - performance.now());
+        })
+        .catch((error: unknown) => {
+          options.onStoreError?.(error instanceof Error ? error.message : String(error));
+          schedule(run, afterErrorMs);
+        });
+    };
+    return run;
   };
 
-  const heartbeat = setInterval(tick(() => store.renewLease(lease, options.leaseMs)), options.heartbeatMs);
-  const poll = setInterval(tick(() => store.checkLease(lease)), options.cancelPollMs);
+  schedule(loop(() => store.renewLease(lease, options.leaseMs), options.heartbeatMs, retryMs(options.leaseMs, options.heartbeatMs)), options.heartbeatMs);
+  schedule(loop(() => store.checkLease(lease), options.cancelPollMs, options.cancelPollMs), options.cancelPollMs);
   return {
     get lost() {
       return lost;
@@ -62,10 +93,11 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
     get cancelRequested() {
       return cancelRequested;
     },
+    noteLost: lose,
     stop() {
       stopped = true;
-      clearInterval(heartbeat);
-      clearInterval(poll);
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
     },
   };
 }

@@ -5,6 +5,8 @@ import type { AttemptResolution, ClaimedOperation, FinishResult, OperationRecord
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
 import { AttemptStop } from "./attemptStop.js";
+import type { LeaseLoss } from "./attemptStop.js";
+import { decideExpiredLease } from "./decideExpiredLease.js";
 import { decideAttempt, phaseForStatus } from "./decideAttempt.js";
 import { startLeaseKeeper } from "./leaseKeeper.js";
 import { readStoredTask } from "./readStoredTask.js";
@@ -35,7 +37,9 @@ export interface AttemptRun {
  * Runs one claimed attempt to its end: checks the stored task against its digest, keeps the lease
  * alive while the executor works, records the mutation
  * boundary durably before the executor may cross it, and resolves the attempt with a write fenced
- * by the lease token. A runner that lost its lease writes nothing and reports "lease_lost".
+ * by the lease token. A runner whose lease was taken by another writes nothing; one whose lease ran
+ * out before it could renew it stops the attempt (before the boundary, if not yet crossed) and ends
+ * it as lease recovery would; both report "lease_lost".
  */
 export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wantsNext: WantsNext = () => Promise.resolve(false)): Promise<AttemptRun> {
   const { store, config } = deps;
@@ -77,9 +81,13 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
       if (controller.signal.aborted) throw stopReason(controller.signal);
       const result = await store.crossMutationBoundary(lease);
       if (result === "crossed") return;
-      const stop = result === "cancel_requested" ? new AttemptStop("cancelled", "The operation was cancelled before its first change.") : new AttemptStop("lease_lost", "This runner lost the operation's lease.");
-      controller.abort(stop);
-      throw stop;
+      if (result === "cancel_requested") {
+        const stop = new AttemptStop("cancelled", "The operation was cancelled before its first change.");
+        controller.abort(stop);
+        throw stop;
+      }
+      keeper.noteLost(result === "lease_expired" ? "expired" : "taken");
+      throw stopReason(controller.signal);
     },
     onProgress: (progress) => deps.onEvent?.({ kind: "progress", operationId: operation.operationId, progress }),
   };
@@ -94,20 +102,51 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   } finally {
     clearTimeout(overrun);
     clearTimeout(abandonTimer);
-    keeper.stop();
   }
   if (outcome === "abandoned") {
+    keeper.stop();
     // Nothing of this attempt is written: its lease runs out and recovery decides (UNCERTAIN for a write past its boundary).
     deps.onEvent?.({ kind: "abandoned", operationId: operation.operationId, attempt });
     const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
     return { report: { operationId: operation.operationId, attempt, outcome: "abandoned", phase: null, status: null }, next };
   }
-  let finalOutcome = stoppedForTime(controller.signal, outcome);
-  if (keeper.lost) {
-    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
-    const next = (await wantsNext()) ? await store.claimNext(deps.runnerId, config.leaseMs, deps.onlyOperationId) : undefined;
+  // The lease is still renewed while the outcome is kept and resolved: on a starved machine that can
+  // take longer than what is left of the lease.
+  try {
+    return await resolveOutcome(deps, claimed, keeper.lost, stoppedForTime(controller.signal, outcome), task, finish, wantsNext);
+  } finally {
+    keeper.stop();
+  }
+}
+
+/** Keeps what the attempt produced and resolves it, fenced by its lease token (see runAttempt). */
+async function resolveOutcome(
+  deps: RunnerDeps,
+  claimed: ClaimedOperation,
+  loss: LeaseLoss | undefined,
+  outcome: AttemptOutcome,
+  task: Task,
+  finish: (resolve: (current: OperationRecord) => AttemptResolution) => Promise<FinishResult>,
+  wantsNext: WantsNext,
+): Promise<AttemptRun> {
+  const { operation, attempt } = claimed;
+  if (loss === "expired") {
+    // Alive but starved: the lease ran out before a renewal, and the store refused to extend it. The
+    // token still holds the row unless someone recovered it since, so the runner ends the attempt
+    // as recovery would, and says why. It resolves before it asks for more work, since asking may
+    // run this process's own lease recovery, which would take the expired lease without knowing why.
+    const { applied } = await deps.store.finishAttempt(claimed.lease, (current) => decideExpiredLease({ operation: current, taskJson: claimed.taskJson }, new Date(), "own_runner"));
+    const next = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
+    const phase = applied === undefined ? null : applied.kind === "requeue" ? "queued" : applied.phase;
+    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss: applied === undefined ? "taken" : "expired", phase });
+    return { report: { ...lost(claimed), phase, status: applied?.kind === "finish" ? applied.receipt.status : null }, next };
+  }
+  if (loss === "taken") {
+    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss, phase: null });
+    const next = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
     return { report: lost(claimed), next };
   }
+  let finalOutcome = outcome;
 
   if (deps.holdResult !== undefined && hasValues(finalOutcome.ephemeral)) {
     try {
@@ -129,10 +168,10 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     }
   }
   const { applied, next } = await finish((current) =>
-    decideAttempt({ operation: current, receipt: finalOutcome.receipt, retention: task.evidenceRetention, retryDelayMs: config.retryDelayMs }),
+    decideAttempt({ operation: current, receipt: finalOutcome.receipt, retention: task.evidenceRetention, retryDelayMs: deps.config.retryDelayMs }),
   );
   if (applied === undefined) {
-    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt });
+    deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss: "taken", phase: null });
     return { report: lost(claimed), next };
   }
   return { report: reportApplied(deps, operation.operationId, attempt, applied), next };
@@ -172,7 +211,7 @@ async function finishWithout(
     return { kind: "finish", phase: phaseForStatus(status), receipt, reason: code };
   });
   if (applied === undefined) {
-    deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt });
+    deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt, loss: "taken", phase: null });
     return { report: lost(claimed), next };
   }
   return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied), next };

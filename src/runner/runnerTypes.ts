@@ -4,6 +4,7 @@ import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import type { EphemeralEvidence, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { IntegrityRefusal, OperationPhase, RecoveredLease, Store } from "../store/Store.js";
 import type { Task } from "../task/taskTypes.js";
+import type { LeaseLoss } from "./attemptStop.js";
 
 /** Everything the runner needs, injected: the store, the executor, the digest key and the timing. */
 export interface RunnerDeps {
@@ -38,7 +39,13 @@ export type RunnerEvent =
   | { kind: "progress"; operationId: string; progress: ProgressEvent }
   | { kind: "finished"; operationId: string; attempt: number; phase: OperationPhase; status: ReceiptStatus }
   | { kind: "requeued"; operationId: string; attempt: number; delayMs: number }
-  | { kind: "lease_lost"; operationId: string; attempt: number }
+  /**
+   * This runner lost the attempt's lease (see LeaseLoss). "taken": another runner recovered it and
+   * nothing of the attempt was written. "expired": the runner, alive, stopped the attempt and ended
+   * it itself as lease recovery would (`phase`: where the operation went), unless another runner
+   * recovered it first (then `phase` is null).
+   */
+  | { kind: "lease_lost"; operationId: string; attempt: number; loss: LeaseLoss; phase: OperationPhase | null }
   | { kind: "abandoned"; operationId: string; attempt: number }
   | { kind: "store_error"; operationId: string; message: string }
   /** The operation's row does not match its journal: it was not claimed, resumed or recovered (journal_tampered). */
@@ -48,7 +55,9 @@ export interface AttemptReport {
   operationId: string;
   attempt: number;
   /**
-   * "lease_lost": the attempt's outcome was discarded because another runner owns the operation now.
+   * "lease_lost": the attempt's lease ran out before this runner renewed it: its outcome was discarded
+   * (another runner recovered the operation), or the runner stopped it and ended it as lease recovery
+   * would (phase and status then say how).
    * "abandoned": the executor did not return in time even after its signal was aborted; the runner
    * stopped renewing the lease and moved on, and lease recovery resolves the operation.
    */

@@ -20,7 +20,7 @@ export interface SynthesizedReceiptInput {
 
 /**
  * A receipt for an outcome the executor did not produce: cancelled while queued, refused by an open
- * circuit, a lease that expired under a vanished runner, a stored task that no longer matches its
+ * circuit, a lease that ran out without renewal, a stored task that no longer matches its
  * digest. It states only what errand knows: no URL, no checks, no network evidence.
  */
 export function synthesizeReceipt(input: SynthesizedReceiptInput): Receipt {

@@ -48,13 +48,18 @@ export interface Store {
   claimNext(runnerId: string, leaseMs: number, onlyOperationId?: string): Promise<ClaimedOperation | undefined>;
   /** When the earliest queued operation is (or was) eligible, on the store's clock; null when nothing is queued. A read, for idle workers. */
   nextQueuedMs(): Promise<number | null>;
-  /** Extends the lease if the token still holds it; reports a pending cancel request. */
+  /**
+   * Extends the lease to now + leaseMs on the store's clock if the token still holds it and it has
+   * not expired; reports a pending cancel request. An expired lease is never extended, even before
+   * anyone recovered it: once expired it may be recovered at any moment, so it is over.
+   */
   renewLease(lease: LeaseRef, leaseMs: number): Promise<LeaseCheck>;
-  /** Reads (without writing) whether the token still holds the lease and whether cancel was asked. */
+  /** Reads (without writing) whether the token still holds an unexpired lease and whether cancel was asked. */
   checkLease(lease: LeaseRef): Promise<LeaseCheck>;
   /**
    * Records durably that the write is about to cross its mutation boundary. Refused when the lease
-   * is lost or a cancel request came first: then nothing may be dispatched.
+   * is lost or expired on the store's clock, or a cancel request came first: then nothing may be
+   * dispatched.
    */
   crossMutationBoundary(lease: LeaseRef): Promise<BoundaryResult>;
   /**
@@ -256,7 +261,7 @@ export interface AttemptRecord {
   runnerId: string;
   startedMs: number;
   endedMs: number | null;
-  /** Receipt status of the attempt, "lost" when its runner vanished, null while it runs. */
+  /** Receipt status of the attempt, "lost" when its lease ran out without renewal, null while it runs. */
   outcome: string | null;
   errorCode: string | null;
   provider: string | null;
@@ -299,9 +304,11 @@ export interface FinishResult {
 export interface LeaseCheck {
   held: boolean;
   cancelRequested: boolean;
+  /** Set when the token still names the running attempt but its lease ran out on the store's clock (nobody recovered it yet). */
+  expired?: true;
 }
 
-export type BoundaryResult = "crossed" | "lease_lost" | "cancel_requested";
+export type BoundaryResult = "crossed" | "lease_lost" | "lease_expired" | "cancel_requested";
 
 /** How an attempt ends: the operation finishes, or goes back to the queue to run again later. */
 export type AttemptResolution =

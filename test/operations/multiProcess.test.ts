@@ -17,7 +17,7 @@ import { openPostgresHarness } from "./support/postgresHarness.js";
 import { spawnRunner } from "./support/spawnRunner.js";
 import { readTask, writeTask } from "./support/tasks.js";
 
-const LEASE_MS = 1500;
+const LEASE_MS = 2000;
 let server: CountingServer;
 before(async () => {
   server = await startCountingServer();

@@ -33,7 +33,7 @@ export function createRunnerCommand(source: ExecutorSource): Command {
     maxPositionals: 0,
     run: (ctx) => runRunner(ctx, source),
     help: `errand runner [--max N] [--budget-ms MS] [--watch [--concurrency N]] [--allow-private HOST:PORT]... [--json]
-  Recovers operations whose runner vanished (expired leases), then claims and runs eligible
+  Recovers operations whose lease ran out without renewal, then claims and runs eligible
   operations one at a time until none is eligible, N attempts ran or MS milliseconds passed.
   --watch runs errand serve's worker pool without the HTTP server: up to --concurrency attempts at
   once (default ERRAND_CONCURRENCY, 2), each in its own browser context; it picks up new work within
@@ -111,7 +111,8 @@ async function watchQueue(service: Service, graceMs: number, concurrency: number
     else if (event.kind === "finished") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "finished", phase: event.phase, status: event.status });
     else if (event.kind === "requeued") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "requeued", phase: "queued", status: null });
     else if (event.kind === "refused") total.refused.push({ operationId: event.operationId, reason: event.reason });
-    else if (event.kind === "lease_lost" || event.kind === "abandoned") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: null, status: null });
+    else if (event.kind === "lease_lost") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: event.phase, status: null });
+    else if (event.kind === "abandoned") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: null, status: null });
   };
   events.add(listener);
   const pool = await service.startWorkers(concurrency === undefined ? {} : { concurrency });
@@ -152,10 +153,14 @@ function printEvent(event: RunnerEvent): void {
       printErr(`requeued  ${event.operationId}: attempt ${event.attempt} failed; eligible again in ${event.delayMs} ms`);
       break;
     case "recovered":
-      printErr(`recovered ${event.operationId}: its runner vanished; ${event.resolution === "requeue" ? "back in the queue" : `ended ${event.phase}`}`);
+      printErr(`recovered ${event.operationId}: its lease ran out without renewal (its runner crashed, was killed, lost the database, or is alive but starved of CPU); ${event.resolution === "requeue" ? "back in the queue" : `ended ${event.phase}`}`);
       break;
     case "lease_lost":
-      printErr(`lost      ${event.operationId}: another runner owns it now; this attempt's outcome was discarded`);
+      printErr(
+        event.loss === "expired"
+          ? `lost      ${event.operationId}: this runner's lease ran out before it could renew it (starved of CPU or slow to reach the store); attempt ${event.attempt} was stopped and ${event.phase === "queued" ? "is back in the queue" : `ended ${event.phase ?? "unknown"}`}`
+          : `lost      ${event.operationId}: another runner recovered it after this runner's lease ran out; this attempt's outcome was discarded`,
+      );
       break;
     case "abandoned":
       printErr(`abandoned ${event.operationId}: the browser did not return after it was stopped; its lease will expire and recovery decides`);

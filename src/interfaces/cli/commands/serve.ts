@@ -294,6 +294,8 @@ async function runServe(ctx: CommandContext): Promise<number> {
           if (event.kind === "recovered") {
             metrics?.recordLeaseRecovery(event.resolution);
             logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
+          } else if (event.kind === "lease_lost") {
+            logger.warn("lease lost", { operationId: event.operationId, attempt: event.attempt, loss: event.loss, phase: event.phase });
           }
         },
       }),

@@ -22,7 +22,7 @@ export const runQueueTool = defineTool({
         }),
       )
       .describe("Attempts made by this run (empty while still running)."),
-    recovered: z.number().int().describe("Operations recovered from runners that vanished."),
+    recovered: z.number().int().describe("Operations whose lease ran out without renewal, recovered (their runner crashed, or was alive but starved)."),
     stoppedBecause: z.string().nullable().describe("drained, max, budget or aborted; null while running."),
     lastError: z.string().nullable().describe("Why the last run of the queue failed, if it did."),
     next: nextSchema,
@@ -83,7 +83,7 @@ export const statusTool = defineTool({
     operations: z.record(z.string(), z.number()).describe("Operations per phase."),
     queue: z
       .object({
-        expiredLeases: z.number().int().describe("Running operations whose runner vanished (recovered by the next run)."),
+        expiredLeases: z.number().int().describe("Running operations whose lease ran out without renewal (recovered by the next run)."),
         delayedRetries: z.number().int().describe("Queued operations waiting for their retry delay."),
         nextEligibleAt: z.string().nullable().describe("When the next delayed retry becomes eligible."),
         drainingHere: z.boolean().describe("True while this server is running the queue."),
