@@ -65,7 +65,12 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const writes = Array.from({ length: WRITES }, () => randomUUID());
       const ids = [...reads, ...writes];
       for (const id of reads) assert.ok((await h.service.submit(readTask(id))).ok);
-      for (const id of writes) assert.ok((await h.service.submit(writeTask(id))).ok);
+      for (const id of writes) {
+        const submitted = await h.service.submit(writeTask(id));
+        assert.ok(submitted.ok);
+        // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves this one.
+        assert.ok((await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
+      }
       const runner = spawnRunner(
         {
           ERRAND_HOME: h.home,

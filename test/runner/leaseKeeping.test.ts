@@ -13,7 +13,7 @@ import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import type { Store } from "../../src/store/Store.js";
 import { createFakeExecutor } from "../operations/support/fakeExecutor.js";
 import type { Harness } from "../operations/support/harness.js";
-import { manualClock, openHarness } from "../operations/support/harness.js";
+import { REVERSIBLE_WRITES_UNATTENDED, manualClock, openHarness } from "../operations/support/harness.js";
 import { readTask, writeTask } from "../operations/support/tasks.js";
 
 const LEASE_MS = 600;
@@ -101,7 +101,7 @@ describe("leases under load", () => {
 
   test("a write whose lease ran out before its runner renewed it (nobody recovered it yet) is refused at the boundary: nothing sent, BLOCKED, and the reason says the runner was alive", async () => {
     const clock = manualClock();
-    const h = openHarness({ clock: clock.now });
+    const h = openHarness({ clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     const events: RunnerEvent[] = [];
     let sent = 0;
     try {
