@@ -121,6 +121,11 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
     // The owner (CLI, console) sees every grant's operations.
     const owners = await server.ops.service.collect(readId);
     assert.ok(owners.ok && owners.status === "completed");
+    const grantA = { submitter: `oauth:${token.familyId}`, seesAll: false };
+    const listed = (query: Parameters<typeof server.ops.service.listOperations>[1]) => server.ops.service.listOperations({ limit: 50 }, query).then((items) => items.map((i) => i.handle.operationId).sort());
+    assert.deepEqual(await listed(grantA), [readId, waitingId, queuedId].sort(), "A's list is A's operations");
+    assert.deepEqual(await listed({ submitter: "oauth:someone-else", seesAll: false }), []);
+    assert.ok((await listed(undefined)).includes(readId), "the owner's list has everyone's");
   });
 
   test("REST: a token sees only what it submitted, an operator token sees all, and an edited row hands nothing over", async () => {

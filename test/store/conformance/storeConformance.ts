@@ -244,6 +244,8 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         assert.equal((JSON.parse(view.latestEvent?.body ?? "{}") as { submittedBy?: string }).submittedBy, "oauth:family-a", "the creation event states the submitter");
         assert.equal((await s.store.readOperationTask(owners.operationId))?.operation.submittedBy, "owner", "no submitter named: the owner");
         assert.deepEqual((await s.store.listOperations({ submittedBy: "oauth:family-a", limit: 10 })).map((o) => o.operationId), [mine.operationId]);
+        assert.equal((await s.store.readOperation(mine.operationId, "oauth:family-a"))?.kind, "live");
+        assert.equal(await s.store.readOperation(mine.operationId, "oauth:family-b"), undefined, "another submitter's operation reads as no operation");
         // Someone with the database but not the key hands the owner's operation to grant A.
         await s.tamper(owners.operationId, "submitted_by", "oauth:family-a");
         await assert.rejects(s.store.cancelOperation(owners.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
