@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   invalid_secret_name: "A secret name (fill_secret's secret or envVar, or errand secret's NAME) does not match ^[A-Za-z][A-Za-z0-9_]{0,63}$.",
   conflicting_fields: "Two fields that mean the same thing are both given (fill_secret takes secret or envVar, not both).",
   use_fill_secret: "A fill or type step targets a password, secret, token or one-time-code field.",
+  text_selector_with_secret: "A task with fill_secret has a selector that matches on text or on part of an attribute (text engines, :has-text, XPath, roles by name, ^= *= $=).",
   invalid_allowed_host: "An allowedHosts entry is not a plain hostname or *.hostname pattern.",
   invalid_output_name: "An extract step's name is not a simple identifier.",
   duplicate_output_name: "Two extract steps write the same output name.",

@@ -10,7 +10,8 @@ const CREDENTIAL_HINT =
 /** A CSS escape: backslash + 1-6 hex digits (+ one optional whitespace), or backslash + any other character. */
 const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})(?:\r\n|[ \t\n\r\f])?|([^\n\r\f]))/g;
 
-function decodeCssEscapes(selector: string): string {
+/** A selector with its CSS escapes decoded, so a rule sees what the browser's CSS parser will. */
+export function decodeCssEscapes(selector: string): string {
   return selector.replace(CSS_ESCAPE, (_match, hex: string | undefined, char: string | undefined) => {
     if (hex === undefined) return char ?? "";
     const codePoint = Number.parseInt(hex, 16);

@@ -56,7 +56,7 @@ export function taskGuide(): TaskGuide {
     actions: (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({ action, fields: STEP_FIELDS[action], ...ACTION_TEXT[action] })),
     rules: [
       "Unknown fields are refused (unknown_field), never ignored.",
-      "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"].",
+      "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"]. In a task with fill_secret only CSS without text pseudo-classes or partial attribute matches (^= *= $=) is accepted, plus id=, data-testid=, nth=, visible=, and on click/fill/type/select/fill_secret one literal label alone (text=Sign in, role=button[name=\"Sign in\"]); other text, XPath and role selectors there are text_selector_with_secret.",
       "Private, loopback and metadata addresses are refused by the network policy; so are hosts outside target and allowedHosts (a goto to one is refused at submit: navigation_blocked).",
       "Never put a password in fill or type; use fill_secret with the name of a secret the owner declared for that site (errand secret set); an undeclared name (secret_unknown) or a secret bound to no origin the task reaches (secret_site_mismatch: a look-alike site) is refused at submit, before the owner is asked.",
       "Ask the person before setting approved or secretApproval to true; say what the task will change.",
@@ -108,7 +108,7 @@ export function taskGuide(): TaskGuide {
           steps: [
             { action: "fill", selector: "#email", value: "ada@example.com" },
             { action: "fill_secret", selector: "#password", secret: "PORTAL_PASSWORD" },
-            { action: "click", selector: "role=button[name=\"Sign in\"]" },
+            { action: "click", selector: "form#login button[type=submit]" },
             { action: "expect_url", url: "https://account.example.com/", match: "prefix" },
           ],
         },

@@ -12,6 +12,7 @@ import { isSiteName } from "./siteName.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
 import type { Step, Task, TaskEvidence, TaskTimeouts } from "./taskTypes.js";
 import { stepLabel } from "./stepLabel.js";
+import { textMatchingConstruct } from "./textMatchingConstruct.js";
 
 const TASK_FIELDS = [
   "schemaVersion",
@@ -193,11 +194,13 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
     return undefined;
   }
   const steps: Step[] = [];
+  const selectors: { selector: string; action: string; path: string }[] = [];
   const outputNames = new Map<string, number>();
   list.forEach((raw, index) => {
     const path = pointer("/steps", index);
     const step = readStep(reader, raw, path);
     if (step === undefined) return;
+    if ("selector" in step && step.selector !== undefined) selectors.push({ selector: step.selector, action: step.action, path: pointer(path, "selector") });
     if (step.action === "extract_text" || step.action === "extract_attribute") {
       const earlier = outputNames.get(step.name);
       if (earlier !== undefined) {
@@ -207,6 +210,18 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
     }
     steps.push(step);
   });
+  // Once a secret is typed, a selector that matches on text can read it back one character at a time.
+  if (steps.some((step) => step.action === "fill_secret")) {
+    for (const { selector, action, path } of selectors) {
+      const construct = textMatchingConstruct(selector, action);
+      if (construct === null) continue;
+      reader.report(
+        "text_selector_with_secret",
+        path,
+        `This task types a secret (fill_secret), so its selectors may not match on text or on part of an attribute, and this one uses ${construct}: which element it finds could reveal the typed value character by character. Use CSS by id, class, tag, whole attribute value or position (#search-results > li:nth-child(2), [name="q"]), or id=/data-testid=/nth=.`,
+      );
+    }
+  }
   return steps;
 }
 

@@ -39,6 +39,7 @@ const VALIDATION_CODES: ErrorCode[] = [
   "invalid_secret_name",
   "conflicting_fields",
   "use_fill_secret",
+  "text_selector_with_secret",
   "invalid_allowed_host",
   "invalid_output_name",
   "duplicate_output_name",

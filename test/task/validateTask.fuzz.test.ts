@@ -11,6 +11,7 @@ import { requestDigest } from "../../src/task/requestDigest.js";
 import { STEP_FIELDS } from "../../src/task/readStep.js";
 import { looksLikeSecretField } from "../../src/task/secretFieldSelector.js";
 import type { Task } from "../../src/task/taskTypes.js";
+import { textMatchingConstruct } from "../../src/task/textMatchingConstruct.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { POINTER_SYNTAX, parentOf, resolvePointer, withOwnKey } from "./taskFixtures.js";
 import { propertyRuns } from "../support/propertyRuns.js";
@@ -113,8 +114,11 @@ const validTask = fc
   .map((task) => {
     const out: Record<string, unknown> = { ...task };
     if (task.risk !== "read_only") out["approved"] = true;
-    if (task.steps.some((s) => s.action === "fill_secret")) out["secretApproval"] = true;
-    out["steps"] = task.steps.map((s, i) => ("name" in s ? { ...s, name: `${s.name}_${i}` } : s));
+    const typesSecret = task.steps.some((s) => s.action === "fill_secret");
+    if (typesSecret) out["secretApproval"] = true;
+    // A task that types a secret accepts only selectors that cannot match on text.
+    const safe = (s: (typeof task.steps)[number]) => (typesSecret && "selector" in s && typeof s.selector === "string" && textMatchingConstruct(s.selector, s.action) !== null ? { ...s, selector: "#a" } : s);
+    out["steps"] = task.steps.map((s, i) => ("name" in s ? { ...safe(s), name: `${s.name}_${i}` } : safe(s)));
     return out;
   });
 
