@@ -2,10 +2,10 @@ import { asErrorCode } from "../errors/errorCodes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
 import { SecretError } from "../secrets/secretTypes.js";
-import { originMatchesSites } from "../secrets/secretSite.js";
 import { sessionValues } from "../sites/sessionScope.js";
 import type { SavedSession, SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
 import { SiteError } from "../sites/siteTypes.js";
+import { siteRefusal } from "../sites/siteRefusal.js";
 import { missingApprovals } from "../task/missingApprovals.js";
 import type { Task } from "../task/taskTypes.js";
 import type { NetworkGuard } from "./networkGuard.js";
@@ -109,10 +109,9 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
       if (error instanceof SiteError) return refuse(error.code, error.message);
       return refuse("internal_error", `Reading the site ${task.site} failed: ${firstLine(error)}`);
     }
-    if (definition === null) return refuse("site_unknown", siteUnknownMessage(task.site));
-    if (!originMatchesSites(task.target.url, definition.origins)) return refuse("site_target_outside", siteOutsideMessage(task.site, task.target.url, definition.origins));
-    const session = ports.sites === undefined ? null : await ports.sites.openSession(definition);
-    if (session === null && !types) return refuse("login_required", loginRequiredMessage(task.site, ports.sites?.loginPageUrl(task.site) ?? "", "it has no saved session"));
+    const session = definition === null || ports.sites === undefined ? null : await ports.sites.openSession(definition);
+    const refusal = siteRefusal(task, definition, session !== null, ports.sites?.loginPageUrl(task.site) ?? "");
+    if (refusal !== null || definition === null) return refuse(refusal?.code ?? "site_unknown", refusal?.message ?? "");
     // The session's values are scrubbed like secrets from everything the attempt emits.
     for (const value of session === null ? [] : sessionValues(session)) redactor.add(value);
     site = { definition, session, checkLoggedIn: !types };
@@ -140,25 +139,4 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
     return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
   }
   return { admitted: true, guard, targetHref: target.href, held, redactor, preflight, ...(site === undefined ? {} : { site }) };
-}
-
-/** The refusal of a task naming a site the owner never set up; the same words at submit and at admission. */
-export function siteUnknownMessage(name: string): string {
-  return `No site named ${name} is set up; the owner sets it up with errand site add ${name} --origin https://... (errand site list shows the sites). Nothing ran.`;
-}
-
-/** The refusal of a site task whose target is off the site: its session is never loaded there. */
-export function siteOutsideMessage(name: string, target: string, origins: readonly string[]): string {
-  let origin = target;
-  try {
-    origin = new URL(target).origin;
-  } catch {
-    // The validator already refused what does not parse; the raw text is only shown.
-  }
-  return `The target ${origin} is not on the site ${name} (${origins.join(", ")}); its session is used only there. Point target.url at one of those origins, or leave "site" out. Nothing ran.`;
-}
-
-/** login_required's message: why, where the person logs in, and the sentence the assistant can show. */
-export function loginRequiredMessage(name: string, loginPageUrl: string, why: string): string {
-  return `The site ${name} is not logged in (${why}); nothing was done. Ask the person to log in at ${loginPageUrl}, then try again with a new operationId.`;
 }

@@ -1,3 +1,5 @@
+import type { SiteRefusal } from "../sites/siteRefusal.js";
+import type { Task } from "../task/taskTypes.js";
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
@@ -29,6 +31,8 @@ export interface OperationsServiceOptions {
    * to the admission step, before any browser opens.
    */
   secretSites?: (name: string) => Promise<string[] | null>;
+  /** Why a task naming a site cannot start (src/sites/siteRefusal), checked at submit before anything is created or the owner asked; absent: not checked here. */
+  siteRefusal?: (task: Task) => Promise<SiteRefusal | null>;
 }
 
 /** Shared by the service's methods. */

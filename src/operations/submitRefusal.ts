@@ -3,11 +3,14 @@ import type { Problem } from "../errors/result.js";
 import { createHostAllowlist } from "../executor/hostAllowlist.js";
 import { originMatchesSites, sitesMayMatchHostPattern } from "../secrets/secretSite.js";
 import type { Task } from "../task/taskTypes.js";
+import type { SiteRefusal } from "../sites/siteRefusal.js";
 
 /** What submit may look up about the owner's setup to tell that a task cannot succeed. */
 export interface SubmitFacts {
   /** The sites a declared secret is bound to; null when the owner never declared that name. */
   secretSites?: (name: string) => Promise<readonly string[] | null>;
+  /** Why a task naming a site cannot start (src/sites/siteRefusal, against the owner's sites now), or null. */
+  siteRefusal?: (task: Task) => Promise<SiteRefusal | null>;
 }
 
 /** One reason a valid task is known to fail before anything runs: its problems, none when it does not apply. */
@@ -78,14 +81,27 @@ const secretsTheTaskCannotType: SubmitCheck = async (task, facts) => {
 };
 
 /**
+ * A site the owner never set up, a target off the site's origins, or a task that does not log in
+ * while the site has no session (or one known to be logged out): the admission step would refuse it
+ * before any browser with the same rule and words (sites/siteRefusal).
+ */
+const siteTheTaskCannotUse: SubmitCheck = async (task, facts) => {
+  if (task.site === undefined || facts.siteRefusal === undefined) return [];
+  const refusal = await facts.siteRefusal(task);
+  if (refusal === null) return [];
+  const path = refusal.code === "site_target_outside" ? "/target/url" : "/site";
+  return [{ code: refusal.code, path, message: refusal.message.replace(/ Nothing ran\.$/, "") + ` ${AGAIN}` }];
+};
+
+/**
  * Every reason submit refuses a valid task that is already known to fail, in the order they are
  * reported. A new reason (an unknown site, a session known to be expired) is one more entry here;
  * its code goes into SUBMIT_REFUSAL_CODES.
  */
-const SUBMIT_CHECKS: readonly SubmitCheck[] = [offListGoto, secretsTheTaskCannotType];
+const SUBMIT_CHECKS: readonly SubmitCheck[] = [siteTheTaskCannotUse, offListGoto, secretsTheTaskCannotType];
 
 /** The codes submitRefusals gives: each interface answers them as a refusal (BLOCKED, HTTP 422). */
-export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["navigation_blocked", "secret_unknown", "secret_site_mismatch"]);
+export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["navigation_blocked", "secret_unknown", "secret_site_mismatch", "site_unknown", "site_target_outside", "login_required"]);
 
 /**
  * What is known to fail about a valid task before the owner is asked or anything is queued: every

@@ -100,9 +100,9 @@ describe("site tasks end to end", () => {
     assert.equal(declared.code, 0, declared.stderr);
 
     const before = await run(readTask());
-    assert.equal(before.envelope.receipt?.status, "BLOCKED", "no session yet: login_required before any browser");
-    assert.equal(before.envelope.receipt?.error?.code, "login_required");
-    assert.ok(before.envelope.receipt?.error?.message.includes(`${PUBLIC_URL}/owner/sites/library/login`), before.envelope.receipt?.error?.message);
+    assert.equal(before.code, 4, "no session yet: refused at submit, nothing queued");
+    assert.equal(before.envelope.error?.code, "login_required");
+    assert.ok(before.envelope.error?.message.includes(`${PUBLIC_URL}/owner/sites/library/login`), before.envelope.error?.message);
 
     const login = await run(loginTask());
     assert.equal(login.envelope.receipt?.status, "PASS", JSON.stringify(login.envelope.receipt?.error));
@@ -165,15 +165,23 @@ describe("site tasks end to end", () => {
     assert.match(expired.envelope.receipt?.error?.message ?? "", /Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/);
     const shown = await errand(["site", "show", "library", "--json"]);
     assert.deepEqual((JSON.parse(shown.stdout) as { data: { site: { loggedIn: boolean; session: string } } }).data.site.session, "expired");
+    const known = await run(readTask());
+    assert.equal(known.envelope.error?.code, "login_required", "a session known to be logged out is refused at submit");
+    const looked = await errand(["look", `${fixture.site.origin}/account`, "--site", "library", "--json"]);
+    assert.equal(looked.code, 4);
+    assert.equal((JSON.parse(looked.stdout) as Envelope).error?.code, "login_required", "look: the admission step refuses it too");
   });
 
   test("a target off the site and an unknown site are refused before any browser, with pointed errors", async () => {
     const outside = await run({ ...readTask(), target: { url: `${fixture.evil.origin}/account` } });
-    assert.equal(outside.envelope.receipt?.error?.code, "site_target_outside");
-    assert.match(outside.envelope.receipt?.error?.message ?? "", /is not on the site library/);
+    assert.equal(outside.code, 4);
+    assert.equal(outside.envelope.error?.code, "site_target_outside");
+    assert.match(outside.envelope.error?.message ?? "", /is not on the site library/);
     const unknown = await run({ ...readTask(), site: "nosuchsite" });
-    assert.equal(unknown.envelope.receipt?.error?.code, "site_unknown");
-    assert.match(unknown.envelope.receipt?.error?.message ?? "", /errand site add nosuchsite/);
+    assert.equal(unknown.envelope.error?.code, "site_unknown");
+    assert.match(unknown.envelope.error?.message ?? "", /errand site add nosuchsite/);
+    const looked = await errand(["look", `${fixture.evil.origin}/account`, "--site", "library", "--json"]);
+    assert.equal((JSON.parse(looked.stdout) as Envelope).error?.code, "site_target_outside", "look: the admission step refuses it too");
   });
 
   test("no site cookie or storage value, and no session value the site ever issued, is in any stream, file or database row, or reached the other origin", () => {

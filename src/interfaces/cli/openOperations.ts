@@ -11,6 +11,11 @@ import type { Store } from "../../store/Store.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
 import { openSecrets } from "./openSecrets.js";
+import { openSites } from "./openSites.js";
+import type { OpenedSites } from "./openSites.js";
+import { siteRefusal } from "../../sites/siteRefusal.js";
+import type { SiteRefusal } from "../../sites/siteRefusal.js";
+import type { Task } from "../../task/taskTypes.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess } from "./masterKey.js";
 
@@ -59,8 +64,24 @@ export function openOperations(
     secrets ??= openSecrets(config, ctx.env, "read");
     return (await secrets.registry.lookup(name))?.sites ?? null;
   };
+  let sites: OpenedSites | undefined;
+  const siteRefusalFor = async (task: Task): Promise<SiteRefusal | null> => {
+    if (task.site === undefined) return null;
+    sites ??= openSites(config, ctx.env, "read");
+    const registry = sites.registry;
+    let definition;
+    try {
+      definition = await registry.lookup(task.site);
+    } catch {
+      // A definition that fails its MAC is refused at admission, with its own code and words.
+      return null;
+    }
+    const loggedIn = definition === null ? false : ((await registry.show(task.site))?.loggedIn ?? false);
+    return siteRefusal(task, definition, loggedIn, registry.loginPageUrl(task.site));
+  };
   const service = createOperationsService({
     secretSites,
+    siteRefusal: siteRefusalFor,
     store,
     ...(artifactStore === undefined ? {} : { artifactStore }),
     sealer,
@@ -74,6 +95,7 @@ export function openOperations(
     config,
     async close() {
       await secrets?.close();
+      await sites?.close();
       await artifactStore?.close();
       await store.close();
       home.dispose();
