@@ -6,7 +6,7 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 const errorResponses = {
   "400": { description: "The request or task was refused; error.problems lists each problem with its JSON Pointer.", content: json(ref("Error")) },
   "401": { description: "No or invalid API token.", content: json(ref("Error")) },
-  "404": { description: "No such operation.", content: json(ref("Error")) },
+  "404": { description: "No such operation, or one another token submitted (this token sees only its own unless it was made with --scope all).", content: json(ref("Error")) },
   "429": { description: "Too many failed authentications; see Retry-After.", content: json(ref("Error")) },
 };
 const operationIdParam = { name: "operationId", in: "path", required: true, schema: { type: "string", format: "uuid" }, description: "The task's operationId." };
@@ -41,7 +41,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
           operationId: "submitTask",
           summary: summaryOf("submitTask"),
           requestBody: { required: true, content: json(ref("Task")) },
-          responses: { "201": { description: "Queued.", content: json(ref("Submitted")) }, "200": { description: "Already known under this operationId; nothing new was created.", content: json(ref("Submitted")) }, "409": { description: "The operationId names a different task.", content: json(ref("Error")) }, "422": { description: "Well formed but not approved.", content: json(ref("Error")) }, ...errorResponses },
+          responses: { "201": { description: "Queued.", content: json(ref("Submitted")) }, "200": { description: "Already known under this operationId; nothing new was created.", content: json(ref("Submitted")) }, "409": { description: "The operationId names a different task, or is taken by an operation this token may not see.", content: json(ref("Error")) }, "422": { description: "Well formed but not approved.", content: json(ref("Error")) }, ...errorResponses },
         },
       },
       "/v1/operations/{operationId}": {
