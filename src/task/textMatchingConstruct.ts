@@ -53,8 +53,8 @@ const ACTING = new Set(["click", "fill", "fill_secret", "type", "select"]);
  * A whole selector that names one control by a literal label: `text=Sign in`, `"Sign in"`,
  * `internal:text="Sign in"i`, `internal:label="Password"i`, `role=button[name="Sign in"]`,
  * without a regular expression. Acting on it either succeeds or ends the task, and the selector
- * offers no alternative whose choice a later step could read back, so it is a probe of at most one
- * guess per approved run, like a failed expect_text: allowed on acting steps.
+ * offers no alternative whose choice a later step could read back, so a chain of such probes stops
+ * at its first wrong guess, as a chain of expect_text steps does: allowed on acting steps.
  */
 function isLiteralLabel(part: { name: string; body: string; quoted: boolean }): boolean {
   if (part.body.includes("/")) return false;
