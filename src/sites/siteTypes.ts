@@ -48,6 +48,32 @@ export interface SiteSummary {
   authentic: boolean;
   createdAt: string;
   definedAt: string;
+  /** The site's live standing grants (authentic, unrevoked, unexpired, given under its current definition). */
+  grants: SiteGrantSummary[];
+}
+
+/** A standing grant as every listing shows it (read-only everywhere but the owner's CLI and console). */
+export interface SiteGrantSummary {
+  id: string;
+  risk: "reversible_write" | "consequential";
+  secrets: string[];
+  via: "cli" | "console";
+  grantedAt: string;
+  expiresAt: string;
+}
+
+/**
+ * A live grant with the site's origins, the fact the owner-approval decision is given: tasks on
+ * those origins, of at most that risk, typing only those secrets, need no per-task approval until
+ * `expiresMs`.
+ */
+export interface LiveSiteGrant {
+  grantId: string;
+  site: string;
+  origins: string[];
+  risk: "reversible_write" | "consequential";
+  secrets: string[];
+  expiresMs: number;
 }
 
 /**

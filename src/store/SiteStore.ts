@@ -18,7 +18,48 @@ export interface SiteStore {
    * when the site is gone, or was redefined since `definedMs` (its origins may differ): nothing is stored then.
    */
   saveSession(name: string, definedMs: number, session: SiteSessionUpdate): Promise<boolean>;
+  /**
+   * Records the owner's standing grant on a site, bound to the site's definition time, and journals
+   * it (site_changed, change "granted") in its transaction. Null when the site is gone, fails its
+   * row MAC, or was redefined since `definedMs`: nothing is granted then.
+   */
+  grantSite(grant: NewSiteGrant): Promise<SiteGrantRecord | null>;
+  /** Every grant row of the site (all sites when null), revoked and expired ones included, each with its MAC's verdict. */
+  listGrants(site: string | null): Promise<SiteGrantRecord[]>;
+  /** Ends every unrevoked grant of the site and journals it (change "grants_revoked"); the ids it ended. */
+  revokeGrants(site: string): Promise<string[]>;
   close(): Promise<void>;
+}
+
+/** A risk a standing grant can cover: read_only needs none. */
+export type GrantRisk = "reversible_write" | "consequential";
+
+export interface NewSiteGrant {
+  grantId: string;
+  site: string;
+  /** The site definition the grant was given under: a redefined site's grants cover nothing. */
+  siteDefinedMs: number;
+  risk: GrantRisk;
+  /** Sorted secret names the grant lets a task type. */
+  secrets: string[];
+  /** How long it lasts from now (the store's clock). */
+  durationMs: number;
+  /** Where the owner gave it: "cli" or "console". */
+  via: "cli" | "console";
+}
+
+export interface SiteGrantRecord {
+  grantId: string;
+  site: string;
+  siteDefinedMs: number;
+  risk: GrantRisk;
+  secrets: string[];
+  via: "cli" | "console";
+  createdMs: number;
+  expiresMs: number;
+  revokedMs: number | null;
+  /** False when the row fails its MAC (widened, extended or un-revoked without the key): it grants nothing. */
+  authentic: boolean;
 }
 
 /** What errand knows of a saved session: none saved, saved (last seen logged in or not yet checked), or seen logged out. */

@@ -53,9 +53,10 @@ ALTER TABLE journal_head DROP COLUMN format, DROP COLUMN checkpoint_operations, 
 DROP TABLE journal_checkpoint;
 DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
+DROP TABLE site_grants;
 DROP TABLE sites;
 ALTER TABLE api_tokens DROP COLUMN scope;
-${AUTHENTIC_TABLES.filter((t) => t.table !== "sites").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
+${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 3;`);
     await client.query("COMMIT");
   });

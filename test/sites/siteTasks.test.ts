@@ -138,7 +138,7 @@ describe("site tasks end to end", () => {
         return { status: response.status, text };
       };
       const status = JSON.parse((await call("GET", "/v1/status")).text) as { sites: unknown };
-      assert.deepEqual(status.sites, [{ name: "library", origins: [fixture.site.origin], loggedIn: true }]);
+      assert.deepEqual(status.sites, [{ name: "library", origins: [fixture.site.origin], loggedIn: true, grants: [] }]);
       const looked = await call("POST", "/v1/look", { url: `${fixture.site.origin}/account`, site: "library" });
       assert.equal(looked.status, 200, looked.text);
       assert.match(looked.text, /Your account/);

@@ -47,11 +47,16 @@ export interface AppDeps {
   look?: (request: unknown) => Promise<LookResult>;
 }
 
-/** A site as the assistant and API tokens see it: its name, the origins its session is used on, and whether it is logged in. */
+/**
+ * A site as the assistant and API tokens see it: its name, the origins its session is used on,
+ * whether it is logged in, and the owner's live standing grants on it (read-only: only the owner's
+ * CLI and console give or revoke one).
+ */
 export interface SiteListing {
   name: string;
   origins: string[];
   loggedIn: boolean;
+  grants: { id: string; risk: string; secrets: string[]; expiresAt: string }[];
 }
 
 /** Who is calling, once a bearer token was verified. */

@@ -1,4 +1,5 @@
-import type { NewSiteRecord, SiteRecord, SiteSessionUpdate, SiteStore } from "../SiteStore.js";
+import type { NewSiteGrant, NewSiteRecord, SiteGrantRecord, SiteRecord, SiteSessionUpdate, SiteStore } from "../SiteStore.js";
+import { insertSiteGrant, listSiteGrants, revokeSiteGrants } from "./queries/siteGrants.js";
 import type { PostgresStoreOptions } from "./openPostgresStore.js";
 import { openPostgresParts } from "./openPostgresStore.js";
 import { PgTransactions } from "./pgTransactions.js";
@@ -25,5 +26,14 @@ class PostgresSiteStore extends PgTransactions implements SiteStore {
   }
   saveSession(name: string, definedMs: number, session: SiteSessionUpdate): Promise<boolean> {
     return this.write((tx) => saveSiteSession(tx, name, definedMs, session));
+  }
+  grantSite(grant: NewSiteGrant): Promise<SiteGrantRecord | null> {
+    return this.write((tx) => insertSiteGrant(tx, grant));
+  }
+  listGrants(site: string | null): Promise<SiteGrantRecord[]> {
+    return this.read((tx) => listSiteGrants(tx, site));
+  }
+  revokeGrants(site: string): Promise<string[]> {
+    return this.write((tx) => revokeSiteGrants(tx, site));
   }
 }

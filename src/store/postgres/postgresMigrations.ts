@@ -369,6 +369,26 @@ ALTER TABLE sites ADD COLUMN mac TEXT;
 `,
     authenticates: [SITES_TABLE],
   },
+  {
+    version: 11,
+    name: "standing grants on sites",
+    // SQLite's migration 16: every row carries a MAC from its first write; the table starts empty.
+    sql: `
+CREATE TABLE site_grants (
+  grant_id        TEXT COLLATE "C" PRIMARY KEY,
+  site            TEXT COLLATE "C" NOT NULL,
+  site_defined_ms BIGINT NOT NULL,
+  risk            TEXT NOT NULL,
+  secrets_json    TEXT NOT NULL,
+  via             TEXT NOT NULL,
+  created_ms      BIGINT NOT NULL,
+  expires_ms      BIGINT NOT NULL,
+  revoked_ms      BIGINT,
+  mac             TEXT
+);
+CREATE INDEX site_grants_site ON site_grants (site, created_ms);
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -94,5 +94,17 @@ export const SECRETS_TABLE = authenticTable("secrets", ["name"], ["sites_json", 
  */
 export const SITES_TABLE = authenticTable("sites", ["name"], ["origins_json", "login_url", "logged_in_selector", "login_hosts_json", "defined_ms", "created_ms"], (row) => `site ${String(row["name"])}`);
 
+/**
+ * The owner's standing grants on a site: what risk and which secrets tasks on it may run with
+ * unattended, until when, and whether it was revoked. Every column that decides what it grants is
+ * under the MAC, so a widened risk, an added secret, a later expiry or a cleared revocation grants nothing.
+ */
+export const SITE_GRANTS_TABLE = authenticTable(
+  "site_grants",
+  ["grant_id"],
+  ["site", "site_defined_ms", "risk", "secrets_json", "via", "created_ms", "expires_ms", "revoked_ms"],
+  (row) => `grant ${String(row["grant_id"])} on site ${String(row["site"])}`,
+);
+
 /** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
-export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE, SITES_TABLE];
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE, SITES_TABLE, SITE_GRANTS_TABLE];

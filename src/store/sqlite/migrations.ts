@@ -13,6 +13,7 @@ import { AUTHENTIC_OAUTH_MIGRATION } from "./authenticOAuthMigration.js";
 import { AUTHENTIC_SECRETS_MIGRATION } from "./authenticSecretsMigration.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
 import { API_TOKEN_SCOPE_MIGRATION } from "./apiTokenScopeMigration.js";
+import { SITE_GRANT_MIGRATION } from "./siteGrantMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -147,6 +148,7 @@ CREATE TABLE operation_tombstones (
   AUTHENTIC_SECRETS_MIGRATION,
   API_TOKEN_SCOPE_MIGRATION,
   AUTHENTIC_SITES_MIGRATION,
+  SITE_GRANT_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,4 +1,5 @@
-import type { NewSiteRecord, SiteRecord, SiteSessionUpdate, SiteStore } from "../SiteStore.js";
+import type { NewSiteGrant, NewSiteRecord, SiteGrantRecord, SiteRecord, SiteSessionUpdate, SiteStore } from "../SiteStore.js";
+import { insertSiteGrant, listSiteGrants, revokeSiteGrants } from "./queries/sites/siteGrantSql.js";
 import { ensureJournalHead } from "./ensureJournalHead.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -37,5 +38,14 @@ class SqliteSiteStore extends SqliteTransactions implements SiteStore {
   }
   saveSession(name: string, definedMs: number, session: SiteSessionUpdate): Promise<boolean> {
     return this.write(() => saveSiteSession(this.ctx, name, definedMs, session));
+  }
+  grantSite(grant: NewSiteGrant): Promise<SiteGrantRecord | null> {
+    return this.write(() => insertSiteGrant(this.ctx, grant));
+  }
+  listGrants(site: string | null): Promise<SiteGrantRecord[]> {
+    return this.read(() => listSiteGrants(this.ctx, site));
+  }
+  revokeGrants(site: string): Promise<string[]> {
+    return this.write(() => revokeSiteGrants(this.ctx, site));
   }
 }

@@ -1,4 +1,6 @@
+import { parseDuration } from "../../../config/parseDuration.js";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
+import { DEFAULT_GRANT_MS, MAX_GRANT_MS } from "../../../sites/createSiteRegistry.js";
 import { SiteError } from "../../../sites/siteTypes.js";
 import type { SiteSummary } from "../../../sites/siteTypes.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
@@ -6,11 +8,14 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { openSites } from "../openSites.js";
+import type { OpenedSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
 
 const ADD_OPTIONS = ["origin", "login-url", "logged-in", "login-host"] as const;
+const ALLOW_OPTIONS = ["risk", "secret", "for"] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const siteCommand: Command = {
   name: "site",
@@ -20,6 +25,9 @@ export const siteCommand: Command = {
     "login-url": { type: "string" },
     "logged-in": { type: "string" },
     "login-host": { type: "string", multiple: true },
+    risk: { type: "string" },
+    secret: { type: "string", multiple: true },
+    for: { type: "string" },
     json: { type: "boolean" },
   },
   maxPositionals: 2,
@@ -28,6 +36,8 @@ export const siteCommand: Command = {
 errand site list [--json]
 errand site show NAME [--json]
 errand site remove NAME
+errand site allow NAME --risk reversible_write|consequential [--secret NAME]... [--for DURATION]
+errand site revoke NAME
   add     sets up the site NAME (a letter, then letters, digits, "_" or "-"; at most 64), or redefines
           it (which drops its saved session). A task naming it ("site": "NAME") starts in a browser
           holding the site's saved session: the cookies and local storage of its origins only, and
@@ -44,7 +54,14 @@ errand site remove NAME
           --json: data.sites (docs/CLI.md).
   show    one site as list shows it. --json: data.site.
   remove  deletes the site and its saved session; tasks naming it are then refused (site_unknown).
-  Only this command sets sites up: the REST API and MCP can list them, never change them.`,
+  allow   a standing grant: tasks naming the site whose every host (target, allowedHosts, goto
+          URLs) is on its origins, of at most --risk, typing only the --secret names listed, run
+          without waiting for the owner's approval until it expires (--for, default ${DEFAULT_GRANT_MS / DAY_MS}d, at most
+          ${MAX_GRANT_MS / DAY_MS}d: 12h, 7d, 2w) or is revoked. --risk consequential must be spelled out and
+          warns. The receipt names the grant a task ran under. A redefined site's grants end.
+  revoke  ends every grant of the site; tasks on it wait for the owner again.
+  Only this command (and the owner console) sets sites up and grants: the REST API and MCP can list
+  them and their live grants, never change them.`,
 };
 
 async function runSite(ctx: CommandContext): Promise<number> {
@@ -52,8 +69,11 @@ async function runSite(ctx: CommandContext): Promise<number> {
   const name = ctx.positionals[1];
   const json = flagOption(ctx, "json");
   const config = resolveRuntimeConfig(ctx.env);
-  if (action !== "add" && action !== "list" && action !== "show" && action !== "remove") throw new UsageError('say "add NAME --origin ORIGIN", "list", "show NAME" or "remove NAME"');
-  if (action !== "add") refuseAddOptions(ctx, action);
+  if (action !== "add" && action !== "list" && action !== "show" && action !== "remove" && action !== "allow" && action !== "revoke") {
+    throw new UsageError('say "add NAME --origin ORIGIN", "list", "show NAME", "remove NAME", "allow NAME --risk RISK" or "revoke NAME"');
+  }
+  if (action !== "add") refuseOptions(ctx, action, ADD_OPTIONS, "site add");
+  if (action !== "allow") refuseOptions(ctx, action, ALLOW_OPTIONS, "site allow");
   if (action === "list") {
     if (name !== undefined) throw new UsageError("site list takes no name");
   } else if (name === undefined) throw new UsageError(`site ${action} needs a NAME`);
@@ -66,6 +86,13 @@ async function runSite(ctx: CommandContext): Promise<number> {
       if (site === null) return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
       if (json) printEnvelope({ ok: true, status: "ok", data: { site } });
       else printOut(describeSite(site));
+      return EXIT.pass;
+    }
+    if (action === "allow") return await allowSite(ctx, opened.registry, siteName, json);
+    if (action === "revoke") {
+      const ended = await opened.registry.revoke(siteName);
+      if (json) printEnvelope({ ok: true, status: "ok", data: { revoked: ended } });
+      else printErr(ended.length === 0 ? `site ${siteName} had no grant to revoke` : `revoked ${ended.length} grant${ended.length === 1 ? "" : "s"} on ${siteName} (${ended.join(", ")}); its writes wait for the owner again`);
       return EXIT.pass;
     }
     if (action === "remove") {
@@ -95,9 +122,28 @@ async function runSite(ctx: CommandContext): Promise<number> {
   }
 }
 
-function refuseAddOptions(ctx: CommandContext, action: string): void {
-  const given = ADD_OPTIONS.filter((option) => (option === "origin" || option === "login-host" ? listOption(ctx, option).length > 0 : stringOption(ctx, option) !== undefined));
-  if (given.length > 0) throw new UsageError(`--${given.join(", --")} belong${given.length === 1 ? "s" : ""} to site add, not site ${action}`);
+const MULTIPLE = new Set(["origin", "login-host", "secret"]);
+
+function refuseOptions(ctx: CommandContext, action: string, options: readonly string[], owner: string): void {
+  const given = options.filter((option) => (MULTIPLE.has(option) ? listOption(ctx, option).length > 0 : stringOption(ctx, option) !== undefined));
+  if (given.length > 0) throw new UsageError(`--${given.join(", --")} belong${given.length === 1 ? "s" : ""} to ${owner}, not site ${action}`);
+}
+
+async function allowSite(ctx: CommandContext, registry: OpenedSites["registry"], name: string, json: boolean): Promise<number> {
+  const risk = stringOption(ctx, "risk");
+  if (risk === undefined) throw new UsageError("site allow needs --risk reversible_write (or --risk consequential, spelled out)");
+  if (risk !== "reversible_write" && risk !== "consequential") throw new UsageError(`--risk must be reversible_write or consequential (read_only tasks need no grant), not ${risk}`);
+  const forText = stringOption(ctx, "for");
+  let durationMs: number | undefined;
+  if (forText !== undefined) {
+    durationMs = parseDuration(forText);
+    if (durationMs === undefined || durationMs <= 0 || durationMs > MAX_GRANT_MS) throw new UsageError(`--for takes a duration such as 12h, 7d or 2w, at most ${MAX_GRANT_MS / DAY_MS}d; got ${forText}`);
+  }
+  if (risk === "consequential") printErr(`WARNING: tasks on ${name} labelled consequential (payments, sending, deleting) will run without asking you, until the grant expires or you run errand site revoke ${name}.`);
+  const grant = await registry.allow(name, { risk, secrets: listOption(ctx, "secret"), via: "cli", ...(durationMs === undefined ? {} : { durationMs }) });
+  if (json) printEnvelope({ ok: true, status: "ok", data: { grant } });
+  else printErr(`granted ${grant.id} on ${name}: tasks on it up to ${grant.risk}${grant.secrets.length === 0 ? ", typing no secret," : `, typing only ${grant.secrets.join(", ")},`} run without your approval until ${grant.expiresAt} (errand site revoke ${name} ends it)`);
+  return EXIT.pass;
 }
 
 function describeSite(site: SiteSummary): string {
@@ -108,6 +154,7 @@ function describeSite(site: SiteSummary): string {
     `  login url    ${site.loginUrl ?? "-"}`,
     `  logged in if ${site.loggedInSelector ?? "- (errand cannot tell)"}`,
     ...(site.loginHosts.length === 0 ? [] : [`  login hosts  ${site.loginHosts.join(" ")}`]),
+    ...site.grants.map((grant) => `  grant        ${grant.id} up to ${grant.risk}, secrets ${grant.secrets.length === 0 ? "none" : grant.secrets.join(" ")}, until ${grant.expiresAt}`),
   ].join("\n");
 }
 
@@ -120,6 +167,6 @@ function printList(sites: SiteSummary[], json: boolean): number {
     printOut("no sites set up (errand site add NAME --origin ORIGIN)");
     return EXIT.pass;
   }
-  for (const site of sites) printOut(`${site.name}  ${site.authentic ? (site.loggedIn ? "logged in    " : "not logged in") : "TAMPERED     "}  ${site.origins.join(" ")}`);
+  for (const site of sites) printOut(`${site.name}  ${site.authentic ? (site.loggedIn ? "logged in    " : "not logged in") : "TAMPERED     "}  ${site.origins.join(" ")}${site.grants.length === 0 ? "" : `  (${site.grants.length} grant${site.grants.length === 1 ? "" : "s"})`}`);
   return EXIT.pass;
 }

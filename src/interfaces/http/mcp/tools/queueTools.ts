@@ -95,7 +95,9 @@ export const statusTool = defineTool({
     providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether this server can use them."),
     budgets: z.object({ tracked: z.boolean(), note: z.string() }).describe("Provider spend tracking."),
     schemaVersion: z.number().int().describe("Database schema version."),
-    sites: z.array(z.object({ name: z.string(), origins: z.array(z.string()), loggedIn: z.boolean() })).describe('Sites the owner set up: name a task\'s "site" to start logged in; loggedIn false: ask the person to log in first.'),
+    sites: z
+      .array(z.object({ name: z.string(), origins: z.array(z.string()), loggedIn: z.boolean(), grants: z.array(z.object({ id: z.string(), risk: z.string(), secrets: z.array(z.string()), expiresAt: z.string() })) }))
+      .describe('Sites the owner set up: name a task\'s "site" to start logged in; loggedIn false: ask the person to log in first. grants: the owner\'s standing grants (tasks on the site up to that risk, typing only those secrets, run without waiting for the owner).'),
   }),
 listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
