@@ -150,7 +150,7 @@ function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
   }
   const rows = facts.unauthenticRows;
   if (rows === null) return [];
-  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets, sites) passes its MAC")];
+  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets, sites, standing grants on sites) passes its MAC")];
   return [
     fail(
       "authority rows",
