@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   secret_missing: "A declared secret's source (its --from-env variable or --from-file file) is unset, empty or unreadable when it is used.",
   secret_unreadable: "A declared secret's stored record cannot be decrypted: another master key, or the row was modified.",
   secret_site_mismatch: "The secret is bound to no origin the task can reach (refused at submit), or the frame holding fill_secret's field has an origin it is not bound to; nothing was typed.",
+  invalid_totp_seed: "errand secret set --totp was given a seed it cannot use (not an otpauth://totp URI or base32 key, or digits, period or algorithm out of range).",
   secret_egress_blocked: "A request carrying a typed secret to an origin the secret is not bound to was aborted.",
   invalid_secret_site: "A --site is not an http(s) origin (or one leading wildcard label); paths, queries and user names are refused.",
   secret_source_refused: "A secret's source is refused: errand's own (ERRAND_*) or a provider credential variable, or a file under ERRAND_HOME.",

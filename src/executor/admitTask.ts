@@ -122,7 +122,8 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   for (const name of new Set(task.steps.flatMap((step) => (step.action === "fill_secret" ? [step.secret] : [])))) {
     try {
       const secret = await ports.secrets.reveal(name);
-      redactor.add(secret.value);
+      // A TOTP secret has no value yet: its code is learned by the redactor when it is typed.
+      if (secret.value !== undefined) redactor.add(secret.value);
       held.set(name, secret);
     } catch (error) {
       if (error instanceof SecretError) return refuse(error.code, error.message);

@@ -276,10 +276,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     fillSecret: async (step: FillSecretStep, timeoutMs: number) => {
       const secret = held.get(step.secret);
       if (secret === undefined) throw new StepFailure("secret_unknown", `The secret ${step.secret} was not revealed before the browser opened.`);
-      await typeSecret(mainPage, step, secret, timeoutMs, async () => {
+      await typeSecret(mainPage, step, secret, timeoutMs, async (text) => {
         // The boundary is crossed only once the site binding held, so a refused secret leaves a write BLOCKED.
         if (write) await crossBoundary();
-        secretEgress.arm(secret, redactor.patternOf(secret.value));
+        // A TOTP code exists only from now on: from here it is scrubbed and guarded like a value.
+        redactor.add(text);
+        secretEgress.arm({ name: secret.name, sites: secret.sites, value: text }, redactor.patternOf(text));
       });
     },
     approveNavigation: async (url: string) => {

@@ -1,14 +1,14 @@
 import type { Page } from "playwright-core";
 import { originMatchesSites } from "../secrets/secretSite.js";
+import type { RevealedSecret } from "../secrets/secretTypes.js";
 import type { FillSecretStep } from "../task/taskTypes.js";
 import { StepFailure } from "./stepFailure.js";
 
-/** A declared secret as one attempt holds it: revealed once before the browser opened. */
-export interface HeldSecret {
-  name: string;
-  sites: readonly string[];
-  value: string;
-}
+/**
+ * A declared secret as one attempt holds it: revealed once before the browser opened, as its value
+ * or (a TOTP secret) as the way to compute the code of the moment.
+ */
+export type HeldSecret = RevealedSecret;
 
 /**
  * Types a declared secret into the one element fill_secret's selector resolves to, only when the
@@ -17,11 +17,12 @@ export interface HeldSecret {
  * data: frames have no such origin and are refused. The element handle pins the document that was
  * checked: if the frame navigates in between, the handle is detached and nothing is typed.
  *
- * `beforeTyping` runs after the check and before the first keystroke: it crosses the mutation
- * boundary (in a write task) and arms the egress guard, so nothing the page does with the value can
- * leave before the guard knows it.
+ * `beforeTyping` runs after the check and before the first keystroke, with the text about to be
+ * typed: it crosses the mutation boundary (in a write task), teaches the redactor a TOTP code and
+ * arms the egress guard, so nothing the page does with the value can leave before the guard knows
+ * it. A TOTP code is computed here, at typing time, so it is as fresh as it can be.
  */
-export async function typeSecret(page: Page, step: FillSecretStep, secret: HeldSecret, timeoutMs: number, beforeTyping: () => Promise<void>): Promise<void> {
+export async function typeSecret(page: Page, step: FillSecretStep, secret: HeldSecret, timeoutMs: number, beforeTyping: (text: string) => Promise<void>): Promise<void> {
   const handle = await page.locator(step.selector).elementHandle({ timeout: timeoutMs });
   try {
     const frame = await handle.ownerFrame();
@@ -32,8 +33,9 @@ export async function typeSecret(page: Page, step: FillSecretStep, secret: HeldS
         `fill_secret did not type the secret ${secret.name}: the field is in a frame on ${describeOrigin(frameUrl)}, and the owner bound ${secret.name} only to ${secret.sites.join(", ")}. Nothing was typed.`,
       );
     }
-    await beforeTyping();
-    await handle.fill(secret.value, { timeout: timeoutMs });
+    const text = secret.code === undefined ? secret.value : secret.code(Date.now());
+    await beforeTyping(text);
+    await handle.fill(text, { timeout: timeoutMs });
   } finally {
     await handle.dispose().catch(() => undefined);
   }

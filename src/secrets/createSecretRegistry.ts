@@ -7,7 +7,9 @@ import { canonicalJson } from "../task/canonicalJson.js";
 import { isSecretName } from "../task/secretName.js";
 import { refusedFileReason, refusedVariableReason } from "./refusedSource.js";
 import { normalizeSecretSites } from "./secretSite.js";
-import type { DeclaredSecret, SecretSourceInput, SecretSummary, SecretVault } from "./secretTypes.js";
+import type { DeclaredSecret, SecretKind, SecretSourceInput, SecretSummary, SecretVault } from "./secretTypes.js";
+import { isTotpSeed, parseTotpSeed, totpCode, TotpSeedError } from "./totpSeed.js";
+import type { TotpSeed } from "./totpSeed.js";
 import { SecretError } from "./secretTypes.js";
 import { dropOneTrailingNewline, secretValueProblem } from "./secretValueRule.js";
 
@@ -32,10 +34,17 @@ export interface SecretRegistry extends SecretVault {
   delete(name: string): Promise<boolean>;
 }
 
-type Payload = { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string };
+/**
+ * A record's sealed payload. A TOTP seed is kept in a "stored" record (its source is errand itself);
+ * its kind is inside the sealed payload, so it cannot be changed without the key.
+ */
+type Payload = { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string } | { kind: "totp"; seed: TotpSeed };
+type ValuePayload = Exclude<Payload, { kind: "totp" }>;
+
+const sourceKindOf = (payload: Payload): SecretSourceKind => (payload.kind === "totp" ? "stored" : payload.kind);
 
 /**
- * The owner's secret registry. Each record's payload (the value, or where to read it) is sealed
+ * The owner's secret registry. Each record's payload (the value, where to read it, or a TOTP seed) is sealed
  * with AES-256-GCM; the associated data is the canonical JSON of the purpose, name, sites and
  * source kind, so a row whose sites were widened in the database, or whose ciphertext was copied
  * to another name, fails to open (secret_unreadable) instead of being typed somewhere new.
@@ -55,11 +64,11 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
       const reason = error instanceof SealedBoxError ? error.reason : "malformed";
       throw new SecretError("secret_unreadable", `The declared secret ${record.name} cannot be opened (${reason}): it was stored under another master key, or its row was modified. Declare it again with errand secret set.`);
     }
-    if (!isPayload(payload) || payload.kind !== record.sourceKind) throw new SecretError("secret_unreadable", `The declared secret ${record.name} has a malformed record; declare it again with errand secret set.`);
+    if (!isPayload(payload) || sourceKindOf(payload) !== record.sourceKind) throw new SecretError("secret_unreadable", `The declared secret ${record.name} has a malformed record; declare it again with errand secret set.`);
     return payload;
   };
 
-  const readSource = (name: string, payload: Payload): string => {
+  const readSource = (name: string, payload: ValuePayload): string => {
     switch (payload.kind) {
       case "stored":
         return payload.value;
@@ -97,6 +106,16 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
     if (!isSecretName(name)) throw new SecretError("invalid_secret_name", `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`);
   };
 
+  /** A stored record may hold a TOTP seed; a record that does not open is listed by its column (its use reports it). */
+  const kindOf = (record: SecretRecord): SecretKind => {
+    if (record.sourceKind !== "stored") return record.sourceKind;
+    try {
+      return openPayload(record).kind === "totp" ? "totp" : "stored";
+    } catch {
+      return "stored";
+    }
+  };
+
   return {
     async set(name, rawSites, source) {
       requireName(name);
@@ -122,8 +141,16 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
           payload = { kind: "file", path };
           break;
         }
+        case "totp":
+          try {
+            payload = { kind: "totp", seed: parseTotpSeed(source.seed) };
+          } catch (error) {
+            if (error instanceof TotpSeedError) throw new SecretError("invalid_totp_seed", `The TOTP seed for ${name} is refused: ${error.message}.`);
+            throw error;
+          }
+          break;
       }
-      if (payload.kind !== "stored") {
+      if (payload.kind === "env" || payload.kind === "file") {
         try {
           checkedValue(name, readSource(name, payload));
         } catch (error) {
@@ -132,13 +159,14 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
           sourceReadable = false;
         }
       }
-      const sealed = box.seal(JSON.stringify(payload), aad(name, sites.value, payload.kind));
-      const { created, record } = await store.putSecret({ name, sites: sites.value, sourceKind: payload.kind, sealed });
-      return { created, secret: summarize(record), sourceReadable };
+      const sourceKind = sourceKindOf(payload);
+      const sealed = box.seal(JSON.stringify(payload), aad(name, sites.value, sourceKind));
+      const { created, record } = await store.putSecret({ name, sites: sites.value, sourceKind, sealed });
+      return { created, secret: summarize(record, payload.kind === "totp" ? "totp" : sourceKind), sourceReadable };
     },
 
     async list() {
-      return (await store.listSecrets()).map(summarize);
+      return (await store.listSecrets()).map((record) => summarize(record, kindOf(record)));
     },
 
     delete(name) {
@@ -158,18 +186,29 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
     async reveal(name) {
       const record = isSecretName(name) ? await store.readSecret(name) : null;
       if (record === null) throw new SecretError("secret_unknown", `No secret named ${name.slice(0, 64)} is declared; the owner declares it with: errand secret set ${name.slice(0, 64)} --site https://...`);
-      const value = checkedValue(name, readSource(name, openPayload(record)));
+      const payload = openPayload(record);
+      if (payload.kind === "totp") {
+        // The seed stays here: the attempt gets only a way to ask for the code of the moment.
+        const seed = payload.seed;
+        return { name: record.name, sites: [...record.sites], code: (nowMs: number) => totpCode(seed, nowMs) };
+      }
+      const value = checkedValue(name, readSource(name, payload));
       return { name: record.name, sites: [...record.sites], value };
     },
   };
 }
 
-function summarize(record: SecretRecord): SecretSummary {
-  return { name: record.name, sites: [...record.sites], sourceKind: record.sourceKind, createdAt: new Date(record.createdMs).toISOString(), updatedAt: new Date(record.updatedMs).toISOString() };
+function summarize(record: SecretRecord, kind: SecretKind): SecretSummary {
+  return { name: record.name, sites: [...record.sites], sourceKind: kind, createdAt: new Date(record.createdMs).toISOString(), updatedAt: new Date(record.updatedMs).toISOString() };
 }
 
 function isPayload(value: unknown): value is Payload {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return (v["kind"] === "stored" && typeof v["value"] === "string") || (v["kind"] === "env" && typeof v["variable"] === "string") || (v["kind"] === "file" && typeof v["path"] === "string");
+  return (
+    (v["kind"] === "stored" && typeof v["value"] === "string") ||
+    (v["kind"] === "env" && typeof v["variable"] === "string") ||
+    (v["kind"] === "file" && typeof v["path"] === "string") ||
+    (v["kind"] === "totp" && isTotpSeed(v["seed"]))
+  );
 }

@@ -24,7 +24,7 @@ const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: strin
   wait_for: { changesSite: false, description: "Wait until an element matching selector is visible." },
   click: { changesSite: true, description: "Click the element matching selector." },
   fill: { changesSite: true, description: "Replace an input's content with value (never a password: use fill_secret)." },
-  fill_secret: { changesSite: true, description: "Fill an input with the secret the owner declared under the name secret (envVar is accepted as another spelling), only where the field's frame is on a site the owner bound that secret to; needs secretApproval: true. You never see or send the value." },
+  fill_secret: { changesSite: true, description: "Fill an input with the secret the owner declared under the name secret (envVar is accepted as another spelling), only where the field's frame is on a site the owner bound that secret to; needs secretApproval: true. For a TOTP secret it types the current one-time code. You never see or send the value." },
   type: { changesSite: true, description: "Type text key by key into the element matching selector." },
   select: { changesSite: true, description: "Choose the option whose value (or label) is value in a <select>." },
   extract_text: { changesSite: false, description: "Read the element's visible text into output name (returned as untrusted page content)." },

@@ -70,7 +70,8 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     lookup: (name: string) => secrets.registry.lookup(name),
     reveal: async (name: string) => {
       const secret = await secrets.registry.reveal(name);
-      addOutputSecret(secret.value);
+      // A TOTP code is scrubbed by its attempt's redactor; a short code valid for seconds is not added to this process-wide filter for good.
+      if (secret.value !== undefined) addOutputSecret(secret.value);
       return secret;
     },
   };

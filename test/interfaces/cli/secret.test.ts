@@ -80,4 +80,31 @@ describe("errand secret", () => {
     assert.ok(Object.values(phases).every((count) => count === 0), JSON.stringify(phases));
     for (const run of [lookalike, undeclared, status]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY));
   });
+
+  test("errand secret set --totp stores a seed, list shows it as totp; a seed errand cannot use is refused with the parameter at fault and nothing is stored", async () => {
+    const env = { ERRAND_HOME: join(scratch, "totp") };
+    const seed = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+    const set = await secretCli(["secret", "set", "library_otp", "--totp", "--site", "https://library.example.com"], { env, stdin: `otpauth://totp/Library:ada?secret=${seed}&digits=8&algorithm=SHA256\n` });
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stderr, /secret library_otp declared \(TOTP seed, stored encrypted; fill_secret types its current code\)/);
+    const refused: [string, RegExp][] = [
+      [`otpauth://totp/x?secret=${seed}&algorithm=MD5`, /algorithm=MD5 is not usable: give SHA1, SHA256 or SHA512/],
+      [`otpauth://totp/x?secret=${seed}&digits=4`, /digits=4 is not usable/],
+      ["not a seed at all 1", /not base32/],
+    ];
+    for (const [stdin, message] of refused) {
+      const run = await secretCli(["secret", "set", "other_otp", "--totp", "--site", "https://library.example.com", "--json"], { env, stdin });
+      assert.equal(run.code, 2, run.stdout);
+      const error = (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, "invalid_totp_seed");
+      assert.match(error.message, message);
+      assert.ok(!error.message.includes(seed));
+    }
+    const mixed = await secretCli(["secret", "set", "other_otp", "--totp", "--from-env", "OTP_SEED", "--site", "https://library.example.com"], { env });
+    assert.equal(mixed.code, 2);
+    const list = await secretCli(["secret", "list"], { env });
+    assert.match(list.stdout, /^library_otp {2}totp/m);
+    assert.ok(!list.stdout.includes("other_otp"), "nothing was stored for a refused seed");
+    for (const run of [set, list]) assert.ok(!`${run.stdout}${run.stderr}`.includes(seed));
+  });
 });

@@ -20,11 +20,12 @@ export const secretCommand: Command = {
     site: { type: "string", multiple: true },
     "from-env": { type: "string" },
     "from-file": { type: "string" },
+    totp: { type: "boolean" },
     json: { type: "boolean" },
   },
   maxPositionals: 2,
   run: runSecret,
-  help: `errand secret set NAME --site ORIGIN [--site ORIGIN]... [--from-env VAR | --from-file PATH]
+  help: `errand secret set NAME --site ORIGIN [--site ORIGIN]... [--from-env VAR | --from-file PATH | --totp]
 errand secret list [--json]
 errand secret delete NAME
   set     declares (or replaces) the secret NAME (a letter, then letters, digits or "_"; at most 64),
@@ -37,7 +38,12 @@ errand secret delete NAME
           --from-file PATH store only where to read it, each time a task uses it; ERRAND_* and
           provider variables (KERNEL_*, BROWSERLESS_*, BROWSERBASE_*, STEEL_*) and files inside
           ERRAND_HOME are refused. A value needs at least 8 characters without whitespace.
-  list    names, sites, source kind and dates; never a value. --json: data.secrets (docs/CLI.md).
+          --totp: the value read (without echo, or piped) is a TOTP seed (RFC 6238): an
+          otpauth://totp/... URI (secret, digits 6-8, period 15-300 s, algorithm SHA1, SHA256 or
+          SHA512) or a bare base32 key (6 digits, 30 s, SHA1). It is stored encrypted like a value;
+          fill_secret with it types the code of the moment, computed when it is typed. The seed
+          never leaves errand; the code is scrubbed from the attempt's receipt, outputs and errors.
+  list    names, sites, kind (stored, env, file, totp) and dates; never a value. --json: data.secrets (docs/CLI.md).
   delete  removes the secret; tasks naming it are then BLOCKED (secret_unknown).
   Only this command manages secrets: neither the REST API nor MCP can read, list, set or delete them.`,
 };
@@ -80,6 +86,8 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
   const fromEnv = stringOption(ctx, "from-env");
   const fromFile = stringOption(ctx, "from-file");
   if (fromEnv !== undefined && fromFile !== undefined) throw new UsageError("give --from-env or --from-file, not both");
+  const totp = flagOption(ctx, "totp");
+  if (totp && (fromEnv !== undefined || fromFile !== undefined)) throw new UsageError("--totp reads the seed from the terminal or piped standard input; it does not take --from-env or --from-file");
   // Name and sites are checked before the value is asked for, so a typo never costs a retyped secret.
   if (!isSecretName(name)) return printSecretError(new SecretError("invalid_secret_name", `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`), ctx);
   const checkedSites = normalizeSecretSites(sites, "/sites");
@@ -87,11 +95,13 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
   let source: SecretSourceInput;
   if (fromEnv !== undefined) source = { kind: "env", variable: fromEnv };
   else if (fromFile !== undefined) source = { kind: "file", path: fromFile };
+  else if (totp) source = { kind: "totp", seed: await readValue(name, "TOTP seed (otpauth:// URI or base32 key)") };
   else source = { kind: "stored", value: await readValue(name) };
   const opened = openSecrets(config, ctx.env);
   try {
     const { created, secret, sourceReadable } = await opened.registry.set(name, sites, source);
-    const from = secret.sourceKind === "stored" ? "stored encrypted" : `read from ${secret.sourceKind === "env" ? `$${fromEnv ?? ""}` : "its file"} when used`;
+    const from =
+      secret.sourceKind === "totp" ? "TOTP seed, stored encrypted; fill_secret types its current code" : secret.sourceKind === "stored" ? "stored encrypted" : `read from ${secret.sourceKind === "env" ? `$${fromEnv ?? ""}` : "its file"} when used`;
     printErr(`secret ${secret.name} ${created ? "declared" : "replaced"} (${from}); may be typed into ${secret.sites.join(", ")}`);
     if (!sourceReadable) printErr(`note: that source is not readable now; tasks naming ${secret.name} end BLOCKED (secret_missing) until it is`);
     return EXIT.pass;
@@ -103,9 +113,9 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
 }
 
 /** The value comes from the terminal (no echo, asked twice) or piped standard input; never from argv. */
-async function readValue(name: string): Promise<string> {
+async function readValue(name: string, what = "Value"): Promise<string> {
   if (process.stdin.isTTY) {
-    const value = await readHidden(`Value of ${name} (not shown): `);
+    const value = await readHidden(`${what} of ${name} (not shown): `);
     if ((await readHidden("Again: ")) !== value) throw new UsageError("the two entries differ; nothing was changed");
     return value;
   }
@@ -113,8 +123,8 @@ async function readValue(name: string): Promise<string> {
 }
 
 function refuseSetOptions(ctx: CommandContext, action: string): void {
-  if (listOption(ctx, "site").length > 0 || stringOption(ctx, "from-env") !== undefined || stringOption(ctx, "from-file") !== undefined) {
-    throw new UsageError(`--site, --from-env and --from-file belong to secret set, not secret ${action}`);
+  if (listOption(ctx, "site").length > 0 || stringOption(ctx, "from-env") !== undefined || stringOption(ctx, "from-file") !== undefined || flagOption(ctx, "totp")) {
+    throw new UsageError(`--site, --from-env, --from-file and --totp belong to secret set, not secret ${action}`);
   }
 }
 
