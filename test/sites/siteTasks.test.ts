@@ -18,11 +18,13 @@ import type { ErrandRun } from "../support/errandProcess.js";
 import { carriesCanary } from "../secrets/support/secretSites.js";
 import { LOGIN_USER, startLoginSite } from "../fixtures/loginSite.js";
 import type { LoginSite } from "../fixtures/loginSite.js";
+import { freshTestDatabase, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 
 const PASSWORD = "Library-Pw-Canary-6161";
 const COOKIE_CANARY = "Pref-Cookie-Canary-2718";
 const STORAGE_CANARY = "Local-Storage-Canary-3141";
 const PUBLIC_URL = "https://errand.example";
+const database = await testDatabase();
 const scratch = mkdtempSync(join(tmpdir(), "errand-site-e2e-"));
 const home = join(scratch, "home");
 let fixture: LoginSite;
@@ -196,5 +198,42 @@ describe("site tasks end to end", () => {
     const evilRequests = fixture.evil.hits;
     for (const hit of evilRequests) for (const value of values) assert.ok(!carriesCanary(hit.headers, value), `the other origin received ${value} in ${hit.headers}`);
     assert.equal(evilRequests.filter((hit) => /cookie/i.test(hit.headers)).length, 0, "no request to the other origin carried a Cookie header");
+  });
+});
+
+describe("site tasks on PostgreSQL", { skip: database.skip }, () => {
+  test("on PostgreSQL: a login task then a read task behind the login; no session value the site issued is in any row of any table, stream or file", async () => {
+    const fresh = await freshTestDatabase(database.url ?? "", "errand_sites_db");
+    const pgHome = join(scratch, "pg-home");
+    const saved = env;
+    env = { ...env, ERRAND_HOME: pgHome, ERRAND_DATABASE_URL: fresh.url };
+    const first = fixture.issuedValues().length;
+    try {
+      assert.equal((await errand(["migrate"])).code, 0, "a new PostgreSQL database gets its key and schema first");
+      const added = await errand(["site", "add", "library", "--origin", fixture.site.origin, "--logged-in", "#sign-out"]);
+      assert.equal(added.code, 0, added.stderr);
+      assert.equal((await errand(["secret", "set", "library_pw", "--site", fixture.site.origin], `${PASSWORD}\n`)).code, 0);
+      const login = await run(loginTask());
+      assert.equal(login.envelope.receipt?.status, "PASS", JSON.stringify(login.envelope.receipt?.error));
+      const read = await run(readTask());
+      assert.equal(read.envelope.receipt?.status, "PASS", JSON.stringify(read.envelope.receipt?.error));
+      const values = [...fixture.issuedValues().slice(first), COOKIE_CANARY, STORAGE_CANARY, PASSWORD];
+      assert.ok(values.length >= 5);
+      const rows = await withSchemaClient(fresh.url, undefined, async (client) => {
+        const tables = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
+        const dumps: string[] = [];
+        for (const { table_name } of tables.rows) dumps.push(JSON.stringify((await client.query(`SELECT * FROM "${table_name}"`)).rows));
+        return dumps;
+      });
+      assert.ok(rows.some((dump) => dump.includes("aead1.")), "the session is stored, sealed");
+      for (const value of values) {
+        for (const [index, dump] of rows.entries()) assert.ok(!carriesCanary(dump, value), `table ${index} carries ${value}`);
+        for (const [index, text] of streams.entries()) assert.ok(!carriesCanary(text, value), `stream ${index} carries ${value}`);
+        for (const file of everyFile(pgHome)) assert.ok(!carriesCanary(file.text, value), `${file.path} carries ${value}`);
+      }
+    } finally {
+      env = saved;
+      await fresh.drop();
+    }
   });
 });
