@@ -161,6 +161,14 @@ describe("executor on local Chromium", () => {
     assert.ok(receipt.durationMs < 5_000);
   });
 
+  test("a goto to a host the task does not name is refused as navigation_blocked naming that host, before any lookup of it", async () => {
+    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: "http://elsewhere.example.net/login" }, { action: "expect_text", text: "never" }] }), context());
+    assert.equal(receipt.status, "FAIL", "a read whose step was stopped");
+    assert.equal(receipt.error?.code, "navigation_blocked", JSON.stringify(receipt.error));
+    assert.match(receipt.error?.message ?? "", /goes to elsewhere\.example\.net, which is not one of the task's hosts/);
+    assert.ok(!receipt.network.preflight.some((verdict) => verdict.host === "elsewhere.example.net"), "the off-list host was never looked up");
+  });
+
   test("waits for content that appears later", async () => {
     const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/late` }, steps: [{ action: "expect_text", text: "arrived", selector: "#late" }] }), context());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
