@@ -1,4 +1,4 @@
-import type { OperationTombstone } from "../journal/journalTypes.js";
+import type { JournalEventRow, OperationTombstone } from "../journal/journalTypes.js";
 import { approvalEndReceipt } from "./approvalEndReceipt.js";
 import { buildApprovalRequest } from "./approvalRequest.js";
 import { attemptHistory } from "./attemptHistory.js";
@@ -59,6 +59,18 @@ export function tombstoneSummary(tombstone: OperationTombstone): TombstoneSummar
   };
 }
 
+/** The standing grant the operation was created under, as its (authenticated) operation_created event records it. */
+function grantOf(events: readonly JournalEventRow[]): string | null {
+  const created = events.find((event) => event.type === "operation_created");
+  if (created?.body === undefined || created.body === null) return null;
+  try {
+    const grant = (JSON.parse(created.body) as { grant?: unknown }).grant;
+    return typeof grant === "string" ? grant : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The durable state of one operation and its attempt history, both authenticated by the journal; never touches a browser. */
 export async function inspectOperation(ctx: ServiceContext, operationId: string, requester: Requester = OWNER): Promise<InspectResult> {
   const view = await readAuthenticated(ctx, operationId, requester);
@@ -67,7 +79,8 @@ export async function inspectOperation(ctx: ServiceContext, operationId: string,
   const op = view.operation;
   const identity = await journalIdentity(ctx);
   if (!identity.ok) return identity;
-  const attempts = attemptHistory(await ctx.store.readOperationEvents(op.operationId), op, ctx.sealer, identity.journalId);
+  const events = await ctx.store.readOperationEvents(op.operationId);
+  const attempts = attemptHistory(events, op, ctx.sealer, identity.journalId);
   if (!Array.isArray(attempts)) return tampered(op.operationId, attempts.reason);
   const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
   if (approval !== undefined && "ok" in approval) return approval;
@@ -87,6 +100,7 @@ export async function inspectOperation(ctx: ServiceContext, operationId: string,
       runAfter: op.phase === "queued" ? new Date(op.runAfterMs).toISOString() : null,
       leaseOwner: op.phase === "running" ? op.leaseOwner : null,
       leaseExpiresAt: op.phase === "running" ? iso(op.leaseExpiresMs) : null,
+      ranUnderGrant: grantOf(events),
     },
     attempts,
     ...(approval === undefined ? {} : { approval }),

@@ -1,4 +1,5 @@
 import type { SiteRefusal } from "../sites/siteRefusal.js";
+import type { LiveSiteGrant } from "../sites/siteTypes.js";
 import type { Task } from "../task/taskTypes.js";
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
@@ -33,6 +34,8 @@ export interface OperationsServiceOptions {
   secretSites?: (name: string) => Promise<string[] | null>;
   /** Why a task naming a site cannot start (src/sites/siteRefusal), checked at submit before anything is created or the owner asked; absent: not checked here. */
   siteRefusal?: (task: Task) => Promise<SiteRefusal | null>;
+  /** The owner's live standing grants on a site (src/sites liveGrants), a fact of the owner-approval decision; absent: no grant applies. */
+  siteGrants?: (site: string) => Promise<LiveSiteGrant[]>;
 }
 
 /** Shared by the service's methods. */

@@ -86,6 +86,8 @@ export interface OperationSummary {
   runAfter: string | null;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
+  /** The owner's standing grant (errand site allow) that let it run without a per-task approval; null when none did. */
+  ranUnderGrant: string | null;
 }
 
 export interface TombstoneSummary {

@@ -5,7 +5,7 @@ import { buildApprovalRequest } from "./approvalRequest.js";
 import { authenticateView } from "./authenticateView.js";
 import { makeHandle } from "./handle.js";
 import { journalIdentity } from "./journalAccess.js";
-import { needsOwnerApproval } from "./needsOwnerApproval.js";
+import { decideOwnerApproval } from "./needsOwnerApproval.js";
 import { isEnvironmentRefusal } from "./environmentRefusal.js";
 import { submitRefusals } from "./submitRefusal.js";
 import type { ServiceContext } from "./serviceContext.js";
@@ -64,6 +64,8 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
   if (!identity.ok) return identity;
 
   const digest = requestDigest(ctx.digestKey, task);
+  const grants = task.site !== undefined && ctx.siteGrants !== undefined ? await ctx.siteGrants(task.site) : [];
+  const decision = decideOwnerApproval(task, ctx.config.ownerApproval, grants, grants.length === 0 ? 0 : await ctx.store.now());
   const created = await ctx.store.createOperation(
     {
       operationId: task.operationId,
@@ -71,8 +73,8 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
       risk: task.risk,
       maxAttempts: ctx.config.maxAttempts,
       taskJson: canonicalJson(task),
-      details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention },
-      ...(needsOwnerApproval(task, ctx.config.ownerApproval) ? { approvalTtlMs: ctx.config.approvalTtlMs } : {}),
+      details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention, ...(!decision.needed && decision.grantId !== null ? { grant: decision.grantId } : {}) },
+      ...(decision.needed ? { approvalTtlMs: ctx.config.approvalTtlMs } : {}),
       submittedBy: requester.submitter,
     },
     ctx.config.journalQuotaBytes,

@@ -139,3 +139,19 @@ export function sitesMayMatchHostPattern(sites: readonly string[], pattern: stri
     return siteBase === patternBase || siteBase.endsWith(`.${patternBase}`) || patternBase.endsWith(`.${siteBase}`);
   });
 }
+
+/**
+ * True when every host an allowedHosts `pattern` admits (a name, "*.name" or an IP literal) is a
+ * host of one of `sites`: a name must be a site's host (or under a wildcard site), and "*.name"
+ * needs a wildcard site at or above name. The opposite question to sitesMayMatchHostPattern: whether
+ * a task that may go there stays on the sites.
+ */
+export function hostPatternWithinSites(pattern: string, sites: readonly string[]): boolean {
+  const lower = pattern.toLowerCase();
+  if (!lower.startsWith("*.")) return hostWithinSites(lower, sites);
+  const base = lower.slice(2);
+  return sites.some((site) => {
+    const parts = siteParts(site);
+    return parts !== null && parts.wildcard && (base === parts.host || base.endsWith(`.${parts.host}`));
+  });
+}

@@ -15,6 +15,7 @@ import { openSites } from "./openSites.js";
 import type { OpenedSites } from "./openSites.js";
 import { siteRefusal } from "../../sites/siteRefusal.js";
 import type { SiteRefusal } from "../../sites/siteRefusal.js";
+import type { LiveSiteGrant } from "../../sites/siteTypes.js";
 import type { Task } from "../../task/taskTypes.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess } from "./masterKey.js";
@@ -79,9 +80,14 @@ export function openOperations(
     const loggedIn = definition === null ? false : ((await registry.show(task.site))?.loggedIn ?? false);
     return siteRefusal(task, definition, loggedIn, registry.loginPageUrl(task.site));
   };
+  const siteGrants = async (site: string): Promise<LiveSiteGrant[]> => {
+    sites ??= openSites(config, ctx.env, "read");
+    return sites.registry.liveGrants(site);
+  };
   const service = createOperationsService({
     secretSites,
     siteRefusal: siteRefusalFor,
+    siteGrants,
     store,
     ...(artifactStore === undefined ? {} : { artifactStore }),
     sealer,

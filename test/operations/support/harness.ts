@@ -1,6 +1,7 @@
 // Builds a real store (SQLite in a temporary ERRAND_HOME, or PostgreSQL when `location` names a
 // database schema) and the operations service over it, opened through app/openStores as every
 // command opens it. Not a test file.
+import type { LiveSiteGrant } from "../../../src/sites/siteTypes.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,7 +72,7 @@ export function makeTempHome(): string {
 }
 
 export function openHarness(
-  options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation } = {},
+  options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation; siteGrants?: (site: string) => Promise<LiveSiteGrant[]> } = {},
 ): Harness {
   const home = options.home ?? makeTempHome();
   const config = resolveRuntimeConfig({ ERRAND_HOME: home }, { retryDelayMs: 0, ...options.config });
@@ -99,6 +100,7 @@ export function openHarness(
     const service = createOperationsService({
       store,
       secretSites,
+      ...(options.siteGrants === undefined ? {} : { siteGrants: options.siteGrants }),
       ...(artifactStore === undefined ? {} : { artifactStore }),
       sealer,
       digestKey: key,

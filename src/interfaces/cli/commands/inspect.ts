@@ -42,6 +42,7 @@ async function runInspect(ctx: CommandContext): Promise<number> {
       if (op.finishedAt !== null) lines.push(`  finished    ${op.finishedAt} (${op.receiptStatus ?? ""})`);
       if (op.runAfter !== null) lines.push(`  eligible    ${op.runAfter}`);
       if (op.leaseOwner !== null) lines.push(`  lease       ${op.leaseOwner} until ${op.leaseExpiresAt ?? ""}`);
+      if (op.ranUnderGrant !== null) lines.push(`  unattended  ran under the standing grant ${op.ranUnderGrant} (errand site show; errand site revoke ends it)`);
       if (op.cancelRequested) lines.push("  cancel      requested");
       for (const attempt of rest.attempts) {
         lines.push(`  attempt ${attempt.attempt}   ${attempt.outcome ?? "running"}${attempt.errorCode === null ? "" : ` (${attempt.errorCode})`} on ${attempt.provider ?? "-"} by ${attempt.runnerId}`);
