@@ -29,18 +29,22 @@ function retryMs(leaseMs: number, heartbeatMs: number): number {
 }
 
 /**
- * Keeps an attempt's lease alive until stop(). Renewals run on a loop of their own, never behind the
- * cancel poll or the attempt's work: each is sent heartbeatMs after the previous one was sent (so a
- * slow store or a stalled process does not push the next one later), at once when the process
- * resumes after a stall longer than that, and again soon after a store error. Two renewals may be
- * missed before the lease runs out. A renewal or poll that finds the lease expired or taken stops
- * the attempt; a store that is briefly busy is not a lost lease.
+ * Keeps an attempt's lease alive until stop(). One loop asks the store one thing at a time, so a
+ * store that cannot be reached holds at most one connection: a renewal when one is due (heartbeatMs
+ * after the previous renewal was sent, so a slow store or a stalled process does not push the next
+ * one later; within a tenth of the lease after a store error), else a read of the cancel flag every
+ * cancelPollMs. A renewal is never skipped: one that falls due while a cancel poll is in flight
+ * goes as soon as that poll returns, and at once when the process resumes after a stall. Two
+ * renewals may be missed before the lease runs out. A renewal or poll that finds the lease expired
+ * or taken stops the attempt; a store that is briefly busy is not a lost lease.
  */
 export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKeeperOptions): LeaseKeeper {
   let lost: LeaseLoss | undefined;
   let cancelRequested = false;
   let stopped = false;
-  const timers = new Set<NodeJS.Timeout>();
+  let timer: NodeJS.Timeout | undefined;
+  let nextRenewalAt = performance.now() + options.heartbeatMs;
+  let nextPollAt = performance.now() + options.cancelPollMs;
 
   const lose = (loss: LeaseLoss): void => {
     if (stopped || lost !== undefined) return;
@@ -58,34 +62,32 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
       options.controller.abort(new AttemptStop("cancelled", "The operation was cancelled."));
     }
   };
-  const schedule = (run: () => void, delayMs: number): void => {
+  const schedule = (): void => {
     if (stopped || lost !== undefined) return;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, Math.max(0, delayMs));
-    timers.add(timer);
+    timer = setTimeout(tick, Math.max(0, Math.min(nextRenewalAt, nextPollAt) - performance.now()));
   };
-  /** One loop: `ask`, then again `everyMs` after this one was sent (sooner after a store error). */
-  const loop = (ask: () => Promise<LeaseCheck>, everyMs: number, afterErrorMs: number): (() => void) => {
-    const run = (): void => {
-      if (stopped || lost !== undefined) return;
-      const sentAt = performance.now();
-      ask()
-        .then((check) => {
-          observe(check);
-          schedule(run, sentAt + everyMs - performance.now());
-        })
-        .catch((error: unknown) => {
-          options.onStoreError?.(error instanceof Error ? error.message : String(error));
-          schedule(run, afterErrorMs);
-        });
-    };
-    return run;
+  const tick = (): void => {
+    timer = undefined;
+    if (stopped || lost !== undefined) return;
+    const sentAt = performance.now();
+    const renewal = sentAt >= nextRenewalAt;
+    (renewal ? store.renewLease(lease, options.leaseMs) : store.checkLease(lease))
+      .then((check) => {
+        if (renewal) nextRenewalAt = sentAt + options.heartbeatMs;
+        observe(check);
+      })
+      .catch((error: unknown) => {
+        options.onStoreError?.(error instanceof Error ? error.message : String(error));
+        if (renewal) nextRenewalAt = performance.now() + retryMs(options.leaseMs, options.heartbeatMs);
+      })
+      .finally(() => {
+        // A renewal reports a cancel too, so it counts as a poll.
+        nextPollAt = sentAt + options.cancelPollMs;
+        schedule();
+      });
   };
 
-  schedule(loop(() => store.renewLease(lease, options.leaseMs), options.heartbeatMs, retryMs(options.leaseMs, options.heartbeatMs)), options.heartbeatMs);
-  schedule(loop(() => store.checkLease(lease), options.cancelPollMs, options.cancelPollMs), options.cancelPollMs);
+  schedule();
   return {
     get lost() {
       return lost;
@@ -96,8 +98,7 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
     noteLost: lose,
     stop() {
       stopped = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      clearTimeout(timer);
     },
   };
 }
