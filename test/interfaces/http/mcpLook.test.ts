@@ -127,8 +127,8 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
     assert.equal(site.count("/form", "POST"), 0);
     const handle = submitted.structuredContent?.["handle"] as { requestDigest: string };
     assert.ok((await server.ops.service.decideApproval(operationId, { approve: true, requestDigest: handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
-    await call("errand_run_queue", { waitSeconds: 45 });
-    const ran = await call("errand_collect", { operationId, waitSeconds: 45 });
+    await call("errand_run_queue", { waitSeconds: 40 });
+    const ran = await call("errand_collect", { operationId, waitSeconds: 40 });
     const receipt = ran.structuredContent?.["receipt"] as { status: string; network: { blockedRequests: number; blocked: unknown[] } };
     assert.equal(receipt.status, "PASS", ran.content[1]?.text);
     assert.deepEqual([receipt.network.blockedRequests, receipt.network.blocked], [0, []], "Chromium's own background traffic is off: the receipt lists only what the task did");

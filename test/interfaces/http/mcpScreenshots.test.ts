@@ -62,7 +62,7 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
       await server.ops.service.runQueue();
     }
     // On a loaded machine errand_run may answer pending (its wait ended first); collect waits for the receipt.
-    const collected = await call("errand_collect", { operationId, waitSeconds: 120 });
+    const collected = await call("errand_collect", { operationId, waitSeconds: 40 });
     assert.equal(collected.isError, undefined, collected.content[0]?.text);
     assert.equal((collected.structuredContent?.["receipt"] as { status?: string } | undefined)?.status, "PASS", collected.content[1]?.text);
     const record = ((collected.structuredContent?.["receipt"] as { artifacts?: ArtifactRecord[] }).artifacts ?? [])[0];

@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MCP_WAIT_SECONDS, waitTooLongMessage } from "../../../src/interfaces/http/mcp/toolWaits.js";
+import type { WaitingTool } from "../../../src/interfaces/http/mcp/toolWaits.js";
 import { validateTask } from "../../../src/task/validateTask.js";
 import { readTask } from "../../operations/support/tasks.js";
 import { CALLBACK, OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
@@ -146,6 +148,27 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     const result = (await client.callTool({ name: "errand_collect", arguments: { operationId: randomUUID(), waitSeconds: 999 } })) as ToolResult;
     assert.equal(result.isError, true);
     assert.match(result.content[0]?.text ?? "", /^invalid_type: .*\n- \/waitSeconds: /);
+  });
+
+  test("every MCP wait ends before a ChatGPT call does; tools/list, errand_capabilities and the refusal all state the bound the tool enforces", async () => {
+    const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t.inputSchema.properties?.["waitSeconds"] as { maximum?: number; default?: number; description?: string } | undefined]));
+    const capabilities = (await client.callTool({ name: "errand_capabilities", arguments: {} })) as ToolResult;
+    const reported = (capabilities.structuredContent?.["limits"] as { waitSeconds: { mcp: Record<string, { default: number; max: number }> } }).waitSeconds.mcp;
+    assert.deepEqual(Object.keys(reported).sort(), Object.keys(MCP_WAIT_SECONDS).sort());
+    for (const [tool, bound] of Object.entries(MCP_WAIT_SECONDS) as [WaitingTool, { default: number; max: number }][]) {
+      // A ChatGPT tool call gets roughly 60 s; the wait must leave room for the answer.
+      assert.ok(bound.max <= 45, `${tool} waits up to ${bound.max} s`);
+      const schema = listed.get(tool);
+      assert.equal(schema?.maximum, bound.max, tool);
+      assert.equal(schema?.default, bound.default, tool);
+      assert.ok(schema?.description?.includes(`max ${bound.max}`), tool);
+      assert.deepEqual(reported[tool], { default: bound.default, max: bound.max }, tool);
+      const args = tool === "errand_run" ? { task: readTask(randomUUID()), waitSeconds: bound.max + 1 } : tool === "errand_collect" ? { operationId: randomUUID(), waitSeconds: bound.max + 1 } : { waitSeconds: bound.max + 1 };
+      const refused = (await client.callTool({ name: tool, arguments: args })) as ToolResult;
+      assert.equal(refused.isError, true, tool);
+      assert.ok((refused.content[0]?.text ?? "").includes(`- /waitSeconds: ${waitTooLongMessage(tool)}`), refused.content[0]?.text);
+    }
+    assert.equal(((await client.callTool({ name: "errand_collect", arguments: { operationId: randomUUID(), waitSeconds: MCP_WAIT_SECONDS.errand_collect.max } })) as ToolResult).content[0]?.text?.startsWith("invalid_type"), false, "the bound itself is accepted");
   });
 
   test("/mcp refuses a foreign Origin with 403 before authentication; errand's own and listed origins pass to the token check", async () => {

@@ -7,6 +7,7 @@ import { REST_ENDPOINTS } from "../../rest/restEndpoints.js";
 import { SUPPORTED_SCOPES } from "../../oauth/scopes.js";
 import type { AnyTool } from "../toolDefinition.js";
 import { defineTool } from "../toolDefinition.js";
+import { MCP_WAIT_SECONDS } from "../toolWaits.js";
 
 export const taskSchemaTool = defineTool({
   name: "errand_task_schema",
@@ -45,7 +46,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
       tools: z.array(z.object({ name: z.string(), readOnly: z.boolean(), destructive: z.boolean(), openWorld: z.boolean() })).describe("MCP tools and their hints."),
       rest: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })).describe("REST endpoints (bearer API token)."),
       oauthScopes: z.array(z.string()).describe("OAuth scopes."),
-      limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (ms), body limits (bytes), page text caps (characters)."),
+      limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (s), body limits (bytes), page text caps (characters)."),
       providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
     }),
   listOutputSchema: false,
@@ -61,7 +62,12 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
         oauthScopes: [...SUPPORTED_SCOPES],
         limits: {
           task: taskGuide().limits,
-          waitMs: deps.settings.wait,
+          // What the tools and routes enforce: each MCP tool's own bound (MCP_WAIT_SECONDS), every
+          // wait also held to the server's ceiling, which alone bounds the REST waits.
+          waitSeconds: {
+            mcp: Object.fromEntries(Object.entries(MCP_WAIT_SECONDS).map(([tool, wait]) => [tool, { default: wait.default, max: Math.min(wait.max, deps.settings.wait.maxMs / 1000) }])),
+            restMax: deps.settings.wait.maxMs / 1000,
+          },
           collectTimeoutMs: COLLECT_LIMITS.timeoutMs,
           bodyBytes: deps.settings.limits,
           pageText: PAGE_TEXT_LIMITS,

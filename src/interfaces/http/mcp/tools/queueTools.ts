@@ -2,13 +2,14 @@ import * as z from "zod/v4";
 import { cancelOperation, inspectOperation, runQueueNow, statusReport } from "../../operationActions.js";
 import { handleSchema, nextSchema, statusSchema } from "../outputSchemas.js";
 import { defineTool } from "../toolDefinition.js";
+import { waitSecondsArgument } from "../toolWaits.js";
 
 export const runQueueTool = defineTool({
   name: "errand_run_queue",
   title: "Run queued browser tasks",
   description:
     "Use this rarely: errand serve's workers run queued tasks on their own. Waits up to waitSeconds until nothing queued is due; then errand_collect each.",
-  input: z.object({ waitSeconds: z.number().int().min(0).max(120).default(30).describe("Seconds to wait (0-120, default 30).") }),
+  input: z.object({ waitSeconds: waitSecondsArgument("errand_run_queue") }),
   output: z.object({
     finished: z.boolean().describe("True when the queue was drained within the wait."),
     attempts: z

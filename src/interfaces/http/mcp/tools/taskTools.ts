@@ -2,6 +2,7 @@ import * as z from "zod/v4";
 import { collectWithScreenshots, runTask } from "../../operationActions.js";
 import { operationResultShape } from "../outputSchemas.js";
 import { taskArgument } from "../taskArgument.js";
+import { waitSecondsArgument } from "../toolWaits.js";
 import { defineTool } from "../toolDefinition.js";
 
 function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] }; approval?: { url: string; summary: string } }): string {
@@ -11,9 +12,6 @@ function summarizeResult(output: { status: string; handle: { operationId: string
   return `Operation ${output.handle.operationId}: ${output.status}${receiptStatus}${values}.${approval}`;
 }
 
-/** errand_run's wait: long enough for most tasks, short enough that the assistant's own call limit (near 60 s) is never reached. */
-export const RUN_WAIT_SECONDS = { default: 25, max: 45 } as const;
-
 /** Runs a task now: submit, run it in this server, and wait (bounded) for the receipt. */
 export const runTaskTool = defineTool({
   name: "errand_run",
@@ -22,7 +20,7 @@ export const runTaskTool = defineTool({
     "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds, then answers pending (it keeps running): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
   input: z.object({
     task: taskArgument,
-    waitSeconds: z.number().int().min(0).max(RUN_WAIT_SECONDS.max).default(RUN_WAIT_SECONDS.default).describe("Seconds to wait for the receipt."),
+    waitSeconds: waitSecondsArgument("errand_run"),
   }),
   requiredArguments: ["task"],
   output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
@@ -38,7 +36,7 @@ export const collectTool = defineTool({
     "Use this to get a task's status and, once finished, its receipt and screenshots (images); waitSeconds waits and answers the moment it ends. Page text is marked untrusted.",
   input: z.object({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
-    waitSeconds: z.number().int().min(0).max(120).default(0).describe("Seconds to wait for the task to finish."),
+    waitSeconds: waitSecondsArgument("errand_collect"),
   }),
   output: z.object({ ...operationResultShape, screenshots: z.array(z.record(z.string(), z.unknown())).optional().describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not).") }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
