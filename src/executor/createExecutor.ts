@@ -50,6 +50,8 @@ export interface ExecutorOptions {
 
 /** Steps that can change the site; in a write task the mutation boundary is crossed before the first. */
 const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select"]);
+/** Mutating steps that cross the boundary themselves, after their read-only checks (env.beforeAct, fillSecret). */
+const CROSSES_ITSELF = new Set(["fill_secret", "select"]);
 /** Time allowed beyond the task budget for a step to notice its own timeout before errand gives up on it. */
 const HARD_STOP_GRACE_MS = 2_000;
 /** The least time an asked-for screenshot gets, even when the steps used the whole budget. */
@@ -294,6 +296,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       return verdict.href;
     },
     scrub: (text: string) => redactor.scrub(text),
+    beforeAct: () => (write ? crossBoundary() : Promise.resolve()),
   };
 
   for (const [index, step] of task.steps.entries()) {
@@ -308,7 +311,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
     const began = Date.now();
     try {
-      if (write && MUTATING_ACTIONS.has(step.action) && step.action !== "fill_secret") await crossBoundary();
+      if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action)) await crossBoundary();
       const result = await performStep(step, index, { ...env, timeoutMs: stepTimeout(index) });
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       if (result.check !== undefined) state.checks.push(result.check);

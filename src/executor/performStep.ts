@@ -1,7 +1,7 @@
 import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
-import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, Step } from "../task/taskTypes.js";
+import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, SelectStep, Step } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 const POLL_MS = 100;
@@ -14,6 +14,12 @@ export interface StepEnvironment {
   /** Checks a goto URL against layer 1 and the host allowlist; throws StepFailure when refused. */
   approveNavigation: (url: string) => Promise<string>;
   scrub: (text: string) => string;
+  /**
+   * Crosses the mutation boundary in a write task (nothing in a read_only one). A step that acts on
+   * its own calls it after its read-only checks, just before it acts, so a step that could not act
+   * ends with the boundary not crossed.
+   */
+  beforeAct: () => Promise<void>;
 }
 
 export type StepResult = { output?: { name: string; value: string }; check?: Check };
@@ -43,11 +49,9 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       case "type":
         await page.locator(step.selector).pressSequentially(step.text, { timeout: timeoutMs });
         return {};
-      case "select": {
-        const chosen = await page.locator(step.selector).selectOption(step.value, { timeout: timeoutMs });
-        if (!chosen.includes(step.value)) throw new StepFailure("step_failed", `No option with value "${step.value}" was selected.`);
+      case "select":
+        await selectOption(step, index, env);
         return {};
-      }
       // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
         const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
@@ -71,6 +75,48 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
     if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms${cause}`, detail);
     throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed${cause}`, detail);
   }
+}
+
+interface OptionSeen {
+  value: string;
+  label: string;
+  disabled: boolean;
+}
+
+/**
+ * Chooses the option whose value is `step.value`, or else the first whose visible label is (spaces
+ * collapsed). The option is found by reading the page first, waiting for late options within the
+ * step's time; only a found, enabled option crosses the boundary, so a missing one sends nothing.
+ */
+async function selectOption(step: SelectStep, index: number, env: StepEnvironment): Promise<void> {
+  const deadline = Date.now() + env.timeoutMs;
+  const select = env.page.locator(step.selector);
+  await select.waitFor({ state: "visible", timeout: env.timeoutMs });
+  const wanted = normalizeSpace(step.value);
+  let options: OptionSeen[] = [];
+  let chosen = -1;
+  for (;;) {
+    options = await select.evaluate((element) =>
+      element instanceof HTMLSelectElement ? Array.from(element.options, (option) => ({ value: option.value, label: option.label, disabled: option.disabled })) : [],
+    );
+    chosen = options.findIndex((option) => option.value === step.value);
+    if (chosen < 0) chosen = options.findIndex((option) => normalizeSpace(option.label) === wanted);
+    if (chosen >= 0 || Date.now() >= deadline) break;
+    await env.page.waitForTimeout(POLL_MS);
+  }
+  const option = options[chosen];
+  if (option === undefined) {
+    const seen = options.slice(0, 20).map((o) => `${JSON.stringify(o.value)} (${normalizeSpace(o.label)})`).join(", ");
+    throw new StepFailure(
+      "step_failed",
+      `Step ${index} (select): the element matching ${JSON.stringify(step.selector)} has no option whose value or visible label is ${JSON.stringify(step.value)}; nothing was chosen. error.detail lists the options seen.`,
+      options.length === 0 ? "no options (or not a <select>)" : seen,
+    );
+  }
+  if (option.disabled) throw new StepFailure("step_failed", `Step ${index} (select): the option ${JSON.stringify(step.value)} in ${JSON.stringify(step.selector)} is disabled; nothing was chosen.`);
+  await env.beforeAct();
+  const selected = await select.selectOption({ index: chosen }, { timeout: Math.max(1, deadline - Date.now()) });
+  if (!selected.includes(option.value)) throw new StepFailure("step_failed", `Step ${index} (select): the option ${JSON.stringify(step.value)} was not selected; the page changed its options.`);
 }
 
 /**

@@ -102,6 +102,83 @@ describe("executor on local Chromium", () => {
     assert.ok(!JSON.stringify(receipt).includes("s3cr3t"), "the secret is not in the receipt");
   });
 
+  test("select chooses by value (before a label) and by visible label on a read_only task, sending nothing", async () => {
+    const before = sites.site.hits.length;
+    for (const [value, expected] of [
+      ["se", "se"],
+      ["Norway", "no"],
+    ] as const) {
+      const { receipt } = await execute(
+        task({
+          target: { url: `${sites.site.origin}/choose` },
+          steps: [
+            { action: "select", selector: "#country", value },
+            { action: "expect_text", text: expected, selector: "#shown", match: "exact" },
+          ],
+        }),
+        context(),
+      );
+      assert.equal(receipt.status, "PASS", `${value}: ${JSON.stringify(receipt.error)}`);
+      assert.equal(receipt.mutationBoundary, "not_crossed");
+    }
+    assert.deepEqual(
+      sites.site.hits.slice(before).filter((h) => h.method !== "GET" || h.path !== "/choose" && h.path !== "/favicon.ico"),
+      [],
+      "only page loads reached the site",
+    );
+  });
+
+  test("select by value and by visible label on a write: the site receives the chosen option", async () => {
+    for (const [value, sent] of [
+      ["no", "country=no"],
+      ["Sweden", "country=se"],
+    ] as const) {
+      const { receipt } = await execute(
+        task({
+          target: { url: `${sites.site.origin}/choose` },
+          risk: "reversible_write",
+          approved: true,
+          steps: [
+            { action: "select", selector: "#country", value },
+            { action: "click", selector: "#submit" },
+            { action: "expect_text", text: "Saved Ada", selector: "#result" },
+          ],
+        }),
+        context(),
+      );
+      assert.equal(receipt.status, "PASS", `${value}: ${JSON.stringify(receipt.error)}`);
+      assert.equal(receipt.mutationBoundary, "crossed");
+      const post = sites.site.hits.filter((h) => h.path === "/save" && h.method === "POST").at(-1);
+      assert.ok(post?.body.split("&").includes(sent), `${value}: the site received ${post?.body}`);
+    }
+  });
+
+  test("a write whose select finds no enabled option stops before its boundary, with nothing sent", async () => {
+    const saves = sites.site.count("/save");
+    for (const value of ["Finland", "Denmark"]) {
+      const crossings: number[] = [];
+      const { receipt } = await execute(
+        task({
+          target: { url: `${sites.site.origin}/choose` },
+          risk: "reversible_write",
+          approved: true,
+          steps: [
+            { action: "select", selector: "#country", value, timeoutMs: 1_000 },
+            { action: "click", selector: "#submit" },
+          ],
+        }),
+        context({ beforeMutationBoundary: () => Promise.resolve(void crossings.push(1)) }),
+      );
+      assert.equal(receipt.status, "BLOCKED", `${value}: ${JSON.stringify(receipt.error)}`);
+      assert.equal(receipt.error?.code, "step_failed", JSON.stringify(receipt.error));
+      assert.equal(receipt.error?.step, 0);
+      assert.match(receipt.error?.message ?? "", /nothing was chosen/);
+      assert.equal(receipt.mutationBoundary, "not_crossed");
+      assert.equal(crossings.length, 0, `${value}: the boundary hook never ran`);
+    }
+    assert.equal(sites.site.count("/save"), saves, "nothing was submitted");
+  });
+
   test("scrubs a secret that the page reflects into extracted text", async () => {
     const { receipt, ephemeral } = await execute(
       task({
