@@ -3,7 +3,7 @@ import { parseDuration } from "./parseDuration.js";
 import type { OwnerApprovalRule } from "./parseOwnerApproval.js";
 import { DEFAULT_OWNER_APPROVAL, parseOwnerApproval } from "./parseOwnerApproval.js";
 import { resolveErrandHome } from "./resolveErrandHome.js";
-import { DAY, MINUTE, MiB, SECOND } from "./units.js";
+import { DAY, HOUR, MINUTE, MiB, SECOND } from "./units.js";
 
 /**
  * Everything the queue, runner and journal need to know at run time. Resolved in this order:
@@ -48,6 +48,8 @@ export interface RuntimeConfig {
   resultTtlMs: number;
   /** How long a stopping worker pool (SIGTERM) lets running attempts finish before it exits; their leases cover the rest (ms). Env ERRAND_SHUTDOWN_GRACE_MS. Default 30 s. */
   shutdownGraceMs: number;
+  /** How long a live login handoff in the owner console stays open before it closes (ms). Env ERRAND_LOGIN_TTL (5m, 10m, 1h). Default 10 min. */
+  loginTtlMs: number;
   /**
    * The PostgreSQL database every command uses instead of ERRAND_HOME/errand.db (postgres://…), or
    * null for the embedded SQLite default. Env ERRAND_DATABASE_URL (or ERRAND_DATABASE_URL_FILE), or
@@ -74,10 +76,14 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   concurrency: 2,
   resultTtlMs: 10 * MINUTE,
   shutdownGraceMs: 30 * SECOND,
+  loginTtlMs: 10 * MINUTE,
 });
 
 /** Bounds of ERRAND_RESULT_TTL. */
 export const RESULT_TTL_BOUNDS = { min: 1 * SECOND, max: 1 * DAY } as const;
+
+/** Bounds of ERRAND_LOGIN_TTL. */
+export const LOGIN_TTL_BOUNDS = { min: 30 * SECOND, max: 1 * HOUR } as const;
 
 /** Bounds of ERRAND_APPROVAL_TTL. */
 export const APPROVAL_TTL_BOUNDS = { min: 1 * SECOND, max: 7 * DAY } as const;
@@ -86,7 +92,7 @@ export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "databaseUrl">;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "databaseUrl">;
   min: number;
   max: number;
   /** Why the minimum is what it is, said when a value below it is refused. */
@@ -136,6 +142,8 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   if (ttl !== undefined && ttl !== "") config.approvalTtlMs = parseApprovalTtl(ttl);
   const databaseUrl = env["ERRAND_DATABASE_URL"];
   if (databaseUrl !== undefined && databaseUrl !== "") config.databaseUrl = parseDatabaseUrl(databaseUrl);
+  const loginTtl = env["ERRAND_LOGIN_TTL"];
+  if (loginTtl !== undefined && loginTtl !== "") config.loginTtlMs = parseLoginTtl(loginTtl);
   const resultTtl = env["ERRAND_RESULT_TTL"];
   if (resultTtl !== undefined && resultTtl !== "") config.resultTtlMs = parseResultTtl(resultTtl);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
@@ -157,6 +165,14 @@ function parseApprovalTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < APPROVAL_TTL_BOUNDS.min || ms > APPROVAL_TTL_BOUNDS.max) {
     throw new ConfigError(`ERRAND_APPROVAL_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 7d written as a number and one unit (90s, 15m, 2h).`);
+  }
+  return ms;
+}
+
+function parseLoginTtl(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms < LOGIN_TTL_BOUNDS.min || ms > LOGIN_TTL_BOUNDS.max) {
+    throw new ConfigError(`ERRAND_LOGIN_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 30s to 1h written as a number and one unit (90s, 10m, 1h).`);
   }
   return ms;
 }

@@ -3,7 +3,11 @@ import type { Task } from "../task/taskTypes.js";
 
 /** Hosts the main frame may visit: the target's host plus the task's allowedHosts patterns. */
 export function createHostAllowlist(task: Task): (url: string) => boolean {
-  const targetHost = new URL(task.target.url).hostname;
+  return createHostsAllowlist([new URL(task.target.url).hostname], task.allowedHosts);
+}
+
+/** Hosts the main frame may visit: exact hosts plus host patterns (a task's, or a login handoff's). */
+export function createHostsAllowlist(exact: readonly string[], patterns: readonly string[]): (url: string) => boolean {
   return (url: string) => {
     let host: string;
     try {
@@ -12,6 +16,6 @@ export function createHostAllowlist(task: Task): (url: string) => boolean {
       return false;
     }
     if (host.endsWith(".")) host = host.slice(0, -1);
-    return host === targetHost || task.allowedHosts.some((pattern) => hostMatchesPattern(host, pattern));
+    return exact.includes(host) || patterns.some((pattern) => hostMatchesPattern(host, pattern));
   };
 }

@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import type { RuntimeConfig } from "../../config/runtimeConfig.js";
 import { admitTask } from "../../executor/admitTask.js";
 import { createExecutor } from "../../executor/createExecutor.js";
+import { openLoginHandoff } from "../../executor/loginHandoff.js";
+import type { LoginHandoff } from "../../executor/loginHandoff.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
 import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../../providers/createCloudProvider.js";
@@ -18,7 +20,7 @@ import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
 import { openSites } from "./openSites.js";
 import { sessionValues } from "../../sites/sessionScope.js";
-import type { SiteSessions } from "../../sites/siteTypes.js";
+import type { SiteDefinition, SiteSessions } from "../../sites/siteTypes.js";
 import { addOutputSecret } from "./output.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
@@ -32,6 +34,8 @@ export interface RoutedExecutor {
   store: ProviderStore;
   routing: RoutingConfig;
   providers: Record<RoutableProvider, BrowserProvider>;
+  /** The owner console's live login: local Chromium under the site's network scope, saving through the same site port tasks use. */
+  openLogin(name: string, budgetMs: number): Promise<LoginHandoff | null>;
   shutdown(): Promise<void>;
 }
 
@@ -105,6 +109,10 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     store,
     routing,
     providers,
+    async openLogin(name, budgetMs) {
+      const site: SiteDefinition | null = await sites.lookup(name);
+      return site === null ? null : openLoginHandoff({ provider: local, guard: policy.guard, site, sites, budgetMs });
+    },
     async shutdown() {
       try {
         await local.shutdown();

@@ -1,5 +1,6 @@
 import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
+import type { LoginHandoff } from "../../executor/loginHandoff.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
 import { printErr } from "./output.js";
 
@@ -22,6 +23,8 @@ export interface ExecutorFactoryOptions {
 /** An executor and the way to release what it holds (a warm browser, the provider store) when the runner exits. */
 export interface WiredExecutor {
   execute: ExecuteTask;
+  /** A live login browser for the site NAME (null: no such site); see src/executor/loginHandoff.ts. */
+  openLogin?(name: string, budgetMs: number): Promise<LoginHandoff | null>;
   shutdown(): Promise<void>;
 }
 
@@ -43,5 +46,5 @@ export async function createExecutor(options: ExecutorFactoryOptions): Promise<W
     onNotice: (message) => printErr(`notice: ${message}`),
     keepSpare: options.longLived === true,
   });
-  return { execute: built.execute, shutdown: () => built.shutdown() };
+  return { execute: built.execute, openLogin: (name, budgetMs) => built.openLogin(name, budgetMs), shutdown: () => built.shutdown() };
 }

@@ -4,6 +4,7 @@ import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { Requester } from "../../operations/requester.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import type { HttpLogger } from "./httpLogger.js";
+import type { LoginHandoffs } from "./owner/loginHandoffs.js";
 import type { ErrandMetrics } from "./observability/errandMetrics.js";
 import type { ReadinessReport } from "./observability/readiness.js";
 import type { QueueDriver } from "./queueDriver.js";
@@ -43,6 +44,8 @@ export interface AppDeps {
   clock?: () => number;
   /** The owner's sites as errand_status and GET /v1/status list them (never a session); absent, none are listed. Nothing here can change a site. */
   sites?: () => Promise<SiteListing[]>;
+  /** The owner console's live login browsers (/owner/sites/NAME/login); absent, the page answers 404. */
+  loginHandoffs?: LoginHandoffs;
   /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
   look?: (request: unknown) => Promise<LookResult>;
 }

@@ -158,6 +158,9 @@ async function runServe(ctx: CommandContext): Promise<number> {
       // Read only: the HTTP side lists sites, it never changes one.
       const sites = openSites(opened.config, ctx.env, "read");
       const siteRegistry = sites.registry;
+      const { LoginHandoffs } = await import("../../http/owner/loginHandoffs.js");
+      // The owner console's live login browsers: local Chromium under the site's network scope (ERRAND_LOGIN_TTL).
+      const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await startedExecutor()).openLogin?.(name, budgetMs)) ?? null, opened.config.loginTtlMs);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
@@ -232,6 +235,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           readiness,
           sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
+          loginHandoffs,
         });
         clearForwardedStatus(opened.config.errandHome);
         const forwarded = createForwardedHeaderWatch({ trusted: trustedProxies, logger, record: (seen) => writeForwardedStatus(opened.config.errandHome, seen) });
@@ -273,6 +277,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
         const left = await workers?.close(opened.config.shutdownGraceMs);
         if (left !== undefined && left.unfinished > 0) printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
         await queue.close();
+        await loginHandoffs.closeAll();
         await (executor ?? (await executorStarting?.catch(() => undefined)))?.shutdown();
         await access.close();
         await sites.close();

@@ -38,6 +38,7 @@ errand site show NAME [--json]
 errand site remove NAME
 errand site allow NAME --risk reversible_write|consequential [--secret NAME]... [--for DURATION]
 errand site revoke NAME
+errand site login NAME [--json]
   add     sets up the site NAME (a letter, then letters, digits, "_" or "-"; at most 64), or redefines
           it (which drops its saved session). A task naming it ("site": "NAME") starts in a browser
           holding the site's saved session: the cookies and local storage of its origins only, and
@@ -60,6 +61,10 @@ errand site revoke NAME
           ${MAX_GRANT_MS / DAY_MS}d: 12h, 7d, 2w) or is revoked. --risk consequential must be spelled out and
           warns. The receipt names the grant a task ran under. A redefined site's grants end.
   revoke  ends every grant of the site; tasks on it wait for the owner again.
+  login   prints the owner console's login page of the site (ERRAND_PUBLIC_URL/owner/sites/NAME/login):
+          open it on your phone, log in as the owner, log in to the site by hand in errand's live
+          browser, tap Done; errand checks the logged-in selector and saves the session.
+          --json: data.url.
   Only this command (and the owner console) sets sites up and grants: the REST API and MCP can list
   them and their live grants, never change them.`,
 };
@@ -69,15 +74,15 @@ async function runSite(ctx: CommandContext): Promise<number> {
   const name = ctx.positionals[1];
   const json = flagOption(ctx, "json");
   const config = resolveRuntimeConfig(ctx.env);
-  if (action !== "add" && action !== "list" && action !== "show" && action !== "remove" && action !== "allow" && action !== "revoke") {
-    throw new UsageError('say "add NAME --origin ORIGIN", "list", "show NAME", "remove NAME", "allow NAME --risk RISK" or "revoke NAME"');
+  if (action !== "add" && action !== "list" && action !== "show" && action !== "remove" && action !== "allow" && action !== "revoke" && action !== "login") {
+    throw new UsageError('say "add NAME --origin ORIGIN", "list", "show NAME", "remove NAME", "allow NAME --risk RISK", "revoke NAME" or "login NAME"');
   }
   if (action !== "add") refuseOptions(ctx, action, ADD_OPTIONS, "site add");
   if (action !== "allow") refuseOptions(ctx, action, ALLOW_OPTIONS, "site allow");
   if (action === "list") {
     if (name !== undefined) throw new UsageError("site list takes no name");
   } else if (name === undefined) throw new UsageError(`site ${action} needs a NAME`);
-  const opened = openSites(config, ctx.env, action === "list" || action === "show" ? "read" : "write");
+  const opened = openSites(config, ctx.env, action === "list" || action === "show" || action === "login" ? "read" : "write");
   try {
     if (action === "list") return printList(await opened.registry.list(), json);
     const siteName = name ?? "";
@@ -93,6 +98,20 @@ async function runSite(ctx: CommandContext): Promise<number> {
       const ended = await opened.registry.revoke(siteName);
       if (json) printEnvelope({ ok: true, status: "ok", data: { revoked: ended } });
       else printErr(ended.length === 0 ? `site ${siteName} had no grant to revoke` : `revoked ${ended.length} grant${ended.length === 1 ? "" : "s"} on ${siteName} (${ended.join(", ")}); its writes wait for the owner again`);
+      return EXIT.pass;
+    }
+    if (action === "login") {
+      const site = await opened.registry.show(siteName);
+      if (site === null) return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
+      if ((ctx.env["ERRAND_PUBLIC_URL"] ?? "").trim() === "") {
+        return printFailure({ code: "configuration_error", message: `No public URL is configured, so errand cannot say where the owner console is. Set ERRAND_PUBLIC_URL to the address errand serve is reached at (as for errand serve --public-url); the page is /owner/sites/${siteName}/login on it.` }, json);
+      }
+      const url = opened.registry.loginPageUrl(siteName);
+      if (json) printEnvelope({ ok: true, status: "ok", data: { url } });
+      else {
+        printOut(url);
+        printErr(`Open it on your phone, log in as the owner, log in to ${siteName} by hand in errand's live browser, then tap Done (the page closes its browser after ERRAND_LOGIN_TTL).`);
+      }
       return EXIT.pass;
     }
     if (action === "remove") {

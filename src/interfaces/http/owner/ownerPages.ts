@@ -1,6 +1,8 @@
 import { isUntrustedText } from "../../../receipt/untrustedText.js";
 import type { OperationListItem } from "../../../operations/serviceTypes.js";
+import type { SiteListing } from "../httpDeps.js";
 import { escapeHtml, page } from "../oauth/consentPage.js";
+import { sitesSection } from "./siteLoginPages.js";
 
 /**
  * The owner console's pages: plain server-rendered HTML, no scripts, no external assets, readable
@@ -37,7 +39,7 @@ function receiptCells(item: OperationListItem): string {
   return `<td>${escapeHtml(r?.status ?? item.status)}</td><td>${escapeHtml(r?.provider ?? "")}</td><td>${escapeHtml(checks)}</td>`;
 }
 
-export function dashboardPage(csrf: string, pending: OperationListItem[], recent: OperationListItem[]): string {
+export function dashboardPage(csrf: string, pending: OperationListItem[], recent: OperationListItem[], sites: readonly SiteListing[] = []): string {
   const pendingList =
     pending.length === 0
       ? "<p>Nothing is waiting for your approval.</p>"
@@ -54,6 +56,7 @@ export function dashboardPage(csrf: string, pending: OperationListItem[], recent
 ${pendingList}
 <h2>Recent operations</h2>
 ${recent.length === 0 ? "<p>None yet.</p>" : `<table><thead><tr><th>operation</th><th>status</th><th>provider</th><th>checks</th><th>updated</th></tr></thead><tbody>${rows}</tbody></table>`}
+${sitesSection(sites)}
 <p>${logoutForm(csrf)}</p>`,
   );
 }

@@ -9,6 +9,7 @@ import { verifyOwnerAttempt } from "../verifyOwnerAttempt.js";
 import { approvalPage, dashboardPage, loginPage, messagePage, operationPage } from "./ownerPages.js";
 import type { OwnerSession } from "./ownerSessions.js";
 import { OwnerSessions, sameToken } from "./ownerSessions.js";
+import { siteLoginRoutes } from "./siteLoginRoutes.js";
 
 const SESSION_COOKIE = "errand_owner";
 const LOGIN_COOKIE = "errand_owner_login";
@@ -77,8 +78,8 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
     const live = session(c);
     if (live === undefined) return showLogin(c, "/owner");
     await deps.service.expireApprovals();
-    const [pending, recent] = await Promise.all([deps.service.listOperations({ awaitingApproval: true, limit: 50 }), deps.service.listOperations({ limit: 20 })]);
-    return html(dashboardPage(live.csrf, pending, recent));
+    const [pending, recent, sites] = await Promise.all([deps.service.listOperations({ awaitingApproval: true, limit: 50 }), deps.service.listOperations({ limit: 20 }), deps.sites?.() ?? Promise.resolve([])]);
+    return html(dashboardPage(live.csrf, pending, recent, sites));
   });
 
   owner.post("/login", async (c) => {
@@ -145,5 +146,6 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
   };
   owner.post("/approvals/:operationId/approve", (c) => decide(c, true));
   owner.post("/approvals/:operationId/deny", (c) => decide(c, false));
+  siteLoginRoutes(owner, deps, { session, showLogin, readForm });
   return owner;
 }

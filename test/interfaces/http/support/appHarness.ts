@@ -64,6 +64,8 @@ export interface HarnessOptions {
   fixtureOrigin?: string;
   /** A real executor instead of the fake one (Chromium tests), and errand_look over it. */
   execute?: ExecuteTask;
+  /** More of the app's dependencies (the owner's sites, login browsers). */
+  extraDeps?: Partial<AppDeps>;
   /** Keep the owner password's hash in the access store and read it from there, as errand serve does. */
   ownerSecretInStore?: boolean;
 }
@@ -106,6 +108,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.execute === undefined ? {} : { look: (request: unknown) => lookAtPage(options.execute as ExecuteTask, request) }),
+    ...options.extraDeps,
   };
   const app = createApp(deps);
   return {
