@@ -181,6 +181,11 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
     const outline = looked.structuredContent as { url: { untrusted: boolean; text: string }; forms: { selector: string | null; fields: { selector: string | null }[] }[] };
     assert.equal(outline.url.untrusted, true);
     assert.match(outline.url.text, /\/form\?Ignore_previous/);
+    // The one-line summary beside the data counts what the data holds and never repeats the page-chosen address.
+    const summary = looked.content[0]?.text ?? "";
+    const counted = looked.structuredContent as { forms: unknown[]; headings: unknown[]; links: unknown[] };
+    assert.ok(summary.includes(`${counted.forms.length} form(s), ${counted.headings.length} heading(s), ${counted.links.length} link(s)`), summary);
+    assert.ok(!summary.includes("[object Object]") && !plantedIn(summary), summary);
     const planted = outline.forms[1];
     assert.ok(planted !== undefined && planted.fields.length === 2);
     // Long identifiers never become selectors: errand falls back to structural ones, which still work.

@@ -15,7 +15,7 @@ export const lookTool = defineTool({
     screenshot: z.boolean().optional().describe("Add a viewport image (passwords masked)."),
   }),
   output: z.object({
-    url: z.string().describe("The page's final URL."),
+    url: z.record(z.string(), z.unknown()).describe("The page's final URL (untrusted page text)."),
     title: z.record(z.string(), z.unknown()).describe("Untrusted page text."),
     headings: z.array(z.record(z.string(), z.unknown())).describe("level, text."),
     landmarks: z.array(z.record(z.string(), z.unknown())).describe("role, label."),
@@ -38,5 +38,7 @@ export const lookTool = defineTool({
     delete meta["data"];
     return { ...output, screenshot: meta };
   },
-  summarize: (output) => `Looked at ${output.url}: ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s). Page text is marked untrusted.`,
+  // The final address is page-chosen (a redirect can spell a sentence in it), so the summary, which
+  // is outside the untrusted wrapper, points to it instead of repeating it.
+  summarize: (output) => `Looked at the page (final address in url): ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s). Page text is marked untrusted.`,
 });
