@@ -18,6 +18,8 @@ export interface TaskDescription {
   secrets: { name: string; sites: string[] }[];
   /** The assistant's label, quoted; absent when the task has none. */
   label?: string;
+  /** The owner's site the task names (its saved login); absent when it names none. */
+  site?: string;
 }
 
 const RISK_TEXT: Record<Risk, string> = {
@@ -100,6 +102,7 @@ export function describeTask(task: Task, secretSites: (name: string) => string[]
     steps,
     secrets,
     ...(task.label === undefined ? {} : { label: quote(task.label) }),
+    ...(task.site === undefined ? {} : { site: task.site }),
   };
 }
 

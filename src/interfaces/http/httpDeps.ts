@@ -46,6 +46,11 @@ export interface AppDeps {
   sites?: () => Promise<SiteListing[]>;
   /** The owner console's live login browsers (/owner/sites/NAME/login); absent, the page answers 404. */
   loginHandoffs?: LoginHandoffs;
+  /**
+   * The owner's control of standing grants from the console, reached only behind the owner session
+   * (no bearer token reaches it: no REST route or MCP tool calls it). Absent: the console offers no grant.
+   */
+  ownerSites?: OwnerSites;
   /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
   look?: (request: unknown) => Promise<LookResult>;
 }
@@ -60,6 +65,20 @@ export interface SiteListing {
   origins: string[];
   loggedIn: boolean;
   grants: { id: string; risk: string; secrets: string[]; expiresAt: string }[];
+}
+
+/** A live standing grant as the owner console shows it. */
+export interface OwnerSiteGrant {
+  id: string;
+  risk: string;
+  secrets: string[];
+  expiresAt: string;
+}
+
+/** What the owner console may do with standing grants: give one on a site, revoke a site's grants (its listing comes from `sites`). */
+export interface OwnerSites {
+  allow(site: string, grant: { risk: "reversible_write" | "consequential"; secrets: string[]; durationMs: number }): Promise<OwnerSiteGrant>;
+  revoke(site: string): Promise<string[]>;
 }
 
 /** Who is calling, once a bearer token was verified. */

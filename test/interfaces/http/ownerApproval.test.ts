@@ -34,7 +34,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
 
   before(async () => {
     site = await startCountingServer();
-    server = await startAppServer({ fixtureOrigin: site.origin });
+    server = await startAppServer({ fixtureOrigin: site.origin, sites: true });
     accessToken = (await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK)).accessToken;
     apiToken = await server.apiToken("script");
     client = new Client({ name: "approval-test", version: "1.0.0" });
@@ -189,6 +189,77 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       const approvedEvent = events.find((e) => e.type === "operation_approved" && e.operationId === approveId);
       assert.match(approvedEvent?.body ?? "", /"via":"console"/);
       assert.match(approvedEvent?.body ?? "", /owner \(console: 127\.0\.0\.1\)/);
+      await context.close();
+    });
+
+    test("standing grant from the console at phone size: 'Approve and allow tasks like this on library for 24 hours' runs the task and the next one with 0 owner actions; Revoke on the main page makes the next wait; no token can give one by any route", async () => {
+      const registry = server.sites;
+      assert.ok(registry !== undefined);
+      await registry.define({ name: "library", origins: ["https://library.example.com"] });
+      const renewal = (id: string) => writeTask(id, "Renew my books", { site: "library", target: { url: "https://library.example.com/loans" }, steps: [{ action: "click", selector: "#renew" }, { action: "expect_text", text: "Renewed" }] });
+      const run = async (id: string) => ((await client.callTool({ name: "errand_run", arguments: { task: renewal(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"];
+      const first = randomUUID();
+      assert.equal(await run(first), "awaiting_approval");
+
+      // No OAuth or API token gives a grant, by any plausible route or tool.
+      for (const token of [accessToken, apiToken]) {
+        for (const path of [`/owner/approvals/${first}/approve-and-allow`, "/owner/sites/library/allow", "/v1/sites/library/allow", "/v1/sites/library/grants", "/v1/sites", "/v1/grants", "/v1/sites/library"]) {
+          const answer = await fetch(`${server.origin}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", origin: server.origin }, body: JSON.stringify({ risk: "consequential", secrets: [], csrf: "x" }), redirect: "manual" });
+          assert.ok([401, 403, 404, 405].includes(answer.status), `${path}: ${answer.status}`);
+        }
+      }
+      const { tools } = await client.listTools();
+      assert.ok(!tools.some((t) => /grant|allow|site_/.test(t.name)), "no MCP tool gives a grant");
+      for (const name of ["errand_site_allow", "errand_grant", "errand_allow"]) {
+        assert.equal(((await client.callTool({ name, arguments: { site: "library", risk: "consequential" } })) as ToolResult).isError, true, name);
+      }
+      assert.deepEqual(await registry.liveGrants("library"), []);
+      assert.equal(site.count("POST", `/write/${first}`), 0);
+
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/owner/approvals/${first}`);
+      await page.fill("input[type=password]", OWNER_PASSWORD);
+      await Promise.all([page.waitForURL(`${server.origin}/owner/approvals/${first}`), page.click("button:text('Log in')")]);
+      const allow = "Approve and allow tasks like this on library for 24 hours";
+      assert.deepEqual(await page.locator("form button").allTextContents(), ["Approve", "Deny", allow]);
+      // A forged form (the right session, a wrong CSRF token) gives nothing.
+      const session = (await context.cookies()).find((c) => c.name === "errand_owner")?.value ?? "";
+      const digest = (await page.locator("#digest").textContent()) ?? "";
+      const forged = await fetch(`${server.origin}/owner/approvals/${first}/approve-and-allow`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: `errand_owner=${session}`, origin: server.origin }, body: new URLSearchParams({ requestDigest: digest, csrf: "guessed" }).toString(), redirect: "manual" });
+      assert.equal(forged.status, 403);
+      assert.deepEqual(await registry.liveGrants("library"), []);
+      const box = await page.locator(`button:text-is('${allow}')`).boundingBox();
+      assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 390, "the button fits a phone's width");
+      await Promise.all([page.waitForURL(`${server.origin}/owner/operations/${first}`), page.tap(`button:text-is('${allow}')`)]);
+      await site.waitFor("POST", `/write/${first}`);
+      const grants = await registry.liveGrants("library");
+      assert.deepEqual(grants.map((g) => [g.risk, g.secrets]), [["reversible_write", []]]);
+      assert.ok(grants[0] !== undefined && grants[0].expiresMs - Date.now() <= 24 * 3_600_000 && grants[0].expiresMs - Date.now() > 23 * 3_600_000);
+
+      // The next renewal runs with no owner action, and says which grant let it.
+      const second = randomUUID();
+      assert.notEqual(await run(second), "awaiting_approval");
+      await server.queue.kick();
+      await site.waitFor("POST", `/write/${second}`);
+      assert.equal(site.count("POST", `/write/${second}`), 1);
+      const inspected = await server.ops.service.inspect(second);
+      assert.ok(inspected.ok && "operation" in inspected);
+      assert.equal(inspected.operation.ranUnderGrant, grants[0]?.grantId);
+      const status = (await client.callTool({ name: "errand_status", arguments: {} })) as ToolResult;
+      assert.deepEqual((status.structuredContent?.["sites"] as { grants: { id: string }[] }[])[0]?.grants.map((g) => g.id), [grants[0]?.grantId], "the assistant sees the grant, read-only");
+
+      // Revoke from the console's main page: the next one waits again.
+      await page.goto(`${server.origin}/owner`);
+      assert.match((await page.locator("li.grant").textContent()) ?? "", /up to reversible_write/);
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith("/owner/sites/library/revoke")), page.tap("button:text-is('Revoke library')")]);
+      await page.waitForURL(`${server.origin}/owner`);
+      assert.match((await page.locator("body").textContent()) ?? "", /No site has a standing grant/);
+      assert.deepEqual(await registry.liveGrants("library"), []);
+      const third = randomUUID();
+      assert.equal(await run(third), "awaiting_approval");
+      await server.queue.kick();
+      assert.equal(site.count("POST", `/write/${third}`), 0);
       await context.close();
     });
 

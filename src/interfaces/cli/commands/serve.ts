@@ -155,7 +155,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
     ctx,
     async (opened) => {
       const { access, hasher } = openAccess(opened);
-      // Read only: the HTTP side lists sites, it never changes one.
+      // No bearer-token route changes a site; only the owner console (behind the owner session) gives or revokes a grant.
       const sites = openSites(opened.config, ctx.env, "read");
       const siteRegistry = sites.registry;
       const { LoginHandoffs } = await import("../../http/owner/loginHandoffs.js");
@@ -233,6 +233,10 @@ async function runServe(ctx: CommandContext): Promise<number> {
           version: VERSION,
           metrics,
           readiness,
+          ownerSites: {
+            allow: (site, grant) => siteRegistry.allow(site, { ...grant, via: "console" }),
+            revoke: (site) => siteRegistry.revoke(site),
+          },
           sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
           loginHandoffs,

@@ -39,6 +39,18 @@ function receiptCells(item: OperationListItem): string {
   return `<td>${escapeHtml(r?.status ?? item.status)}</td><td>${escapeHtml(r?.provider ?? "")}</td><td>${escapeHtml(checks)}</td>`;
 }
 
+function grantsSection(csrf: string, sites: readonly SiteListing[]): string {
+  const granted = sites.filter((site) => site.grants.length > 0);
+  if (granted.length === 0) return "<h2>Standing grants</h2><p>No site has a standing grant: every write waits for you.</p>";
+  const items = granted
+    .map((site) => {
+      const grants = site.grants.map((grant) => `<li>up to ${escapeHtml(grant.risk)}, secrets ${escapeHtml(grant.secrets.length === 0 ? "none" : grant.secrets.join(", "))}, until ${escapeHtml(grant.expiresAt)} (<code>${escapeHtml(grant.id)}</code>)</li>`).join("");
+      return `<li class="grant"><strong>${escapeHtml(site.name)}</strong> (${escapeHtml(site.origins.join(", "))})<ul>${grants}</ul><form method="post" action="/owner/sites/${encodeURIComponent(site.name)}/revoke" class="inline">${csrfField(csrf)}<button type="submit">Revoke ${escapeHtml(site.name)}</button></form></li>`;
+    })
+    .join("");
+  return `<h2>Standing grants</h2><p>Tasks on these sites, up to the risk shown and typing only the secrets shown, run without asking you.</p><ul>${items}</ul>`;
+}
+
 export function dashboardPage(csrf: string, pending: OperationListItem[], recent: OperationListItem[], sites: readonly SiteListing[] = []): string {
   const pendingList =
     pending.length === 0
@@ -54,6 +66,7 @@ export function dashboardPage(csrf: string, pending: OperationListItem[], recent
     `<h1>errand owner console</h1>
 <h2>Waiting for your approval</h2>
 ${pendingList}
+${grantsSection(csrf, sites)}
 <h2>Recent operations</h2>
 ${recent.length === 0 ? "<p>None yet.</p>" : `<table><thead><tr><th>operation</th><th>status</th><th>provider</th><th>checks</th><th>updated</th></tr></thead><tbody>${rows}</tbody></table>`}
 ${sitesSection(sites)}
@@ -61,12 +74,19 @@ ${sitesSection(sites)}
   );
 }
 
-export function approvalPage(csrf: string, item: OperationListItem): string {
+export function approvalPage(csrf: string, item: OperationListItem, grantsOffered = false): string {
   const approval = item.approval;
   if (approval === undefined) return operationPage(csrf, item);
   const id = escapeHtml(item.handle.operationId);
-  const decision = (action: "approve" | "deny", label: "Approve" | "Deny") =>
-    `<form method="post" action="/owner/approvals/${id}/${action}" class="inline">${csrfField(csrf)}<input type="hidden" name="requestDigest" value="${escapeHtml(approval.requestDigest)}"><button type="submit">${label}</button></form>`;
+  const decision = (action: "approve" | "deny" | "approve-and-allow", label: string) =>
+    `<form method="post" action="/owner/approvals/${id}/${action}" class="inline">${csrfField(csrf)}<input type="hidden" name="requestDigest" value="${escapeHtml(approval.requestDigest)}"><button type="submit">${escapeHtml(label)}</button></form>`;
+  const site = approval.description.site;
+  const allowable = grantsOffered && site !== undefined && approval.description.risk !== "read_only";
+  const secrets = approval.description.secrets.map((secret) => secret.name);
+  const allow = allowable
+    ? `${decision("approve-and-allow", `Approve and allow tasks like this on ${site} for 24 hours`)}
+<p>That also lets tasks on ${escapeHtml(site)}'s origins, up to ${escapeHtml(approval.description.risk)}${secrets.length === 0 ? " and typing no secret" : `, typing only ${escapeHtml(secrets.join(", "))}`}, run without asking you for 24 hours (revoke it on the console's main page).</p>`
+    : "";
   return page(
     "Approve this task?",
     `<h1>Approve this task?</h1>
@@ -76,6 +96,7 @@ export function approvalPage(csrf: string, item: OperationListItem): string {
 <p>Approve only if this is exactly what you asked for. The approval is bound to this digest: a changed task is a different request.</p>
 ${decision("approve", "Approve")}
 ${decision("deny", "Deny")}
+${allow}
 <p><a href="/owner">Back</a></p>`,
   );
 }

@@ -1,3 +1,4 @@
+import { isSiteName } from "../../../task/siteName.js";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
@@ -19,6 +20,9 @@ const OPERATION_ID = /^[0-9a-f-]{36}$/i;
  * Every console answer: never cached, never framed, no scripts, forms post only here. Referrer
  * same-origin, so Chromium sends a real Origin on the form posts (see authorizeRoutes).
  */
+/** How long "Approve and allow tasks like this" lets such tasks run unattended. */
+const GRANT_FROM_APPROVAL_MS = 24 * 60 * 60 * 1000;
+
 function html(body: string, status = 200): Response {
   return new Response(body, {
     status,
@@ -125,7 +129,7 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!OPERATION_ID.test(id)) return html(messagePage("Not found", "No operation has that id."), 404);
     const item = await deps.service.operationItem(id);
     if ("ok" in item) return html(messagePage("Not available", item.message), item.code === "operation_not_found" ? 404 : 500);
-    return html(kind === "approval" ? approvalPage(live.csrf, item) : operationPage(live.csrf, item));
+    return html(kind === "approval" ? approvalPage(live.csrf, item, deps.ownerSites !== undefined) : operationPage(live.csrf, item));
   };
   owner.get("/approvals/:operationId", (c) => showOperation(c, "approval"));
   owner.get("/operations/:operationId", (c) => showOperation(c, "operation"));
@@ -144,6 +148,53 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
     deps.logger.info(approve ? "Owner approved a task in the console" : "Owner denied a task in the console", { operationId: result.handle.operationId });
     return redirect(c, `/owner/operations/${result.handle.operationId}`);
   };
+  /**
+   * Approve, and give a grant on the task's site for GRANT_FROM_APPROVAL_MS with the task's own
+   * risk and secrets. What is granted is read from the stored task, never from the form.
+   */
+  owner.post("/approvals/:operationId/approve-and-allow", async (c) => {
+    const live = session(c);
+    if (live === undefined) return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can approve or allow. Nothing was changed."), 403);
+    const form = await readForm(c);
+    if (form instanceof Response) return form;
+    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
+    const ownerSites = deps.ownerSites;
+    const id = c.req.param("operationId") ?? "";
+    if (ownerSites === undefined || !OPERATION_ID.test(id)) return html(messagePage("Not changed", "This errand gives no grants from the console. Nothing was changed."), 404);
+    const item = await deps.service.operationItem(id);
+    if ("ok" in item) return html(messagePage("Not available", item.message), item.code === "operation_not_found" ? 404 : 500);
+    const description = item.approval?.description;
+    const site = description?.site;
+    const risk = description?.risk;
+    if (description === undefined || site === undefined || (risk !== "reversible_write" && risk !== "consequential")) {
+      return html(messagePage("Not changed", "Only a waiting write that names a site can be allowed on it. Nothing was changed."), 409);
+    }
+    const result = await deps.service.decideApproval(id, { approve: true, requestDigest: form.get("requestDigest") ?? "", decidedBy: `owner (console: ${live.address})`, via: "console" });
+    if (!result.ok) return html(messagePage("Not changed", result.message), result.code === "operation_not_found" ? 404 : 409);
+    void deps.queue.kick();
+    try {
+      const grant = await ownerSites.allow(site, { risk, secrets: description.secrets.map((secret) => secret.name), durationMs: GRANT_FROM_APPROVAL_MS });
+      deps.logger.info("Owner approved a task and gave a grant in the console", { operationId: id, site, grant: grant.id });
+    } catch (error) {
+      return html(messagePage("Approved, not allowed", `The task was approved, but no grant was given: ${error instanceof Error ? error.message : String(error)}`), 409);
+    }
+    return redirect(c, `/owner/operations/${result.handle.operationId}`);
+  });
+
+  owner.post("/sites/:site/revoke", async (c) => {
+    const live = session(c);
+    if (live === undefined) return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can revoke. Nothing was changed."), 403);
+    const form = await readForm(c);
+    if (form instanceof Response) return form;
+    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
+    if (deps.ownerSites === undefined) return html(messagePage("Not changed", "This errand gives no grants from the console."), 404);
+    const site = c.req.param("site") ?? "";
+    if (!isSiteName(site)) return html(messagePage("Not found", "No site has that name."), 404);
+    const ended = await deps.ownerSites.revoke(site);
+    deps.logger.info("Owner revoked a site's grants in the console", { site, grants: ended.length });
+    return redirect(c, "/owner");
+  });
+
   owner.post("/approvals/:operationId/approve", (c) => decide(c, true));
   owner.post("/approvals/:operationId/deny", (c) => decide(c, false));
   siteLoginRoutes(owner, deps, { session, showLogin, readForm });

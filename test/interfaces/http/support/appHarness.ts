@@ -1,5 +1,9 @@
 // Builds errand's HTTP app over a real temporary store and a fake executor, in process or on a
 // real loopback socket. Not a test file.
+import { openSiteStoreAt } from "../../../../src/app/openStores.js";
+import { createSealedBox } from "../../../../src/keys/sealedBox.js";
+import { createSiteRegistry } from "../../../../src/sites/createSiteRegistry.js";
+import type { SiteRegistry } from "../../../../src/sites/createSiteRegistry.js";
 import type { ExecuteTask } from "../../../../src/executor/executeTaskTypes.js";
 import { lookAtPage } from "../../../../src/executor/lookAtPage.js";
 import { deriveSubkey } from "../../../../src/keys/loadKey.js";
@@ -49,6 +53,8 @@ export interface AppHarness {
   request: (path: string, init?: RequestInit) => Promise<Response>;
   /** Mints an API token directly in the store, as `errand token create` does ("own" scope unless asked). */
   apiToken: (name?: string, scope?: "own" | "all") => Promise<string>;
+  /** The owner's site registry, when opened with `sites: true`. */
+  sites?: SiteRegistry;
   close: () => Promise<void>;
 }
 
@@ -68,6 +74,8 @@ export interface HarnessOptions {
   extraDeps?: Partial<AppDeps>;
   /** Keep the owner password's hash in the access store and read it from there, as errand serve does. */
   ownerSecretInStore?: boolean;
+  /** Open the owner's site registry in the same store, as errand serve does: submit sees its grants, the console gives and revokes them, status lists sites. */
+  sites?: boolean;
 }
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
@@ -82,7 +90,14 @@ export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "loc
 
 export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
   const fake = createFakeExecutor(options.fixtureOrigin === undefined ? {} : { fixtureOrigin: options.fixtureOrigin });
-  const ops = openHarness({ execute: options.execute ?? fake.execute, ...(options.home === undefined ? {} : { home: options.home }) });
+  let registry: SiteRegistry | undefined;
+  const ops = openHarness({
+    execute: options.execute ?? fake.execute,
+    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.sites === true ? { siteGrants: (site: string) => registry?.liveGrants(site) ?? Promise.resolve([]) } : {}),
+  });
+  const siteStore = options.sites === true ? openSiteStoreAt(ops.location, { sealer: ops.sealer }) : undefined;
+  if (siteStore !== undefined) registry = createSiteRegistry({ store: siteStore, box: createSealedBox(deriveSubkey(ops.key, "sites")), publicUrl: null });
   const access = openSqliteAccessStore({ path: ops.dbPath, sealer: ops.sealer, busyTimeoutMs: 1000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
   ownerHash ??= hashOwnerPassword(OWNER_PASSWORD);
@@ -106,6 +121,15 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     version: "test",
     metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
+    ...(registry === undefined
+      ? {}
+      : {
+          sites: async () => (await registry.list()).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((g) => ({ id: g.id, risk: g.risk, secrets: g.secrets, expiresAt: g.expiresAt })) })),
+          ownerSites: {
+            allow: (site: string, grant: { risk: "reversible_write" | "consequential"; secrets: string[]; durationMs: number }) => registry.allow(site, { ...grant, via: "console" }),
+            revoke: (site: string) => registry.revoke(site),
+          },
+        }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.execute === undefined ? {} : { look: (request: unknown) => lookAtPage(options.execute as ExecuteTask, request) }),
     ...options.extraDeps,
@@ -131,8 +155,10 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
       await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash(kind, token), scope });
       return token;
     },
+    ...(registry === undefined ? {} : { sites: registry }),
     async close() {
       await queue.close();
+      await siteStore?.close();
       await access.close();
       await ops.close();
     },
