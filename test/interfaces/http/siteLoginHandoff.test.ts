@@ -50,8 +50,9 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
   before(async () => {
     fixture = await startLoginSite(PASSWORD, { cookie: COOKIE_CANARY, storage: STORAGE_CANARY }, { loginPageReachesOut: true });
     loadOrCreateMasterKey(home);
-    // Only the site's own address is an operator allowance: the other loopback origin is not.
-    const env = { ERRAND_HOME: home, ERRAND_ALLOW_PRIVATE: fixture.site.origin.replace("http://", ""), ERRAND_PUBLIC_URL: "https://errand.example" };
+    // The other loopback origin is an operator allowance too, so only the handoff's own guards (the
+    // site's origins, as for a site task) stand between the login page and it: without them it is reached.
+    const env = { ERRAND_HOME: home, ERRAND_ALLOW_PRIVATE: [fixture.site.origin, fixture.evil.origin].map((origin) => origin.replace("http://", "")).join(","), ERRAND_PUBLIC_URL: "https://errand.example" };
     const config = resolveRuntimeConfig(env);
     routed = buildRoutedExecutor({ env, allowPrivate: [], config });
     sites = openSites(config, env);
