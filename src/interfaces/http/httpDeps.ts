@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { LookResult } from "../../executor/lookAtPage.js";
+import type { UsageAgainstCap } from "../../router/gatherFacts.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { Requester } from "../../operations/requester.js";
 import type { AccessStore } from "../../store/AccessStore.js";
@@ -51,6 +52,8 @@ export interface AppDeps {
    * (no bearer token reaches it: no REST route or MCP tool calls it). Absent: the console offers no grant.
    */
   ownerSites?: OwnerSites;
+  /** Each cloud provider's usage against the budget cap the router enforces, for errand_status and GET /v1/status; absent, none are listed. */
+  budgets?: () => Promise<UsageAgainstCap[]>;
   /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
   look?: (request: unknown) => Promise<LookResult>;
 }

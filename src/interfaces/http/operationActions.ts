@@ -196,6 +196,11 @@ export async function cancelOperation(deps: AppDeps, caller: Caller, operationId
   return { ...rest, next };
 }
 
+/** What the router does with each cloud provider's cap (src/router/createRouter.ts, planRoute.ts). */
+export const BUDGETS_ENFORCED =
+  "The router holds each cloud session's worst-case cost against its provider's cap before the session starts; a task that could pass a cap goes to another provider or is refused with budget_exhausted. caps: each cap with its use and what live sessions hold.";
+const BUDGETS_UNREAD = "The router enforces each cloud provider's cap, but this server was not given the usage to show; errand status on the host shows it.";
+
 export async function statusReport(deps: AppDeps): Promise<Record<string, unknown>> {
   const report = await deps.service.status();
   const { store, journal, breakers } = report;
@@ -211,7 +216,7 @@ export async function statusReport(deps: AppDeps): Promise<Record<string, unknow
     journal: { events: journal.seq, storedBytes: journal.storedBytes, quotaBytes: journal.quotaBytes, tombstones: store.tombstones },
     breakers: breakers.map((b) => ({ provider: b.provider, state: b.state, failures: b.failures, openUntil: b.openUntilMs === null ? null : new Date(b.openUntilMs).toISOString() })),
     providers: deps.providers(),
-    budgets: { tracked: false, note: "This build does not track provider spend; budget caps are not enforced here." },
+    budgets: deps.budgets === undefined ? { enforced: true, note: BUDGETS_UNREAD, caps: [] } : { enforced: true, note: BUDGETS_ENFORCED, caps: await deps.budgets() },
     schemaVersion: store.schemaVersion,
     sites: deps.sites === undefined ? [] : await deps.sites(),
   };

@@ -237,6 +237,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
             allow: (site, grant) => siteRegistry.allow(site, { ...grant, via: "console" }),
             revoke: (site) => siteRegistry.revoke(site),
           },
+          budgets: () => readProviderUsage(opened.config, ctx.env),
           sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
           loginHandoffs,
