@@ -52,6 +52,10 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       case "select":
         await selectOption(step, index, env);
         return {};
+      case "press":
+        if (step.selector === undefined) await page.keyboard.press(step.key);
+        else await page.locator(step.selector).press(step.key, { timeout: timeoutMs });
+        return {};
       // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
         const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });

@@ -63,6 +63,8 @@ function describeStep(step: Step, host: string): string {
       return `type ${quote(step.text)} key by key into ${quote(step.selector)} on ${host}`;
     case "select":
       return `choose ${quote(step.value)} in ${quote(step.selector)} on ${host}`;
+    case "press":
+      return step.selector === undefined ? `press ${step.key} on ${host}` : `press ${step.key} in ${quote(step.selector)} on ${host}`;
     case "extract_text":
       return `read the text of ${quote(step.selector)} as ${quote(step.name)}`;
     case "extract_attribute":

@@ -5,7 +5,7 @@ import { looksLikeSecretField } from "./secretFieldSelector.js";
 import { SECRET_NAME } from "./secretName.js";
 import { clip, describeType, isJsonObject } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
-import { TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
+import { PRESS_KEYS, TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
 
 /** The fields each action takes besides "action" and "timeoutMs". There is no script or command field. */
@@ -17,6 +17,7 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   fill_secret: ["selector", "secret", "envVar"],
   type: ["selector", "text"],
   select: ["selector", "value"],
+  press: ["key", "selector"],
   extract_text: ["selector", "name"],
   extract_attribute: ["selector", "attribute", "name"],
   expect_text: ["text", "selector", "match"],
@@ -113,6 +114,12 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       const s = selector(true);
       const name = readSecretName(reader, raw, path);
       return s === undefined || name === undefined ? undefined : { action, selector: s, secret: name };
+    }
+    case "press": {
+      const key = reader.choice(raw, "key", path, PRESS_KEYS);
+      const s = selector(false);
+      if (key === undefined) return undefined;
+      return s === undefined ? { action, key } : { action, key, selector: s };
     }
     case "extract_text": {
       const s = selector(true);

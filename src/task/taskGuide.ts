@@ -27,6 +27,7 @@ const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: strin
   fill_secret: { changesSite: true, description: "Fill an input with the secret the owner declared under the name secret (envVar is accepted as another spelling), only where the field's frame is on a site the owner bound that secret to; needs secretApproval: true. For a TOTP secret it types the current one-time code. You never see or send the value." },
   type: { changesSite: true, description: "Type text key by key into the element matching selector." },
   select: { changesSite: true, description: "Choose the option whose value (or label) is value in a <select>." },
+  press: { changesSite: true, description: "Press one key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown) on selector, or on the focused element without one; Enter can submit a form." },
   extract_text: { changesSite: false, description: "Read the element's visible text into output name (returned as untrusted page content)." },
   extract_attribute: { changesSite: false, description: "Read attribute (never value) of the element into output name." },
   expect_text: { changesSite: false, description: "Check text is on the page (or in selector); match contains (default) or exact. PASS needs at least one expectation." },

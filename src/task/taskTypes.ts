@@ -15,6 +15,8 @@ export type ScreenshotMode = (typeof SCREENSHOT_MODES)[number];
 
 export const TEXT_MATCHES = ["contains", "exact"] as const;
 export const URL_MATCHES = ["exact", "prefix"] as const;
+/** The keys a press step may name: a closed set, so no key chord or text reaches the page this way. */
+export const PRESS_KEYS = ["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"] as const;
 
 interface StepBase {
   /** Per-step timeout in milliseconds; the executor's default applies when absent. */
@@ -28,6 +30,12 @@ export interface FillStep extends StepBase { action: "fill"; selector: string; v
 export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; secret: string }
 export interface TypeStep extends StepBase { action: "type"; selector: string; text: string }
 export interface SelectStep extends StepBase { action: "select"; selector: string; value: string }
+/** Presses one key, on the element matching `selector` (focused first) or else on whatever has focus. */
+export interface PressStep extends StepBase {
+  action: "press";
+  key: (typeof PRESS_KEYS)[number];
+  selector?: string;
+}
 export interface ExtractTextStep extends StepBase { action: "extract_text"; selector: string; name: string }
 export interface ExtractAttributeStep extends StepBase {
   action: "extract_attribute";
@@ -55,6 +63,7 @@ export type Step =
   | FillSecretStep
   | TypeStep
   | SelectStep
+  | PressStep
   | ExtractTextStep
   | ExtractAttributeStep
   | ExpectTextStep

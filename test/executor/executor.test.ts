@@ -179,6 +179,37 @@ describe("executor on local Chromium", () => {
     assert.equal(sites.site.count("/save"), saves, "nothing was submitted");
   });
 
+  test("press Enter submits a form on a write (in an element and on the focused one)", async () => {
+    for (const press of [{ action: "press", key: "Enter", selector: "#name" }, { action: "press", key: "Enter" }]) {
+      const saves = sites.site.count("/save", "POST");
+      const { receipt } = await execute(
+        task({
+          target: { url: `${sites.site.origin}/form` },
+          risk: "reversible_write",
+          approved: true,
+          steps: [{ action: "fill", selector: "#name", value: "Ada" }, press, { action: "expect_text", text: "Saved Ada", selector: "#result" }],
+        }),
+        context(),
+      );
+      assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+      assert.equal(sites.site.count("/save", "POST"), saves + 1);
+    }
+  });
+
+  test("press Enter on a form in a read_only task sends no POST", async () => {
+    const saves = sites.site.count("/save", "POST");
+    const { receipt } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/form` },
+        steps: [{ action: "fill", selector: "#name", value: "Ada" }, { action: "press", key: "Enter", selector: "#name" }, { action: "expect_text", text: "Saved", timeoutMs: 800 }],
+      }),
+      context(),
+    );
+    assert.equal(receipt.status, "FAIL");
+    assert.equal(sites.site.count("/save", "POST"), saves, "the POST never reached the site");
+    assert.ok(receipt.network.nonGetAborted >= 1);
+  });
+
   test("scrubs a secret that the page reflects into extracted text", async () => {
     const { receipt, ephemeral } = await execute(
       task({
