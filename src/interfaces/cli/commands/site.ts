@@ -59,7 +59,9 @@ errand site login NAME [--json]
           URLs) is on its origins, of at most --risk, typing only the --secret names listed, run
           without waiting for the owner's approval until it expires (--for, default ${DEFAULT_GRANT_MS / DAY_MS}d, at most
           ${MAX_GRANT_MS / DAY_MS}d: 12h, 7d, 2w) or is revoked. --risk consequential must be spelled out and
-          warns. The receipt names the grant a task ran under. A redefined site's grants end.
+          warns. The risk is the label the assistant writes, so a reversible_write grant lets it
+          make any write the site offers a logged-in user: grant only sites where that is fine.
+          The receipt names the grant a task ran under. A redefined site's grants end.
   revoke  ends every grant of the site; tasks on it wait for the owner again.
   login   prints the owner console's login page of the site (ERRAND_PUBLIC_URL/owner/sites/NAME/login):
           open it on your phone, log in as the owner, log in to the site by hand in errand's live
