@@ -9,6 +9,12 @@ export interface LeaseKeeper {
   readonly cancelRequested: boolean;
   /** Records a loss found elsewhere (the boundary crossing), so the attempt is stopped and resolved as one. */
   noteLost(loss: LeaseLoss): void;
+  /**
+   * Runs `work` (the attempt's own store calls) with no renewal or poll beside it: it waits for the
+   * one in flight, and the next waits for `work`. So the attempt and its keeper never need two store
+   * connections at once, which a store cut off mid-attempt could not open.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Stops renewals and polls (the lease then expires unless the attempt is finished). */
   stop(): void;
 }
@@ -43,6 +49,8 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
   let cancelRequested = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let holders = 0;
   let nextRenewalAt = performance.now() + options.heartbeatMs;
   let nextPollAt = performance.now() + options.cancelPollMs;
 
@@ -63,15 +71,16 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
     }
   };
   const schedule = (): void => {
-    if (stopped || lost !== undefined) return;
+    if (stopped || lost !== undefined || holders > 0 || inFlight !== undefined) return;
+    clearTimeout(timer);
     timer = setTimeout(tick, Math.max(0, Math.min(nextRenewalAt, nextPollAt) - performance.now()));
   };
   const tick = (): void => {
     timer = undefined;
-    if (stopped || lost !== undefined) return;
+    if (stopped || lost !== undefined || holders > 0) return;
     const sentAt = performance.now();
     const renewal = sentAt >= nextRenewalAt;
-    (renewal ? store.renewLease(lease, options.leaseMs) : store.checkLease(lease))
+    inFlight = (renewal ? store.renewLease(lease, options.leaseMs) : store.checkLease(lease))
       .then((check) => {
         if (renewal) nextRenewalAt = sentAt + options.heartbeatMs;
         observe(check);
@@ -83,6 +92,7 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
       .finally(() => {
         // A renewal reports a cancel too, so it counts as a poll.
         nextPollAt = sentAt + options.cancelPollMs;
+        inFlight = undefined;
         schedule();
       });
   };
@@ -96,6 +106,18 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
       return cancelRequested;
     },
     noteLost: lose,
+    async exclusive<T>(work: () => Promise<T>): Promise<T> {
+      holders += 1;
+      clearTimeout(timer);
+      timer = undefined;
+      try {
+        while (inFlight !== undefined) await inFlight;
+        return await work();
+      } finally {
+        holders -= 1;
+        schedule();
+      }
+    },
     stop() {
       stopped = true;
       clearTimeout(timer);

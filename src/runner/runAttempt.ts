@@ -113,7 +113,9 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   // The lease is still renewed while the outcome is kept and resolved: on a starved machine that can
   // take longer than what is left of the lease.
   try {
-    return await resolveOutcome(deps, claimed, keeper.lost, stoppedForTime(controller.signal, outcome), task, finish, wantsNext);
+    // Renewals go on between the resolution's store calls, never beside one (LeaseKeeper.exclusive).
+    const alone = <T>(work: () => Promise<T>): Promise<T> => keeper.exclusive(work);
+    return await resolveOutcome(deps, claimed, keeper.lost, stoppedForTime(controller.signal, outcome), task, (resolve) => alone(() => finish(resolve)), () => alone(wantsNext), alone);
   } finally {
     keeper.stop();
   }
@@ -128,6 +130,7 @@ async function resolveOutcome(
   task: Task,
   finish: (resolve: (current: OperationRecord) => AttemptResolution) => Promise<FinishResult>,
   wantsNext: WantsNext,
+  alone: <T>(work: () => Promise<T>) => Promise<T>,
 ): Promise<AttemptRun> {
   const { operation, attempt } = claimed;
   if (loss === "expired") {
@@ -135,15 +138,15 @@ async function resolveOutcome(
     // token still holds the row unless someone recovered it since, so the runner ends the attempt
     // as recovery would, and says why. It resolves before it asks for more work, since asking may
     // run this process's own lease recovery, which would take the expired lease without knowing why.
-    const { applied } = await deps.store.finishAttempt(claimed.lease, (current) => decideExpiredLease({ operation: current, taskJson: claimed.taskJson }, new Date(), "own_runner"));
-    const next = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
+    const { applied } = await alone(() => deps.store.finishAttempt(claimed.lease, (current) => decideExpiredLease({ operation: current, taskJson: claimed.taskJson }, new Date(), "own_runner")));
+    const next = (await wantsNext()) ? await alone(() => deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId)) : undefined;
     const phase = applied === undefined ? null : applied.kind === "requeue" ? "queued" : applied.phase;
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss: applied === undefined ? "taken" : "expired", phase });
     return { report: { ...lost(claimed), phase, status: applied?.kind === "finish" ? applied.receipt.status : null }, next };
   }
   if (loss === "taken") {
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss, phase: null });
-    const next = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
+    const next = (await wantsNext()) ? await alone(() => deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId)) : undefined;
     return { report: lost(claimed), next };
   }
   let finalOutcome = outcome;
