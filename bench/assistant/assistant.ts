@@ -12,8 +12,6 @@
 // (no model time between calls). Every task must reach the site with its own name, or the bench fails.
 // Needs `npm ci --prefix bench/assistant` (Playwright MCP is not one of errand's dependencies).
 // Usage: npx tsx bench/assistant/assistant.ts [rounds=15] [warmup=2]
-import { spawn } from "node:child_process";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,13 +26,13 @@ import { validateTask } from "../../src/task/validateTask.js";
 import { obtainGrant } from "../../test/interfaces/http/support/oauthDance.js";
 import { formByHand } from "../support/formByHand.js";
 import { launchPlainChromium } from "../support/launchPlainChromium.js";
+import { startServeProcess } from "../support/startServeProcess.js";
 import { startFormSite } from "./formSite.js";
 
 const rounds = Number(process.argv[2] ?? 15);
 const warmup = Number(process.argv[3] ?? 2);
 /** Untimed pause after every side's task (see the round loop). */
 const SETTLE_MS = 1500;
-const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
 const PLAYWRIGHT_MCP = fileURLToPath(new URL("./node_modules/@playwright/mcp/cli.js", import.meta.url));
 const PLAYWRIGHT_MCP_CHROMIUM = "/usr/bin/chromium";
 const PASSWORD = "a long bench owner password";
@@ -55,33 +53,19 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 const site = await startFormSite();
 const scratch = mkdtempSync(join(tmpdir(), "errand-bench-assistant-"));
 
-/** `errand serve` as its own process, the way an operator starts it; resolves once it listens. */
-function serve(): Promise<{ child: ChildProcessWithoutNullStreams; origin: string }> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env["PATH"] ?? "",
-    HOME: process.env["HOME"] ?? "",
-    ERRAND_HOME: join(scratch, "errand"),
-    ERRAND_OWNER_PASSWORD: PASSWORD,
-    ERRAND_ALLOW_PRIVATE: site.hostPort,
-    ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
-    // The bench times errand running a reversible write, not the owner approving it: reversible writes run unattended here.
-    ERRAND_OWNER_APPROVAL: "consequential,secret",
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0"], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match !== null && out.includes("Next:")) resolve({ child, origin: match[1] ?? "" });
-    });
-    child.on("close", (code) => reject(new Error(`errand serve exited ${code}: ${err}`)));
-  });
-}
+/** errand serve's environment: its own home, the owner's password, the bench site allowed. */
+const serveEnv: NodeJS.ProcessEnv = {
+  PATH: process.env["PATH"] ?? "",
+  HOME: process.env["HOME"] ?? "",
+  ERRAND_HOME: join(scratch, "errand"),
+  ERRAND_OWNER_PASSWORD: PASSWORD,
+  ERRAND_ALLOW_PRIVATE: site.hostPort,
+  ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
+  // The bench times errand running a reversible write, not the owner approving it: reversible writes run unattended here.
+  ERRAND_OWNER_APPROVAL: "consequential,secret",
+};
 
-const served = await serve();
+const served = await startServeProcess(serveEnv);
 const grant = await obtainGrant((url, init) => fetch(url, init), served.origin, PASSWORD, CALLBACK);
 if (!grant.accessToken) throw new Error("no OAuth access token");
 const errand = new Client({ name: "bench-assistant", version: "1.0.0" });

@@ -11,7 +11,6 @@
 // Needs nothing beyond errand's own dependencies and Debian's Chromium.
 // Usage: npx tsx bench/assistant/renewal.ts [rounds=3]
 import { spawn } from "node:child_process";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LOGIN_USER, startLoginSite } from "../../test/fixtures/loginSite.js";
 import { obtainGrant } from "../../test/interfaces/http/support/oauthDance.js";
+import { startServeProcess } from "../support/startServeProcess.js";
 
 const rounds = Number(process.argv[2] ?? 3);
 const MAIN = fileURLToPath(new URL("../../src/interfaces/cli/main.ts", import.meta.url));
@@ -53,21 +53,6 @@ function owner(args: string[], stdin = "", extraEnv: NodeJS.ProcessEnv = {}): Pr
   });
 }
 
-function serve(): Promise<{ child: ChildProcessWithoutNullStreams; origin: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0"], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match !== null && out.includes("Next:")) resolve({ child, origin: match[1] ?? "" });
-    });
-    child.on("close", (code) => reject(new Error(`errand serve exited ${code}: ${err}`)));
-  });
-}
-
 // ---- the owner's one-time set-up --------------------------------------------------------------
 await owner(["site", "add", "library", "--origin", origin, "--login-url", `${origin}/login`, "--logged-in", "#sign-out"]);
 await owner(["secret", "set", "library_pw", "--site", origin], `${SITE_PASSWORD}\n`);
@@ -96,7 +81,7 @@ await owner(["run", loginFile, "--json"], "", { ERRAND_OWNER_APPROVAL: "none" })
 await owner(["site", "allow", "library", "--risk", "reversible_write", "--for", "1d"]);
 
 // ---- the assistant's conversation ------------------------------------------------------------
-const served = await serve();
+const served = await startServeProcess(env);
 const grant = await obtainGrant((url, init) => fetch(url, init), served.origin, OWNER_PASSWORD, CALLBACK);
 if (!grant.accessToken) throw new Error("no OAuth access token");
 const assistant = new Client({ name: "bench-renewal", version: "1.0.0" });
