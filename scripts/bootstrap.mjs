@@ -57,6 +57,6 @@ if (installed < lockTime) {
 
 const built = existsSync("dist/src/interfaces/cli/main.js") ? statSync("dist/src/interfaces/cli/main.js").mtimeMs : 0;
 if (built < newestMtime("src")) {
-  run("npx", ["tsc", "-p", "tsconfig.build.json"], "building dist/");
+  run(process.execPath, ["scripts/build.mjs"], "building dist/");
   phase(3, "dist/: built");
 } else phase(3, "dist/: up to date");

@@ -75,7 +75,7 @@ async function errandServer(home: string): Promise<{ listener: NodeListener; acc
   const apiToken = hasher.mint("api");
   await access.createApiToken({ tokenId: "tok_bench", name: "bench", tokenHash: hasher.hash("api", apiToken) });
   const queue = createQueueDriver({ service, logger: silentLogger });
-  const app = createApp({ settings, service, access, hasher, ownerSecret: () => Promise.resolve(undefined), queue, providers: () => [], clientAddress: nodeClientAddress, logger: silentLogger, version: "bench" });
+  const app = createApp({ settings, service, access, hasher, ownerSecret: () => Promise.resolve(undefined), queue, providers: () => [], clientAddress: nodeClientAddress, logger: silentLogger, version: "bench", commit: "unknown" });
   listener.setHandler((request, env) => app.fetch(request, env));
   return {
     listener,

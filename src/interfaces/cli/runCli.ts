@@ -9,7 +9,8 @@ import { printFailure } from "./operationOutput.js";
 import { printErr, printOut } from "./output.js";
 import { suggestNearest } from "./suggestNearest.js";
 import { UsageError } from "./usageError.js";
-import { VERSION } from "./version.js";
+import { printEnvelope } from "./jsonEnvelope.js";
+import { BUILD_COMMIT, VERSION, versionLine } from "./version.js";
 
 
 function generalHelp(): string {
@@ -90,7 +91,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     return EXIT.pass;
   }
   if (name === "--version" || name === "version") {
-    printOut(VERSION);
+    if (json) printEnvelope({ ok: true, status: "ok", data: { version: VERSION, commit: BUILD_COMMIT } });
+    else printOut(versionLine());
     return EXIT.pass;
   }
   const command = await findCommand(name);

@@ -38,6 +38,8 @@ export interface AppDeps {
   clientAddress(c: Context): string;
   logger: HttpLogger;
   version: string;
+  /** The commit errand was built from ("unknown" from source or outside git), for errand_capabilities. */
+  commit: string;
   /** /metrics (Prometheus text, API token); absent, /metrics answers 404. */
   metrics?: ErrandMetrics;
   /** /readyz; absent, errand counts as ready whenever it answers. */

@@ -155,6 +155,8 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     const capabilities = (await client.callTool({ name: "errand_capabilities", arguments: {} })) as ToolResult;
     const reported = (capabilities.structuredContent?.["limits"] as { waitSeconds: { mcp: Record<string, { default: number; max: number }> } }).waitSeconds.mcp;
     assert.deepEqual(Object.keys(reported).sort(), Object.keys(MCP_WAIT_SECONDS).sort());
+    // The server names its version and the commit it was built from (the harness passes "unknown").
+    assert.deepEqual(capabilities.structuredContent?.["server"], { name: "errand", version: "test", commit: "unknown" });
     for (const [tool, bound] of Object.entries(MCP_WAIT_SECONDS) as [WaitingTool, { default: number; max: number }][]) {
       // A ChatGPT tool call gets roughly 60 s; the wait must leave room for the answer.
       assert.ok(bound.max <= 45, `${tool} waits up to ${bound.max} s`);

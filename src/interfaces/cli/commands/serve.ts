@@ -14,7 +14,7 @@ import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";
-import { VERSION } from "../version.js";
+import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -231,6 +231,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           clientAddress: nodeClientAddressReader(trustedProxies),
           logger,
           version: VERSION,
+          commit: BUILD_COMMIT,
           metrics,
           readiness,
           ownerSites: {

@@ -119,6 +119,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     clientAddress: options.port === undefined ? (c) => c.req.header("x-test-address") ?? "test" : nodeClientAddressReader(parseTrustedProxies(options.trustedProxies)),
     logger,
     version: "test",
+    commit: "unknown",
     metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(registry === undefined

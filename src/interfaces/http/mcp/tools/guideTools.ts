@@ -39,7 +39,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
     "Use this to see the server's limits, tools, REST endpoints and usable providers.",
     input: z.object({}),
     output: z.object({
-      server: z.object({ name: z.string(), version: z.string() }).describe("This server."),
+      server: z.object({ name: z.string(), version: z.string(), commit: z.string() }).describe("This server: its version and the commit it was built from."),
       protocol: z.object({ latest: z.string(), supported: z.array(z.string()) }).describe("MCP protocol versions this server speaks."),
       taskSchemaVersion: z.string().describe("Task schema accepted."),
       receiptVersion: z.string().describe("Receipt format returned."),
@@ -53,7 +53,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
     handler: (_args, { deps }) =>
       Promise.resolve({
-        server: { name: "errand", version: deps.version },
+        server: { name: "errand", version: deps.version, commit: deps.commit },
         protocol: { latest: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
         taskSchemaVersion: taskGuide().schemaVersion,
         receiptVersion: "errand.receipt.v1",
