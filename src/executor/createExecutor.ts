@@ -49,7 +49,7 @@ export interface ExecutorOptions {
 }
 
 /** Steps that can change the site; in a write task the mutation boundary is crossed before the first. */
-const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select", "press"]);
+const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck"]);
 /** Mutating steps that cross the boundary themselves, after their read-only checks (env.beforeAct, fillSecret). */
 const CROSSES_ITSELF = new Set(["fill_secret", "select"]);
 /** Time allowed beyond the task budget for a step to notice its own timeout before errand gives up on it. */

@@ -1,7 +1,7 @@
 import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
-import type { ExpectTextStep, ExpectUrlStep, FillSecretStep, SelectStep, Step } from "../task/taskTypes.js";
+import type { CheckStep, ExpectTextStep, ExpectUrlStep, FillSecretStep, SelectStep, Step } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 const POLL_MS = 100;
@@ -56,6 +56,10 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         if (step.selector === undefined) await page.keyboard.press(step.key);
         else await page.locator(step.selector).press(step.key, { timeout: timeoutMs });
         return {};
+      case "check":
+      case "uncheck":
+        await setChecked(step, index, env);
+        return {};
       // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
         const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
@@ -78,6 +82,20 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
     const cause = selector === undefined ? "." : await selectorCause(env.page, selector);
     if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms${cause}`, detail);
     throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed${cause}`, detail);
+  }
+}
+
+/**
+ * Sets a checkbox or radio to the state the step names. Playwright clicks only when the state
+ * differs (so a repeated step sends nothing), and the state is read back after: a page that undoes
+ * the click, or an element that is no checkbox or radio, fails the step.
+ */
+async function setChecked(step: CheckStep, index: number, env: StepEnvironment): Promise<void> {
+  const target = env.page.locator(step.selector);
+  const wanted = step.action === "check";
+  await target.setChecked(wanted, { timeout: env.timeoutMs });
+  if ((await target.isChecked({ timeout: env.timeoutMs })) !== wanted) {
+    throw new StepFailure("step_failed", `Step ${index} (${step.action}): the element matching ${JSON.stringify(step.selector)} is ${wanted ? "still unchecked" : "still checked"} after the click; the page undid it.`);
   }
 }
 

@@ -65,6 +65,10 @@ function describeStep(step: Step, host: string): string {
       return `choose ${quote(step.value)} in ${quote(step.selector)} on ${host}`;
     case "press":
       return step.selector === undefined ? `press ${step.key} on ${host}` : `press ${step.key} in ${quote(step.selector)} on ${host}`;
+    case "check":
+      return `tick ${quote(step.selector)} on ${host}`;
+    case "uncheck":
+      return `untick ${quote(step.selector)} on ${host}`;
     case "extract_text":
       return `read the text of ${quote(step.selector)} as ${quote(step.name)}`;
     case "extract_attribute":

@@ -18,6 +18,8 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   type: ["selector", "text"],
   select: ["selector", "value"],
   press: ["key", "selector"],
+  check: ["selector"],
+  uncheck: ["selector"],
   extract_text: ["selector", "name"],
   extract_attribute: ["selector", "attribute", "name"],
   expect_text: ["text", "selector", "match"],
@@ -93,7 +95,9 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       return u === undefined ? undefined : { action, url: u };
     }
     case "wait_for":
-    case "click": {
+    case "click":
+    case "check":
+    case "uncheck": {
       const s = selector(true);
       return s === undefined ? undefined : { action, selector: s };
     }

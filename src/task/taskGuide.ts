@@ -28,6 +28,8 @@ const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: strin
   type: { changesSite: true, description: "Type text key by key into the element matching selector." },
   select: { changesSite: true, description: "Choose the option whose value (or label) is value in a <select>." },
   press: { changesSite: true, description: "Press one key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown) on selector, or on the focused element without one; Enter can submit a form." },
+  check: { changesSite: true, description: "Tick the checkbox or radio matching selector (nothing if it already is); checked after." },
+  uncheck: { changesSite: true, description: "Untick the checkbox matching selector (nothing if it already is); checked after." },
   extract_text: { changesSite: false, description: "Read the element's visible text into output name (returned as untrusted page content)." },
   extract_attribute: { changesSite: false, description: "Read attribute (never value) of the element into output name." },
   expect_text: { changesSite: false, description: "Check text is on the page (or in selector); match contains (default) or exact. PASS needs at least one expectation." },

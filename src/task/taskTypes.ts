@@ -36,6 +36,8 @@ export interface PressStep extends StepBase {
   key: (typeof PRESS_KEYS)[number];
   selector?: string;
 }
+/** Sets a checkbox or radio to checked (check) or unchecked (uncheck); nothing happens when it already is, and the state is read back after. */
+export interface CheckStep extends StepBase { action: "check" | "uncheck"; selector: string }
 export interface ExtractTextStep extends StepBase { action: "extract_text"; selector: string; name: string }
 export interface ExtractAttributeStep extends StepBase {
   action: "extract_attribute";
@@ -64,6 +66,7 @@ export type Step =
   | TypeStep
   | SelectStep
   | PressStep
+  | CheckStep
   | ExtractTextStep
   | ExtractAttributeStep
   | ExpectTextStep

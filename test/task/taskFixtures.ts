@@ -36,6 +36,8 @@ export const EXAMPLE_STEPS: Record<string, Record<string, unknown>> = {
   type: { action: "type", selector: "#search", text: "receipts" },
   select: { action: "select", selector: "#country", value: "fr" },
   press: { action: "press", key: "Enter", selector: "#search" },
+  check: { action: "check", selector: "#terms" },
+  uncheck: { action: "uncheck", selector: "#newsletter" },
   extract_text: { action: "extract_text", selector: "h1", name: "heading" },
   extract_attribute: { action: "extract_attribute", selector: "a.more", attribute: "href", name: "moreLink" },
   expect_text: { action: "expect_text", text: "Saved", selector: "#result", match: "exact" },

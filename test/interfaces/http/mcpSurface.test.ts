@@ -44,10 +44,11 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
   });
 
   // 8 kB read as 8 KiB: the bound was 8,000 bytes until tasks and looks could name a site (two fields, 127 bytes).
+  // Task-language additions raise it by what each adds: check and uncheck 52 bytes.
   test("tools/list is at most 8 kB on the wire and advertises no listChanged", async () => {
     const raw = await rawRpc(server.origin, accessToken, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
     const bytes = Buffer.byteLength(raw);
-    assert.ok(bytes <= 8100, `tools/list is ${bytes} bytes`);
+    assert.ok(bytes <= 8152, `tools/list is ${bytes} bytes`);
     console.log(`tools/list: ${bytes} bytes`);
     assert.deepEqual(client.getServerCapabilities()?.tools, {}, "no listChanged: the list never changes while errand runs");
   });
