@@ -9,7 +9,7 @@ import { estimateUsage } from "../providers/usageEstimate.js";
 import type { FallbackRecord, Receipt } from "../receipt/receiptTypes.js";
 import { untrusted } from "../receipt/untrustedText.js";
 import { passBreaker, reportToBreaker } from "./breakerGate.js";
-import type { BreakerOutcome, BreakerPolicy } from "./circuitBreaker.js";
+import type { BreakerPolicy } from "./circuitBreaker.js";
 import { classifyOutcome } from "./classifyOutcome.js";
 import type { ProviderStore, UsageEntry } from "../store/ProviderStore.js";
 import type { Task } from "../task/taskTypes.js";
@@ -135,7 +135,7 @@ async function route(options: RouterOptions, task: Task, context: AttemptContext
         if (slotId !== null) await store.releaseSlot(slotId, usageEntry(name, task, context, metered.meter.opened(), metered.meter.sessionMs()));
       }
       await learnFrom(options, name, outcome.receipt, metered.meter.openError(), await store.now());
-      await reportToBreaker(store, name, routerBreakerOutcome(outcome.receipt), options.breaker, gate.probeToken);
+      await reportToBreaker(store, name, classifyOutcome(outcome.receipt), options.breaker, gate.probeToken);
 
       for (const skip of skips.splice(0)) records.push(skipRecord(skip));
       const later = plan.steps.slice(index + 1).some((s) => s.kind === "try");
@@ -213,17 +213,6 @@ async function learnFrom(options: RouterOptions, name: RoutableProvider, receipt
     const said = receipt.error === null ? undefined : [receipt.error.message, receipt.error.detail?.text].filter((part) => part !== undefined).join(" ");
     await options.store.recordAuthFailure(name, (said ?? openError?.message ?? "401/403").slice(0, 300));
   }
-}
-
-/**
- * What an attempt says about its provider's health, by issue 7's rule: only provider-class
- * failures (provider_unavailable) count against it. A refused credential (401/403) is shown on the
- * provider's state instead, and a 429 only starts a back-off; neither opens the circuit.
- */
-export function routerBreakerOutcome(receipt: Receipt): BreakerOutcome {
-  if (receipt.error?.code === "provider_unavailable") return "provider_failure";
-  const outcome = classifyOutcome(receipt);
-  return outcome === "provider_failure" ? "neutral" : outcome;
 }
 
 function usageEntry(name: RoutableProvider, task: Task, context: AttemptContext, opened: boolean, sessionMs: number): UsageEntry | null {

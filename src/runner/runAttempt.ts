@@ -160,7 +160,7 @@ async function resolveOutcome(
   }
   const artifacts = finalOutcome.artifacts ?? [];
   if (deps.keepArtifacts === undefined && artifacts.length > 0) {
-    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand's store keeps no artifacts (no artifact store: PostgreSQL has no adapter yet); the receipt lists each screenshot's hash, the bytes were not kept." } };
+    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand was put together without an artifact store; the receipt lists each screenshot's hash, the bytes were not kept." } };
   } else if (deps.keepArtifacts !== undefined && artifacts.length > 0) {
     try {
       await deps.keepArtifacts(operation.operationId, operation.requestDigest, attempt, task.evidenceRetention, artifacts);
@@ -197,7 +197,7 @@ function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, a
   return { operationId, attempt, outcome: "finished", phase: applied.phase, status: applied.receipt.status };
 }
 
-/** Ends an attempt that never reached the executor (tampered task, open circuit) with a receipt errand writes itself. */
+/** Ends an attempt that never reached the executor (a stored task that fails its digest) with a receipt errand writes itself. */
 async function finishWithout(
   deps: RunnerDeps,
   claimed: ClaimedOperation,
