@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from .client import LONG_POLL_SECONDS, MAX_POLL_INTERVAL_MS, MAX_WAIT_MS, ErrandClient, _bounded_int, _operation_id
+from .errors import OperationNotFound, OutcomeUnknown
 from .types import Artifact, Cancelled, Collected, Inspection, Receipt, Submitted
 
 
@@ -19,6 +20,20 @@ class AsyncErrandClient:
 
     async def submit(self, task: dict[str, Any]) -> Submitted:
         return await asyncio.to_thread(self.sync.submit, task)
+
+    async def run(self, task: dict[str, Any], *, wait_ms: int = 60_000, poll_interval_ms: int = 1_000) -> Collected:
+        """ErrandClient.run's recovery loop; the collect waits as AsyncErrandClient.collect does."""
+        operation_id = _operation_id(task.get("operationId") if isinstance(task, dict) else None)
+        _bounded_int("wait_ms", wait_ms, MAX_WAIT_MS)
+        _bounded_int("poll_interval_ms", poll_interval_ms, MAX_POLL_INTERVAL_MS)
+        try:
+            await self.submit(task)
+        except OutcomeUnknown:
+            try:
+                await self.inspect(operation_id)
+            except OperationNotFound:
+                await self.submit(task)
+        return await self.collect(operation_id, wait_ms=wait_ms, poll_interval_ms=poll_interval_ms)
 
     async def inspect(self, operation_id: str, *, expect_digest: str | None = None) -> Inspection:
         return await asyncio.to_thread(self.sync.inspect, operation_id, expect_digest=expect_digest)

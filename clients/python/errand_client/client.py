@@ -87,6 +87,23 @@ class ErrandClient:
         self._check(operation_id, result.handle, None, result)
         return result
 
+    def run(self, task: dict[str, Any], *, wait_ms: int = 60_000, poll_interval_ms: int = 1_000) -> Collected:
+        """One submit, then one collect: the recovery loop for a single call. When the submit's
+        answer is lost (OutcomeUnknown), it inspects the same id: found, it goes on to collect; not
+        found (the submit never landed), it submits the same task under the same id once more.
+        It never makes a new id. Any other lost answer is raised: call run again with the same task."""
+        operation_id = _operation_id(task.get("operationId") if isinstance(task, dict) else None)
+        _bounded_int("wait_ms", wait_ms, MAX_WAIT_MS)
+        _bounded_int("poll_interval_ms", poll_interval_ms, MAX_POLL_INTERVAL_MS)
+        try:
+            self.submit(task)
+        except OutcomeUnknown:
+            try:
+                self.inspect(operation_id)
+            except OperationNotFound:
+                self.submit(task)
+        return self.collect(operation_id, wait_ms=wait_ms, poll_interval_ms=poll_interval_ms)
+
     def inspect(self, operation_id: str, *, expect_digest: str | None = None) -> Inspection:
         """The operation's durable state, read from errand's journal; runs nothing, opens no browser."""
         operation_id = _operation_id(operation_id)

@@ -153,6 +153,35 @@ class Refusals(ContractTestCase):
         self.assertEqual(self.errand.requests, [])
 
 
+class RunRecovers(ContractTestCase):
+    """run(): one submit, one collect, and the recovery loop when the submit's answer is lost."""
+
+    def pending(self) -> dict[str, Any]:
+        return {"status": "pending", "created": True, "handle": handle(self.id, self.digest), "operation": {}, "attempts": [], "next": ""}
+
+    def completed(self) -> dict[str, Any]:
+        return {"status": "completed", "handle": handle(self.id, self.digest, "completed"), "receipt": receipt(self.id, self.digest, "PASS"), "next": ""}
+
+    def test_a_lost_submit_answer_that_landed_is_collected_without_a_second_submit(self) -> None:
+        self.errand.answer(502, b"bad gateway", {"content-type": "text/plain"})
+        self.errand.answer(200, self.pending())
+        self.errand.answer(200, self.completed())
+        result = self.client.run(self.task, wait_ms=0)
+        self.assertEqual(result.status, "completed")
+        self.assertEqual([(m, p.split("/")[-1]) for m, p, _ in self.errand.requests], [("POST", "operations"), ("GET", self.id), ("POST", "collect")])
+
+    def test_a_lost_submit_that_never_landed_is_sent_again_with_the_same_id_and_task(self) -> None:
+        self.errand.answer(502, b"bad gateway", {"content-type": "text/plain"})
+        self.errand.answer(404, {"error": {"code": "operation_not_found", "message": "No operation has this id."}})
+        self.errand.answer(201, self.pending())
+        self.errand.answer(200, self.completed())
+        self.client.run(self.task, wait_ms=0)
+        submits = [body for method, path, body in self.errand.requests if method == "POST" and path == "/v1/operations"]
+        self.assertEqual(len(submits), 2)
+        self.assertEqual(submits[0], submits[1], "the same task, byte for byte, under the same id")
+        self.assertEqual(json.loads(submits[1])["operationId"], self.id)
+
+
 class FailClosed(ContractTestCase):
     """The attacker is the server (or whatever sits between): each lie is caught, counted in requests."""
 

@@ -189,6 +189,20 @@ class LostAnswers(LiveTestCase):
         self.assertEqual(self.server.site.count("POST", "/save") - posts_before, 1, "one write, never two")
 
 
+    def test_run_recovers_a_dropped_submit_answer_on_its_own_with_one_submit(self) -> None:
+        proxy = self.lossy("drop_first")
+        path, counted = self.unique_page()
+        read = task(path, [{"action": "expect_text", "text": "Python fixture page"}])
+        collected = self.client(proxy.origin).run(read, wait_ms=RECEIPT_WAIT_MS, poll_interval_ms=200)
+        self.assertEqual(collected.status, "completed", collected.next)
+        assert collected.receipt is not None
+        self.assertEqual(collected.receipt.status, "PASS")
+        submits = [line for line in proxy.requests if line.startswith("POST /v1/operations ")]
+        self.assertEqual(len(submits), 1, proxy.requests)
+        self.assertTrue(proxy.requests[1].startswith(f"GET /v1/operations/{read['operationId']} "), proxy.requests)
+        self.assertEqual(self.server.site.count("GET", counted), 1)
+
+
 class AsyncClient(LiveTestCase):
     def test_two_tasks_submitted_and_collected_concurrently(self) -> None:
         async def scenario() -> list[str]:

@@ -1,7 +1,8 @@
 """A loopback proxy in front of errand that loses answers: each request reaches errand whole and
 errand answers it, but the client never gets the answer. "drop" closes the client's connection once
 errand has answered (a connection dropped mid-call); "hold" keeps it open and silent until the client
-gives up (a socket timeout)."""
+gives up (a socket timeout); "drop_first" drops only the first answer and relays every later one.
+`requests` lists each request line that reached errand."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import threading
 
 class LossyProxy:
     def __init__(self, upstream_host: str, upstream_port: int, mode: str) -> None:
-        if mode not in ("drop", "hold"):
-            raise ValueError("mode is drop or hold")
+        if mode not in ("drop", "hold", "drop_first"):
+            raise ValueError("mode is drop, hold or drop_first")
         self.mode = mode
         self._upstream = (upstream_host, upstream_port)
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -21,6 +22,8 @@ class LossyProxy:
         #: Set once errand has answered a request the client will never see.
         self.answered = threading.Event()
         self.answers: list[bytes] = []
+        self.requests: list[str] = []
+        self._lock = threading.Lock()
         self._closed = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -37,6 +40,9 @@ class LossyProxy:
             request = _read_request(client, f"{self._upstream[0]}:{self._upstream[1]}")
             if request is None:
                 return
+            with self._lock:
+                self.requests.append(request.split(b"\r\n", 1)[0].decode("latin-1"))
+                first = len(self.requests) == 1
             with socket.create_connection(self._upstream, timeout=120) as upstream:
                 upstream.sendall(request)
                 answer = b""
@@ -44,6 +50,9 @@ class LossyProxy:
                     answer += chunk
             self.answers.append(answer)
             self.answered.set()
+            if self.mode == "drop_first" and not first:
+                client.sendall(answer)
+                return
             if self.mode == "hold":
                 # Silent until the client hangs up.
                 try:
