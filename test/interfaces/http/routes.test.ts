@@ -294,6 +294,8 @@ describe("authorization and the consent page", () => {
         assert.equal(location.searchParams.get("state"), "xyz");
         assert.equal(location.searchParams.get("iss"), ORIGIN);
       }
+      // The bare origin names the same resource as /mcp (OpenAI's connector example sends it).
+      for (const resource of [ORIGIN, `${ORIGIN}/`, `${ORIGIN}/mcp/`]) assert.equal((await h.request(await authorizeQuery(h, { resource }))).status, 200, resource);
     }));
 
   test("the page shows client and redirect host, a password field, Approve and Deny, and may not be framed or post elsewhere", () =>
