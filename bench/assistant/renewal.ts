@@ -9,7 +9,7 @@
 // assistant's conversation over the real MCP SDK client: errand_look behind the login, errand_run of
 // the renewal, and errand_collect only if the run answered pending.
 // Needs nothing beyond errand's own dependencies and Debian's Chromium.
-// Usage: npx tsx bench/assistant/renewal.ts [rounds=3]
+// Usage: npx tsx bench/assistant/renewal.ts [rounds=3]   (BENCH_DUMP=1 prints each result as sent, on stderr)
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -106,6 +106,7 @@ async function conversation(): Promise<Conversation> {
     calls += 1;
     const result = await assistant.callTool({ name, arguments: args });
     bytes += bytesOf({ content: result.content, structuredContent: result.structuredContent });
+    if (process.env["BENCH_DUMP"] !== undefined) console.error(name, JSON.stringify({ content: result.content, structuredContent: result.structuredContent }, null, 1));
     if (result.isError === true) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 500)}`);
     return result.structuredContent as Record<string, unknown>;
   };

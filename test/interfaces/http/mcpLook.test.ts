@@ -22,7 +22,7 @@ type ToolResult = { isError?: boolean; content: { type: string; text?: string }[
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><main>${body}</main></body></html>`;
 
-/** A tool result's text parts (the JSON one parsed, then searched like structuredContent) and its structured content. */
+/** A tool result's text parts (any JSON one parsed, then searched like structuredContent) and its structured content. */
 function unmarkedText(result: ToolResult): string {
   const parts = result.content.map((c) => {
     try {
@@ -130,7 +130,7 @@ describe("errand_look and failure context over MCP", { timeout: 180_000 }, () =>
     await call("errand_run_queue", { waitSeconds: 40 });
     const ran = await call("errand_collect", { operationId, waitSeconds: 40 });
     const receipt = ran.structuredContent?.["receipt"] as { status: string; network: { blockedRequests: number; blocked: unknown[] } };
-    assert.equal(receipt.status, "PASS", ran.content[1]?.text);
+    assert.equal(receipt.status, "PASS", ran.content[0]?.text);
     assert.deepEqual([receipt.network.blockedRequests, receipt.network.blocked], [0, []], "Chromium's own background traffic is off: the receipt lists only what the task did");
     assert.equal(site.count("/form", "POST"), 1);
   });

@@ -64,9 +64,9 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     // On a loaded machine errand_run may answer pending (its wait ended first); collect waits for the receipt.
     const collected = await call("errand_collect", { operationId, waitSeconds: 40 });
     assert.equal(collected.isError, undefined, collected.content[0]?.text);
-    assert.equal((collected.structuredContent?.["receipt"] as { status?: string } | undefined)?.status, "PASS", collected.content[1]?.text);
+    assert.equal((collected.structuredContent?.["receipt"] as { status?: string } | undefined)?.status, "PASS", collected.content[0]?.text);
     const record = ((collected.structuredContent?.["receipt"] as { artifacts?: ArtifactRecord[] }).artifacts ?? [])[0];
-    assert.ok(record !== undefined, collected.content[1]?.text);
+    assert.ok(record !== undefined, collected.content[0]?.text);
     const images = collected.content.filter((c) => c.type === "image");
     assert.equal(images.length, 1, "one image content part");
     assert.equal(images[0]?.mimeType, record.mediaType);

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Problem } from "../../../errors/result.js";
 import { ApiError } from "../apiError.js";
+import { NEXT_FIELD } from "./outputSchemas.js";
 import type { AnyTool, ToolContext } from "./toolDefinition.js";
 
 function errorResult(failure: ApiError): CallToolResult {
@@ -26,8 +27,9 @@ function argumentProblems(issues: readonly { path: readonly PropertyKey[]; messa
 
 /**
  * Checks a tool's arguments, runs its handler and turns the outcome into the MCP result: data
- * becomes structuredContent plus a one-line summary and the same JSON as text (for clients that read
- * only text); an ApiError becomes a tool error whose text gives the code, the message (which says
+ * becomes structuredContent, and the text beside it is a short summary (where things stand, what
+ * held) ending with the result's `next`, which moves there from the data. The text is not the same
+ * JSON again: a model reads both, and the copy doubled what every call cost it. An ApiError becomes a tool error whose text gives the code, the message (which says
  * what to do next), and each problem with its JSON Pointer; anything else is logged for the
  * operator and reported as internal_error without details. The `task` argument is not checked here:
  * it goes untouched to the task validator REST and the CLI use.
@@ -38,8 +40,10 @@ export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContex
   try {
     const output = await tool.handler(parsed.data, ctx);
     const images = tool.images === undefined ? [] : tool.images(output);
-    const structured = tool.structured === undefined ? output : tool.structured(output);
-    return { content: [{ type: "text", text: tool.summarize(output) }, { type: "text", text: JSON.stringify(structured) }, ...images], structuredContent: structured };
+    const { [NEXT_FIELD]: next, ...data } = tool.structured === undefined ? output : tool.structured(output);
+    const summary = tool.summarize(output);
+    if (typeof next !== "string") return { content: [{ type: "text", text: summary }, ...images], structuredContent: { ...data, ...(next === undefined ? {} : { [NEXT_FIELD]: next }) } };
+    return { content: [{ type: "text", text: `${summary}\nNext: ${next}` }, ...images], structuredContent: data };
   } catch (error) {
     const failure =
       error instanceof ApiError

@@ -42,6 +42,13 @@ export const pageContentSchema = z
 
 export const nextSchema = z.string().describe("What to do next.");
 
+/**
+ * The field a result's next step is in. Over MCP it leaves the structured content and ends the
+ * text instead (dispatchTool), so the model reads it once and a client that reads only text still
+ * gets it; tools/list leaves it out of output schemas for that reason. REST keeps it in the body.
+ */
+export const NEXT_FIELD = "next";
+
 export const approvalSchema = z
   .object({
     url: z.string().describe("The owner console page where the owner approves or denies this task (after logging in with the owner password)."),

@@ -29,10 +29,11 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   requiredArguments?: readonly string[];
   output: O;
   /**
-   * False for reference tools (schema, capabilities, status) whose answer the model reads but never
-   * branches on: tools/list then carries no output schema for them (the bytes go to the task schema).
+   * False for reference tools (schema, capabilities, status), whose answer the model reads whole and
+   * never branches on: their tools/list output schema says only that the answer is an object, and
+   * the bytes their fields would cost go to the task schema. Every other tool lists its fields.
    */
-  listOutputSchema?: boolean;
+  listOutputFields?: boolean;
   annotations: ToolAnnotations;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
   summarize(output: z.input<O>): string;

@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
+import { NEXT_FIELD } from "./outputSchemas.js";
 import { taskArgument } from "./taskArgument.js";
 import { taskInputSchema } from "./taskInputSchema.js";
 import type { AnyTool } from "./toolDefinition.js";
@@ -36,15 +37,18 @@ const SHALLOW_KEYS = ["type", "enum", "const"];
  * An output schema as the model needs it: the top-level fields, their types and enums. Nested
  * shapes and field descriptions cost three quarters of tools/list and told the model nothing it
  * acts on (each result's `next` says what to do; docs/CHATGPT_SETUP.md describes the fields).
- * Looser than the zod schema, so every result still fits it.
+ * Looser than the zod schema, so every result still fits it. `next` is not in it: it ends the text.
  */
 function shallow(json: Record<string, unknown>): Record<string, unknown> {
   const properties = (json["properties"] ?? {}) as Record<string, Record<string, unknown>>;
   const kept: Record<string, Record<string, unknown>> = {};
   for (const [name, property] of Object.entries(properties)) {
+    if (name === NEXT_FIELD) continue;
     const variants = (property["anyOf"] as Record<string, unknown>[] | undefined) ?? [property];
     const entry: Record<string, unknown> = {};
     for (const key of SHALLOW_KEYS) if (property[key] !== undefined) entry[key] = property[key];
+    // An enum names every value, so its type says nothing more.
+    if (entry["enum"] !== undefined) delete entry["type"];
     // A nullable field is written by zod as anyOf [T, null]: keep the type names.
     if (entry["type"] === undefined) {
       const types = variants.map((v) => v["type"]).filter((t): t is string => typeof t === "string");
@@ -75,7 +79,7 @@ function jsonSchemaOf(schema: z.ZodObject, io: "input" | "output", required: rea
 /**
  * The exact tools/list entries errand serves, built once from the tool objects. errand writes this
  * JSON itself (through the SDK's low-level server) so that its size is known and tested: at most
- * 8 kB for every tool together (test/interfaces/http/mcpSurface.test.ts).
+ * 10 kB for every tool together (test/interfaces/http/mcpSurface.test.ts).
  */
 export function toolListing(tools: readonly AnyTool[]): Tool[] {
   return tools.map((tool) => ({
@@ -83,7 +87,7 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.input, "input", tool.requiredArguments ?? []),
-    ...(tool.listOutputSchema === false ? {} : { outputSchema: shallow(jsonSchemaOf(tool.output, "output", [])) as NonNullable<Tool["outputSchema"]> }),
+    outputSchema: (tool.listOutputFields === false ? { type: "object" } : shallow(jsonSchemaOf(tool.output, "output", []))) as NonNullable<Tool["outputSchema"]>,
     annotations: { ...tool.annotations },
   }));
 }

@@ -24,7 +24,7 @@ export const taskSchemaTool = defineTool({
     limits: z.record(z.string(), z.unknown()).describe("Size, count and time bounds."),
     examples: z.array(z.object({ title: z.string(), task: z.record(z.string(), z.unknown()) })).describe("Complete tasks that validate; give each new task a fresh operationId."),
   }),
-  listOutputSchema: false,
+  listOutputFields: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: () => Promise.resolve(taskGuide() as never),
   summarize: (output) => `Task schema ${output.schemaVersion}: ${output.actions.length} actions, ${output.examples.length} examples.`,
@@ -49,7 +49,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
       limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (s), body limits (bytes), page text caps (characters)."),
       providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
     }),
-  listOutputSchema: false,
+    listOutputFields: false,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
     handler: (_args, { deps }) =>
       Promise.resolve({

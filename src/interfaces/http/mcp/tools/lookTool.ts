@@ -27,7 +27,6 @@ export const lookTool = defineTool({
     screenshotOmitted: z.string().optional().describe("Why no image was sent."),
     next: nextSchema,
   }),
-  listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true },
   handler: (args, { deps, principal }) => lookAtPageAction(deps, { principal, via: "mcp" }, args) as never,
   images: (output) => (output.screenshot === undefined ? [] : [{ type: "image", data: String(output.screenshot["data"]), mimeType: String(output.screenshot["mimeType"]) }]),

@@ -47,7 +47,6 @@ export const inspectTool = defineTool({
     compacted: z.record(z.string(), z.unknown()).optional().describe("What remains of a compacted operation."),
     next: nextSchema,
   }),
-  listOutputSchema: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: ({ operationId }, { deps, principal }) => inspectOperation(deps, { principal, via: "mcp" }, operationId) as never,
   summarize: (output) => `Operation ${output.handle.operationId}: ${output.status} (phase ${output.handle.phase}, revision ${output.handle.revision}).`,
@@ -100,7 +99,7 @@ export const statusTool = defineTool({
       .array(z.object({ name: z.string(), origins: z.array(z.string()), loggedIn: z.boolean(), grants: z.array(z.object({ id: z.string(), risk: z.string(), secrets: z.array(z.string()), expiresAt: z.string() })) }))
       .describe('Sites the owner set up: name a task\'s "site" to start logged in; loggedIn false: ask the person to log in first. grants: the owner\'s standing grants (tasks on the site up to that risk, typing only those secrets, run without waiting for the owner).'),
   }),
-listOutputSchema: false,
+  listOutputFields: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: (_args, { deps }) => statusReport(deps) as never,
   summarize: (output) =>

@@ -2,15 +2,9 @@ import * as z from "zod/v4";
 import { collectWithScreenshots, runTask } from "../../operationActions.js";
 import { operationResultShape } from "../outputSchemas.js";
 import { taskArgument } from "../taskArgument.js";
+import { summarizeOperation } from "../resultSummary.js";
 import { waitSecondsArgument } from "../toolWaits.js";
 import { defineTool } from "../toolDefinition.js";
-
-function summarizeResult(output: { status: string; handle: { operationId: string }; receipt?: Record<string, unknown>; pageContent?: { values: unknown[] }; approval?: { url: string; summary: string } }): string {
-  const receiptStatus = typeof output.receipt?.["status"] === "string" ? ` (${output.receipt["status"]})` : "";
-  const values = output.pageContent === undefined ? "" : `; ${output.pageContent.values.length} extracted value(s) in pageContent (untrusted page text)`;
-  const approval = output.approval === undefined ? "" : ` The owner must approve it at ${output.approval.url}:\n${output.approval.summary}`;
-  return `Operation ${output.handle.operationId}: ${output.status}${receiptStatus}${values}.${approval}`;
-}
 
 /** Runs a task now: submit, run it in this server, and wait (bounded) for the receipt. */
 export const runTaskTool = defineTool({
@@ -26,7 +20,7 @@ export const runTaskTool = defineTool({
   output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
   handler: ({ task, waitSeconds }, { deps, principal }) => runTask(deps, { principal, via: "mcp" }, task, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
-  summarize: summarizeResult,
+  summarize: summarizeOperation,
 });
 
 export const collectTool = defineTool({
@@ -47,5 +41,5 @@ export const collectTool = defineTool({
     // The bytes go out once, as image content; the structured content keeps what identifies them.
     return { ...output, screenshots: output.screenshots.map(({ data: _data, ...meta }) => meta) };
   },
-  summarize: (output) => `${summarizeResult(output)}${output.screenshots === undefined ? "" : ` ${output.screenshots.filter((s) => s["data"] !== undefined).length} screenshot(s) attached as images.`}`,
+  summarize: (output) => `${summarizeOperation(output)}${output.screenshots === undefined ? "" : ` ${output.screenshots.filter((s) => s["data"] !== undefined).length} screenshot(s) attached as images.`}`,
 });
