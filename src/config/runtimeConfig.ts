@@ -27,6 +27,12 @@ export interface RuntimeConfig {
   journalQuotaBytes: number;
   /** Most bytes of one main-frame document errand fetches for the browser; past it the step fails document_too_large. Env ERRAND_MAX_DOCUMENT_BYTES. Default 10 MiB. */
   maxDocumentBytes: number;
+  /**
+   * Most bytes of the files one attempt's steps download from the task's hosts, together; a download
+   * past it is refused (download_too_large). Env ERRAND_DOWNLOAD_MAX_BYTES. Default 20 MiB, at most
+   * 64 MiB (receipt/artifactTypes ARTIFACT_LIMITS.downloadBytesCeiling: what the store keeps).
+   */
+  downloadMaxBytes: number;
   /** How long one SQLite statement waits for the write lock before errand retries it asynchronously (ms). Env ERRAND_BUSY_TIMEOUT_MS. Default 1 s. */
   busyTimeoutMs: number;
   /** Consecutive provider-class failures that open a provider's circuit. Default 3. */
@@ -67,6 +73,7 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   browserTimeoutMs: 25 * SECOND,
   journalQuotaBytes: 64 * MiB,
   maxDocumentBytes: 10 * MiB,
+  downloadMaxBytes: 20 * MiB,
   busyTimeoutMs: 1 * SECOND,
   breakerThreshold: 3,
   breakerCooldownMs: 15 * MINUTE,
@@ -120,6 +127,7 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
   { env: "ERRAND_BROWSER_TIMEOUT_MS", field: "browserTimeoutMs", min: 100, max: 60 * MINUTE },
   { env: "ERRAND_JOURNAL_QUOTA_BYTES", field: "journalQuotaBytes", min: 4096, max: Number.MAX_SAFE_INTEGER },
   { env: "ERRAND_MAX_DOCUMENT_BYTES", field: "maxDocumentBytes", min: 1024, max: 1024 * MiB },
+  { env: "ERRAND_DOWNLOAD_MAX_BYTES", field: "downloadMaxBytes", min: 1024, max: 64 * MiB },
   { env: "ERRAND_BUSY_TIMEOUT_MS", field: "busyTimeoutMs", min: 0, max: 60 * SECOND },
   { env: "ERRAND_CONCURRENCY", field: "concurrency", min: 1, max: 64 },
   { env: "ERRAND_SHUTDOWN_GRACE_MS", field: "shutdownGraceMs", min: 0, max: 60 * MINUTE },

@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   internal_error: "errand failed in a way it did not anticipate; the message says where.",
   method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",
   document_too_large: "A page errand fetched for the browser was larger than ERRAND_MAX_DOCUMENT_BYTES (default 10 MiB); errand stopped reading it.",
+  download_too_large: "A file a step downloaded from the task's hosts would take the attempt's downloads past ERRAND_DOWNLOAD_MAX_BYTES (default 20 MiB) or past 4 files; it was refused and counted, nothing of it kept, and the task failed at that step.",
   webrtc_blocked: "A WebRTC connection (TURN relay or ICE-TCP candidate) reached the egress proxy; errand's tasks never use WebRTC, so it was refused.",
   session_closed: "The browser sent something after the task's session ended (an unload handler, beacon or keepalive fetch); the egress proxy refused it.",
   preconnect_blocked: "The browser opened a connection to a host on its own (a speculative connection, as for a navigation errand stopped) and no request there was let through in time; the egress proxy refused it.",

@@ -1,7 +1,7 @@
 import { emptyNetworkEvidence } from "../receipt/emptyNetworkEvidence.js";
 import type { ArtifactRecord } from "../receipt/artifactTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
-import type { Check, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
+import type { Check, DownloadRefusal, MutationBoundary, NetworkEvidence, ReceiptError, StepRecord } from "../receipt/receiptTypes.js";
 
 /** At most this many blocked requests are listed in a receipt; all are counted. */
 export const MAX_LISTED_BLOCKS = 20;
@@ -38,6 +38,12 @@ export class AttemptState {
   failure: FailureContext | null = null;
   /** Artifacts taken (evidence.screenshots), without their bytes. */
   readonly artifacts: ArtifactRecord[] = [];
+  /** Downloads errand refused (off the task's hosts, over ERRAND_DOWNLOAD_MAX_BYTES, failed), the first few; all are counted in network.downloadsRefused. */
+  readonly downloadRefusals: DownloadRefusal[] = [];
+  /** A refused download the task fails for, when nothing else failed first. */
+  downloadFailure: ReceiptError | null = null;
+  /** The last step that acted (a mutating step or a goto; null before the first): what a download that starts is attributed to. */
+  runningStep: number | null = null;
   /** Why an artifact the task asked for is missing. */
   artifactsOmitted: string | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */

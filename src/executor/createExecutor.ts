@@ -17,6 +17,7 @@ import { AttemptState } from "./attemptState.js";
 import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
+import { DownloadKeeper } from "./downloadKeeper.js";
 import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { performStep } from "./performStep.js";
@@ -46,7 +47,14 @@ export interface ExecutorOptions {
   defaultTaskTimeoutMs: number;
   /** Per-step time when neither the step nor the task sets one (milliseconds). */
   defaultStepTimeoutMs: number;
+  /** ERRAND_DOWNLOAD_MAX_BYTES: bytes of one attempt's kept downloads together. Default 20 MiB. */
+  downloadMaxBytes?: number;
 }
+
+/** ERRAND_DOWNLOAD_MAX_BYTES when nobody configured it. */
+const DEFAULT_DOWNLOAD_MAX_BYTES = 20 * 1024 * 1024;
+/** The least time downloads still arriving get once the steps ended. */
+const DOWNLOAD_SETTLE_MIN_MS = 1_000;
 
 /** Steps that can change the site; in a write task the mutation boundary is crossed before the first. */
 const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck"]);
@@ -80,6 +88,13 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     let sessionId: string | undefined;
     let artifacts: ArtifactBytes[] = [];
     const siteRun: SiteRun = { targetLoaded: false, loggedOut: false };
+    const downloads = new DownloadKeeper({ state, hostAllowed: createHostAllowlist(task), guard, maxBytes: options.downloadMaxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES });
+    let downloaded: ArtifactBytes[] | null = null;
+    // Every download has settled (kept, or refused and counted) before a screenshot takes the next index or the session closes.
+    const settleDownloads = async (timeoutMs: number) => {
+      downloaded ??= await downloads.settle(timeoutMs);
+      if (state.error === null && state.downloadFailure !== null) state.error = state.downloadFailure;
+    };
 
     const finish = (): AttemptOutcome => {
       explainReadOnlyWrite(task, state);
@@ -91,7 +106,8 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state,
         redactor,
       );
-      return artifacts.length === 0 ? built : { ...built, artifacts };
+      const all = [...(downloaded ?? []), ...artifacts];
+      return all.length === 0 ? built : { ...built, artifacts: all };
     };
 
     const missing = options.provider.missingConfiguration();
@@ -106,8 +122,9 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       sessionId = session.sessionId;
       // The site's session goes into the context before any page of the task loads.
       if (admission.site?.session) await loadSiteSession(session.context, admission.site.session, admission.site.definition.origins);
-      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun });
+      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun, downloads });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
+      await settleDownloads(Math.max(DOWNLOAD_SETTLE_MIN_MS, deadline - Date.now()));
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
       if (!context.signal.aborted) {
         // Within the grace the runner leaves past the task's budget, and never less than a second.
@@ -133,6 +150,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     } finally {
       if (session !== null && admission.site !== undefined) await saveSiteSession(session, admission.site, siteRun, state, redactor, options.sites);
       if (session !== null) {
+        await settleDownloads(0);
         // Cut the network before the pages close, so unload handlers send nothing; then count it all.
         await session.seal?.().catch(() => undefined);
         blameLostSession(session, state);
@@ -157,6 +175,8 @@ interface RunDeps {
   /** The task's site and saved session, when it names one. */
   site?: AdmittedSite;
   siteRun: SiteRun;
+  /** Keeps (or refuses) what the attempt's steps download. */
+  downloads: DownloadKeeper;
 }
 
 /** What a site task's run learned for saving its session: whether the target loaded, and whether the logged-in check failed. */
@@ -217,10 +237,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
     secretEgress,
     ...(site === undefined ? {} : { siteOrigins: site.definition.origins }),
+    refuseOversizeDownload: () => deps.downloads.refuseOversizeNavigation(),
   });
   // The guards above cover every page of the context, one the provider opened ahead included.
   page = session.page ?? (await session.context.newPage());
-  guardPages(session.context, page, state);
+  deps.downloads.watch(session.context, page);
+  guardPages(session.context, page, state, (download) => deps.downloads.onDownload(download));
   // An unloading document sends requests that route() never sees: a read_only page's writes, and
   // whatever a page does with a typed secret. This judges them by the same rules.
   if (!write || task.steps.some((step) => step.action === "fill_secret")) {
@@ -309,6 +331,8 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       break;
     }
     context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
+    // A download is started by a step that acts (a click, a key, a goto), never by a check that runs after it.
+    if (MUTATING_ACTIONS.has(step.action) || step.action === "goto") state.runningStep = index;
     const began = Date.now();
     try {
       if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action)) await crossBoundary();

@@ -1,4 +1,4 @@
-import type { APIResponse, BrowserContext, Page, Request, Route } from "playwright-core";
+import type { APIResponse, BrowserContext, Download, Page, Request, Route } from "playwright-core";
 import { isReadOnlyMethod } from "../policy/readOnlyMethods.js";
 import { DocumentFetchError } from "../providers/providerTypes.js";
 import type { DocumentRequest, DocumentResponse } from "../providers/providerTypes.js";
@@ -37,13 +37,15 @@ export interface GuardOptions {
    * scheme, where the browser would send the site's cookies) is refused (session_egress_blocked).
    */
   siteOrigins?: readonly string[];
+  /** A navigation answered with a download past ERRAND_DOWNLOAD_MAX_BYTES, which errand stopped reading: counted as a refused download. */
+  refuseOversizeDownload?: () => void;
 }
 
 /**
  * Layer 2 of the network policy plus the page guards, on the whole context (so popups' first
  * requests are covered too): every request is checked; main-frame navigations must stay on the
  * task's hosts, including every redirect hop; read_only tasks send nothing but GET/HEAD/OPTIONS;
- * popups are closed, dialogs dismissed, downloads refused.
+ * popups are closed, dialogs dismissed; downloads go to the download keeper (guardPages).
  */
 export async function installGuards(context: BrowserContext, options: GuardOptions): Promise<void> {
   const { state, redactor } = options;
@@ -162,18 +164,16 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
 
 /**
  * Page guards, installed once the main page exists: any other page is a popup (window.open,
- * target=_blank) and is closed at once; dialogs are dismissed; downloads are refused.
+ * target=_blank) and is closed at once; dialogs are dismissed; every download goes to
+ * `onDownload` (the attempt's DownloadKeeper, which keeps it or refuses it).
  */
-export function guardPages(context: BrowserContext, mainPage: Page, state: AttemptState): void {
+export function guardPages(context: BrowserContext, mainPage: Page, state: AttemptState, onDownload: (download: Download) => void): void {
   const guardPage = (page: Page) => {
     page.on("dialog", (dialog) => {
       state.network.dialogsDismissed += 1;
       void dialog.dismiss().catch(() => undefined);
     });
-    page.on("download", (download) => {
-      state.network.downloadsRefused += 1;
-      void download.cancel().catch(() => undefined);
-    });
+    page.on("download", onDownload);
   };
   guardPage(mainPage);
   mainPage.on("framenavigated", (frame) => {
@@ -279,12 +279,17 @@ async function followNavigation(
   return response.fulfill(route).catch(() => undefined);
 }
 
-/** A navigation errand could not fetch: too large fails the step with its code; anything else is a network failure. */
+/** A navigation errand could not fetch: too large (a document, or a download) fails the step with its code; anything else is a network failure. */
 function abortFetch(route: Route, request: Request, options: GuardOptions, error: unknown): Promise<void> {
   if (error instanceof DocumentFetchError && error.reason === "document_too_large") {
     const reason = error.message;
     flagNavigation(options.state, "document_too_large", `The page was not loaded: ${reason}. error.detail has its address.`, options.redactor.scrub(request.url()));
     options.state.recordBlocked({ url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason }, "navigation");
+    return route.abort("blockedbyclient").catch(() => undefined);
+  }
+  if (error instanceof DocumentFetchError && error.reason === "download_too_large") {
+    flagNavigation(options.state, "download_too_large", `A download was refused: ${error.message}; nothing of it was kept.`, options.redactor.scrub(request.url()));
+    options.refuseOversizeDownload?.();
     return route.abort("blockedbyclient").catch(() => undefined);
   }
   return route.abort("failed").catch(() => undefined);

@@ -108,7 +108,11 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
       siteOrigins: site.origins,
     });
     page = opened.page ?? (await opened.context.newPage());
-    guardPages(opened.context, page, state);
+    // The login page keeps nothing: a download there is cancelled and counted.
+    guardPages(opened.context, page, state, (download) => {
+      state.network.downloadsRefused += 1;
+      void download.cancel().catch(() => undefined);
+    });
     await page.setViewportSize(HANDOFF_VIEWPORT);
     // A page that fails to load still shows (the browser's error page); the owner may tap Done or wait it out.
     await page.goto(verdict.href, { timeout: 15_000 }).catch(() => undefined);

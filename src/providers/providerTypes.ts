@@ -81,12 +81,13 @@ export interface DocumentResponse {
 }
 
 /**
- * Why a document fetch failed: document_too_large (past ERRAND_MAX_DOCUMENT_BYTES), refused (the
+ * Why a document fetch failed: document_too_large (past ERRAND_MAX_DOCUMENT_BYTES),
+ * download_too_large (a response marked as a download, past ERRAND_DOWNLOAD_MAX_BYTES), refused (the
  * egress proxy said no), timeout, or failed (connection or protocol error).
  */
 export class DocumentFetchError extends Error {
   constructor(
-    readonly reason: "document_too_large" | "refused" | "timeout" | "failed",
+    readonly reason: "document_too_large" | "download_too_large" | "refused" | "timeout" | "failed",
     message: string,
   ) {
     super(message);

@@ -48,6 +48,15 @@ export interface BlockedRequest {
   reason: UntrustedText;
 }
 
+/** A download errand did not keep: from another host, over ERRAND_DOWNLOAD_MAX_BYTES (or the per-attempt count), or failed. */
+export interface DownloadRefusal {
+  /** The last step that acted (a click, a key, a goto...) before it started; null: before any did, or not known. */
+  step: number | null;
+  code: "download_off_host" | "download_too_large" | "download_failed";
+  /** errand's own words (no page-chosen text). */
+  reason: string;
+}
+
 export interface NetworkEvidence {
   /** Requests aborted because a read_only task may not send anything but GET/HEAD/OPTIONS. */
   nonGetAborted: number;
@@ -117,8 +126,10 @@ export interface Receipt {
   retry?: RetryVerdict;
   /** A failed step's page: URL, title, a short outline and candidate selectors (only when a step failed on a page). */
   failure?: FailureContext;
-  /** Evidence files of this attempt (screenshots), by index, hash and size; present when the task asked for any (evidence.screenshots). */
+  /** Evidence files of this attempt (screenshots, and files its steps downloaded from the task's hosts), by index, hash and size; present when the task asked for screenshots (evidence.screenshots) or a step downloaded a file. */
   artifacts?: ArtifactRecord[];
+  /** Downloads errand refused, the first 10 (all are counted in network.downloadsRefused); present when there was one. */
+  downloadRefusals?: DownloadRefusal[];
   /** Why an artifact the task asked for was not taken (page gone, over the byte cap, a secret shown on the page). */
   artifactsOmitted?: string;
   /**

@@ -160,12 +160,12 @@ async function resolveOutcome(
   }
   const artifacts = finalOutcome.artifacts ?? [];
   if (deps.keepArtifacts === undefined && artifacts.length > 0) {
-    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand was put together without an artifact store; the receipt lists each screenshot's hash, the bytes were not kept." } };
+    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand was put together without an artifact store; the receipt lists each artifact's hash, the bytes were not kept." } };
   } else if (deps.keepArtifacts !== undefined && artifacts.length > 0) {
     try {
       await deps.keepArtifacts(operation.operationId, operation.requestDigest, attempt, task.evidenceRetention, artifacts);
     } catch (error) {
-      const message = `The screenshots could not be kept: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `The artifacts could not be kept: ${error instanceof Error ? error.message : String(error)}`;
       deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message });
       finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: message } };
     }

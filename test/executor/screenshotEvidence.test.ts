@@ -93,7 +93,7 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
     assert.equal(passed.artifacts, undefined);
     const failed = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "wait_for", selector: "#absent", timeoutMs: 300 }] }), makeContext());
     assert.equal(failed.receipt.status, "FAIL");
-    assert.equal(failed.receipt.artifacts?.[0]?.moment, "failure");
+    assert.equal((failed.receipt.artifacts?.[0] as { moment?: string } | undefined)?.moment, "failure");
     assert.equal(failed.artifacts?.[0]?.sha256, createHash("sha256").update(failed.artifacts?.[0]?.data ?? Buffer.alloc(0)).digest("hex"));
   });
 

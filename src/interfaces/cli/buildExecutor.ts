@@ -62,6 +62,7 @@ export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags:
 export interface GuardedLocalOptions {
   onNotice?: (message: string) => void;
   maxDocumentBytes?: number;
+  maxDownloadBytes?: number;
   /** Keep a spare context and page ready between tasks (long-lived processes: serve, runner --watch). */
   keepSpare?: boolean;
 }
@@ -74,6 +75,7 @@ export function createGuardedLocalProvider(env: NodeJS.ProcessEnv, policy: Opera
   return createLocalProvider({
     env,
     ...(extra.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: extra.maxDocumentBytes }),
+    ...(extra.maxDownloadBytes === undefined ? {} : { maxDownloadBytes: extra.maxDownloadBytes }),
     proxyForSession: (scope) => startSessionProxy(policy, scope),
     ...(extra.keepSpare === true ? { spareProxy: () => startUnscopedSessionProxy(policy) } : {}),
     ...(extra.onNotice === undefined ? {} : { onNotice: extra.onNotice }),

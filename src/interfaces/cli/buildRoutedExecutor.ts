@@ -62,7 +62,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const { env, config } = options;
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
-  const local = createGuardedLocalProvider(env, policy, { maxDocumentBytes: config.maxDocumentBytes, keepSpare: options.keepSpare === true, ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) });
+  const local = createGuardedLocalProvider(env, policy, { maxDocumentBytes: config.maxDocumentBytes, maxDownloadBytes: config.downloadMaxBytes, keepSpare: options.keepSpare === true, ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) });
   // Cloud sessions get errand's capped document fetcher behind an egress proxy for the task, like local ones.
   const capped = { proxyForSession: (scope: SessionScope) => startSessionProxy(policy, scope), maxDocumentBytes: config.maxDocumentBytes };
   const cloud = Object.fromEntries(Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)])) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
@@ -99,7 +99,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     config: routing,
     providers,
     admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault, sites }),
-    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,

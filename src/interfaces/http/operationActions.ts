@@ -89,18 +89,19 @@ export type ScreenshotView = {
 
 /**
  * collect plus the receipt's screenshots, for errand_collect: each artifact the receipt lists, read
- * and checked against its hash, within ARTIFACT_LIMITS.operationBytes for the whole result.
+ * and checked against its hash, within ARTIFACT_LIMITS.screenshotBytes for the whole result. Downloads
+ * are listed in the receipt and read with the artifact routes, never inlined here.
  */
 export async function collectWithScreenshots(deps: AppDeps, caller: Caller, operationId: string, waitMs: number): Promise<OperationResult & { screenshots?: ScreenshotView[] }> {
   const result = await collectOperation(deps, caller, operationId, waitMs);
-  const listed = (result.receipt?.["artifacts"] as ArtifactRecord[] | undefined) ?? [];
+  const listed = ((result.receipt?.["artifacts"] as ArtifactRecord[] | undefined) ?? []).filter((a) => a.kind !== "download");
   if (listed.length === 0) return result;
-  let budget: number = ARTIFACT_LIMITS.operationBytes;
+  let budget: number = ARTIFACT_LIMITS.screenshotBytes;
   const screenshots: ScreenshotView[] = [];
-  for (const record of listed.slice(0, ARTIFACT_LIMITS.operationCount)) {
+  for (const record of listed.slice(0, ARTIFACT_LIMITS.screenshotCount)) {
     const base = { index: record.index, mimeType: record.mediaType, bytes: record.bytes, sha256: record.sha256 };
     if (record.bytes > budget) {
-      screenshots.push({ ...base, omitted: `Over this result's ${ARTIFACT_LIMITS.operationBytes}-byte bound; read it with GET /v1/operations/{id}/artifacts/${record.index}.` });
+      screenshots.push({ ...base, omitted: `Over this result's ${ARTIFACT_LIMITS.screenshotBytes}-byte bound; read it with GET /v1/operations/{id}/artifacts/${record.index}.` });
       continue;
     }
     const read = await deps.service.readArtifact(result.handle.operationId, record.index, caller.principal.requester);

@@ -16,6 +16,12 @@ export interface FetchDocumentOptions {
   proxyCredentials?: { username: string; password: string };
   /** Most bytes of (decoded) body accepted; past it the fetch stops with document_too_large. */
   maxBytes: number;
+  /**
+   * Most bytes of a response the site marks as a download (Content-Disposition: attachment), which
+   * the browser will hand to errand's download keeper (ERRAND_DOWNLOAD_MAX_BYTES); past it the fetch
+   * stops with download_too_large. Absent: maxBytes.
+   */
+  maxAttachmentBytes?: number;
   timeoutMs: number;
   /** Tests only (a self-signed loopback site): accept any certificate. Never set from configuration. */
   acceptAnyCertificate?: boolean;
@@ -75,7 +81,8 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
   });
 
   try {
-    const body = await readCapped(decoded(response), options.maxBytes, signal);
+    const attachment = /^\s*attachment/i.test(String(response.headers["content-disposition"] ?? ""));
+    const body = await readCapped(decoded(response), attachment && options.maxAttachmentBytes !== undefined ? { maxBytes: options.maxAttachmentBytes, kind: "download" } : { maxBytes: options.maxBytes, kind: "document" }, signal);
     const out: { name: string; value: string }[] = [];
     for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
       const name = response.rawHeaders[i] ?? "";
@@ -96,7 +103,8 @@ function decoded(response: IncomingMessage): Readable {
 }
 
 /** Reads a stream into one buffer, refusing (and destroying the stream) the moment it passes maxBytes. */
-async function readCapped(stream: Readable, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+async function readCapped(stream: Readable, cap: { maxBytes: number; kind: "document" | "download" }, signal: AbortSignal): Promise<Buffer> {
+  const { maxBytes } = cap;
   const chunks: Buffer[] = [];
   let total = 0;
   const onAbort = () => stream.destroy(new DocumentFetchError("timeout", "the document did not arrive in time"));
@@ -107,6 +115,7 @@ async function readCapped(stream: Readable, maxBytes: number, signal: AbortSigna
       total += piece.length;
       if (total > maxBytes) {
         stream.destroy();
+        if (cap.kind === "download") throw new DocumentFetchError("download_too_large", `the download is larger than ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it`);
         throw new DocumentFetchError("document_too_large", `the document is larger than ${maxBytes} bytes (ERRAND_MAX_DOCUMENT_BYTES); errand stopped reading it`);
       }
       chunks.push(piece);

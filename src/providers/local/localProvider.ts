@@ -44,6 +44,8 @@ export interface LocalProviderOptions {
   spareProxy?: () => Promise<ScopableSessionProxy>;
   /** Most bytes of a main-frame document errand fetches for the browser (ERRAND_MAX_DOCUMENT_BYTES). Default 10 MiB. */
   maxDocumentBytes?: number;
+  /** Most bytes of a response marked as a download (ERRAND_DOWNLOAD_MAX_BYTES); absent: maxDocumentBytes. */
+  maxDownloadBytes?: number;
   /** Told once, when the browser first starts, about anything the operator should know (no sandbox as root). */
   onNotice?: (message: string) => void;
   /**
@@ -99,7 +101,7 @@ const NARROWEST_SCOPE: SessionScope = { hosts: [], readOnly: true };
  * (scope.readOnly, `errand look` included), which fails every request but GET/HEAD/OPTIONS at the
  * browser target before any context exists (browserWriteGuard.ts): a browser-wide stop the write
  * browser cannot have. Each attempt gets a fresh context (no storage, service workers blocked,
- * downloads refused) that is always closed when the session is released. Each context has its own
+ * downloads handed to the executor's download keeper) that is always closed when the session is released. Each context has its own
  * egress proxy, with an explicit empty bypass list so no environment variable can add one.
  */
 export function createLocalProvider(options: LocalProviderOptions): BrowserProvider {
@@ -193,7 +195,8 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     const newContext = () =>
       browser.newContext({
         serviceWorkers: "block",
-        acceptDownloads: false,
+        // Downloads land in Playwright's temporary folder for the context; the executor's download keeper judges, reads and deletes each.
+        acceptDownloads: true,
         ...(options.acceptAnyCertificateForTests === true ? { ignoreHTTPSErrors: true } : {}),
         ...(proxy === null ? {} : { proxy: { server: proxy.server, bypass: "", ...(proxy.credentials ?? {}) } }),
       });
@@ -276,7 +279,7 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
         ? {}
         : {
             egressBlocked: () => proxy.blocked(),
-            fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
+            fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, ...(options.maxDownloadBytes === undefined ? {} : { maxAttachmentBytes: options.maxDownloadBytes }), timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
             requestJudged(url: string, judged?: { code: string; reason: string }) {
               const target = urlHostPort(url);
               if (target === null) return;

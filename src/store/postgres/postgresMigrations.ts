@@ -389,6 +389,15 @@ CREATE TABLE site_grants (
 CREATE INDEX site_grants_site ON site_grants (site, created_ms);
 `,
   },
+  {
+    version: 12,
+    name: "artifacts: download media types",
+    // SQLite's migration 17: the media type's CHECK takes the types errand recognizes from a download's bytes.
+    sql: `
+ALTER TABLE artifacts DROP CONSTRAINT artifacts_media_type_check;
+ALTER TABLE artifacts ADD CONSTRAINT artifacts_media_type_check CHECK (media_type IN ('image/png', 'image/jpeg', 'application/pdf', 'application/zip', 'text/plain', 'application/octet-stream'));
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -14,6 +14,7 @@ import { AUTHENTIC_SECRETS_MIGRATION } from "./authenticSecretsMigration.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
 import { API_TOKEN_SCOPE_MIGRATION } from "./apiTokenScopeMigration.js";
 import { SITE_GRANT_MIGRATION } from "./siteGrantMigration.js";
+import { ARTIFACT_KINDS_MIGRATION } from "./artifactKindsMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -149,6 +150,7 @@ CREATE TABLE operation_tombstones (
   API_TOKEN_SCOPE_MIGRATION,
   AUTHENTIC_SITES_MIGRATION,
   SITE_GRANT_MIGRATION,
+  ARTIFACT_KINDS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -11,14 +11,16 @@ import { withStoredOperations } from "../withOperations.js";
 
 export const artifactCommand: Command = {
   name: "artifact",
-  summary: "write an operation's artifact (a screenshot its receipt lists) to a file, checked against the receipt's sha256",
+  summary: "write an operation's artifact (a screenshot or download its receipt lists) to a file, checked against the receipt's sha256",
   options: { out: { type: "string", short: "o" }, json: { type: "boolean" } },
   maxPositionals: 3,
   run: runArtifact,
   help: `errand artifact get <operationId> <N> -o FILE [--json]
   Writes artifact N (the receipt's artifacts[N].index: a screenshot taken because the task set
-  evidence.screenshots) of a finished operation to FILE (mode 0600, replaced when it exists), after
-  checking that its bytes hash to the sha256 the operation's authenticated receipt records.
+  evidence.screenshots, or a file a step downloaded from the task's hosts, kind "download", its
+  mediaType sniffed from its bytes) of a finished operation to FILE (mode 0600, replaced when it
+  exists), after checking that its bytes hash to the sha256 the operation's authenticated receipt
+  records.
   Artifacts are kept for ERRAND_RESULT_TTL (default 10m) with evidenceRetention minimal and until
   "errand journal compact" with full; then artifact_not_found. Bytes that do not match the receipt
   (or do not open under this master key) are never written: artifact_mismatch.
@@ -32,7 +34,7 @@ async function runArtifact(ctx: CommandContext): Promise<number> {
   if (id === undefined) throw new UsageError("artifact get needs an operationId");
   if (index === undefined || !/^\d{1,6}$/.test(index)) throw new UsageError("artifact get needs N, the artifact's index in the receipt (0, 1, ...)");
   const file = stringOption(ctx, "out");
-  if (file === undefined || file === "") throw new UsageError("artifact get needs -o FILE (where to write the image)");
+  if (file === undefined || file === "") throw new UsageError("artifact get needs -o FILE (where to write the file)");
   const json = flagOption(ctx, "json");
   return withStoredOperations(ctx, async ({ service }) => {
     const read = await service.readArtifact(id, Number(index));

@@ -1,5 +1,6 @@
 import type { ServeSettings } from "../serveSettings.js";
 import { REST_ENDPOINTS } from "./restEndpoints.js";
+import { ARTIFACT_MEDIA_TYPES } from "../../../receipt/artifactTypes.js";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ "application/json": { schema } });
@@ -56,7 +57,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
           summary: summaryOf("getArtifact"),
           parameters: [operationIdParam, { name: "index", in: "path", required: true, description: "The receipt's artifacts[].index.", schema: { type: "integer", minimum: 0 } }],
           responses: {
-            "200": { description: "The image; X-Errand-Sha256 repeats the receipt's hash.", content: { "image/png": { schema: { type: "string", format: "binary" } }, "image/jpeg": { schema: { type: "string", format: "binary" } } } },
+            "200": { description: "The file (a screenshot, or a download with its sniffed type); X-Errand-Sha256 repeats the receipt's hash.", content: Object.fromEntries(ARTIFACT_MEDIA_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }])) },
             ...errorResponses,
           },
         },

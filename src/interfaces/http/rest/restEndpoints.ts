@@ -3,7 +3,7 @@ export const REST_ENDPOINTS = [
   { method: "POST", path: "/v1/operations", operationId: "submitTask", summary: "Queue a task (idempotent per operationId)." },
   { method: "GET", path: "/v1/operations/{operationId}", operationId: "inspectOperation", summary: "Where an operation stands: phase, attempts, lease." },
   { method: "POST", path: "/v1/operations/{operationId}/collect", operationId: "collectOperation", summary: "Status and, once finished, the receipt; optionally wait." },
-  { method: "GET", path: "/v1/operations/{operationId}/artifacts/{index}", operationId: "getArtifact", summary: "One artifact (screenshot) of a finished operation: its bytes, checked against the receipt's sha256." },
+  { method: "GET", path: "/v1/operations/{operationId}/artifacts/{index}", operationId: "getArtifact", summary: "One artifact (screenshot or download) of a finished operation: its bytes, checked against the receipt's sha256." },
   { method: "POST", path: "/v1/operations/{operationId}/cancel", operationId: "cancelOperation", summary: "Cancel an operation (once per controlActionId)." },
   { method: "POST", path: "/v1/runner", operationId: "runQueue", summary: "Run the queue in this server; wait up to waitSeconds." },
   { method: "POST", path: "/v1/look", operationId: "lookAtPage", summary: "Outline a page under the read_only policy: forms, fields, buttons with checked selectors." },

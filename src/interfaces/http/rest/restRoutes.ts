@@ -6,6 +6,7 @@ import type { AppDeps, AppEnv } from "../httpDeps.js";
 import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, readArtifactAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
 import type { Caller } from "../operationActions.js";
 import { readBoundedBody } from "../readBody.js";
+import type { ArtifactMediaType } from "../../../receipt/artifactTypes.js";
 import { openApiDocument } from "./openApiDocument.js";
 import { requireApiToken } from "./requireApiToken.js";
 
@@ -37,6 +38,9 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
   if (extra !== undefined) throw new ApiError("unknown_field", `Unknown field "${extra.slice(0, 40)}"; allowed: ${allowed.join(", ") || "none"}.`);
 }
 
+/** The file name extension of each artifact media type, for the download's suggested name. */
+const FILE_EXTENSIONS: Record<ArtifactMediaType, string> = { "image/png": "png", "image/jpeg": "jpg", "application/pdf": "pdf", "application/zip": "zip", "text/plain": "txt", "application/octet-stream": "bin" };
+
 /** /v1: the REST API over the same actions as the MCP tools, for scripts and GPT Actions. */
 export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
@@ -57,12 +61,12 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
     const raw = c.req.param("index");
     if (!/^\d{1,6}$/.test(raw)) throw new ApiError("invalid_number", "The artifact index is a whole number from 0 (the receipt's artifacts[].index).");
     const { artifact, data } = await readArtifactAction(deps, caller(c), c.req.param("operationId"), Number(raw));
-    // The raw image, never rendered as a page: its type, its hash for the caller's own check, no sniffing, no caching.
+    // The raw file (screenshot or download), never rendered as a page: its type, its hash for the caller's own check, no sniffing, no caching.
     return c.body(new Uint8Array(data), 200, {
       "content-type": artifact.mediaType,
       "content-length": String(data.length),
       "x-errand-sha256": artifact.sha256,
-      "content-disposition": `attachment; filename="errand-${c.req.param("operationId").slice(0, 64).replace(/[^0-9a-zA-Z-]/g, "")}-${artifact.index}.${artifact.mediaType === "image/png" ? "png" : "jpg"}"`,
+      "content-disposition": `attachment; filename="errand-${c.req.param("operationId").slice(0, 64).replace(/[^0-9a-zA-Z-]/g, "")}-${artifact.index}.${FILE_EXTENSIONS[artifact.mediaType]}"`,
       "cache-control": "no-store",
     });
   });

@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import type { BrowserContext, Download, Page, Request } from "playwright-core";
+import { ARTIFACT_LIMITS } from "../receipt/artifactTypes.js";
+import type { ArtifactBytes, DownloadRecord } from "../receipt/artifactTypes.js";
+import type { AttemptState } from "./attemptState.js";
+import type { NetworkGuard } from "./networkGuard.js";
+import { sniffMediaType } from "./sniffMediaType.js";
+
+export interface DownloadKeeperOptions {
+  state: AttemptState;
+  /** The task's hosts (target and allowedHosts): a download from anywhere else is refused. */
+  hostAllowed: (url: string) => boolean;
+  /** The network policy narrowed to the task. */
+  guard: NetworkGuard;
+  /** ERRAND_DOWNLOAD_MAX_BYTES: bytes of the attempt's kept downloads together. */
+  maxBytes: number;
+}
+
+/** What the attempt did with one download, once it settled. */
+type Settled = { kept: ArtifactBytes & DownloadRecord } | { refused: true };
+
+/**
+ * Keeps the files an attempt's steps download from the task's hosts, as artifacts of the
+ * operation: each is read whole once the browser finished it, hashed (SHA-256), its media type
+ * sniffed from its bytes, and listed in the receipt (state.artifacts) with the step that was
+ * running when it started. Refused and counted (network.downloadsRefused, listed in
+ * state.downloadRefusals): a download from another host (cancelled, as every download was before
+ * errand kept any), one that would take the attempt's downloads past ERRAND_DOWNLOAD_MAX_BYTES or
+ * ARTIFACT_LIMITS.downloadCount (download_too_large: the task fails at that step), and one that
+ * failed or had not finished when the attempt ended (step_failed). The browser's own copy is
+ * deleted once read (and with the context in any case).
+ */
+export class DownloadKeeper {
+  private started = 0;
+  /** Set once the attempt stopped waiting: a read failing after that was already counted as unfinished. */
+  private ended = false;
+  private keptBytes = 0;
+  private keptCount = 0;
+  private readonly pending: Promise<Settled>[] = [];
+  private readonly downloads: Download[] = [];
+  /** Navigations in flight: a download arrives as a navigation's answer, announced after its request ended. */
+  private readonly navigating = new Set<Request>();
+  /**
+   * Navigations that were answered but neither became a document nor were announced as a download
+   * yet, by URL, with when they were answered: the browser announces a download up to a second or
+   * more after its answer on a loaded machine.
+   */
+  private readonly unresolved = new Map<string, number>();
+
+  constructor(private readonly options: DownloadKeeperOptions) {}
+
+  /** Watches the context's navigations, so settle can tell a download still on its way from none coming. */
+  watch(context: BrowserContext, page: Page): void {
+    context.on("request", (request) => {
+      if (request.isNavigationRequest()) this.navigating.add(request);
+    });
+    context.on("requestfinished", (request) => {
+      if (!this.navigating.delete(request)) return;
+      this.unresolved.set(request.url(), Date.now());
+    });
+    context.on("requestfailed", (request) => {
+      this.navigating.delete(request);
+    });
+    page.on("framenavigated", (frame) => {
+      this.unresolved.delete(frame.url());
+    });
+  }
+
+  /** True while a navigation is in flight, or one answered less than UNRESOLVED_MS ago is neither a page nor an announced download. */
+  private downloadMayCome(): boolean {
+    const now = Date.now();
+    for (const [url, answeredMs] of this.unresolved) if (now - answeredMs >= UNRESOLVED_MS) this.unresolved.delete(url);
+    return this.navigating.size > 0 || this.unresolved.size > 0;
+  }
+
+  /** The page's download event: judged at once, read when the browser has it all. */
+  onDownload(download: Download): void {
+    const { state } = this.options;
+    const step = state.runningStep;
+    const url = download.url();
+    this.unresolved.delete(url);
+    if (this.ended) {
+      void download.cancel().catch(() => undefined);
+      this.refuse(step, "download_failed", "A download started after the attempt had stopped waiting for downloads (its steps had ended and the page was quiet); nothing of it was kept.", "step_failed");
+      return;
+    }
+    if (!this.options.hostAllowed(url) || !this.options.guard.checkRequest(url).allowed) {
+      void download.cancel().catch(() => undefined);
+      this.refuse(step, "download_off_host", "A download from a host that is not one of the task's hosts was cancelled; nothing of it was kept.");
+      return;
+    }
+    const ordinal = this.started;
+    this.started += 1;
+    this.downloads[ordinal] = download;
+    this.pending[ordinal] = this.read(download, ordinal, step);
+  }
+
+  /** Counts a download refused before errand saw it (a navigation's document over the download bound). */
+  refuseOversizeNavigation(): void {
+    this.refuse(this.options.state.runningStep, "download_too_large", `A download was larger than ${this.options.maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it and kept nothing.`, "download_too_large");
+  }
+
+  /** The bytes of download `ordinal` (from 0) once it settled, or why there are none. */
+  async bytesOf(ordinal: number, timeoutMs: number): Promise<Buffer | string> {
+    const pending = this.pending[ordinal];
+    if (pending === undefined) return `download ${ordinal} was not started by an earlier step of this attempt (${this.started} started)`;
+    const settled = await withTimeout(pending, timeoutMs);
+    if (settled === null) return `download ${ordinal} had not finished in time`;
+    return "kept" in settled ? settled.kept.data : `download ${ordinal} was refused (receipt downloadRefusals)`;
+  }
+
+  /**
+   * Waits until no download may still be announced (a click's download is announced a moment
+   * after its step ended: see downloadMayCome), then until every download settled, all within
+   * `timeoutMs`; the unfinished ones are cancelled and refused. Returns the kept bytes.
+   */
+  async settle(timeoutMs: number): Promise<ArtifactBytes[]> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until && this.downloadMayCome()) await delay(POLL_MS);
+    const all = await withTimeout(Promise.all(this.pending), until - Date.now());
+    this.ended = true;
+    if (all === null) {
+      for (const download of this.downloads) void download?.cancel().catch(() => undefined);
+    }
+    const settled = all ?? (await Promise.all(this.pending.map((p) => withTimeout(p, 0))));
+    const kept: ArtifactBytes[] = [];
+    for (const [ordinal, outcome] of settled.entries()) {
+      if (outcome === null) this.refuse(null, "download_failed", `Download ${ordinal} had not finished when the attempt ended; nothing of it was kept.`, "step_failed");
+      else if ("kept" in outcome) kept.push(outcome.kept);
+    }
+    return kept;
+  }
+
+  private async read(download: Download, ordinal: number, step: number | null): Promise<Settled> {
+    const { maxBytes } = this.options;
+    try {
+      const path = await download.path();
+      const size = (await stat(path)).size;
+      if (this.keptCount >= ARTIFACT_LIMITS.downloadCount || this.keptBytes + size > maxBytes) {
+        const why = this.keptCount >= ARTIFACT_LIMITS.downloadCount ? `the attempt already kept ${ARTIFACT_LIMITS.downloadCount} downloads, the most one attempt keeps` : `its ${size} bytes would take the attempt's downloads past ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES)`;
+        this.refuse(step, "download_too_large", `Download ${ordinal} was refused: ${why}; nothing of it was kept.`, "download_too_large");
+        return { refused: true };
+      }
+      this.keptBytes += size;
+      this.keptCount += 1;
+      const data = await readFile(path);
+      const record: DownloadRecord = {
+        index: this.options.state.artifacts.length,
+        kind: "download",
+        download: ordinal,
+        step,
+        mediaType: sniffMediaType(data),
+        bytes: data.length,
+        sha256: createHash("sha256").update(data).digest("hex"),
+      };
+      this.options.state.artifacts.push(record);
+      return { kept: { ...record, data } };
+    } catch {
+      if (this.ended) return { refused: true };
+      this.refuse(step, "download_failed", `Download ${ordinal} failed or was cancelled before the browser had all of it; nothing of it was kept.`, "step_failed");
+      return { refused: true };
+    } finally {
+      void download.delete().catch(() => undefined);
+    }
+  }
+
+  /** Counts and lists a refused download; one errand refused for its size (or a failed one) fails the task at its step. */
+  private refuse(step: number | null, code: "download_off_host" | "download_too_large" | "download_failed", reason: string, fails?: "download_too_large" | "step_failed"): void {
+    const { state } = this.options;
+    state.network.downloadsRefused += 1;
+    if (state.downloadRefusals.length < MAX_LISTED_REFUSALS) state.downloadRefusals.push({ step, code, reason });
+    if (fails !== undefined && state.downloadFailure === null) state.downloadFailure = { code: fails, message: reason, step };
+  }
+}
+
+/** How long an answered navigation that is neither a page nor a download is waited for (a 204, say), in ms. */
+const UNRESOLVED_MS = 3_000;
+const POLL_MS = 50;
+
+/** Refused downloads listed in a receipt; all are counted. */
+const MAX_LISTED_REFUSALS = 10;
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), Math.max(0, timeoutMs));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
