@@ -11,7 +11,7 @@ import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 import { memoryVault } from "./memoryVault.js";
 
-/** The download bound these tests run under (ERRAND_DOWNLOAD_MAX_BYTES). */
+/** The download bound these tests run under (ERRAND_DOWNLOAD_MAX_BYTES). Budgets are generous: the machine may be loaded. */
 const MAX_BYTES = 64 * 1024;
 
 let site: FileSite;
@@ -24,7 +24,7 @@ let executeOpen: ReturnType<typeof createExecutor>;
 before(async () => {
   other = await startRecordingServer("127.0.0.2", {}, (_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-disposition": "attachment" }).end(INVOICE_PDF));
   site = await startFileSite("127.0.0.1", { otherOrigin: other.origin, bigBytes: 3 * MAX_BYTES });
-  const options = { provider, secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000, downloadMaxBytes: MAX_BYTES };
+  const options = { provider, secrets: memoryVault(), defaultTaskTimeoutMs: 60_000, defaultStepTimeoutMs: 10_000, downloadMaxBytes: MAX_BYTES };
   execute = createExecutor({ ...options, guard: loopbackGuard([site.origin]) });
   executeOpen = createExecutor({ ...options, guard: loopbackGuard([site.origin, other.origin]) });
 });
