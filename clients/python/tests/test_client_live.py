@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import ssl
+import subprocess
+import tempfile
 import unittest
 import uuid
 from typing import Any
@@ -200,6 +204,37 @@ class LostAnswers(LiveTestCase):
         submits = [line for line in proxy.requests if line.startswith("POST /v1/operations ")]
         self.assertEqual(len(submits), 1, proxy.requests)
         self.assertTrue(proxy.requests[1].startswith(f"GET /v1/operations/{read['operationId']} "), proxy.requests)
+        self.assertEqual(self.server.site.count("GET", counted), 1)
+
+
+class Https(LiveTestCase):
+    """errand behind a TLS front on loopback (a self-signed certificate for 127.0.0.1, made with openssl)."""
+
+    def test_the_client_verifies_the_certificate_and_works_over_https(self) -> None:
+        if shutil.which("openssl") is None:
+            self.skipTest("no openssl to make a test certificate")
+        if not self.server.url.startswith("http://"):
+            self.skipTest("the TLS front forwards to a plain-HTTP errand")
+        scratch = tempfile.mkdtemp(prefix="errand-python-tls-")
+        self.addCleanup(shutil.rmtree, scratch, True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{scratch}/key.pem", "-out", f"{scratch}/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+        server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_side.load_cert_chain(f"{scratch}/cert.pem", f"{scratch}/key.pem")
+        host, _, port = self.server.url.removeprefix("http://").partition(":")
+        front = LossyProxy(host, int(port or 80), "relay", tls=server_side)
+        self.addCleanup(front.close)
+
+        untrusting = self.client(front.origin)
+        with self.assertRaises(ssl.SSLCertVerificationError):
+            untrusting.inspect(str(uuid.uuid4()))
+        self.assertEqual(front.requests, [], "nothing was sent to a server whose certificate did not verify")
+
+        client = self.client(front.origin, ssl_context=ssl.create_default_context(cafile=f"{scratch}/cert.pem"))
+        path, counted = self.unique_page()
+        read = task(path, [{"action": "expect_text", "text": "Python fixture page"}])
+        collected = client.run(read, wait_ms=RECEIPT_WAIT_MS, poll_interval_ms=200)
+        assert collected.receipt is not None
+        self.assertEqual(collected.receipt.status, "PASS")
         self.assertEqual(self.server.site.count("GET", counted), 1)
 
 

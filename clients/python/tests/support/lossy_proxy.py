@@ -2,23 +2,26 @@
 errand answers it, but the client never gets the answer. "drop" closes the client's connection once
 errand has answered (a connection dropped mid-call); "hold" keeps it open and silent until the client
 gives up (a socket timeout); "drop_first" drops only the first answer and relays every later one.
-`requests` lists each request line that reached errand."""
+"relay" loses nothing (with tls, an HTTPS front for errand). `requests` lists each request line
+that reached errand."""
 
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 
 
 class LossyProxy:
-    def __init__(self, upstream_host: str, upstream_port: int, mode: str) -> None:
-        if mode not in ("drop", "hold", "drop_first"):
-            raise ValueError("mode is drop, hold or drop_first")
+    def __init__(self, upstream_host: str, upstream_port: int, mode: str, tls: ssl.SSLContext | None = None) -> None:
+        if mode not in ("drop", "hold", "drop_first", "relay"):
+            raise ValueError("mode is drop, hold, drop_first or relay")
+        self._tls = tls
         self.mode = mode
         self._upstream = (upstream_host, upstream_port)
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self.origin = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         #: Set once errand has answered a request the client will never see.
         self.answered = threading.Event()
         self.answers: list[bytes] = []
@@ -36,6 +39,12 @@ class LossyProxy:
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
+        if self._tls is not None:
+            try:
+                client = self._tls.wrap_socket(client, server_side=True)
+            except (OSError, ssl.SSLError):
+                client.close()
+                return
         with client:
             request = _read_request(client, f"{self._upstream[0]}:{self._upstream[1]}")
             if request is None:
@@ -50,7 +59,7 @@ class LossyProxy:
                     answer += chunk
             self.answers.append(answer)
             self.answered.set()
-            if self.mode == "drop_first" and not first:
+            if self.mode == "relay" or (self.mode == "drop_first" and not first):
                 client.sendall(answer)
                 return
             if self.mode == "hold":
