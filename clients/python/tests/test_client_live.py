@@ -39,9 +39,14 @@ def tearDownModule() -> None:
         SERVER.stop()
 
 
+#: Browser time per task and per step (ms): generous, as a shared 2-core machine can run at load 40,
+#: where a page's body has been seen to arrive after a short step timeout had already failed the check.
+TIMEOUTS = {"taskMs": 90_000, "stepMs": 30_000}
+
+
 def task(path: str, steps: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     assert SERVER is not None
-    return {"schemaVersion": "errand.task.v1", "operationId": str(uuid.uuid4()), "risk": "read_only", "target": {"url": f"{SERVER.site.origin}{path}"}, "steps": steps, **extra}
+    return {"schemaVersion": "errand.task.v1", "operationId": str(uuid.uuid4()), "risk": "read_only", "target": {"url": f"{SERVER.site.origin}{path}"}, "timeouts": TIMEOUTS, "steps": steps, **extra}
 
 
 class LiveTestCase(unittest.TestCase):
@@ -247,9 +252,10 @@ class AsyncClient(LiveTestCase):
             collected = await asyncio.gather(*(client.collect(t["operationId"], wait_ms=RECEIPT_WAIT_MS, poll_interval_ms=200) for t in tasks))
             inspected = await client.inspect(tasks[0]["operationId"])
             self.assertEqual(inspected.status, "completed")
-            return [c.receipt.status if c.receipt else c.status for c in collected]
+            return [c.receipt.status if c.receipt else c.status for c in collected], [json.dumps(c.raw)[:1500] for c in collected]
 
-        self.assertEqual(asyncio.run(scenario()), ["PASS", "PASS"])
+        statuses, answers = asyncio.run(scenario())
+        self.assertEqual(statuses, ["PASS", "PASS"], answers)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ class ReadmeExamples(unittest.TestCase):
 
     def test_the_methods_and_exceptions_it_names_exist(self) -> None:
         for name in re.findall(r"`(\w+)\(", README):
-            if name in ("request_digest", "read_key_file"):
-                self.assertIn(name, errand_client.__all__)
+            if name in errand_client.__all__:
+                continue
             else:
                 self.assertTrue(hasattr(errand_client.ErrandClient, name), name)
         for name in ("IdentityMismatch", "OutcomeUnknown", "DigestMismatch", "OperationNotFound", "InvalidTask", "Unauthorized", "RateLimited", "ErrandError", "ArtifactMismatch", "LocalNormalizationError"):
