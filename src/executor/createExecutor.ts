@@ -318,6 +318,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       return verdict.href;
     },
     scrub: (text: string) => redactor.scrub(text),
+    onTaskHosts: hostAllowed,
     beforeAct: () => (write ? crossBoundary() : Promise.resolve()),
   };
 
@@ -338,6 +339,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action)) await crossBoundary();
       const result = await performStep(step, index, { ...env, timeoutMs: stepTimeout(index) });
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
+      for (const output of result.outputs ?? []) state.outputs[output.name] = output.value;
       if (result.check !== undefined) state.checks.push(result.check);
       if (state.navigationViolation !== null) throw new StepFailure("navigation_blocked", "");
       if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}"; what the page showed is in checks[].observed.`);

@@ -1,7 +1,8 @@
 import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
-import type { CheckStep, ExpectTextStep, ExpectUrlStep, FillSecretStep, SelectStep, Step } from "../task/taskTypes.js";
+import { TASK_LIMITS } from "../task/limits.js";
+import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, WaitForStep } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 const POLL_MS = 100;
@@ -14,6 +15,8 @@ export interface StepEnvironment {
   /** Checks a goto URL against layer 1 and the host allowlist; throws StepFailure when refused. */
   approveNavigation: (url: string) => Promise<string>;
   scrub: (text: string) => string;
+  /** Whether a URL is on one of the task's hosts (its target and allowedHosts). */
+  onTaskHosts: (url: string) => boolean;
   /**
    * Crosses the mutation boundary in a write task (nothing in a read_only one). A step that acts on
    * its own calls it after its read-only checks, just before it acts, so a step that could not act
@@ -22,7 +25,7 @@ export interface StepEnvironment {
   beforeAct: () => Promise<void>;
 }
 
-export type StepResult = { output?: { name: string; value: string }; check?: Check };
+export type StepResult = { output?: { name: string; value: string }; outputs?: { name: string; value: string }[]; check?: Check };
 
 /** Performs one step. Failures throw StepFailure with a code; Playwright errors are translated here. */
 export async function performStep(step: Step, index: number, env: StepEnvironment): Promise<StepResult> {
@@ -35,7 +38,8 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         return {};
       }
       case "wait_for":
-        await page.locator(step.selector).first().waitFor({ state: "visible", timeout: timeoutMs });
+        if ("url" in step) await waitForUrl(step, index, env);
+        else await page.locator(step.selector).first().waitFor({ state: step.state ?? "visible", timeout: timeoutMs });
         return {};
       case "click":
         await page.locator(step.selector).click({ timeout: timeoutMs });
@@ -62,6 +66,7 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         return {};
       // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
+        if (step.all === true) return { outputs: await extractList(step, env) };
         const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
         return { output: { name: step.name, value: env.scrub(text).slice(0, UNTRUSTED_VALUE_CHARS) } };
       }
@@ -74,6 +79,8 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         return { check: await expectText(step, index, env) };
       case "expect_url":
         return { check: await expectUrl(step, index, env) };
+      case "expect_count":
+        return { check: await expectCount(step, index, env) };
     }
   } catch (error) {
     if (error instanceof StepFailure) throw error;
@@ -97,6 +104,35 @@ async function setChecked(step: CheckStep, index: number, env: StepEnvironment):
   if ((await target.isChecked({ timeout: env.timeoutMs })) !== wanted) {
     throw new StepFailure("step_failed", `Step ${index} (${step.action}): the element matching ${JSON.stringify(step.selector)} is ${wanted ? "still unchecked" : "still checked"} after the click; the page undid it.`);
   }
+}
+
+/**
+ * The texts of every element matching the step's selector, in document order, as outputs
+ * name.001, name.002, ... plus name.count (how many matched). It waits for a first match like a
+ * single extract. The bounds apply inside the page: only `max` texts, each cut to
+ * TASK_LIMITS.listItemChars, ever leave the browser, however many elements match.
+ */
+async function extractList(step: ExtractTextStep, env: StepEnvironment): Promise<{ name: string; value: string }[]> {
+  const locator = env.page.locator(step.selector);
+  await locator.first().waitFor({ state: "attached", timeout: env.timeoutMs });
+  const bounds = { max: step.max ?? TASK_LIMITS.listItems.default, chars: TASK_LIMITS.listItemChars };
+  const read = await locator.evaluateAll(
+    (elements, { max, chars }) => ({
+      count: elements.length,
+      texts: elements.slice(0, max).map((element) => (element instanceof HTMLElement ? element.innerText : (element.textContent ?? "")).slice(0, chars)),
+    }),
+    bounds,
+  );
+  const texts = read.texts.slice(0, bounds.max);
+  return [
+    ...texts.map((text, at) => ({ name: listOutputName(step.name, at), value: env.scrub(text.slice(0, bounds.chars)) })),
+    { name: `${step.name}.count`, value: String(read.count) },
+  ];
+}
+
+/** The output name of a list's text at `at` (0-based): numbered from 1, padded so names sort in document order. */
+export function listOutputName(name: string, at: number): string {
+  return `${name}.${String(at + 1).padStart(String(TASK_LIMITS.listItems.max).length, "0")}`;
 }
 
 interface OptionSeen {
@@ -186,6 +222,24 @@ async function expectText(step: ExpectTextStep, index: number, env: StepEnvironm
   return { step: index, action: step.action, expected: step.text, match: step.match, ...(step.selector === undefined ? {} : { selector: step.selector }), passed: true };
 }
 
+/**
+ * Waits until the page is at the step's URL (exact or prefix). The URL must be on the task's hosts,
+ * as a goto's must: a wait names only addresses the task may be at.
+ */
+async function waitForUrl(step: Extract<WaitForStep, { url: string }>, index: number, env: StepEnvironment): Promise<void> {
+  if (!env.onTaskHosts(step.url)) throw new StepFailure("navigation_blocked", `Step ${index} (wait_for) waits for ${env.scrub(step.url)}, which is not on one of the task's hosts; add its host to allowedHosts if it is meant.`);
+  const holds = (seen: string) => (step.match === "exact" ? seen === step.url : seen.startsWith(step.url));
+  const deadline = Date.now() + env.timeoutMs;
+  let seen = env.page.url();
+  while (!holds(seen)) {
+    if (Date.now() >= deadline) {
+      throw new StepFailure("timeout", `Step ${index} (wait_for) timed out after ${env.timeoutMs} ms: the page never was at ${step.match === "exact" ? "" : "an address starting with "}${env.scrub(step.url)}; error.detail has the address it was at.`, seen);
+    }
+    await env.page.waitForTimeout(POLL_MS);
+    seen = env.page.url();
+  }
+}
+
 async function expectUrl(step: ExpectUrlStep, index: number, env: StepEnvironment): Promise<Check> {
   const holds = (seen: string) => (step.match === "exact" ? seen === step.url : seen.startsWith(step.url));
   const deadline = Date.now() + env.timeoutMs;
@@ -198,11 +252,24 @@ async function expectUrl(step: ExpectUrlStep, index: number, env: StepEnvironmen
   return { step: index, action: step.action, expected: step.url, match: step.match, passed: true };
 }
 
+async function expectCount(step: ExpectCountStep, index: number, env: StepEnvironment): Promise<Check> {
+  const holds = (seen: number) => (step.match === "exact" ? seen === step.count : seen >= step.count);
+  const locator = env.page.locator(step.selector);
+  const deadline = Date.now() + env.timeoutMs;
+  let seen = await locator.count();
+  while (!holds(seen)) {
+    if (Date.now() >= deadline) return failedCheck(step, index, String(seen));
+    await env.page.waitForTimeout(POLL_MS);
+    seen = await locator.count();
+  }
+  return { step: index, action: step.action, expected: String(step.count), match: step.match, selector: step.selector, passed: true };
+}
+
 /** Cap of checks[].observed, in characters. */
 export const OBSERVED_CHARS = 300;
 
-function failedCheck(step: ExpectTextStep | ExpectUrlStep, index: number, observed: string): Check {
-  const expected = step.action === "expect_text" ? step.text : step.url;
-  const selector = step.action === "expect_text" && step.selector !== undefined ? { selector: step.selector } : {};
+function failedCheck(step: ExpectTextStep | ExpectUrlStep | ExpectCountStep, index: number, observed: string): Check {
+  const expected = step.action === "expect_text" ? step.text : step.action === "expect_url" ? step.url : String(step.count);
+  const selector = step.action !== "expect_url" && step.selector !== undefined ? { selector: step.selector } : {};
   return { step: index, action: step.action, expected, match: step.match, ...selector, passed: false, observed: untrusted(observed, OBSERVED_CHARS) };
 }

@@ -20,18 +20,21 @@ const AGAIN = "Nothing was queued and the owner was not asked; submit it again u
 
 /**
  * A goto to a host the task does not name: the browser is held to the task's hosts, so the step
- * would be stopped there (after the owner was asked, and after earlier steps ran).
+ * would be stopped there (after the owner was asked, and after earlier steps ran). A wait_for on a
+ * URL off those hosts could never hold, and is refused the same way.
  */
 const offListGoto: SubmitCheck = (task) => {
   const allowed = createHostAllowlist(task);
   const problems: Problem[] = [];
   for (const [index, step] of task.steps.entries()) {
-    if (step.action !== "goto" || allowed(step.url)) continue;
-    const host = new URL(step.url).hostname;
+    const url = step.action === "goto" || (step.action === "wait_for" && "url" in step) ? step.url : undefined;
+    if (url === undefined || allowed(url)) continue;
+    const host = new URL(url).hostname;
+    const does = step.action === "goto" ? "goes to" : "waits for an address on";
     problems.push({
       code: "navigation_blocked",
       path: `/steps/${index}/url`,
-      message: `Step ${index + 1} (goto) goes to ${host}, which is not one of this task's hosts (${describeHosts(task)}), so errand would stop it there. If the person meant ${host}, add it to allowedHosts. ${AGAIN}`,
+      message: `Step ${index + 1} (${step.action}) ${does} ${host}, which is not one of this task's hosts (${describeHosts(task)}), so errand would stop it there. If the person meant ${host}, add it to allowedHosts. ${AGAIN}`,
     });
   }
   return Promise.resolve(problems);

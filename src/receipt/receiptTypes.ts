@@ -27,7 +27,7 @@ export interface ReceiptError {
 
 export interface Check {
   step: number;
-  action: "expect_text" | "expect_url";
+  action: "expect_text" | "expect_url" | "expect_count";
   expected: string;
   match: string;
   selector?: string;

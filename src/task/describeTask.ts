@@ -1,4 +1,5 @@
-import type { Risk, Step, Task } from "./taskTypes.js";
+import { TASK_LIMITS } from "./limits.js";
+import type { Risk, Step, Task, WAIT_STATES } from "./taskTypes.js";
 
 /**
  * A task in plain words, for the person who must approve it: what it risks, every host it may
@@ -46,13 +47,16 @@ function hostOf(url: string): string {
   }
 }
 
+const WAIT_WORDS: Record<(typeof WAIT_STATES)[number], string> = { visible: "appear", hidden: "be hidden or gone", attached: "be in the page", detached: "be gone from the page" };
+
 /** Each step in words; `host` is where the browser is when the step runs (the last page opened). */
 function describeStep(step: Step, host: string): string {
   switch (step.action) {
     case "goto":
       return `open ${quote(step.url)}`;
     case "wait_for":
-      return `wait for ${quote(step.selector)} to appear`;
+      if ("url" in step) return `wait until the address ${step.match === "exact" ? "is" : "starts with"} ${quote(step.url)}`;
+      return `wait for ${quote(step.selector)} to ${WAIT_WORDS[step.state ?? "visible"]}`;
     case "click":
       return `click ${quote(step.selector)} on ${host}`;
     case "fill":
@@ -70,11 +74,14 @@ function describeStep(step: Step, host: string): string {
     case "uncheck":
       return `untick ${quote(step.selector)} on ${host}`;
     case "extract_text":
+      if (step.all === true) return `read the texts of every ${quote(step.selector)} (at most ${step.max ?? TASK_LIMITS.listItems.default}) as ${quote(step.name)}`;
       return `read the text of ${quote(step.selector)} as ${quote(step.name)}`;
     case "extract_attribute":
       return `read the ${quote(step.attribute)} attribute of ${quote(step.selector)} as ${quote(step.name)}`;
     case "expect_text":
       return `check that ${step.selector === undefined ? "the page" : quote(step.selector)} ${step.match === "exact" ? "reads exactly" : "contains"} ${quote(step.text)}`;
+    case "expect_count":
+      return `check that ${step.match === "exact" ? "exactly" : "at least"} ${step.count} ${quote(step.selector)} are on the page`;
     case "expect_url":
       return `check that the address ${step.match === "exact" ? "is" : "starts with"} ${quote(step.url)}`;
   }

@@ -89,11 +89,11 @@ export class FieldReader {
     return value as T;
   }
 
-  integer(object: JsonObject, key: string, base: string, bounds: { min: number; max: number }): number | undefined {
+  integer(object: JsonObject, key: string, base: string, bounds: { min: number; max: number }, unit = "milliseconds"): number | undefined {
     if (!Object.hasOwn(object, key)) return undefined;
     const value = object[key];
     if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-      this.report("invalid_number", pointer(base, key), `"${key}" must be a whole number of milliseconds from ${bounds.min} to ${bounds.max}.`);
+      this.report("invalid_number", pointer(base, key), `"${key}" must be a whole number of ${unit} from ${bounds.min} to ${bounds.max}.`);
       return undefined;
     }
     return value;

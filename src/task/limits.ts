@@ -10,6 +10,12 @@ export const TASK_LIMITS = {
   maxAllowedHosts: 20,
   hostnameChars: 253,
   attributeChars: 256,
+  /** Texts one extract_text with "all" returns: "max" defaults to the first, may be raised to the second. */
+  listItems: { default: 50, max: 200 },
+  /** Characters kept of each text in such a list (cut inside the browser, before it leaves the page). */
+  listItemChars: 2_000,
+  /** Largest count an expect_count may name. */
+  expectCountMax: 100_000,
   /** Per-step timeout, milliseconds. */
   stepTimeoutMs: { min: 100, max: 120_000 },
   /** Whole-task browser timeout, milliseconds. */

@@ -5,13 +5,13 @@ import { looksLikeSecretField } from "./secretFieldSelector.js";
 import { SECRET_NAME } from "./secretName.js";
 import { clip, describeType, isJsonObject } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
-import { PRESS_KEYS, TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
+import { COUNT_MATCHES, PRESS_KEYS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
 
 /** The fields each action takes besides "action" and "timeoutMs". There is no script or command field. */
 export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   goto: ["url"],
-  wait_for: ["selector"],
+  wait_for: ["selector", "state", "url", "match"],
   click: ["selector"],
   fill: ["selector", "value"],
   fill_secret: ["selector", "secret", "envVar"],
@@ -20,10 +20,11 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   press: ["key", "selector"],
   check: ["selector"],
   uncheck: ["selector"],
-  extract_text: ["selector", "name"],
+  extract_text: ["selector", "name", "all", "max"],
   extract_attribute: ["selector", "attribute", "name"],
   expect_text: ["text", "selector", "match"],
   expect_url: ["url", "match"],
+  expect_count: ["selector", "count", "match"],
 };
 
 export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
@@ -95,6 +96,7 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       return u === undefined ? undefined : { action, url: u };
     }
     case "wait_for":
+      return readWaitFor(reader, raw, path, { selector: () => selector(true), url });
     case "click":
     case "check":
     case "uncheck": {
@@ -128,7 +130,9 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
     case "extract_text": {
       const s = selector(true);
       const name = outputName();
-      return s === undefined || name === undefined ? undefined : { action, selector: s, name };
+      const list = readListBounds(reader, raw, path, name);
+      if (s === undefined || name === undefined || list === undefined) return undefined;
+      return { action, selector: s, name, ...list };
     }
     case "extract_attribute": {
       const s = selector(true);
@@ -148,7 +152,64 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       const match = reader.choice(raw, "match", path, URL_MATCHES, "exact");
       return u === undefined || match === undefined ? undefined : { action, url: u, match };
     }
+    case "expect_count": {
+      const s = selector(true);
+      const count = reader.integer(raw, "count", path, { min: 0, max: TASK_LIMITS.expectCountMax }, "elements");
+      if (!Object.hasOwn(raw, "count")) reader.report("missing_field", pointer(path, "count"), `"count" is required: how many elements should match (0 to ${TASK_LIMITS.expectCountMax}).`);
+      const match = reader.choice(raw, "match", path, COUNT_MATCHES, "exact");
+      return s === undefined || count === undefined || match === undefined ? undefined : { action, selector: s, count, match };
+    }
   }
+}
+
+/**
+ * wait_for waits on an element (selector, with state) or on the page's address (url, with match):
+ * exactly one of the two, and only the fields of that one. state "visible" is the default and
+ * normalizes away, so a wait_for written before state existed keeps its digest.
+ */
+function readWaitFor(reader: FieldReader, raw: Record<string, unknown>, path: string, read: { selector: () => string | undefined; url: () => string | undefined }): Step | undefined {
+  const hasSelector = Object.hasOwn(raw, "selector");
+  if (hasSelector && Object.hasOwn(raw, "url")) {
+    reader.report("conflicting_fields", pointer(path, "url"), `A wait_for waits for an element ("selector") or for an address ("url"), not both.`);
+    return undefined;
+  }
+  if (Object.hasOwn(raw, "url")) {
+    if (Object.hasOwn(raw, "state")) reader.report("conflicting_fields", pointer(path, "state"), `"state" is for waiting on an element ("selector"); with "url" use "match": exact or prefix.`);
+    const u = read.url();
+    const match = reader.choice(raw, "match", path, URL_MATCHES, "exact");
+    return u === undefined || match === undefined ? undefined : { action: "wait_for", url: u, match };
+  }
+  if (!hasSelector) {
+    reader.report("missing_field", pointer(path, "selector"), `A wait_for needs "selector" (an element to wait for) or "url" (an address to wait for).`);
+    return undefined;
+  }
+  if (Object.hasOwn(raw, "match")) reader.report("conflicting_fields", pointer(path, "match"), `"match" is for waiting on an address ("url"); with "selector" use "state": ${WAIT_STATES.join(", ")}.`);
+  const s = read.selector();
+  const state = reader.choice(raw, "state", path, WAIT_STATES, "visible");
+  if (s === undefined || state === undefined) return undefined;
+  return state === "visible" ? { action: "wait_for", selector: s } : { action: "wait_for", selector: s, state };
+}
+
+/** A list's numbered outputs ("name.001") must still be output names, so a list's name leaves room for the number. */
+export const LIST_NAME_CHARS = 60;
+
+/**
+ * extract_text's optional list fields: "all": true reads every match, "max" (only with all) bounds
+ * how many. Absent fields stay absent, so a single extract_text normalizes (and digests) as before.
+ */
+function readListBounds(reader: FieldReader, raw: Record<string, unknown>, path: string, name: string | undefined): { all?: true; max?: number } | undefined {
+  const all = reader.boolean(raw, "all", path, false);
+  const max = reader.integer(raw, "max", path, { min: 1, max: TASK_LIMITS.listItems.max }, "texts");
+  if (Object.hasOwn(raw, "max") && !all) {
+    reader.report("missing_field", pointer(path, "all"), `"max" bounds a list: it needs "all": true.`);
+    return undefined;
+  }
+  if (all && name !== undefined && name.length > LIST_NAME_CHARS) {
+    reader.report("invalid_output_name", pointer(path, "name"), `With "all": true, "name" may have at most ${LIST_NAME_CHARS} characters: each text is output as name.001, name.002, ...`);
+    return undefined;
+  }
+  if (!all) return {};
+  return max === undefined ? { all: true } : { all: true, max };
 }
 
 /**

@@ -21,7 +21,7 @@ export interface TaskGuide {
 
 const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: string }> = {
   goto: { changesSite: false, description: "Open url (the target's host or an allowedHosts match)." },
-  wait_for: { changesSite: false, description: "Wait until an element matching selector is visible." },
+  wait_for: { changesSite: false, description: "Wait until an element matching selector reaches state: visible (default), hidden, attached or detached (gone); or, with url instead of selector, until the page is at url (match exact, the default, or prefix; on the task's hosts)." },
   click: { changesSite: true, description: "Click the element matching selector." },
   fill: { changesSite: true, description: "Replace an input's content with value (never a password: use fill_secret)." },
   fill_secret: { changesSite: true, description: "Fill an input with the secret the owner declared under the name secret (envVar is accepted as another spelling), only where the field's frame is on a site the owner bound that secret to; needs secretApproval: true. For a TOTP secret it types the current one-time code. You never see or send the value." },
@@ -30,10 +30,11 @@ const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: strin
   press: { changesSite: true, description: "Press one key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown) on selector, or on the focused element without one; Enter can submit a form." },
   check: { changesSite: true, description: "Tick the checkbox or radio matching selector (nothing if it already is); checked after." },
   uncheck: { changesSite: true, description: "Untick the checkbox matching selector (nothing if it already is); checked after." },
-  extract_text: { changesSite: false, description: "Read the element's visible text into output name (returned as untrusted page content)." },
+  extract_text: { changesSite: false, description: `Read the element's visible text into output name (returned as untrusted page content). With all: true, read every match in page order (at most max, default ${TASK_LIMITS.listItems.default}, up to ${TASK_LIMITS.listItems.max}; each cut at ${TASK_LIMITS.listItemChars} characters) into name.001, name.002, ... and the number that matched into name.count.` },
   extract_attribute: { changesSite: false, description: "Read attribute (never value) of the element into output name." },
   expect_text: { changesSite: false, description: "Check text is on the page (or in selector); match contains (default) or exact. PASS needs at least one expectation." },
   expect_url: { changesSite: false, description: "Check the page URL; match exact (default) or prefix." },
+  expect_count: { changesSite: false, description: `Check how many elements match selector: count (0 to ${TASK_LIMITS.expectCountMax}), match exact (default) or at_least; waits within the step's time for it to hold.` },
 };
 
 export function taskGuide(): TaskGuide {

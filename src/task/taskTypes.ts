@@ -15,6 +15,7 @@ export type ScreenshotMode = (typeof SCREENSHOT_MODES)[number];
 
 export const TEXT_MATCHES = ["contains", "exact"] as const;
 export const URL_MATCHES = ["exact", "prefix"] as const;
+export const COUNT_MATCHES = ["exact", "at_least"] as const;
 /** The keys a press step may name: a closed set, so no key chord or text reaches the page this way. */
 export const PRESS_KEYS = ["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"] as const;
 
@@ -23,7 +24,16 @@ interface StepBase {
   timeoutMs?: number;
 }
 export interface GotoStep extends StepBase { action: "goto"; url: string }
-export interface WaitForStep extends StepBase { action: "wait_for"; selector: string }
+/** How wait_for waits on an element: shown (the default, absent when normalized), hidden or gone, in the document or gone from it. */
+export const WAIT_STATES = ["visible", "hidden", "attached", "detached"] as const;
+/**
+ * Waits for the element matching `selector` to reach `state` (visible when absent), or, with `url`
+ * instead, for the page to be at that URL (`match` exact or prefix).
+ */
+export type WaitForStep = StepBase & { action: "wait_for" } & (
+    | { selector: string; state?: Exclude<(typeof WAIT_STATES)[number], "visible"> }
+    | { url: string; match: (typeof URL_MATCHES)[number] }
+  );
 export interface ClickStep extends StepBase { action: "click"; selector: string }
 export interface FillStep extends StepBase { action: "fill"; selector: string; value: string }
 /** Types the value of the declared secret `secret` (the owner's registry), only into a frame whose origin the secret is bound to. */
@@ -38,7 +48,17 @@ export interface PressStep extends StepBase {
 }
 /** Sets a checkbox or radio to checked (check) or unchecked (uncheck); nothing happens when it already is, and the state is read back after. */
 export interface CheckStep extends StepBase { action: "check" | "uncheck"; selector: string }
-export interface ExtractTextStep extends StepBase { action: "extract_text"; selector: string; name: string }
+/**
+ * Reads the visible text of the element matching `selector`; with `all`, of every match (at most
+ * `max`, in document order), each into its own output `name.001`, `name.002`, ...
+ */
+export interface ExtractTextStep extends StepBase {
+  action: "extract_text";
+  selector: string;
+  name: string;
+  all?: true;
+  max?: number;
+}
 export interface ExtractAttributeStep extends StepBase {
   action: "extract_attribute";
   selector: string;
@@ -50,6 +70,13 @@ export interface ExpectTextStep extends StepBase {
   text: string;
   selector?: string;
   match: (typeof TEXT_MATCHES)[number];
+}
+/** Checks how many elements match `selector`: exactly `count`, or at least `count`. */
+export interface ExpectCountStep extends StepBase {
+  action: "expect_count";
+  selector: string;
+  count: number;
+  match: (typeof COUNT_MATCHES)[number];
 }
 export interface ExpectUrlStep extends StepBase {
   action: "expect_url";
@@ -70,7 +97,8 @@ export type Step =
   | ExtractTextStep
   | ExtractAttributeStep
   | ExpectTextStep
-  | ExpectUrlStep;
+  | ExpectUrlStep
+  | ExpectCountStep;
 
 export type StepAction = Step["action"];
 
@@ -106,6 +134,6 @@ export interface Task {
 }
 
 /** Steps that check the page; PASS needs at least one of these and all must hold. */
-export function isExpectation(step: Step): step is ExpectTextStep | ExpectUrlStep {
-  return step.action === "expect_text" || step.action === "expect_url";
+export function isExpectation(step: Step): step is ExpectTextStep | ExpectUrlStep | ExpectCountStep {
+  return step.action === "expect_text" || step.action === "expect_url" || step.action === "expect_count";
 }

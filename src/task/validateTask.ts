@@ -195,18 +195,21 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
   }
   const steps: Step[] = [];
   const selectors: { selector: string; action: string; path: string }[] = [];
-  const outputNames = new Map<string, number>();
+  const outputNames = new Map<string, { index: number; list: boolean }>();
   list.forEach((raw, index) => {
     const path = pointer("/steps", index);
     const step = readStep(reader, raw, path);
     if (step === undefined) return;
     if ("selector" in step && step.selector !== undefined) selectors.push({ selector: step.selector, action: step.action, path: pointer(path, "selector") });
     if (step.action === "extract_text" || step.action === "extract_attribute") {
-      const earlier = outputNames.get(step.name);
-      if (earlier !== undefined) {
-        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by ${stepLabel(earlier)}; give each extract step its own name.`);
+      const isList = step.action === "extract_text" && step.all === true;
+      const same = outputNames.get(step.name)?.index;
+      const clash = same ?? listNameClash(outputNames, step.name, isList);
+      if (clash !== undefined) {
+        const why = same === undefined ? ` (a list named L writes L.001, L.002, ...)` : "";
+        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by ${stepLabel(clash)}${why}; give each extract step its own name.`);
       }
-      outputNames.set(step.name, index);
+      outputNames.set(step.name, { index, list: isList });
     }
     steps.push(step);
   });
@@ -233,4 +236,15 @@ function jsonByteLength(value: unknown): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * The earlier step whose outputs a list's numbered outputs ("name.001") would overwrite, or that
+ * would overwrite them: a list named L owns every output name starting with "L.".
+ */
+function listNameClash(earlier: ReadonlyMap<string, { index: number; list: boolean }>, name: string, list: boolean): number | undefined {
+  for (const [other, seen] of earlier) {
+    if ((list && other.startsWith(`${name}.`)) || (seen.list && name.startsWith(`${other}.`))) return seen.index;
+  }
+  return undefined;
 }

@@ -8,7 +8,7 @@ import type { ErrorCode } from "../../src/errors/errorCodes.js";
 import { TASK_LIMITS } from "../../src/task/limits.js";
 import { STEP_FIELDS } from "../../src/task/readStep.js";
 import { SECRET_NAME } from "../../src/task/secretName.js";
-import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, TEXT_MATCHES, URL_MATCHES } from "../../src/task/taskTypes.js";
+import { COUNT_MATCHES, PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "../../src/task/taskTypes.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { expectValid, minimalTask } from "../task/taskFixtures.js";
 
@@ -102,7 +102,7 @@ describe("docs/TASK_SCHEMA.md agrees with the schema", () => {
   });
 
   test("every allowed value of every enum is named", () => {
-    for (const value of [...RISK_LEVELS, ...PROVIDER_NAMES, ...RETENTION_LEVELS, ...TEXT_MATCHES, ...URL_MATCHES]) {
+    for (const value of [...RISK_LEVELS, ...PROVIDER_NAMES, ...RETENTION_LEVELS, ...TEXT_MATCHES, ...URL_MATCHES, ...COUNT_MATCHES, ...WAIT_STATES]) {
       assert.ok(mentions(value), `${value} is not mentioned`);
     }
   });
@@ -121,6 +121,9 @@ describe("docs/TASK_SCHEMA.md agrees with the schema", () => {
       `${grouped(TASK_LIMITS.taskTimeoutMs.min)} to ${grouped(TASK_LIMITS.taskTimeoutMs.max)} ms`,
       `${grouped(TASK_LIMITS.stepTimeoutMs.min)} to ${grouped(TASK_LIMITS.stepTimeoutMs.max)} ms`,
       SECRET_NAME.source,
+      `1 to ${TASK_LIMITS.listItems.max} texts, ${TASK_LIMITS.listItems.default} when absent`,
+      `cut at ${grouped(TASK_LIMITS.listItemChars)} characters`,
+      `0 to ${grouped(TASK_LIMITS.expectCountMax)}`,
     ];
     for (const phrase of stated) assert.ok(doc.includes(phrase), `the page does not say "${phrase}"`);
   });

@@ -101,6 +101,19 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
     }
   });
 
+  test("a wait_for on an address off the task's hosts is refused at submit like a goto", async () => {
+    const h = openHarness();
+    try {
+      const task = { ...readTask(), target: { url: "https://library.example.com/" }, steps: [{ action: "wait_for", url: "https://evil.example.net/", match: "prefix" }, { action: "expect_text", text: "x" }] };
+      const result = await h.service.submit(task);
+      assert.equal(!result.ok && result.code, "navigation_blocked");
+      assert.match(!result.ok ? result.message : "", /Step 1 \(wait_for\) waits for an address on evil\.example\.net/);
+      assert.deepEqual(!result.ok && result.problems?.map((p) => p.path), ["/steps/0/url"]);
+    } finally {
+      await h.close();
+    }
+  });
+
   test("a retry of an operation that already exists is answered from it, even after its secret was deleted", async () => {
     const h = openHarness();
     try {

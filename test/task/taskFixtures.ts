@@ -42,6 +42,7 @@ export const EXAMPLE_STEPS: Record<string, Record<string, unknown>> = {
   extract_attribute: { action: "extract_attribute", selector: "a.more", attribute: "href", name: "moreLink" },
   expect_text: { action: "expect_text", text: "Saved", selector: "#result", match: "exact" },
   expect_url: { action: "expect_url", url: "https://example.com/done", match: "prefix" },
+  expect_count: { action: "expect_count", selector: "li.loan", count: 3, match: "at_least" },
 };
 
 /** Validates and returns the normalized task, failing the test with the problems if it is refused. */

@@ -89,6 +89,10 @@ const validStep = fc.oneof(
   fc.record({ action: fc.constant("extract_attribute"), selector, attribute, name: outputName }),
   fc.record({ action: fc.constant("expect_text"), text, selector, match: fc.constantFrom("contains", "exact") }, { requiredKeys: ["action", "text"] }),
   fc.record({ action: fc.constant("expect_url"), url: httpUrl, match: fc.constantFrom("exact", "prefix") }, { requiredKeys: ["action", "url"] }),
+  fc.record({ action: fc.constant("extract_text"), selector, name: outputName, all: fc.constant(true), max: fc.integer({ min: 1, max: 200 }) }, { requiredKeys: ["action", "selector", "name", "all"] }),
+  fc.record({ action: fc.constant("wait_for"), selector, state: fc.constantFrom("visible", "hidden", "attached", "detached"), timeoutMs: stepTimeout }, { requiredKeys: ["action", "selector"] }),
+  fc.record({ action: fc.constant("wait_for"), url: httpUrl, match: fc.constantFrom("exact", "prefix") }, { requiredKeys: ["action", "url"] }),
+  fc.record({ action: fc.constant("expect_count"), selector, count: fc.integer({ min: 0, max: 100_000 }), match: fc.constantFrom("exact", "at_least") }, { requiredKeys: ["action", "selector", "count"] }),
 );
 
 /** A task that should validate: approvals are set when the content needs them, output names are unique. */
@@ -118,7 +122,10 @@ const validTask = fc
     if (typesSecret) out["secretApproval"] = true;
     // A task that types a secret accepts only selectors that cannot match on text.
     const safe = (s: (typeof task.steps)[number]) => (typesSecret && "selector" in s && typeof s.selector === "string" && textMatchingConstruct(s.selector, s.action) !== null ? { ...s, selector: "#a" } : s);
-    out["steps"] = task.steps.map((s, i) => ("name" in s ? { ...safe(s), name: `${s.name}_${i}` } : safe(s)));
+    // A list named L owns the names "L.*": beside a list, names drop their dots so none falls under another.
+    const hasList = task.steps.some((s) => "all" in s);
+    const unique = (name: string, i: number) => `${hasList ? name.replaceAll(".", "-") : name}_${i}`;
+    out["steps"] = task.steps.map((s, i) => ("name" in s ? { ...safe(s), name: unique(s.name, i) } : safe(s)));
     return out;
   });
 

@@ -223,6 +223,7 @@ describe("validateTask: required fields are reported at the path they should hav
     extract_attribute: ["selector", "attribute", "name"],
     expect_text: ["text"],
     expect_url: ["url"],
+    expect_count: ["selector", "count"],
   };
   test("the required-field table covers every action", () => {
     assert.deepEqual(Object.keys(REQUIRED).sort(), [...ACTIONS].sort());
@@ -236,6 +237,48 @@ describe("validateTask: required fields are reported at the path they should hav
       });
     }
   }
+
+  test("wait_for keeps its shape without state (so its digest is unchanged); a url is normalized like a goto's", () => {
+    const task = expectValid(
+      minimalTask({
+        steps: [
+          { action: "wait_for", selector: "#a" },
+          { action: "wait_for", selector: "#a", state: "visible" },
+          { action: "wait_for", selector: "#a", state: "detached" },
+          { action: "wait_for", url: "HTTPS://Example.COM:443/app/./loans" },
+          { action: "wait_for", url: "https://example.com/app", match: "prefix" },
+        ],
+      }),
+    );
+    assert.deepEqual(task.steps, [
+      { action: "wait_for", selector: "#a" },
+      { action: "wait_for", selector: "#a" },
+      { action: "wait_for", selector: "#a", state: "detached" },
+      { action: "wait_for", url: "https://example.com/app/loans", match: "exact" },
+      { action: "wait_for", url: "https://example.com/app", match: "prefix" },
+    ]);
+  });
+
+  test("extract_text keeps its shape without all (so its digest is unchanged); expect_count's match defaults to exact", () => {
+    const task = expectValid(
+      minimalTask({
+        steps: [
+          { action: "extract_text", selector: "h1", name: "a" },
+          { action: "extract_text", selector: "h1", name: "b", all: false },
+          { action: "extract_text", selector: "li", name: "c", all: true },
+          { action: "extract_text", selector: "li", name: "d", all: true, max: 200 },
+          { action: "expect_count", selector: "li", count: 0 },
+        ],
+      }),
+    );
+    assert.deepEqual(task.steps, [
+      { action: "extract_text", selector: "h1", name: "a" },
+      { action: "extract_text", selector: "h1", name: "b" },
+      { action: "extract_text", selector: "li", name: "c", all: true },
+      { action: "extract_text", selector: "li", name: "d", all: true, max: 200 },
+      { action: "expect_count", selector: "li", count: 0, match: "exact" },
+    ]);
+  });
 
   test("optional step fields may be left out: expect_text selector and match, expect_url match", () => {
     const task = expectValid(minimalTask({ steps: [{ action: "expect_text", text: "Hi" }, { action: "expect_url", url: "https://example.com/x" }] }));
@@ -267,6 +310,23 @@ describe("validateTask: types and allowed values", () => {
     ["a press with text", { steps: [{ action: "press", key: "Enter", text: "hi" }] }, "unknown_field", "/steps/0/text"],
     ["a check with a value", { steps: [{ action: "check", selector: "#terms", value: "yes" }] }, "unknown_field", "/steps/0/value"],
     ["an uncheck with an empty selector", { steps: [{ action: "uncheck", selector: "" }] }, "too_short", "/steps/0/selector"],
+    ["a list max without all", { steps: [{ action: "extract_text", selector: "li", name: "rows", max: 5 }] }, "missing_field", "/steps/0/all"],
+    ["a list max above the ceiling", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true, max: 201 }] }, "invalid_number", "/steps/0/max"],
+    ["a list max of 0", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true, max: 0 }] }, "invalid_number", "/steps/0/max"],
+    ["all as a string", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: "yes" }] }, "invalid_type", "/steps/0/all"],
+    ["a list name with no room for its numbers", { steps: [{ action: "extract_text", selector: "li", name: "n".repeat(61), all: true }] }, "invalid_output_name", "/steps/0/name"],
+    ["a count below 0", { steps: [{ action: "expect_count", selector: "li", count: -1 }] }, "invalid_number", "/steps/0/count"],
+    ["a count as a string", { steps: [{ action: "expect_count", selector: "li", count: "3" }] }, "invalid_number", "/steps/0/count"],
+    ["a count match outside the set", { steps: [{ action: "expect_count", selector: "li", count: 3, match: "at_most" }] }, "invalid_enum", "/steps/0/match"],
+    ["a list output that another extract would overwrite", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true }, { action: "extract_text", selector: "h1", name: "rows.001" }] }, "duplicate_output_name", "/steps/1/name"],
+    ["a list named after an earlier output's prefix", { steps: [{ action: "extract_text", selector: "h1", name: "rows.count" }, { action: "extract_text", selector: "li", name: "rows", all: true }] }, "duplicate_output_name", "/steps/1/name"],
+    ["a wait_for state outside the set", { steps: [{ action: "wait_for", selector: "#m", state: "gone" }] }, "invalid_enum", "/steps/0/state"],
+    ["a wait_for with selector and url", { steps: [{ action: "wait_for", selector: "#m", url: "https://example.com/" }] }, "conflicting_fields", "/steps/0/url"],
+    ["a wait_for with neither selector nor url", { steps: [{ action: "wait_for", state: "hidden" }] }, "missing_field", "/steps/0/selector"],
+    ["a wait_for url with a state", { steps: [{ action: "wait_for", url: "https://example.com/", state: "visible" }] }, "conflicting_fields", "/steps/0/state"],
+    ["a wait_for selector with a match", { steps: [{ action: "wait_for", selector: "#m", match: "prefix" }] }, "conflicting_fields", "/steps/0/match"],
+    ["a wait_for url that is not http", { steps: [{ action: "wait_for", url: "javascript:alert(1)" }] }, "url_scheme_not_allowed", "/steps/0/url"],
+    ["a wait_for url match outside the set", { steps: [{ action: "wait_for", url: "https://example.com/", match: "contains" }] }, "invalid_enum", "/steps/0/match"],
     ["risk outside the set", { risk: "write" }, "invalid_enum", "/risk"],
     ["risk in another case", { risk: "READ_ONLY" }, "invalid_enum", "/risk"],
     ["risk as a boolean", { risk: false }, "invalid_enum", "/risk"],

@@ -1,6 +1,6 @@
 import { SCHEMA_VERSION, TASK_LIMITS } from "../../../task/limits.js";
 import { STEP_FIELDS } from "../../../task/readStep.js";
-import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES } from "../../../task/taskTypes.js";
+import { COUNT_MATCHES, PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "../../../task/taskTypes.js";
 import type { StepAction } from "../../../task/taskTypes.js";
 
 /** "goto(url) click(selector) ...": which fields each action takes, in the fewest bytes a model can read. */
@@ -55,7 +55,11 @@ export function taskInputSchema(): Record<string, unknown> {
             attribute: str,
             key: str,
             secret: { type: "string", description: "Name of a secret the owner declared (never a value)." },
-            match: { enum: [...new Set([...TEXT_MATCHES, ...URL_MATCHES])] },
+            state: { enum: [...WAIT_STATES] },
+            all: { type: "boolean", description: "extract_text: every match, as name.001..." },
+            max: { type: "integer" },
+            count: { type: "integer" },
+            match: { enum: [...new Set([...TEXT_MATCHES, ...URL_MATCHES, ...COUNT_MATCHES])] },
             timeoutMs: { type: "integer" },
           },
         },

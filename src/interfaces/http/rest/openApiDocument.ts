@@ -104,7 +104,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
             evidenceRetention: { type: "string", enum: ["minimal", "full"] },
             provider: { type: "string", enum: ["auto", "local", "kernel", "browserless", "browserbase", "steel"] },
             timeouts: { type: "object", properties: { taskMs: { type: "integer" }, stepMs: { type: "integer" } } },
-            steps: { type: "array", minItems: 1, maxItems: 50, items: { type: "object", required: ["action"], properties: { action: { type: "string", enum: ["goto", "wait_for", "click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck", "extract_text", "extract_attribute", "expect_text", "expect_url"] } } } },
+            steps: { type: "array", minItems: 1, maxItems: 50, items: { type: "object", required: ["action"], properties: { action: { type: "string", enum: ["goto", "wait_for", "click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck", "extract_text", "extract_attribute", "expect_text", "expect_url", "expect_count"] } } } },
           },
         },
         Handle: {
