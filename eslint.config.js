@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const adapterModules = [
-  "better-sqlite3",
+  "libsql",
   "pg",
   "graphile-worker",
   "hono",

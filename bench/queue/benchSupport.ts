@@ -1,9 +1,9 @@
-// Shared pieces of the queue benchmark: the task and receipt used, the bare better-sqlite3 baseline,
+// Shared pieces of the queue benchmark: the task and receipt used, the bare SQLite baseline (the same binding as the store),
 // and opening errand's own service. Not run directly.
 import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
@@ -71,7 +71,7 @@ export function openErrand(home: string) {
 }
 
 /**
- * The baseline: the same claim pattern as a bare better-sqlite3 loop, with the same durability
+ * The baseline: the same claim pattern as a bare SQLite loop on the store's binding, with the same durability
  * settings (WAL, synchronous=FULL, BEGIN IMMEDIATE): insert one job per transaction; claim the
  * oldest eligible job with UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING and a lease token;
  * complete it with an UPDATE fenced by that token, storing a receipt-sized result. `cycle` uses two
@@ -79,7 +79,7 @@ export function openErrand(home: string) {
  * errand's runner does.
  */
 export function openBare(dir: string) {
-  const db = new Database(join(dir, "bare.db"), { timeout: 5000 });
+  const db = openSqliteDatabase(join(dir, "bare.db"), { timeout: 5000 });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.exec(`CREATE TABLE IF NOT EXISTS jobs (
@@ -93,28 +93,26 @@ export function openBare(dir: string) {
      RETURNING id, payload`,
   );
   const complete = db.prepare("UPDATE jobs SET status = 'completed', result = ?, lease_token = NULL WHERE id = ? AND lease_token = ?");
-  const submitTx = db.transaction((id: string, payload: string) => insert.run(id, payload, Date.now(), Date.now()));
-  const claimTx = db.transaction((owner: string, token: string) => claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined);
-  const completeTx = db.transaction((id: string, token: string, result: string) => complete.run(result, id, token));
-  const fusedTx = db.transaction((previous: { id: string; token: string } | undefined, owner: string, token: string) => {
+  const claimOne = (owner: string, token: string) => claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined;
+  const fused = (previous: { id: string; token: string } | undefined, owner: string, token: string) => {
     if (previous !== undefined) complete.run(JSON.stringify(benchReceipt(previous.id, "hmac-sha256:x", 1)), previous.id, previous.token);
-    return claim.get(owner, token, Date.now() + 90_000, Date.now()) as { id: string; payload: string } | undefined;
-  });
+    return claimOne(owner, token);
+  };
   let held: { id: string; token: string } | undefined;
   return {
-    submit: (id: string, payload: string) => submitTx.immediate(id, payload),
+    submit: (id: string, payload: string) => db.immediate(() => insert.run(id, payload, Date.now(), Date.now())),
     /** Claims and completes one job; false when none is left. */
     cycle(owner: string): boolean {
       const token = randomUUID();
-      const job = claimTx.immediate(owner, token);
+      const job = db.immediate(() => claimOne(owner, token));
       if (job === undefined) return false;
-      completeTx.immediate(job.id, token, JSON.stringify(benchReceipt(job.id, "hmac-sha256:x", 1)));
+      db.immediate(() => complete.run(JSON.stringify(benchReceipt(job.id, "hmac-sha256:x", 1)), job.id, token));
       return true;
     },
     /** Completes the job claimed last time and claims the next in one transaction; false when none is left. */
     fusedCycle(owner: string): boolean {
       const token = randomUUID();
-      const job = fusedTx.immediate(held, owner, token);
+      const job = db.immediate(() => fused(held, owner, token));
       held = job === undefined ? undefined : { id: job.id, token };
       return job !== undefined;
     },

@@ -1,5 +1,5 @@
 // Queue benchmark: errand's store path against a bare loop with the same claim pattern and
-// durability, in the same run, on SQLite (better-sqlite3) and on PostgreSQL (FOR UPDATE SKIP LOCKED;
+// durability, in the same run, on SQLite (the store's binding, src/store/sqlite/sqliteBinding.ts) and on PostgreSQL (FOR UPDATE SKIP LOCKED;
 // and graphile-worker on the same server). Measures submits/s, claim+complete cycles/s with 1 and
 // 4 runner processes, and `journal verify` events/s. No browser: the executor returns at once.
 //

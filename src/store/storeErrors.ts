@@ -92,3 +92,11 @@ export class RowTamperedError extends ErrandError {
     return new RowTamperedError("owner_secret", "owner password", 'Set the owner password again with "errand owner set-password"; until then nobody can log in as the owner.');
   }
 }
+
+/** The SQLite binding did not load on this Node; the message names the Node and what to do. */
+export class SqliteBindingError extends ErrandError {
+  declare readonly code: "store_unavailable";
+  constructor(message: string) {
+    super("store_unavailable", message);
+  }
+}

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqliteDatabase, type SqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import { chainTamperSuite } from "./support/chainTamperSuite.js";
 
@@ -10,8 +10,8 @@ chainTamperSuite("sqlite", ({ sealer, clock }) => {
   const home = mkdtempSync(join(tmpdir(), "errand-chain-tamper-"));
   const path = join(home, "errand.db");
   const store = openSqliteStore({ path, sealer, clock, busyTimeoutMs: 1000 });
-  const withDb = <T>(body: (db: Database.Database) => T): T => {
-    const db = new Database(path);
+  const withDb = <T>(body: (db: SqliteDatabase) => T): T => {
+    const db = openSqliteDatabase(path);
     try {
       return body(db);
     } finally {

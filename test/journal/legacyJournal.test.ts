@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import type { JournalSealer } from "../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
@@ -35,9 +35,9 @@ interface EventRecord {
 
 /** Rewrites a journal written by this errand into the single chain and schema of an older one. */
 function makeLegacy(path: string, sealer: JournalSealer): void {
-  const db = new Database(path);
+  const db = openSqliteDatabase(path);
   try {
-    db.transaction(() => {
+    db.immediate(() => {
       const head = db.prepare("SELECT journal_id, tombstones FROM journal_head").get() as { journal_id: string; tombstones: number };
       let prev = sealer.genesis(head.journal_id);
       const events = db.prepare("SELECT seq, operation_id, type, at_ms, body_hash FROM journal_events ORDER BY seq").all() as EventRecord[];
@@ -66,7 +66,7 @@ DROP TABLE sites;
 ALTER TABLE api_tokens DROP COLUMN scope;
 ${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 8;`);
-    })();
+    });
   } finally {
     db.close();
   }
@@ -108,7 +108,7 @@ describe("a journal written before per-operation chains", () => {
     const sealer = createJournalSealer(randomBytes(32));
     const legacy = await legacyDatabase(sealer);
     try {
-      const old = new Database(legacy.path, { readonly: true });
+      const old = openSqliteDatabase(legacy.path, { readonly: true });
       assert.equal((old.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number }).v, 7, "the old schema");
       old.close();
       await withStore(legacy.path, sealer, async (store) => {
@@ -131,7 +131,7 @@ describe("a journal written before per-operation chains", () => {
         assert.ok(after.ok && after.operations === 3, JSON.stringify(after));
 
         // Deleting an operation that existed before the conversion is caught by the conversion's checkpoint.
-        const db = new Database(legacy.path);
+        const db = openSqliteDatabase(legacy.path);
         db.prepare("DELETE FROM journal_events WHERE operation_id = ?").run(legacy.finished);
         db.prepare("DELETE FROM operations WHERE operation_id = ?").run(legacy.finished);
         db.close();
@@ -147,7 +147,7 @@ describe("a journal written before per-operation chains", () => {
     const sealer = createJournalSealer(randomBytes(32));
     const legacy = await legacyDatabase(sealer);
     try {
-      const db = new Database(legacy.path);
+      const db = openSqliteDatabase(legacy.path);
       db.prepare("UPDATE journal_events SET at_ms = at_ms + 1 WHERE seq = 2").run();
       db.close();
       await withStore(legacy.path, sealer, async (store) => {

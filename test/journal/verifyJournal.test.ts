@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { createJournalSealer, MIN_JOURNAL_KEY_BYTES } from "../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
 import { createOperationsService } from "../../src/operations/createOperationsService.js";
@@ -28,7 +28,7 @@ async function populated(): Promise<Harness> {
 }
 
 function edit(h: Harness, sql: string, ...params: unknown[]): void {
-  const db = new Database(h.dbPath);
+  const db = openSqliteDatabase(h.dbPath);
   try {
     db.prepare(sql).run(...params);
   } finally {

@@ -180,8 +180,8 @@ describe("owner approval", () => {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
       assert.ok(submitted.ok);
-      const { default: Database } = await import("better-sqlite3");
-      const db = new Database(h.dbPath);
+      const { openSqliteDatabase } = await import("../../src/store/sqlite/sqliteBinding.js");
+      const db = openSqliteDatabase(h.dbPath);
       const row = db.prepare("SELECT task_json FROM operations WHERE operation_id = ?").get(id) as { task_json: string };
       db.prepare("UPDATE operations SET task_json = ? WHERE operation_id = ?").run(row.task_json.replace("#pay", "#wire"), id);
       db.close();

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createHash, randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { DAY } from "../../src/config/units.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { ARTIFACT_LIMITS } from "../../src/receipt/artifactTypes.js";
@@ -51,7 +51,7 @@ async function sqlRows(h: Harness, sql: string, ...params: unknown[]): Promise<R
     const text = sql.replace(/\?/g, () => `$${(n += 1)}`);
     return (await withSchemaClient(h.location.url, h.location.schema, (client) => client.query<Record<string, unknown>>(text, params))).rows;
   }
-  const db = new Database(h.dbPath);
+  const db = openSqliteDatabase(h.dbPath);
   try {
     const statement = db.prepare(sql);
     if (statement.reader) return statement.all(...params) as Record<string, unknown>[];

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
 import { openHarness } from "./support/harness.js";
 import { readTask } from "./support/tasks.js";
@@ -88,7 +88,7 @@ describe("collect and inspect", () => {
       assert.ok(elsewhere.ok);
       assert.deepEqual(elsewhere.ephemeral, first.ephemeral, "another process on the same store serves them too");
 
-      const db = new Database(h.dbPath, { readonly: true });
+      const db = openSqliteDatabase(h.dbPath, { readonly: true });
       const hits = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%Example Domain%' AND type <> 'operation_created'").get() as { n: number };
       const tasks = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%title%'").get() as { n: number };
       const held = db.prepare("SELECT sealed FROM held_results WHERE operation_id = ?").get(id) as { sealed: string };
@@ -102,7 +102,7 @@ describe("collect and inspect", () => {
       const other = randomUUID();
       await h.service.submit(readTask(other, "pass"));
       await h.service.runQueue();
-      const rw = new Database(h.dbPath);
+      const rw = openSqliteDatabase(h.dbPath);
       rw.prepare("INSERT INTO held_results (operation_id, attempt, sealed, expires_ms) VALUES (?, 1, ?, ?)").run(other, held.sealed, now + 60_000);
       rw.close();
       const moved = await h.service.collect(other);
@@ -164,7 +164,7 @@ describe("collect and inspect", () => {
       await h.service.submit(readTask(done, "fail"));
       await h.service.runQueue();
       await h.service.submit(readTask(queued));
-      const db = new Database(h.dbPath);
+      const db = openSqliteDatabase(h.dbPath);
       db.prepare("UPDATE operations SET phase = 'completed', receipt_status = 'PASS' WHERE operation_id = ?").run(queued);
       db.prepare("UPDATE operations SET receipt_status = 'PASS' WHERE operation_id = ?").run(done);
       db.close();

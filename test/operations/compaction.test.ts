@@ -131,8 +131,8 @@ describe("journal compaction", () => {
     try {
       await h.service.submit(readTask());
       await h.service.runQueue();
-      const { default: Database } = await import("better-sqlite3");
-      const db = new Database(h.dbPath);
+      const { openSqliteDatabase } = await import("../../src/store/sqlite/sqliteBinding.js");
+      const db = openSqliteDatabase(h.dbPath);
       db.prepare("UPDATE journal_events SET at_ms = at_ms + 1 WHERE seq = 1").run();
       db.close();
       clock.advance(2 * DAY);

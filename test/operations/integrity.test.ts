@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js";
 import { untrusted } from "../../src/receipt/untrustedText.js";
@@ -36,7 +36,7 @@ async function attack(h: Harness, sql: string, ...params: unknown[]): Promise<vo
     await withSchemaClient(h.location.url, h.location.schema, (client) => client.query(text, params));
     return;
   }
-  const db = new Database(h.dbPath);
+  const db = openSqliteDatabase(h.dbPath);
   try {
     db.prepare(sql).run(...params);
   } finally {
@@ -279,7 +279,7 @@ describe("integrity: the attempt history comes from the journal", () => {
       assert.deepEqual(again.attempts, honest.attempts);
 
       // Altering the event that says how attempt 1 ended breaks its MAC.
-      const db = new Database(h.dbPath);
+      const db = openSqliteDatabase(h.dbPath);
       const requeued = db.prepare("SELECT seq, body FROM journal_events WHERE operation_id = ? AND type = 'operation_requeued'").get(id) as { seq: number; body: string };
       db.prepare("UPDATE journal_events SET body = ? WHERE seq = ?").run(requeued.body.replace('"attemptOutcome":"FAIL"', '"attemptOutcome":"PASS"'), requeued.seq);
       db.close();

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openSiteStoreAt } from "../../src/app/openStores.js";
 import { deriveSubkey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
@@ -91,7 +91,7 @@ describe("standing grants decide which writes run unattended", () => {
     assert.deepEqual([noSite.status, noSite.posts], ["awaiting_approval", 0], "a task that names no site");
 
     // An edited row (risk widened to consequential) grants nothing at all.
-    const db = new Database(h.dbPath);
+    const db = openSqliteDatabase(h.dbPath);
     try {
       db.prepare("UPDATE site_grants SET risk = 'consequential' WHERE grant_id = ?").run(grant.id);
     } finally {

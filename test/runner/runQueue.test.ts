@@ -174,8 +174,8 @@ describe("runQueue: retry and write rules", () => {
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
-      const { default: Database } = await import("better-sqlite3");
-      const db = new Database(h.dbPath);
+      const { openSqliteDatabase } = await import("../../src/store/sqlite/sqliteBinding.js");
+      const db = openSqliteDatabase(h.dbPath);
       db.prepare("UPDATE operations SET task_json = replace(task_json, 'example.com', 'evil.example') WHERE operation_id = ?").run(id);
       db.close();
       await h.service.runQueue();

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { deriveSubkey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
 import { createSecretRegistry } from "../../src/secrets/createSecretRegistry.js";
@@ -93,13 +93,13 @@ describe("secret registry", () => {
     try {
       await r.registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: CANARY });
       await r.registry.set("other", ["https://other.example.com"], { kind: "stored", value: `${CANARY}-other` });
-      const db = new Database(r.h.dbPath);
+      const db = openSqliteDatabase(r.h.dbPath);
       db.prepare("UPDATE secrets SET sites_json = ? WHERE name = 'portal'").run(JSON.stringify(["https://evil.example"]));
       const sealed = (db.prepare("SELECT sealed FROM secrets WHERE name = 'other'").get() as { sealed: string }).sealed;
       db.close();
       assert.equal(await codeOf(r.registry.reveal("portal")), "secret_unreadable");
       assert.equal(await codeOf(r.registry.lookup("portal")), "secret_unreadable");
-      const db2 = new Database(r.h.dbPath);
+      const db2 = openSqliteDatabase(r.h.dbPath);
       db2.prepare("INSERT INTO secrets (name, sites_json, source_kind, sealed, created_ms, updated_ms) VALUES ('copy', ?, 'stored', ?, 0, 0)").run(JSON.stringify(["https://other.example.com"]), sealed);
       db2.close();
       assert.equal(await codeOf(r.registry.reveal("copy")), "secret_unreadable", "a ciphertext moved to another name does not open");

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openOperationStore, openSiteStoreAt } from "../../src/app/openStores.js";
 import type { StoreLocation } from "../../src/app/openStores.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
@@ -26,7 +26,7 @@ after(async () => {
 
 type Exec = (location: StoreLocation, sql: string) => Promise<void>;
 const sqliteExec: Exec = (location, sql) => {
-  const db = new Database((location as { path: string }).path);
+  const db = openSqliteDatabase((location as { path: string }).path);
   try {
     db.exec(sql);
     return Promise.resolve();

@@ -18,7 +18,7 @@ import { sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
 import { carriesCanary } from "../secrets/support/secretSites.js";
 import { dropSchemas, freshPostgresLocation, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 import { makeTempHome } from "../operations/support/harness.js";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 
 const COOKIE_CANARY = "Cookie-Canary-Sess-4411";
 const STORAGE_CANARY = "Storage-Canary-Tok-9027";
@@ -54,7 +54,7 @@ const backends: Backend[] = [
     name: "SQLite",
     location: () => ({ backend: "sqlite", path: sqliteStorePath(makeTempHome()), busyTimeoutMs: 1000 }),
     rows: (location) => {
-      const db = new Database((location as { path: string }).path, { readonly: true });
+      const db = openSqliteDatabase((location as { path: string }).path, { readonly: true });
       try {
         return Promise.resolve(JSON.stringify([db.prepare("SELECT * FROM sites").all(), db.prepare("SELECT * FROM journal_events").all()]));
       } finally {
@@ -62,7 +62,7 @@ const backends: Backend[] = [
       }
     },
     exec: (location, sql) => {
-      const db = new Database((location as { path: string }).path);
+      const db = openSqliteDatabase((location as { path: string }).path);
       try {
         db.exec(sql);
         return Promise.resolve();

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openAccessStoreAt, openOperationStore, openSecretStoreAt } from "../../src/app/openStores.js";
 import { deriveSubkey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
@@ -39,7 +39,7 @@ type Sql = (text: string) => Promise<Record<string, unknown>[]>;
 function sqlFor(location: StoreLocation): Sql {
   if (location.backend === "sqlite") {
     return (text) => {
-      const db = new Database(location.path);
+      const db = openSqliteDatabase(location.path);
       try {
         const statement = db.prepare(text);
         return Promise.resolve(statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []));
@@ -242,7 +242,7 @@ describe("rows that exist when the MAC column is added", () => {
     const h = openHarness();
     const before = MIGRATIONS.filter((m) => m.authenticates === undefined || m.authenticates.length === 0);
     const path = `${h.home}/older.db`;
-    const db = new Database(path);
+    const db = openSqliteDatabase(path);
     try {
       migrate(db, before, path);
       db.prepare("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, ?, 1)").run(await hashOwnerPassword(OWNER_PASSWORD));

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import { storeConformance } from "./conformance/storeConformance.js";
 
@@ -18,7 +18,7 @@ storeConformance("sqlite", ({ sealer, clock }) => {
     another: open,
     tamper(operationId, column, value) {
       if (!COLUMNS.has(column)) throw new Error(`not a column the suite edits: ${column}`);
-      const db = new Database(path);
+      const db = openSqliteDatabase(path);
       try {
         db.prepare(`UPDATE operations SET ${column} = ? WHERE operation_id = ?`).run(value, operationId);
       } finally {

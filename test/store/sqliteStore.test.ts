@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import { openSqliteStore } from "../../src/store/sqlite/openSqliteStore.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
@@ -22,7 +22,7 @@ describe("SQLite store", () => {
       const store = openSqliteStore({ path, sealer, busyTimeoutMs: 1000 });
       assert.equal(await store.schemaVersion(), LATEST_SCHEMA_VERSION);
       await store.close();
-      const db = new Database(path, { readonly: true });
+      const db = openSqliteDatabase(path, { readonly: true });
       assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
       db.close();
@@ -67,7 +67,7 @@ describe("SQLite store", () => {
       const path = join(home, "errand.db");
       const broken = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: "broken", sql: "CREATE TABLE half_done (id INTEGER); THIS IS NOT SQL" }];
       assert.throws(() => openSqliteStore({ path, sealer, busyTimeoutMs: 1000, migrations: broken }));
-      const db = new Database(path, { readonly: true });
+      const db = openSqliteDatabase(path, { readonly: true });
       const max = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };
       const half = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half_done'").get() as { n: number };
       db.close();

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase } from "./sqliteBinding.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { AuthenticTable } from "../rows/authenticRows.js";
 import { checkedRow, rowMacOf } from "../rows/authenticRows.js";
@@ -27,7 +27,7 @@ export function authenticRow<R>(ctx: SqliteContext, table: AuthenticTable, row: 
  * Gives every row of the table its MAC: run once, by the migration that adds the table's mac column,
  * in that migration's transaction (what this trusts is in docs/SECURITY.md, "Rows that grant authority").
  */
-export function sealAllRows(db: Database.Database, sealer: JournalSealer, table: AuthenticTable): void {
+export function sealAllRows(db: SqliteDatabase, sealer: JournalSealer, table: AuthenticTable): void {
   const update = db.prepare(`UPDATE ${table.table} SET mac = ? WHERE ${byKey(table)}`);
   for (const row of db.prepare(`SELECT * FROM ${table.table}`).all() as Record<string, unknown>[]) {
     update.run(rowMacOf(sealer, table, row), ...table.key.map((k) => row[k] as string | number));
@@ -35,6 +35,6 @@ export function sealAllRows(db: Database.Database, sealer: JournalSealer, table:
 }
 
 /** Every row of the table (for findUnauthenticRows). */
-export function allRows(db: Database.Database, table: AuthenticTable): Record<string, unknown>[] {
+export function allRows(db: SqliteDatabase, table: AuthenticTable): Record<string, unknown>[] {
   return db.prepare(`SELECT * FROM ${table.table}`).all() as Record<string, unknown>[];
 }

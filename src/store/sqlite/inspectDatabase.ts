@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "./sqliteBinding.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import { AUTHENTIC_TABLES, unauthenticIn } from "../rows/authenticRows.js";
 import type { UnauthenticRow } from "../Store.js";
@@ -22,7 +22,7 @@ export interface DatabaseFacts {
 
 /** With `sealer` (the master key's journal subkey), also checks every row that grants authority against its MAC. */
 export function inspectDatabase(path: string, sealer?: JournalSealer): DatabaseFacts {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openSqliteDatabase(path, { readonly: true, fileMustExist: true });
   try {
     const integrity = String(db.pragma("quick_check", { simple: true }));
     const has = (table: string) => db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)?.n === 1;

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase } from "./sqliteBinding.js";
 import { SchemaTooNewError } from "../storeErrors.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import { sealAllRows } from "./authenticTableSql.js";
@@ -14,7 +14,7 @@ import { backupBeforeMigration } from "./sqliteBackup.js";
  * A migration that authenticates existing rows needs the sealer (the key) and is refused without it
  * when there are rows to authenticate.
  */
-export function migrate(db: Database.Database, migrations: readonly Migration[], where: string, sealer?: JournalSealer): number {
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[], where: string, sealer?: JournalSealer): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
   const supported = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
@@ -29,7 +29,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
 
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
   for (const migration of ordered) {
-    const apply = db.transaction(() => {
+    db.immediate(() => {
       const now = current.get()?.v ?? 0;
       if (now > supported) throw new SchemaTooNewError(now, supported, where);
       // Each version is applied when it is missing, not when it is above the highest one recorded:
@@ -42,7 +42,6 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
       }
       record.run(migration.version, migration.name, Date.now());
     });
-    apply.immediate();
   }
   return current.get()?.v ?? 0;
 }

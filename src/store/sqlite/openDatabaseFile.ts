@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { openSqliteDatabase, type SqliteDatabase } from "./sqliteBinding.js";
 import { securePrivateDatabase } from "../../keys/privateFiles.js";
 
 /**
@@ -9,10 +9,10 @@ import { securePrivateDatabase } from "../../keys/privateFiles.js";
  * -shm files get 0600 too) and looser modes left by an older run are tightened; then WAL and
  * synchronous=FULL. The caller migrates and closes it on failure.
  */
-export function openDatabaseFile(path: string, busyTimeoutMs: number): Database.Database {
+export function openDatabaseFile(path: string, busyTimeoutMs: number): SqliteDatabase {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   securePrivateDatabase(path);
-  const db = new Database(path, { timeout: busyTimeoutMs });
+  const db = openSqliteDatabase(path, { timeout: busyTimeoutMs });
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");

@@ -33,7 +33,7 @@ export function openSqliteProviderStore(options: SqliteProviderStoreOptions): Pr
   try {
     migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => ensureJournalHead(ctx)).immediate();
+    db.immediate(() => ensureJournalHead(ctx));
     return new SqliteProviderStore(ctx, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

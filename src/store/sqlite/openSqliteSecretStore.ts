@@ -27,7 +27,7 @@ export function openSqliteSecretStore(options: SqliteSecretStoreOptions): Secret
   try {
     migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => ensureJournalHead(ctx)).immediate();
+    db.immediate(() => ensureJournalHead(ctx));
     return new SqliteSecretStore(ctx, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

@@ -15,7 +15,7 @@ export function openSqliteSiteStore(options: SqliteSecretStoreOptions): SiteStor
   try {
     migrate(db, MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => ensureJournalHead(ctx)).immediate();
+    db.immediate(() => ensureJournalHead(ctx));
     return new SqliteSiteStore(ctx, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

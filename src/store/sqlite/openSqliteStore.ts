@@ -93,7 +93,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma("foreign_keys = ON");
     const version = migrate(db, options.migrations ?? MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
-    db.transaction(() => ensureJournalHead(ctx)).immediate();
+    db.immediate(() => ensureJournalHead(ctx));
     return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, statSync } from "node:fs";
-import Database from "better-sqlite3";
+import { openSqliteDatabase, type SqliteDatabase } from "./sqliteBinding.js";
 import { securePrivateDatabase, securePrivateFile } from "../../keys/privateFiles.js";
 
 /** What a copy of errand.db holds, as backup and restore report it. */
@@ -22,7 +22,7 @@ export async function backupSqliteDatabase(source: string, destination: string):
   if (!existsSync(source)) throw new BackupError(`There is no database at ${source} to back up.`);
   if (existsSync(destination)) throw new BackupError(`${destination} already exists; errand never overwrites a file with a backup. Choose a new name.`);
   securePrivateFile(destination);
-  const db = new Database(source, { readonly: true, fileMustExist: true });
+  const db = openSqliteDatabase(source, { readonly: true, fileMustExist: true });
   try {
     await db.backup(destination);
   } finally {
@@ -34,9 +34,9 @@ export async function backupSqliteDatabase(source: string, destination: string):
 
 /** Opens a copy read-only and checks it is an intact errand database; throws BackupError when not. */
 export function inspectSqliteCopy(path: string): BackupFacts {
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = openSqliteDatabase(path, { readonly: true, fileMustExist: true });
   } catch (error) {
     throw new BackupError(`${path} cannot be opened as an SQLite database (${error instanceof Error ? error.message : String(error)}).`);
   }
@@ -69,7 +69,7 @@ export async function restoreSqliteDatabase(backup: string, destination: string)
   const facts = inspectSqliteCopy(backup);
   if (existsSync(destination)) throw new BackupError(`${destination} already exists; restore only into a home without a database (move the old one away first).`);
   securePrivateDatabase(destination);
-  const db = new Database(backup, { readonly: true, fileMustExist: true });
+  const db = openSqliteDatabase(backup, { readonly: true, fileMustExist: true });
   try {
     await db.backup(destination);
   } finally {
@@ -84,7 +84,7 @@ export async function restoreSqliteDatabase(backup: string, destination: string)
  * (`errand.db.pre-v<N>-<time>.bak`, 0600) with VACUUM INTO, which unlike the backup API runs
  * synchronously inside the migrator. Returns the copy's path.
  */
-export function backupBeforeMigration(db: Database.Database, path: string, targetVersion: number): string {
+export function backupBeforeMigration(db: SqliteDatabase, path: string, targetVersion: number): string {
   const copy = `${path}.pre-v${targetVersion}-${new Date().toISOString().replace(/[:.]/g, "")}-${process.pid}.bak`;
   db.prepare("VACUUM INTO ?").run(copy);
   chmodSync(copy, 0o600);

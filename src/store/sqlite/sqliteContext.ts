@@ -1,10 +1,10 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqliteBinding.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { IntegrityRefusal, UnauthenticRow } from "../Store.js";
 
 /** What every SQLite query function receives: the connection, the journal sealer and the clock. */
 export interface SqliteContext {
-  db: Database.Database;
+  db: SqliteDatabase;
   sealer: JournalSealer;
   clock: () => number;
   /** Operations refused since the store was last asked (Store.takeIntegrityRefusals), by id. */
@@ -14,11 +14,11 @@ export interface SqliteContext {
   /** The journal's id, read from its head once (it never changes). */
   journalId?: string;
   /** A prepared statement for this SQL text, prepared once per connection. */
-  sql(text: string): Database.Statement;
+  sql(text: string): SqliteStatement;
 }
 
-export function createSqliteContext(db: Database.Database, sealer: JournalSealer, clock: () => number): SqliteContext {
-  const cache = new Map<string, Database.Statement>();
+export function createSqliteContext(db: SqliteDatabase, sealer: JournalSealer, clock: () => number): SqliteContext {
+  const cache = new Map<string, SqliteStatement>();
   return {
     db,
     sealer,

@@ -1,30 +1,25 @@
-import type Database from "better-sqlite3";
 import { busyRetry } from "./busyRetry.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /**
- * What every SQLite-backed store shares: one connection, one transaction wrapper created once,
+ * What every SQLite-backed store shares: one connection,
  * write (BEGIN IMMEDIATE) and read (one snapshot) transactions that are retried asynchronously
  * while another process holds the lock, and close.
  */
 export abstract class SqliteTransactions {
-  private readonly transaction: Database.Transaction<(step: () => unknown) => unknown>;
-
   constructor(
     protected readonly ctx: SqliteContext,
     private readonly patienceMs: number,
-  ) {
-    this.transaction = ctx.db.transaction((step: () => unknown) => step());
-  }
+  ) {}
 
   /** A write transaction: BEGIN IMMEDIATE, retried asynchronously while another process holds the lock. */
   protected write<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.immediate(step) as T, this.patienceMs);
+    return busyRetry(() => this.ctx.db.immediate(step), this.patienceMs);
   }
 
   /** A read transaction, so several SELECTs see one snapshot. */
   protected read<T>(step: () => T): Promise<T> {
-    return busyRetry(() => this.transaction.deferred(step) as T, this.patienceMs);
+    return busyRetry(() => this.ctx.db.deferred(step), this.patienceMs);
   }
 
   now(): Promise<number> {

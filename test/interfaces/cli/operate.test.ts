@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { deriveSubkey, loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { migrate } from "../../../src/store/sqlite/migrate.js";
 import { MIGRATIONS } from "../../../src/store/sqlite/migrations.js";
 import { openSqliteStore } from "../../../src/store/sqlite/openSqliteStore.js";
@@ -94,7 +94,7 @@ describe("errand backup and restore", () => {
     const path = join(home, "errand.db");
     // The schema an older errand left (its head is written by the store code of that errand, which this one is not: migrate only).
     const older = MIGRATIONS.slice(0, -1);
-    const db = new Database(path);
+    const db = openSqliteDatabase(path);
     migrate(db, older, path);
     db.close();
     assert.deepEqual(readdirSync(home).filter((f) => f.endsWith(".bak")), [], "a fresh database needs no backup");

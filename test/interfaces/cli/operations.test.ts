@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
 import type { CountingServer } from "../../operations/support/countingServer.js";
@@ -184,7 +184,7 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     assert.equal(compacted.code, 0);
     assert.equal(compacted.data["operations"], 0);
 
-    const db = new Database(join(home, "errand.db"));
+    const db = openSqliteDatabase(join(home, "errand.db"));
     db.prepare("UPDATE journal_events SET at_ms = at_ms + 1 WHERE seq = 2").run();
     db.close();
     const tampered = await errand(home, ["journal", "verify", "--json"]);

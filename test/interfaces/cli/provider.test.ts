@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import type { Receipt } from "../../../src/receipt/receiptTypes.js";
 import type { ProviderStatus } from "../../../src/router/describeProvider.js";
 import type { RunQueueReport } from "../../../src/runner/runnerTypes.js";
@@ -196,7 +196,7 @@ describe("errand provider", () => {
     } finally {
       await reader.store.close();
     }
-    const db = new Database(join(home, "errand.db"), { readonly: true });
+    const db = openSqliteDatabase(join(home, "errand.db"), { readonly: true });
     try {
       assert.deepEqual(
         attempts.map((a) => a.outcome),

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { resolveRuntimeConfig } from "../../../src/config/runtimeConfig.js";
 import { openProviderStore } from "../../../src/interfaces/cli/openProviderStore.js";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
@@ -38,7 +38,7 @@ function unmarked(text: string): string {
 
 /** Every text cell of ERRAND_HOME/errand.db that holds the sentence (`found`) and those that hold it outside the wrapper (`unwrapped`), as table.column. */
 function scanDatabase(errandHome: string): { found: string[]; unwrapped: string[] } {
-  const db = new Database(join(errandHome, "errand.db"), { readonly: true });
+  const db = openSqliteDatabase(join(errandHome, "errand.db"), { readonly: true });
   try {
     const found = new Set<string>();
     const unwrapped = new Set<string>();

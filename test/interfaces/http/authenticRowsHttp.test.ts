@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { hashOwnerPassword } from "../../../src/interfaces/http/oauth/ownerPassword.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
 import { writeTask } from "../../operations/support/tasks.js";
@@ -21,7 +21,7 @@ function consequential(id: string): Record<string, unknown> {
 }
 
 function tamper(h: AppHarness, sql: string, ...params: unknown[]): void {
-  const db = new Database(h.ops.dbPath);
+  const db = openSqliteDatabase(h.ops.dbPath);
   try {
     db.prepare(sql).run(...params);
   } finally {

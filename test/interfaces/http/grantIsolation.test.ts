@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
@@ -165,7 +165,7 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
     // Someone with the database but not the key names t2 as the submitter, and makes t2 an operator.
     const t2Record = await server.access.readApiToken(server.hasher.hash("api", t2));
     assert.ok(t2Record !== undefined && t2Record.scope === "own");
-    const db = new Database(server.ops.dbPath);
+    const db = openSqliteDatabase(server.ops.dbPath);
     try {
       db.prepare("UPDATE operations SET submitted_by = ? WHERE operation_id = ?").run(`api:${t2Record.tokenId}`, id);
       const edited = await rest(t2, "POST", `/operations/${id}/collect`, {});

@@ -4,6 +4,7 @@ import { DEMO_SECRET_NAME, demoLookalikeTask, demoReadTask, demoWriteTask } from
 import { storeLocationFor } from "../../../app/openStores.js";
 import { masterKeyFor } from "../masterKey.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
+import type { BuiltExecutor } from "../buildExecutor.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { validateTask } from "../../../task/validateTask.js";
 import { flagOption } from "../commandContext.js";
@@ -32,17 +33,23 @@ export const demoCommand: Command = {
 };
 
 async function runDemo(ctx: CommandContext): Promise<number> {
-  const site = await startDemoSite();
   addOutputSecret(DEMO_PASSWORD);
   const config = resolveRuntimeConfig(ctx.env);
   const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
+  // The store opens before the sites listen: when it cannot (a binding that does not load, a
+  // database errand cannot use), nothing is left listening and the command ends with its error.
   const secrets = openSecrets(config, ctx.env);
-  // The demo sites are private (loopback) destinations: the demo, as operator, allows exactly them.
-  const { buildExecutor } = await import("../buildExecutor.js");
-  const runner = buildExecutor(ctx.env, [site.hostPort, site.lookalike.hostPort], config.browserTimeoutMs, secrets.registry);
+  const site = await startDemoSite().catch(async (error: unknown) => {
+    await secrets.close();
+    throw error;
+  });
   const json = flagOption(ctx, "json");
   const runs: { title: string; status: string; receipt: Receipt }[] = [];
+  let runner: BuiltExecutor | undefined;
   try {
+    // The demo sites are private (loopback) destinations: the demo, as operator, allows exactly them.
+    const { buildExecutor } = await import("../buildExecutor.js");
+    runner = buildExecutor(ctx.env, [site.hostPort, site.lookalike.hostPort], config.browserTimeoutMs, secrets.registry);
     printErr(`demo site listening on ${site.origin}; look-alike copy on ${site.lookalike.origin}`);
     await secrets.registry.set(DEMO_SECRET_NAME, [site.origin], { kind: "stored", value: DEMO_PASSWORD });
     printErr(`declared secret ${DEMO_SECRET_NAME}, bound to ${site.origin} only (stored encrypted; deleted when the demo ends)`);
@@ -66,7 +73,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
     }
     printErr(`\nthe look-alike site received ${site.lookalike.requests.filter((r) => !r.startsWith("GET")).length} form submission(s)`);
   } finally {
-    await runner.shutdown();
+    await runner?.shutdown();
     await secrets.registry.delete(DEMO_SECRET_NAME).catch(() => false);
     await secrets.close();
     await site.close();
