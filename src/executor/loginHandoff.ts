@@ -126,14 +126,24 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
   };
 
   let last: { at: number; image: Buffer } | null = null;
+  /** The newest frame taken, kept across taps and typing (which make `last` stale). */
+  let newest: Buffer | null = null;
   let capturing: Promise<Buffer> | null = null;
   const frame = (): Promise<Buffer> => {
     if (last !== null && Date.now() - last.at < HANDOFF_FRAME_MS) return Promise.resolve(last.image);
-    capturing ??= live()
+    const current = live();
+    capturing ??= current
       .screenshot({ type: "jpeg", quality: FRAME_QUALITY, timeout: ACTION_MS, animations: "allow", caret: "initial" })
       .then((image) => {
         last = { at: Date.now(), image };
+        newest = image;
         return image;
+      })
+      .catch((error: unknown) => {
+        // A capture fails while the page is between documents (a login form's POST and its
+        // redirects): the owner keeps seeing the newest frame until the next one can be taken.
+        if (newest !== null && !closed && !current.isClosed()) return newest;
+        throw error;
       })
       .finally(() => {
         capturing = null;

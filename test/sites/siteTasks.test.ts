@@ -2,10 +2,12 @@
 // Chromium against a login-protected fixture site whose session cookie rotates on every response:
 // a login task saves the session; later tasks read behind the login with no secret, the rotated
 // cookie carried from one to the next; an expired session gives login_required with the owner
-// console's login page; a target off the site or an unknown site is refused before any browser.
-// Canary cookie and storage values (and every session value the site issued) are searched,
-// case-insensitively, whitespace removed and decoded, in every stream, file and database row;
-// another origin on the site's host counts what it receives and never gets a site cookie.
+// console's login page; a target off the site or an unknown site is refused before any browser;
+// an account with a TOTP second factor is logged into by a task alone (password and a --totp
+// secret), no handoff. Canary cookie and storage values (and every session value the site issued)
+// are searched, case-insensitively, whitespace removed and decoded (percent, base64, hex), in every
+// stream, file, database row and screenshot (a task's evidence, a look's image: their bytes and
+// base64); another origin on the site's host counts what it receives and never gets a site cookie.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -15,8 +17,8 @@ import { after, before, describe, test } from "node:test";
 import { runErrand, startServe } from "../support/errandProcess.js";
 import { TOOLS } from "../../src/interfaces/http/mcp/toolList.js";
 import type { ErrandRun } from "../support/errandProcess.js";
-import { carriesCanary } from "../secrets/support/secretSites.js";
-import { LOGIN_USER, startLoginSite } from "../fixtures/loginSite.js";
+import { canaryHaystack, carriesCanary } from "../secrets/support/secretSites.js";
+import { LOGIN_USER, TOTP_USER, startLoginSite } from "../fixtures/loginSite.js";
 import type { LoginSite } from "../fixtures/loginSite.js";
 import { freshTestDatabase, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 
@@ -30,6 +32,8 @@ const home = join(scratch, "home");
 let fixture: LoginSite;
 let env: Record<string, string>;
 const streams: string[] = [];
+/** Every screenshot errand produced: task evidence read back with errand artifact get, look images. */
+const images: Buffer[] = [];
 
 before(async () => {
   fixture = await startLoginSite(PASSWORD, { cookie: COOKIE_CANARY, storage: STORAGE_CANARY });
@@ -50,7 +54,7 @@ async function errand(args: string[], stdin = ""): Promise<ErrandRun> {
 interface Envelope {
   ok: boolean;
   status: string;
-  receipt: { status: string; error: { code: string; message: string } | null; outputs?: Record<string, { text: string }>; network: { blocked: { code: string }[] } } | null;
+  receipt: { operationId: string; status: string; error: { code: string; message: string } | null; outputs?: Record<string, { text: string }>; network: { blocked: { code: string }[] }; artifacts?: { index: number }[] } | null;
   error: { code: string; message: string } | null;
   data: Record<string, unknown>;
 }
@@ -81,11 +85,26 @@ const readTask = () => ({
   target: { url: `${fixture.site.origin}/account` },
   risk: "read_only",
   evidenceRetention: "full",
+  evidence: { screenshots: "final" },
   steps: [
     { action: "expect_text", selector: "#loans", text: "3 books on loan" },
     { action: "extract_text", selector: "#ls", name: "storage" },
   ],
 });
+
+/** The receipt's screenshots, read back as the owner reads them (errand artifact get), kept for the canary search. */
+async function keepScreenshots(envelope: Envelope): Promise<number> {
+  const receipt = envelope.receipt;
+  if (receipt === null) return 0;
+  for (const { index } of receipt.artifacts ?? []) {
+    const file = join(scratch, `${randomUUID()}.img`);
+    const got = await errand(["artifact", "get", receipt.operationId, String(index), "-o", file]);
+    assert.equal(got.code, 0, got.stderr);
+    images.push(readFileSync(file));
+    rmSync(file);
+  }
+  return receipt.artifacts?.length ?? 0;
+}
 
 function everyFile(dir: string): { path: string; text: string }[] {
   return (readdirSync(dir, { recursive: true }) as string[])
@@ -117,16 +136,20 @@ describe("site tasks end to end", () => {
       assert.equal(read.envelope.receipt?.status, "PASS", `round ${round}: ${JSON.stringify(read.envelope.receipt?.error)}`);
       assert.equal(read.envelope.receipt?.outputs?.["storage"]?.text, "storage was kept", "the site's local storage came back");
       assert.ok(read.envelope.receipt?.network.blocked.some((b) => b.code === "session_egress_blocked"), "the page's requests to the other origin on the site's host were refused");
+      assert.equal(await keepScreenshots(read.envelope), 1, "the logged-in page's screenshot is kept for the canary search");
     }
     assert.equal(fixture.accountViews(), viewsBefore + 2, "each read reached the logged-in page with a cookie only valid once");
   });
 
   test("look behind the login: errand look --site outlines the logged-in page read-only", async () => {
-    const looked = await errand(["look", `${fixture.site.origin}/account`, "--site", "library", "--json"]);
+    const looked = await errand(["look", `${fixture.site.origin}/account`, "--site", "library", "--screenshot", "--json"]);
     assert.equal(looked.code, 0, looked.stderr);
     const envelope = JSON.parse(looked.stdout) as Envelope;
     assert.equal(envelope.status, "outlined");
     assert.match(JSON.stringify(envelope.data), /Your account/);
+    const shot = (envelope.data as { screenshot?: { data: string } }).screenshot;
+    assert.ok(shot !== undefined, "the look's image of the logged-in page");
+    images.push(Buffer.from(shot.data, "base64"));
   });
 
   test("errand serve: REST lists the site as logged in, looks and runs behind its login, and has no way to change a site; no MCP tool changes one either", async () => {
@@ -186,15 +209,43 @@ describe("site tasks end to end", () => {
     assert.equal((JSON.parse(looked.stdout) as Envelope).error?.code, "site_target_outside", "look: the admission step refuses it too");
   });
 
-  test("no site cookie or storage value, and no session value the site ever issued, is in any stream, file or database row, or reached the other origin", () => {
+  test("a password + TOTP account is logged into by a task alone: fill_secret types the current code of a --totp secret, no handoff; reads work behind the login again", async () => {
+    const seeded = await errand(["secret", "set", "library_otp", "--totp", "--site", fixture.site.origin], `${fixture.totpSeed}\n`);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const codesBefore = fixture.totpLogins();
+    const login = await run({
+      ...loginTask(),
+      steps: [
+        { action: "fill", selector: "#user", value: TOTP_USER },
+        { action: "fill_secret", selector: "#password", secret: "library_pw" },
+        { action: "click", selector: "#go" },
+        { action: "fill_secret", selector: "#otp", secret: "library_otp" },
+        { action: "click", selector: "#verify" },
+        { action: "expect_text", selector: "#loans", text: "books on loan" },
+      ],
+    });
+    assert.equal(login.envelope.receipt?.status, "PASS", JSON.stringify(login.envelope.receipt?.error));
+    assert.equal(fixture.totpLogins(), codesBefore + 1, "the site checked a TOTP code and let the task in");
+    const shown = await errand(["site", "show", "library", "--json"]);
+    assert.equal((JSON.parse(shown.stdout) as { data: { site: { loggedIn: boolean } } }).data.site.loggedIn, true);
+    const read = await run(readTask());
+    assert.equal(read.envelope.receipt?.status, "PASS", JSON.stringify(read.envelope.receipt?.error));
+    await keepScreenshots(read.envelope);
+  });
+
+  test("no site cookie or storage value, and no session value the site ever issued, is in any stream, file, database row or screenshot, or reached the other origin", () => {
     const values = fixture.issuedValues();
     assert.ok(values.length >= 5, "the site issued and rotated session values");
+    assert.ok(values.some((value) => value.startsWith("Mfa-Pend-")), "the TOTP login's pending value is searched too");
     const files = everyFile(home);
     assert.ok(files.some((f) => f.path.endsWith("errand.db")));
-    for (const value of [...values, PASSWORD, "Owner-Password-Canary-5555"]) {
-      for (const [index, text] of streams.entries()) assert.ok(!carriesCanary(text, value), `stream ${index} carries ${value}: ${text.slice(0, 300)}`);
-      for (const file of files) assert.ok(!carriesCanary(file.text, value), `${file.path} carries ${value}`);
-    }
+    assert.ok(images.length >= 4, `${images.length} screenshots searched`);
+    // Files are searched as bytes and as their base64, as images are: a file may be an image.
+    const find = canaryHaystack(
+      streams.map((text, index) => [`stream ${index}: ${text.slice(0, 200)}`, text] as const),
+      [...files.map((file) => [file.path, Buffer.from(file.text, "latin1")] as const), ...images.map((image, index) => [`screenshot ${index}`, image] as const)],
+    );
+    for (const value of [...values, PASSWORD, fixture.totpSeed, "Owner-Password-Canary-5555"]) assert.equal(find(value), null, `${value} leaked`);
     const evilRequests = fixture.evil.hits;
     for (const hit of evilRequests) for (const value of values) assert.ok(!carriesCanary(hit.headers, value), `the other origin received ${value} in ${hit.headers}`);
     assert.equal(evilRequests.filter((hit) => /cookie/i.test(hit.headers)).length, 0, "no request to the other origin carried a Cookie header");

@@ -233,12 +233,27 @@ document.getElementById("show").addEventListener("click",()=>{
 }
 
 /**
- * True when `text` carries the canary: compared case-insensitively with all whitespace removed,
- * and also after one and two rounds of percent-decoding and in base64.
+ * The spellings a leak of `canary` may take in a text: itself, percent-encoded (decoded here, once
+ * and twice), base64 at any byte alignment (so also inside a longer encoded blob) and hex.
  */
-export function carriesCanary(text: string, canary: string): boolean {
-  const squash = (s: string) => s.replace(/\s+/g, "").toLowerCase();
-  const needle = squash(canary);
+function canaryForms(canary: string): { plain: string; hex: string; base64: string[] } {
+  const bytes = Buffer.from(canary);
+  // Base64 of the canary as it would sit 0, 1 or 2 bytes into a longer encoded value: the characters
+  // that depend only on the canary's own bytes (past the first group, short of the last).
+  const base64 = [0, 1, 2]
+    .map((shift) => {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64");
+      const from = shift === 0 ? 0 : 4;
+      return encoded.slice(from, from + Math.min(16, Math.floor(((shift + bytes.length) * 4) / 3) - from));
+    })
+    .filter((form) => form.length >= 8);
+  return { plain: squash(canary), hex: bytes.toString("hex"), base64 };
+}
+
+const squash = (s: string) => s.replace(/\s+/g, "").toLowerCase();
+
+/** A text prepared once for many canary searches: its squashed, decoded and whitespace-free views. */
+export function canarySearch(text: string): (canary: string) => boolean {
   const views = [text];
   for (let i = 0; i < 2; i += 1) {
     try {
@@ -247,6 +262,42 @@ export function carriesCanary(text: string, canary: string): boolean {
       break;
     }
   }
-  if (views.some((view) => squash(view).includes(needle))) return true;
-  return text.includes(Buffer.from(canary).toString("base64").slice(0, 12));
+  const squashed = views.map(squash);
+  const compact = text.replace(/\s+/g, "");
+  return (canary) => {
+    const forms = canaryForms(canary);
+    return squashed.some((view) => view.includes(forms.plain) || view.includes(forms.hex)) || forms.base64.some((form) => compact.includes(form));
+  };
+}
+
+/**
+ * True when `text` carries the canary: compared case-insensitively with all whitespace removed,
+ * also after one and two rounds of percent-decoding, in hex, and in base64 at any alignment.
+ */
+export function carriesCanary(text: string, canary: string): boolean {
+  return canarySearch(text)(canary);
+}
+
+/**
+ * True when an image (a screenshot, a streamed frame) carries the canary in its bytes: searched
+ * as the bytes themselves and as their base64 (the form an image travels in as JSON or MCP content).
+ * Pixels are not read: text drawn into the image is not found this way.
+ */
+export function imageCarriesCanary(image: Buffer, canary: string): boolean {
+  return carriesCanary(image.toString("latin1"), canary) || carriesCanary(image.toString("base64"), canary);
+}
+
+/**
+ * Many named texts and images prepared once for many canary searches (a database file is searched
+ * for every value without decoding it again): `find(canary)` names the first that carries it, or null.
+ */
+export function canaryHaystack(texts: readonly (readonly [string, string])[], images: readonly (readonly [string, Buffer])[] = []): (canary: string) => string | null {
+  const searches: [string, (canary: string) => boolean][] = [
+    ...texts.map(([name, text]) => [name, canarySearch(text)] as [string, (canary: string) => boolean]),
+    ...images.flatMap(([name, image]) => [
+      [name, canarySearch(image.toString("latin1"))] as [string, (canary: string) => boolean],
+      [`${name} (base64)`, canarySearch(image.toString("base64"))] as [string, (canary: string) => boolean],
+    ]),
+  ];
+  return (canary) => searches.find(([, carries]) => carries(canary))?.[0] ?? null;
 }

@@ -71,11 +71,18 @@ export const HANDOFF_SCRIPT = `"use strict";
     if (!res.ok) { if (res.status === 410 || res.status === 401 || res.status === 403) open = false; say(body.message); }
     return body;
   };
+  // Only an answer that the browser is gone or the owner's session is not (401, 403, 404, 410)
+  // ends the live view; any other failure (errand's browser busy or between pages) is retried.
   const frames = async () => {
     while (open) {
       const res = await post("frame").catch(() => null);
       if (res === null) { await pause(1000); continue; }
-      if (!res.ok) { open = false; say((await answer(res)).message); break; }
+      if (!res.ok) {
+        const body = await answer(res);
+        if ([401, 403, 404, 410].includes(res.status)) { open = false; say(body.message); break; }
+        await pause(500);
+        continue;
+      }
       const next = URL.createObjectURL(await res.blob());
       screen.src = next;
       if (shown !== null) URL.revokeObjectURL(shown);
