@@ -4,7 +4,7 @@
 // dist/src/buildInfo.json ({version, commit}), which `errand --version`, errand_capabilities and
 // errand_build_info report. The commit is `git rev-parse HEAD` with "-dirty" when the work tree has
 // uncommitted changes, or "unknown" outside a git checkout (a build from a release tarball).
-// ERRAND_BUILD_COMMIT (40 hex digits) names it where git is absent, as in deploy/Dockerfile's build.
+// BUILD_COMMIT_SHA (40 hex digits) names it where git is absent, as in deploy/Dockerfile's build.
 // Uses only Node built-ins and the TypeScript compiler in node_modules.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -16,7 +16,7 @@ function git(args) {
 }
 
 function buildCommit() {
-  const given = process.env.ERRAND_BUILD_COMMIT ?? "";
+  const given = process.env.BUILD_COMMIT_SHA ?? "";
   if (/^[0-9a-f]{40}$/.test(given)) return given;
   const head = git(["rev-parse", "--verify", "HEAD"]);
   if (head === undefined || !/^[0-9a-f]{40}$/.test(head)) return "unknown";

@@ -193,7 +193,7 @@ function reportApplied(deps: RunnerDeps, operationId: string, attempt: number, a
     deps.onEvent?.({ kind: "requeued", operationId, attempt, delayMs: applied.delayMs });
     return { operationId, attempt, outcome: "requeued", phase: "queued", status: null };
   }
-  deps.onEvent?.({ kind: "finished", operationId, attempt, phase: applied.phase, status: applied.receipt.status });
+  deps.onEvent?.({ kind: "finished", operationId, attempt, phase: applied.phase, status: applied.receipt.status, provider: applied.receipt.provider });
   return { operationId, attempt, outcome: "finished", phase: applied.phase, status: applied.receipt.status };
 }
 

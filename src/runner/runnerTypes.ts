@@ -37,7 +37,7 @@ export type RunnerEvent =
   | { kind: "recovered"; operationId: string; resolution: RecoveredLease["resolution"]; phase: OperationPhase }
   | { kind: "claimed"; operationId: string; attempt: number }
   | { kind: "progress"; operationId: string; progress: ProgressEvent }
-  | { kind: "finished"; operationId: string; attempt: number; phase: OperationPhase; status: ReceiptStatus }
+  | { kind: "finished"; operationId: string; attempt: number; phase: OperationPhase; status: ReceiptStatus; provider: string }
   | { kind: "requeued"; operationId: string; attempt: number; delayMs: number }
   /**
    * This runner lost the attempt's lease (see LeaseLoss). "taken": another runner recovered it and

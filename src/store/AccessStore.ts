@@ -76,6 +76,8 @@ export interface AccessStore {
   readApiToken(tokenHash: string): Promise<ApiTokenRecord | undefined>;
   /** Revokes by id or by name; false when no live token has it. */
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined>;
+  /** Records that the token authenticated a request at `atMs`, unless a use within the last minute is recorded already. */
+  recordApiTokenUse(tokenId: string, atMs: number): Promise<void>;
 
   /**
    * The rows that grant authority this store refused since it was last asked because they failed
@@ -193,9 +195,10 @@ export type RotateResult =
 
 /**
  * What an API token's caller sees of the operations: "own" only those it submitted; "all" every
- * operation, as the owner does (an operator token, `errand token create --scope all`).
+ * operation, as the owner does (an operator token, `errand token create --scope all`); "metrics"
+ * only /metrics (a scraper's token, `--scope metrics`).
  */
-export type ApiTokenScope = "own" | "all";
+export type ApiTokenScope = "own" | "all" | "metrics";
 
 export interface NewApiToken {
   tokenId: string;
@@ -203,6 +206,8 @@ export interface NewApiToken {
   tokenHash: string;
   /** "own" when absent. */
   scope?: ApiTokenScope;
+  /** When it stops working (epoch ms); absent or null, never. */
+  expiresMs?: number | null;
 }
 
 export interface ApiTokenRecord {
@@ -211,6 +216,10 @@ export interface ApiTokenRecord {
   scope: ApiTokenScope;
   createdMs: number;
   revokedMs: number | null;
+  /** When it stops working (epoch ms), or null: never. */
+  expiresMs: number | null;
+  /** When it last authenticated a request (to the minute: a use within a minute of the last is not written), or null. */
+  lastUsedMs: number | null;
   /** False when the row fails its MAC: it was written without the key and grants nothing. */
   authentic: boolean;
 }

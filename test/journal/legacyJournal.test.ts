@@ -63,6 +63,8 @@ DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE site_grants;
 DROP TABLE sites;
+ALTER TABLE api_tokens DROP COLUMN expires_ms;
+ALTER TABLE api_tokens DROP COLUMN last_used_ms;
 ALTER TABLE api_tokens DROP COLUMN scope;
 ${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
 DELETE FROM schema_migrations WHERE version >= 8;`);

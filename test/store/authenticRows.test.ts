@@ -136,6 +136,37 @@ for (const backend of ["sqlite", "postgres"] as const) {
       }
     });
 
+    test("API token expiry is under the MAC: a cleared or later expiry grants nothing; last use and tokens without an expiry keep their MAC", async () => {
+      const { h } = await openBackend(backend);
+      const access = openAccessStoreAt(h.location, { sealer: h.sealer });
+      const sql = sqlFor(h.location);
+      const hash = (name: string) => `h-${name}`.padEnd(64, "0");
+      try {
+        const expiresMs = Date.now() + 60_000;
+        await access.createApiToken({ tokenId: "tok_never", name: "never", tokenHash: hash("never") });
+        await access.createApiToken({ tokenId: "tok_cleared", name: "cleared", tokenHash: hash("cleared"), expiresMs });
+        await access.createApiToken({ tokenId: "tok_later", name: "later", tokenHash: hash("later"), expiresMs });
+        await access.createApiToken({ tokenId: "tok_used", name: "used", tokenHash: hash("used"), scope: "metrics", expiresMs });
+        assert.equal((await access.readApiToken(hash("cleared")))?.expiresMs, expiresMs);
+        assert.equal((await access.readApiToken(hash("never")))?.expiresMs, null);
+        await sql("UPDATE api_tokens SET expires_ms = NULL WHERE token_id = 'tok_cleared'");
+        await sql(`UPDATE api_tokens SET expires_ms = ${expiresMs + 365 * 86_400_000} WHERE token_id = 'tok_later'`);
+        assert.equal(await access.readApiToken(hash("cleared")), undefined, "a cleared expiry is refused");
+        assert.equal(await access.readApiToken(hash("later")), undefined, "a later expiry is refused");
+        await access.recordApiTokenUse("tok_used", Date.now());
+        await access.recordApiTokenUse("tok_never", Date.now());
+        const used = await access.readApiToken(hash("used"));
+        assert.equal(used?.scope, "metrics");
+        assert.equal(typeof used?.lastUsedMs, "number", "last use is recorded and outside the MAC");
+        assert.equal((await access.readApiToken(hash("never")))?.tokenId, "tok_never");
+        const rows = (await h.service.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`).sort();
+        assert.deepEqual(rows, ["api_tokens tok_cleared", "api_tokens tok_later"]);
+      } finally {
+        await access.close();
+        await h.close();
+      }
+    });
+
     test("OAuth: a widened client, a reused code, an un-revoked grant, an unspent refresh token and swapped MACs grant nothing", async () => {
       const { h } = await openBackend(backend);
       const access = openAccessStoreAt(h.location, { sealer: h.sealer });
@@ -240,7 +271,9 @@ for (const backend of ["sqlite", "postgres"] as const) {
 describe("rows that exist when the MAC column is added", () => {
   test("are given their MACs by the migration, with the key, and keep working", async () => {
     const h = openHarness();
-    const before = MIGRATIONS.filter((m) => m.authenticates === undefined || m.authenticates.length === 0);
+    // Every migration before the first that adds a MAC column (later ones may assume those columns).
+    const firstAuthenticating = Math.min(...MIGRATIONS.filter((m) => (m.authenticates ?? []).length > 0).map((m) => m.version));
+    const before = MIGRATIONS.filter((m) => m.version < firstAuthenticating);
     const path = `${h.home}/older.db`;
     const db = openSqliteDatabase(path);
     try {

@@ -29,6 +29,23 @@ const processSink: OutputSink = {
 };
 let sink: OutputSink = processSink;
 
+/** Turns one printed line into the log format in force, or leaves it as it is. */
+export type LineShape = (line: string) => string;
+let shape: LineShape | undefined;
+
+/**
+ * Makes every line printed on stdout or stderr pass through `next` (errand serve --log-format json
+ * turns its banner and notices into JSON log lines this way); `undefined` prints lines as they are.
+ */
+export function setLineShape(next: LineShape | undefined): void {
+  shape = next;
+}
+
+function shaped(text: string): string {
+  const shapeLine = shape;
+  return shapeLine === undefined ? text : text.split("\n").map((line) => shapeLine(line)).join("\n");
+}
+
 /** Installs an additional filter applied to every line written to stdout or stderr. */
 export function setOutputScrubber(next: Scrub): void {
   extra = next;
@@ -46,11 +63,11 @@ export function setOutputSink(next: OutputSink | undefined): void {
 }
 
 export function printOut(text: string): void {
-  sink.out(`${scrub(text)}\n`);
+  sink.out(`${shaped(scrub(text))}\n`);
 }
 
 export function printErr(text: string): void {
-  sink.err(`${scrub(text)}\n`);
+  sink.err(`${shaped(scrub(text))}\n`);
 }
 
 /** Writes to stderr without a newline (live progress on a TTY). */

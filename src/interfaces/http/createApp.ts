@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const app = new Hono<AppEnv>();
   app.use(securityHeaders());
-  app.use(accessLog({ logger: deps.logger, clock }));
+  app.use(accessLog({ logger: deps.logger, clock, ...(deps.metrics === undefined ? {} : { observe: (request) => deps.metrics?.recordRequest(request) }) }));
   app.use(reportRowRefusals(deps));
   // Liveness answers whatever the Host header says: it reveals nothing and probes use the container IP.
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const report = deps.readiness === undefined ? { ready: true, checks: [] } : await deps.readiness();
     return c.json(report, report.ready ? 200 : 503);
   });
-  app.get("/metrics", requireApiToken(deps, counted("metrics")), async (c) => {
+  app.get("/metrics", requireApiToken(deps, counted("metrics"), { metricsScope: true }), async (c) => {
     if (deps.metrics === undefined) throw new ApiError("not_found", "Metrics are not enabled in this server.");
     const { contentType, body } = await deps.metrics.render();
     return c.body(body, 200, { "content-type": contentType, "cache-control": "no-store" });

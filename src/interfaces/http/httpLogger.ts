@@ -3,10 +3,12 @@
  * The serve command prints these to stderr; tests collect them.
  */
 export interface HttpLogger {
+  /** Routine detail an operator turns on with ERRAND_LOG_LEVEL=debug (probe and scrape requests). */
+  debug(message: string, fields?: Record<string, string | number | boolean | null>): void;
   info(message: string, fields?: Record<string, string | number | boolean | null>): void;
   warn(message: string, fields?: Record<string, string | number | boolean | null>): void;
-  /** An unexpected failure; `error` may carry a stack, which stays in the operator's log. */
+  /** An unexpected failure; repeats of one kind may be left out for a while (the logger says how many). */
   error(message: string, error: unknown): void;
 }
 
-export const silentLogger: HttpLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: HttpLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -12,6 +12,8 @@ export const SECRET_PREFIX = {
    * puts its hash in a domain of its own, so an edited database cannot turn an "api" token into one.
    */
   operator: "errand_op_",
+  /** A metrics token (`errand token create --scope metrics`): it reads /metrics and nothing else; its own kind too. */
+  metrics: "errand_mt_",
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;
 

@@ -94,6 +94,9 @@ class PostgresAccessStore extends PgTransactions implements AccessStore {
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined> {
     return this.change((tx) => sql.revokeApiToken(tx, idOrName));
   }
+  recordApiTokenUse(tokenId: string, atMs: number): Promise<void> {
+    return this.change((tx) => sql.recordApiTokenUse(tx, tokenId, atMs));
+  }
   takeRowRefusals(): UnauthenticRow[] {
     const refused = [...this.ctx.rowRefusals.values()];
     this.ctx.rowRefusals.clear();

@@ -398,6 +398,18 @@ ALTER TABLE artifacts DROP CONSTRAINT artifacts_media_type_check;
 ALTER TABLE artifacts ADD CONSTRAINT artifacts_media_type_check CHECK (media_type IN ('image/png', 'image/jpeg', 'application/pdf', 'application/zip', 'text/plain', 'application/octet-stream'));
 `,
   },
+  {
+    version: 13,
+    name: "API token expiry, last use and the metrics scope",
+    // SQLite's migration 18: expires_ms is under the row MAC when set (rows without one keep their
+    // MAC and never expire); last_used_ms grants nothing and is not.
+    sql: `
+ALTER TABLE api_tokens DROP CONSTRAINT api_tokens_scope_check;
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_scope_check CHECK (scope IN ('own', 'all', 'metrics'));
+ALTER TABLE api_tokens ADD COLUMN expires_ms BIGINT;
+ALTER TABLE api_tokens ADD COLUMN last_used_ms BIGINT;
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,7 +1,7 @@
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { UnauthenticRow } from "../Store.js";
 import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, checkedRow } from "./authenticRows.js";
-import type { ApiTokenRecord, AuthorizationCodeRecord, ClientAuthMethod, LockoutRecord, OAuthClientRecord, OAuthTokenRecord } from "../AccessStore.js";
+import type { ApiTokenRecord, ApiTokenScope, AuthorizationCodeRecord, ClientAuthMethod, LockoutRecord, OAuthClientRecord, OAuthTokenRecord } from "../AccessStore.js";
 
 /** Row shapes of the access tables (migration 2) and their mapping to AccessStore records. */
 export interface ClientRow {
@@ -133,10 +133,26 @@ export interface ApiTokenRow {
   scope: string;
   created_ms: number;
   revoked_ms: number | null;
+  expires_ms: number | string | null;
+  last_used_ms: number | string | null;
 }
 
+const API_TOKEN_SCOPES: readonly string[] = ["own", "all", "metrics"] satisfies ApiTokenScope[];
+
+/** PostgreSQL's BIGINT arrives as text; SQLite's INTEGER as a number. */
+const msOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
 export function toApiToken(row: ApiTokenRow, authentic: boolean): ApiTokenRecord {
-  return { tokenId: row.token_id, name: row.name, scope: row.scope === "all" ? "all" : "own", createdMs: row.created_ms, revokedMs: row.revoked_ms, authentic };
+  return {
+    tokenId: row.token_id,
+    name: row.name,
+    scope: API_TOKEN_SCOPES.includes(row.scope) ? (row.scope as ApiTokenScope) : "own",
+    createdMs: Number(row.created_ms),
+    revokedMs: msOrNull(row.revoked_ms),
+    expiresMs: msOrNull(row.expires_ms),
+    lastUsedMs: msOrNull(row.last_used_ms),
+    authentic,
+  };
 }
 
 export interface LockoutRow {

@@ -12,13 +12,26 @@ export interface AuthenticTable {
   readonly table: string;
   readonly key: readonly string[];
   readonly columns: readonly string[];
+  /**
+   * Columns added after rows were first MAC'd: covered when they hold a value, left out of the MAC
+   * input while NULL (what they meant before they existed), so older rows keep their MAC without a
+   * re-sealing that would also bless a row changed without the key. Setting or clearing one without
+   * the key still fails the MAC, since a column present and a column absent are different inputs.
+   */
+  readonly optionalColumns: readonly string[];
   /** How `errand doctor` and `errand journal verify` name a row of this table. */
   name(row: Readonly<Record<string, unknown>>): string;
 }
 
 /** Declares a table whose rows grant authority (one call per table). */
-export function authenticTable(table: string, key: readonly string[], columns: readonly string[], name?: (row: Readonly<Record<string, unknown>>) => string): AuthenticTable {
-  return { table, key, columns, name: name ?? ((row) => key.map((k) => String(row[k])).join("/")) };
+export function authenticTable(
+  table: string,
+  key: readonly string[],
+  columns: readonly string[],
+  name?: (row: Readonly<Record<string, unknown>>) => string,
+  optionalColumns: readonly string[] = [],
+): AuthenticTable {
+  return { table, key, columns, optionalColumns, name: name ?? ((row) => key.map((k) => String(row[k])).join("/")) };
 }
 
 function valueOf(row: Readonly<Record<string, unknown>>, column: string): RowValue {
@@ -38,7 +51,8 @@ function pick(row: Readonly<Record<string, unknown>>, columns: readonly string[]
 
 /** The MAC a row of `table` must carry (computed from the row's own columns, `mac` aside). */
 export function rowMacOf(sealer: JournalSealer, table: AuthenticTable, row: Readonly<Record<string, unknown>>): string {
-  return sealer.rowMac(table.table, pick(row, table.key), pick(row, table.columns));
+  const present = table.optionalColumns.filter((column) => valueOf(row, column) !== null);
+  return sealer.rowMac(table.table, pick(row, table.key), pick(row, [...table.columns, ...present]));
 }
 
 /** True when the row's stored `mac` is the one its columns call for; false for anything else (a missing or malformed MAC included). */
@@ -67,7 +81,13 @@ export function unauthenticIn(sealer: JournalSealer, table: AuthenticTable, rows
 }
 
 export const OWNER_SECRET_TABLE = authenticTable("owner_secret", ["id"], ["encoded", "updated_ms"], () => "the owner password");
-export const API_TOKENS_TABLE = authenticTable("api_tokens", ["token_id"], ["name", "token_hash", "created_ms", "revoked_ms"]);
+/**
+ * API tokens. The scope is not under the MAC: it is bound by the kind the token's hash was made
+ * under (src/interfaces/http/rest/requireApiToken.ts). The expiry is (an optional column: tokens
+ * made before expiries existed never expire), so a later or cleared expiry grants nothing; the last
+ * use is not, as it grants nothing.
+ */
+export const API_TOKENS_TABLE = authenticTable("api_tokens", ["token_id"], ["name", "token_hash", "created_ms", "revoked_ms"], undefined, ["expires_ms"]);
 /** A short, non-secret handle for a keyed hash used as a primary key (a token's or a code's). */
 const hashHandle = (value: unknown): string => `${String(value).slice(0, 8)}…`;
 

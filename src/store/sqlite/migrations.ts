@@ -15,6 +15,7 @@ import type { AuthenticTable } from "../rows/authenticRows.js";
 import { API_TOKEN_SCOPE_MIGRATION } from "./apiTokenScopeMigration.js";
 import { SITE_GRANT_MIGRATION } from "./siteGrantMigration.js";
 import { ARTIFACT_KINDS_MIGRATION } from "./artifactKindsMigration.js";
+import { API_TOKEN_LIFECYCLE_MIGRATION } from "./apiTokenLifecycleMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -151,6 +152,7 @@ CREATE TABLE operation_tombstones (
   AUTHENTIC_SITES_MIGRATION,
   SITE_GRANT_MIGRATION,
   ARTIFACT_KINDS_MIGRATION,
+  API_TOKEN_LIFECYCLE_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -21,7 +21,7 @@ import type { UnauthenticRow } from "../Store.js";
 import { SqliteTransactions } from "./sqliteTransactions.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
-import { insertApiToken, listApiTokens, revokeApiToken, selectApiTokenByHash } from "./queries/access/apiTokenSql.js";
+import { insertApiToken, listApiTokens, recordApiTokenUse, revokeApiToken, selectApiTokenByHash } from "./queries/access/apiTokenSql.js";
 import { clearOwnerLockouts, selectOwnerLockout, updateOwnerLockout } from "./queries/access/ownerLockoutSql.js";
 import { registerClient, selectClient } from "./queries/access/oauthClientSql.js";
 import { insertCode, redeemCode, selectCode } from "./queries/access/oauthCodeSql.js";
@@ -120,6 +120,9 @@ class SqliteAccessStore extends SqliteTransactions implements AccessStore {
   }
   revokeApiToken(idOrName: string): Promise<ApiTokenRecord | undefined> {
     return this.write(() => revokeApiToken(this.ctx, idOrName));
+  }
+  recordApiTokenUse(tokenId: string, atMs: number): Promise<void> {
+    return this.write(() => recordApiTokenUse(this.ctx, tokenId, atMs));
   }
 
   takeRowRefusals(): UnauthenticRow[] {

@@ -157,7 +157,14 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     assert.equal(attempt["status"], "PASS");
     assert.equal(attempt["provider"], "local");
     assert.equal(typeof attempt["ms"], "number");
-    assert.ok(lines.some((l) => l["msg"] === "request" && l["path"] === "/v1/runner" && l["status"] === 200));
+    assert.ok(lines.some((l) => l["msg"] === "request" && l["path"] === "/v1/runner" && l["status"] === 200 && typeof l["requestId"] === "string"));
+    // Nothing but JSON log lines on either stream: the banner, notices and the shutdown line included.
+    for (const line of [...served.stdout().split("\n"), ...stderr.split("\n")].filter((l) => l !== "")) {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      assert.ok(typeof record["time"] === "string" && typeof record["level"] === "string" && typeof record["msg"] === "string", line);
+    }
+    assert.ok(lines.some((l) => String(l["msg"]).includes("stopping")), "the shutdown line is JSON");
+    assert.ok(!lines.some((l) => l["msg"] === "request" && (l["path"] === "/readyz" || (l["path"] === "/metrics" && l["status"] === 200))), "probes and scrapes are not logged at info");
     assert.ok(!stderr.includes(token) && !stderr.includes(PASSWORD) && !stderr.includes("Fixture Home"), "no token, password or page text in the log");
   });
 

@@ -283,7 +283,7 @@ describe("owner-password lockout", () => {
     const recorded: number[] = [];
     const watch = createForwardedHeaderWatch({
       trusted: parseTrustedProxies("10.0.0.0/8"),
-      logger: { info: () => undefined, warn: (message, fields) => logs.push({ level: "warn", message, fields }), error: () => undefined },
+      logger: { debug: () => undefined, info: () => undefined, warn: (message, fields) => logs.push({ level: "warn", message, fields }), error: () => undefined },
       record: (seen) => recorded.push(seen.requests),
       clock: () => now,
     });
@@ -298,7 +298,7 @@ describe("owner-password lockout", () => {
 
     // nginx with only "proxy_set_header X-Real-IP $remote_addr": trusted, but errand cannot see the client.
     const trustedLogs: LoggedLine[] = [];
-    const trustedWatch = createForwardedHeaderWatch({ trusted: parseTrustedProxies("127.0.0.1"), logger: { info: () => undefined, warn: (message, fields) => trustedLogs.push({ level: "warn", message, fields }), error: () => undefined } });
+    const trustedWatch = createForwardedHeaderWatch({ trusted: parseTrustedProxies("127.0.0.1"), logger: { debug: () => undefined, info: () => undefined, warn: (message, fields) => trustedLogs.push({ level: "warn", message, fields }), error: () => undefined } });
     trustedWatch.observe("127.0.0.1", new Headers());
     trustedWatch.observe("127.0.0.1", new Headers({ "x-real-ip": "198.51.100.7" }));
     assert.deepEqual(trustedLogs.map((l) => l.fields?.["problem"]), ["no_x_forwarded_for"]);

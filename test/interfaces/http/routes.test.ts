@@ -8,6 +8,7 @@ import { REST_ENDPOINTS } from "../../../src/interfaces/http/rest/restEndpoints.
 import { makeTempHome, manualClock } from "../../operations/support/harness.js";
 import { readTask } from "../../operations/support/tasks.js";
 import { CALLBACK, OWNER_PASSWORD, openAppHarness } from "./support/appHarness.js";
+import { parsePrometheusText } from "./support/prometheusText.js";
 import type { AppHarness, HarnessOptions } from "./support/appHarness.js";
 import { answerConsent, inProcess, obtainGrant, openConsent, pkcePair } from "./support/oauthDance.js";
 
@@ -115,7 +116,80 @@ describe("/healthz and what is public", () => {
       assert.match(text, /^errand_auth_failures_total\{endpoint="metrics"\} 1$/m);
       assert.match(text, /^errand_provider_usage\{provider="kernel",unit="gb_second"\} 12$/m);
       assert.match(text, /^errand_provider_budget\{provider="kernel",unit="gb_second"\} 100$/m);
-      for (const line of text.split("\n").filter((l) => l !== "" && !l.startsWith("#"))) assert.match(line, /^errand_/, line);
+      // errand's own names, plus Node's process metrics (prom-client's defaults); the whole text is clean exposition format.
+      for (const line of text.split("\n").filter((l) => l !== "" && !l.startsWith("#"))) assert.match(line, /^(errand_|process_|nodejs_)/, line);
+      const samples = parsePrometheusText(text);
+      assert.deepEqual(samples.find((s) => s.name === "errand_build_info")?.labels, { version: "test", commit: "unknown" });
+      assert.ok(samples.some((s) => s.name === "process_cpu_seconds_total"), "process metrics");
+      assert.ok(samples.some((s) => s.name === "nodejs_eventloop_lag_seconds"), "event loop lag");
+    }));
+
+  test("a metrics token reads /metrics and nothing else; an expired token gets 401 saying it expired; last use is recorded", () =>
+    withHarness(async (h) => {
+      const scraper = await h.apiToken("prometheus", "metrics");
+      assert.match(scraper, /^errand_mt_/);
+      assert.equal((await h.request("/metrics", { headers: { authorization: `Bearer ${scraper}` } })).status, 200);
+      for (const [path, method] of [["/v1/status", "GET"], ["/v1/operations", "POST"], ["/v1/openapi.json", "GET"]] as const) {
+        const refused = await h.request(path, { method, headers: { authorization: `Bearer ${scraper}`, "content-type": "application/json" }, ...(method === "POST" ? { body: JSON.stringify(readTask(randomUUID())) } : {}) });
+        assert.equal(refused.status, 401, path);
+        assert.match(String(((await json(refused))["error"] as { message: string }).message), /metrics token/, path);
+      }
+      assert.equal((await h.ops.service.listOperations({ limit: 10 })).length, 0, "the metrics token submitted nothing");
+      // A metrics token's kind is its own: the same secret presented as another kind is unknown.
+      assert.equal((await h.request("/v1/status", { headers: { authorization: `Bearer ${scraper.replace("errand_mt_", "errand_api_")}` } })).status, 401);
+      const expired = await h.apiToken("old", "own", Date.now() - 1);
+      const answer = await h.request("/v1/status", { headers: { authorization: `Bearer ${expired}` } });
+      assert.equal(answer.status, 401);
+      assert.match(String(((await json(answer))["error"] as { message: string }).message), /expired at \d{4}-/);
+      const live = await h.apiToken("live", "own", Date.now() + 86_400_000);
+      assert.equal((await h.request("/v1/status", { headers: { authorization: `Bearer ${live}` } })).status, 200);
+      const listed = await h.access.listApiTokens();
+      assert.equal(typeof listed.find((t) => t.name === "live")?.lastUsedMs, "number");
+      assert.equal(typeof listed.find((t) => t.name === "prometheus")?.lastUsedMs, "number");
+      assert.equal(listed.find((t) => t.name === "old")?.lastUsedMs, null, "a refused token is not counted as used");
+    }));
+
+  test("/metrics has a request-duration histogram by route pattern (never the raw path) and status", () =>
+    withHarness(async (h) => {
+      const token = await h.apiToken();
+      const auth = { authorization: `Bearer ${token}` };
+      const [one, two] = [randomUUID(), randomUUID()];
+      for (const id of [one, two]) assert.equal((await h.request(`/v1/operations/${id}`, { headers: auth })).status, 404);
+      assert.equal((await h.request("/v1/status", { headers: auth })).status, 200);
+      await h.request("/nothing/at/all");
+      const text = await (await h.request("/metrics", { headers: auth })).text();
+      const samples = parsePrometheusText(text).filter((s) => s.name === "errand_http_request_duration_seconds_count");
+      const count = (route: string, status: string) => samples.find((s) => s.labels["route"] === route && s.labels["status"] === status && s.labels["method"] === "GET")?.value;
+      assert.equal(count("/v1/operations/:operationId", "404"), 2, text);
+      assert.equal(count("/v1/status", "200"), 1);
+      assert.equal(count("unmatched", "404"), 1);
+      assert.ok(!text.includes(one) && !text.includes(two) && !text.includes("/nothing/at/all"), "no raw path or id in a label");
+    }));
+
+  test("every answer carries X-Request-Id, which the access-log line carries too; a caller's plain id is kept, an odd one replaced", () =>
+    withHarness(async (h) => {
+      const own = await h.request("/nothing");
+      const id = own.headers.get("x-request-id") ?? "";
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      assert.equal(h.logs.find((l) => l.message === "request" && l.fields?.["path"] === "/nothing")?.fields?.["route"], "unmatched");
+      const kept = await h.request("/v1/status", { headers: { "x-request-id": "proxy-req-0123456789" } });
+      assert.equal(kept.headers.get("x-request-id"), "proxy-req-0123456789");
+      assert.equal(kept.status, 401, "an unauthenticated answer carries it too");
+      const odd = await h.request("/v1/status", { headers: { "x-request-id": 'an id with "quotes" and spaces' } });
+      assert.match(odd.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+    }));
+
+  test("successful probes and scrapes (/healthz, /readyz, /metrics) are logged at debug, not info; a failing one at info", () =>
+    withHarness(async (h) => {
+      const token = await h.apiToken();
+      await h.request("/healthz");
+      await h.request("/readyz");
+      await h.request("/metrics", { headers: { authorization: `Bearer ${token}` } });
+      await h.request("/metrics");
+      const levels = (path: string) => h.logs.filter((l) => l.message === "request" && l.fields?.["path"] === path).map((l) => `${l.level} ${String(l.fields?.["status"])}`);
+      assert.deepEqual(levels("/healthz"), ["debug 200"]);
+      assert.deepEqual(levels("/readyz"), ["debug 200"]);
+      assert.deepEqual(levels("/metrics"), ["debug 200", "info 401"]);
     }));
 
   test("one access-log line per request: method, path without the query, status, duration", () =>

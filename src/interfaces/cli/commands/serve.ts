@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { parseAllowPrivate } from "../../../policy/parseAllowPrivate.js";
 import type { ProviderCapability } from "../../http/httpDeps.js";
+import type { HttpLogger } from "../../http/httpLogger.js";
 import type { ErrandMetrics } from "../../http/observability/errandMetrics.js";
 import type { WorkerPool } from "../../../runner/workerPool.js";
 import { listOption, stringOption } from "../commandContext.js";
@@ -12,7 +13,7 @@ import type { WiredExecutor } from "../executorFactory.js";
 import { openOperations } from "../openOperations.js";
 import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
-import { printErr, printOut } from "../output.js";
+import { printErr, printOut, setLineShape } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
@@ -53,7 +54,9 @@ export const serveCommand: Command = {
   retry when it falls due, and recovers expired leases. errand_run waits up to 25 s by default
   (45 s at most); extracted values stay available to collect for ERRAND_RESULT_TTL (default 10m).
   --allow-private admits exact private destinations.
-  Logs one line per request and per attempt on stderr (--log-format json for a log pipeline).
+  Logs one line per request (with its X-Request-Id) and per attempt on stderr (--log-format json for
+  a log pipeline: then every line serve prints, banner included, is JSON); ERRAND_LOG_LEVEL
+  (error, warn, info (default), debug) sets how much; probes and scrapes log at debug.
   Every flag has an environment variable: ERRAND_HOST, ERRAND_PORT, ERRAND_PUBLIC_URL,
   ERRAND_ALLOW_PRIVATE (comma-separated, added to the flags), ERRAND_LOG_FORMAT; a flag wins.
   Stops on SIGINT/SIGTERM: no new attempt starts; running ones get ERRAND_SHUTDOWN_GRACE_MS
@@ -91,9 +94,22 @@ async function runServe(ctx: CommandContext): Promise<number> {
   const port = servePort(ctx);
   const publicUrl = serveSetting(ctx, "public-url");
   const allowPrivate = listOption(ctx, "allow-private");
-  const { createPinoLogger, parseLogFormat } = await import("../../http/observability/pinoLogger.js");
+  const { createPinoLogger, parseLogFormat, parseLogLevel, plainLineAsJson, LOG_LEVELS } = await import("../../http/observability/pinoLogger.js");
   const logFormat = parseLogFormat(serveSetting(ctx, "log-format"));
   if (logFormat === undefined) throw new UsageError(`--log-format (or ERRAND_LOG_FORMAT) must be "text" or "json"`);
+  const logLevel = parseLogLevel(ctx.env["ERRAND_LOG_LEVEL"]);
+  if (logLevel === undefined) throw new UsageError(`ERRAND_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+  // With JSON logs, every line serve prints (banner, notices, the shutdown line, errors) is a JSON log line.
+  if (logFormat === "json") setLineShape((line) => plainLineAsJson(line));
+  try {
+    return await serveWith(ctx, { host, port, publicUrl, allowPrivate, logger: createPinoLogger({ format: logFormat, write: printErr, level: logLevel }) });
+  } finally {
+    setLineShape(undefined);
+  }
+}
+
+async function serveWith(ctx: CommandContext, options: { host: string; port: number; publicUrl: string | undefined; allowPrivate: string[]; logger: HttpLogger }): Promise<number> {
+  const { host, port, publicUrl, allowPrivate, logger } = options;
   // Loaded on demand: the HTTP stack is only needed by this command.
   const [
     { resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError },
@@ -149,7 +165,6 @@ async function runServe(ctx: CommandContext): Promise<number> {
     executor = await executorStarting;
     return executor;
   };
-  const logger = createPinoLogger({ format: logFormat, write: printErr });
   let metrics: ErrandMetrics | undefined;
   return withOperations(
     ctx,
@@ -201,7 +216,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
           import("../providerUsage.js"),
           import("../../../keys/loadKey.js"),
         ]);
-        metrics = createErrandMetrics({ status: () => opened.service.status(), usage: () => readProviderUsage(opened.config, ctx.env) });
+        metrics = createErrandMetrics({ status: () => opened.service.status(), usage: () => readProviderUsage(opened.config, ctx.env) }, { version: VERSION, commit: BUILD_COMMIT });
         const keyFile = join(opened.config.errandHome, "keys", "master.key");
         const readiness = () =>
           checkReadiness([
@@ -302,7 +317,8 @@ async function runServe(ctx: CommandContext): Promise<number> {
           return outcome;
         },
         onRunnerEvent: (event) => {
-          if (event.kind === "recovered") {
+          if (event.kind === "finished") metrics?.recordFinished(event.status, event.provider);
+          else if (event.kind === "recovered") {
             metrics?.recordLeaseRecovery(event.resolution);
             logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
           } else if (event.kind === "lease_lost") {

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { StatusReport } from "../../../operations/serviceTypes.js";
 
@@ -16,10 +16,20 @@ export interface MetricsSources {
   usage(): Promise<UsageSample[]>;
 }
 
+/** Which errand is serving: errand_build_info's labels. */
+export interface BuildInfo {
+  version: string;
+  commit: string;
+}
+
 /** What the serving process reports as it works; the rest is read at scrape time. */
 export interface ErrandMetrics {
-  /** An attempt ended with this receipt after `durationMs` on the wall clock. */
+  /** An attempt ended with this receipt after `durationMs` on the wall clock (finished or retried). */
   recordAttempt(receipt: Receipt, durationMs: number): void;
+  /** An operation reached its end with a receipt of this status from this provider (a retried attempt does not). */
+  recordFinished(status: string, provider: string): void;
+  /** An HTTP request was answered: its method, the route pattern it matched (never the raw path), status and duration. */
+  recordRequest(request: { method: string; route: string; status: number; seconds: number }): void;
   /** A runner gave an expired lease back to the queue or ended it. */
   recordLeaseRecovery(resolution: string): void;
   /** A bearer token or client credential was refused. */
@@ -43,14 +53,30 @@ const REFUSALS: readonly [keyof Receipt["network"], string][] = [
  * counters). Counters and the histogram count what this process did since it started; gauges
  * (operations per phase, queue depth, breaker states, usage and budgets) are read from the store
  * at each scrape, so they are true across every runner sharing the database. No label ever holds
- * a task's content, a URL or a secret: only statuses, provider names, phases and units.
+ * a task's content, a URL or a secret: only statuses, provider names, phases, units and route
+ * patterns. Node's process metrics (prom-client's defaults: CPU, memory, event loop lag, handles,
+ * GC) are on the same registry, and errand_build_info names the version and commit serving.
  */
-export function createErrandMetrics(sources: MetricsSources): ErrandMetrics {
+export function createErrandMetrics(sources: MetricsSources, build: BuildInfo = { version: "unknown", commit: "unknown" }): ErrandMetrics {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "errand_build_info",
+    help: "Always 1; its labels name the errand version and the commit it was built from.",
+    labelNames: ["version", "commit"] as const,
+    registers: [registry],
+  }).set({ version: build.version, commit: build.commit }, 1);
   const finished = new Counter({
     name: "errand_operations_finished_total",
-    help: "Attempts that ended with a receipt, by receipt status and provider (this process).",
+    help: "Operations this process ended with a receipt, by status and provider (an attempt that is retried does not count).",
     labelNames: ["status", "provider"] as const,
+    registers: [registry],
+  });
+  const requests = new Histogram({
+    name: "errand_http_request_duration_seconds",
+    help: "HTTP requests answered, by method, route pattern and status code, with their duration.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
   const duration = new Histogram({
@@ -166,12 +192,17 @@ export function createErrandMetrics(sources: MetricsSources): ErrandMetrics {
 
   return {
     recordAttempt(receipt, durationMs) {
-      finished.inc({ status: receipt.status, provider: receipt.provider });
       duration.observe({ provider: receipt.provider, status: receipt.status }, durationMs / 1000);
       for (const [field, kind] of REFUSALS) {
         const count = receipt.network[field];
         if (typeof count === "number" && count > 0) refusals.inc({ kind }, count);
       }
+    },
+    recordFinished(status, provider) {
+      finished.inc({ status, provider });
+    },
+    recordRequest(request) {
+      requests.observe({ method: request.method, route: request.route, status: String(request.status) }, request.seconds);
     },
     recordLeaseRecovery(resolution) {
       recoveries.inc({ resolution });
@@ -182,7 +213,8 @@ export function createErrandMetrics(sources: MetricsSources): ErrandMetrics {
     async render() {
       snapshot = undefined;
       try {
-        return { contentType: registry.contentType, body: await registry.metrics() };
+        // prom-client writes a NaN sample (an event-loop mean before any sample) as "Nan"; the format spells it NaN.
+        return { contentType: registry.contentType, body: (await registry.metrics()).replace(/ Nan$/gm, " NaN") };
       } finally {
         snapshot = undefined;
       }

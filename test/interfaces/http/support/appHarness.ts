@@ -52,7 +52,7 @@ export interface AppHarness {
   /** app.request with the Host header a browser would send. */
   request: (path: string, init?: RequestInit) => Promise<Response>;
   /** Mints an API token directly in the store, as `errand token create` does ("own" scope unless asked). */
-  apiToken: (name?: string, scope?: "own" | "all") => Promise<string>;
+  apiToken: (name?: string, scope?: "own" | "all" | "metrics", expiresMs?: number) => Promise<string>;
   /** The owner's site registry, when opened with `sites: true`. */
   sites?: SiteRegistry;
   close: () => Promise<void>;
@@ -80,6 +80,7 @@ export interface HarnessOptions {
 
 function collectingLogger(logs: LoggedLine[]): HttpLogger {
   return {
+    debug: (message, fields) => logs.push({ level: "debug", message, fields }),
     info: (message, fields) => logs.push({ level: "info", message, fields }),
     warn: (message, fields) => logs.push({ level: "warn", message, fields }),
     error: (message, error) => logs.push({ level: "error", message: `${message}: ${error instanceof Error ? error.message : String(error)}` }),
@@ -120,7 +121,7 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     logger,
     version: "test",
     commit: "unknown",
-    metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }),
+    metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }, { version: "test", commit: "unknown" }),
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(registry === undefined
       ? {}
@@ -150,10 +151,10 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
       if (!headers.has("host")) headers.set("host", `127.0.0.1:${port}`);
       return Promise.resolve(app.request(`http://127.0.0.1:${port}${path}`, { ...init, headers }));
     },
-    async apiToken(name = "test", scope = "own") {
-      const kind = scope === "all" ? "operator" : "api";
+    async apiToken(name = "test", scope = "own", expiresMs?: number) {
+      const kind = scope === "all" ? "operator" : scope === "metrics" ? "metrics" : "api";
       const token = hasher.mint(kind);
-      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash(kind, token), scope });
+      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash(kind, token), scope, ...(expiresMs === undefined ? {} : { expiresMs }) });
       return token;
     },
     ...(registry === undefined ? {} : { sites: registry }),

@@ -262,9 +262,15 @@ export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> 
 
 export async function insertApiToken(tx: PgTx, token: NewApiToken): Promise<void> {
   const scope = token.scope ?? "own";
-  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, $5, NULL)", [token.tokenId, token.name, token.tokenHash, scope, tx.now]);
+  const expiresMs = token.expiresMs ?? null;
+  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, NULL, $6)", [token.tokenId, token.name, token.tokenHash, scope, tx.now, expiresMs]);
   await sealRow(tx, API_TOKENS_TABLE, [token.tokenId]);
-  await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope });
+  await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope, expiresMs });
+}
+
+/** A use within a minute of the recorded one is not written (as on SQLite: src/store/sqlite/queries/access/apiTokenSql.ts). */
+export async function recordApiTokenUse(tx: PgTx, tokenId: string, atMs: number): Promise<void> {
+  await tx.run("UPDATE api_tokens SET last_used_ms = $1 WHERE token_id = $2 AND (last_used_ms IS NULL OR last_used_ms <= $3)", [atMs, tokenId, atMs - 60_000]);
 }
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */

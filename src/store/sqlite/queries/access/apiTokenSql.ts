@@ -9,9 +9,17 @@ import { journalAuthChange } from "./authEvent.js";
 export function insertApiToken(ctx: SqliteContext, token: NewApiToken): void {
   const now = ctx.clock();
   const scope = token.scope ?? "own";
-  ctx.sql("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms) VALUES (?, ?, ?, ?, ?, NULL)").run(token.tokenId, token.name, token.tokenHash, scope, now);
+  const expiresMs = token.expiresMs ?? null;
+  ctx.sql("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms, expires_ms) VALUES (?, ?, ?, ?, ?, NULL, ?)").run(token.tokenId, token.name, token.tokenHash, scope, now, expiresMs);
   sealRow(ctx, API_TOKENS_TABLE, [token.tokenId]);
-  journalAuthChange(ctx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope }, now);
+  journalAuthChange(ctx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope, expiresMs }, now);
+}
+
+/** A use within a minute of the recorded one is not written: last use is for the owner's list, not an audit trail. */
+export const API_TOKEN_USE_RESOLUTION_MS = 60_000;
+
+export function recordApiTokenUse(ctx: SqliteContext, tokenId: string, atMs: number): void {
+  ctx.sql("UPDATE api_tokens SET last_used_ms = ? WHERE token_id = ? AND (last_used_ms IS NULL OR last_used_ms <= ?)").run(atMs, tokenId, atMs - API_TOKEN_USE_RESOLUTION_MS);
 }
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */
