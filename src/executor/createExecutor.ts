@@ -8,6 +8,7 @@ import type { SecretVault } from "../secrets/secretTypes.js";
 import { sessionValues } from "../sites/sessionScope.js";
 import type { SiteSessions } from "../sites/siteTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
+import type { TimeoutTiming } from "../receipt/receiptTypes.js";
 import type { FillSecretStep, Task } from "../task/taskTypes.js";
 import { admitTask } from "./admitTask.js";
 import { loginRequiredMessage } from "../sites/siteRefusal.js";
@@ -20,7 +21,7 @@ import { createHostAllowlist } from "./hostAllowlist.js";
 import { DownloadKeeper } from "./downloadKeeper.js";
 import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
-import { performStep } from "./performStep.js";
+import { WAITS_THEN_CROSSES, performStep } from "./performStep.js";
 import type { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
 import { readFailureContext } from "./failureContext.js";
@@ -259,24 +260,27 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   const onAbort = () => void page?.close().catch(() => undefined);
   context.signal.addEventListener("abort", onAbort, { once: true });
 
-  const stepTimeout = (index: number): number => {
-    const step = task.steps[index];
-    const wanted = step?.timeoutMs ?? task.timeouts?.stepMs ?? options.defaultStepTimeoutMs;
-    return Math.max(1, Math.min(wanted, deadline - Date.now()));
-  };
-  const fail = (code: ErrorCode, message: string, step: number | null, detail?: string) => {
+  const wantedStepTimeout = (index: number): number => task.steps[index]?.timeoutMs ?? task.timeouts?.stepMs ?? options.defaultStepTimeoutMs;
+  const stepTimeout = (index: number): number => Math.max(1, Math.min(wantedStepTimeout(index), deadline - Date.now()));
+  const taskBudgetMs = task.timeouts?.taskMs ?? options.defaultTaskTimeoutMs;
+  const fail = (code: ErrorCode, message: string, step: number | null, detail?: string, timing?: TimeoutTiming) => {
     const violation = state.navigationViolation;
     state.error =
       violation !== null
         ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step, detail: untrusted(violation.detail) }
-        : { code, message: redactor.scrub(message), step, ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }) };
+        : { code, message: redactor.scrub(message), step, ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }), ...(timing === undefined ? {} : { timing }) };
   };
 
+  const targetBegan = Date.now();
+  const targetWanted = options.defaultStepTimeoutMs * 2;
+  const targetBudgetBound = deadline - targetBegan < targetWanted;
   try {
-    const response = await page.goto(targetHref, { timeout: Math.max(1, Math.min(options.defaultStepTimeoutMs * 2, deadline - Date.now())), waitUntil: "load" });
+    const response = await page.goto(targetHref, { timeout: Math.max(1, Math.min(targetWanted, deadline - targetBegan)), waitUntil: "load" });
     if (response !== null) state.targetStatus = response.status();
   } catch (error) {
+    const waitedMs = Date.now() - targetBegan;
     if (context.signal.aborted) fail("cancelled", "The operation was cancelled while the target was loading.", null);
+    else if (isTimeout(error) && targetBudgetBound) fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out while the target was loading, after ${waitedMs} ms waiting for the browser (the browser itself took the rest to start).`, null, firstLine(error), { phase: "navigation", waitedMs });
     else fail(isTimeout(error) ? "timeout" : "step_failed", "Opening the target failed; error.detail has the browser's reason.", null, firstLine(error));
     return page;
   }
@@ -328,16 +332,20 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       break;
     }
     if (Date.now() >= deadline) {
-      fail("timeout", `The task's time ran out before ${stepLabel(index)} (${step.action}).`, index);
+      fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out before ${stepLabel(index)} (${step.action}) began.`, index);
       break;
     }
     context.onProgress?.({ kind: "step_started", index, action: step.action, total: task.steps.length });
     // A download is started by a step that acts (a click, a key, a goto), never by a check that runs after it.
     if (MUTATING_ACTIONS.has(step.action) || step.action === "goto") state.runningStep = index;
     const began = Date.now();
+    const given = stepTimeout(index);
+    // The step got less than its own time because the task's budget ends first: a timeout then is the budget's.
+    const budgetBound = given < wantedStepTimeout(index);
+    let phase: TimeoutTiming["phase"] = step.action === "goto" ? "navigation" : "waiting";
     try {
-      if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action)) await crossBoundary();
-      const result = await performStep(step, index, { ...env, timeoutMs: stepTimeout(index) });
+      if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action) && !WAITS_THEN_CROSSES.has(step.action)) await crossBoundary();
+      const result = await performStep(step, index, { ...env, timeoutMs: given, onPhase: (next) => (phase = next) });
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       for (const output of result.outputs ?? []) state.outputs[output.name] = output.value;
       if (result.check !== undefined) state.checks.push(result.check);
@@ -349,7 +357,10 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       state.steps.push({ index, action: step.action, status: "failed", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: false, durationMs: Date.now() - began });
       if (context.signal.aborted) fail("cancelled", `The operation was cancelled during ${stepLabel(index)} (${step.action}).`, index);
-      else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
+      else if (error instanceof StepFailure && error.code === "timeout" && budgetBound) {
+        const waitedMs = Date.now() - began;
+        fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out during ${stepLabel(index)} (${step.action}) while ${PHASE_WORDS[phase]}, after ${waitedMs} ms waiting for the browser (the step began ${began - (deadline - taskBudgetMs)} ms into the task); the step's own time had not run out. Give the task more time (timeouts.taskMs) rather than changing the selector.`, index, error.detail, { phase, waitedMs });
+      } else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
       else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
       if (!context.signal.aborted) state.failure = await failureContextOf(mainPage, step, redactor);
       break;
@@ -390,6 +401,13 @@ const STOPPED_NAVIGATION: Record<"policy" | "secret", string> = {
   secret: "The page tried to take a typed secret to a site it is not bound to. Nothing was sent; error.detail has the address and why.",
 };
 
+/** The phase of a step a task_timeout message names, in words. */
+const PHASE_WORDS: Record<TimeoutTiming["phase"], string> = {
+  navigation: "a page was loading",
+  waiting: "waiting for its element to appear",
+  acting: "acting on its element",
+};
+
 /** Time the failure context may take: it is a hint, and the task's own time is already spent. */
 const FAILURE_CONTEXT_MS = 3_000;
 
@@ -408,7 +426,7 @@ async function failureContextOf(page: Page, step: Task["steps"][number], redacto
 /** Provider failures that refuse the attempt before any browser action (the receipt is BLOCKED). */
 const REFUSING_PROVIDER_CODES = new Set<ErrorCode>(["configuration_error", "provider_unconfigured", "provider_auth_failed", "provider_capacity"]);
 /** Failures a lost browser causes in whatever step was running; the loss is the better explanation. */
-const LOSS_MASKED_CODES = new Set<ErrorCode>(["step_failed", "expectation_failed", "timeout", "internal_error"]);
+const LOSS_MASKED_CODES = new Set<ErrorCode>(["step_failed", "expectation_failed", "timeout", "task_timeout", "internal_error"]);
 
 /**
  * When the provider ended the session under a failing task (dropped connection, crash, its own

@@ -23,7 +23,16 @@ export interface StepEnvironment {
    * ends with the boundary not crossed.
    */
   beforeAct: () => Promise<void>;
+  /** Told when the step moves from waiting for its element to acting on it (the receipt's timeout phase). */
+  onPhase?: (phase: "waiting" | "acting") => void;
 }
+
+/**
+ * Steps that act on an element and cross a write's boundary only once the element is there: a
+ * write whose element never appears ends with nothing sent (the boundary not crossed), never
+ * UNCERTAIN. createExecutor leaves their crossing to performStep.
+ */
+export const WAITS_THEN_CROSSES: ReadonlySet<string> = new Set(["click", "fill", "type", "press", "check", "uncheck"]);
 
 export type StepResult = { output?: { name: string; value: string }; outputs?: { name: string; value: string }[]; check?: Check };
 
@@ -31,6 +40,12 @@ export type StepResult = { output?: { name: string; value: string }; outputs?: {
 export async function performStep(step: Step, index: number, env: StepEnvironment): Promise<StepResult> {
   const { page, timeoutMs } = env;
   try {
+    if (WAITS_THEN_CROSSES.has(step.action)) {
+      const selector = "selector" in step ? step.selector : undefined;
+      if (selector !== undefined) await page.locator(selector).first().waitFor({ state: "visible", timeout: timeoutMs });
+      env.onPhase?.("acting");
+      await env.beforeAct();
+    }
     switch (step.action) {
       case "goto": {
         const href = await env.approveNavigation(step.url);

@@ -23,6 +23,18 @@ export interface ReceiptError {
   step: number | null;
   /** The browser's own words, which may quote the page (element text, attributes): untrusted. `message` is errand's. */
   detail?: UntrustedText;
+  /** With task_timeout: what the running step was doing when the task's budget ran out, and for how long it had waited on the browser. */
+  timing?: TimeoutTiming;
+}
+
+/**
+ * Where a step stood when the task's budget ran out: loading a page (navigation), waiting for its
+ * element to appear (waiting), or acting on it once found (acting); waitedMs is the step's time
+ * spent waiting for the browser.
+ */
+export interface TimeoutTiming {
+  phase: "navigation" | "waiting" | "acting";
+  waitedMs: number;
 }
 
 export interface Check {

@@ -4,6 +4,7 @@ import type { Risk } from "../task/taskTypes.js";
 /** Failures another attempt may not meet: the provider, the network or the clock, not the page's content. */
 const TRANSIENT_CODES: Readonly<Record<string, string>> = {
   timeout: "The attempt ran out of time; the site or the browser may be faster on another attempt.",
+  task_timeout: "The task's budget ran out while the browser was still working; the site or the browser may be faster on another attempt.",
   provider_unavailable: "The browser or its provider failed; another attempt gets a fresh session.",
   provider_capacity: "The provider was at its limit; another attempt may find a free slot.",
 };

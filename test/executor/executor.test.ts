@@ -265,7 +265,8 @@ describe("executor on local Chromium", () => {
       context(),
     );
     assert.equal(receipt.status, "FAIL");
-    assert.equal(receipt.error?.code, "timeout");
+    assert.equal(receipt.error?.code, "task_timeout", "the budget ran out, not the step's own time");
+    assert.equal(receipt.error?.timing?.phase, "navigation");
     assert.ok(receipt.durationMs < 5_000);
   });
 
