@@ -14,8 +14,8 @@ export interface BackupFacts {
 export class BackupError extends Error {}
 
 /**
- * Copies the live database to `destination` with SQLite's online backup API: a consistent copy
- * while runners and the server keep writing (it restarts a page batch when a writer changes it).
+ * Copies the live database to `destination` as one read snapshot (the binding's backup, VACUUM
+ * INTO): a consistent copy while runners and the server keep writing, renamed into place whole.
  * The destination must not exist; it is created 0600, as errand.db is. Nothing of keys/ is copied.
  */
 export async function backupSqliteDatabase(source: string, destination: string): Promise<BackupFacts> {
@@ -62,8 +62,8 @@ export function inspectSqliteCopy(path: string): BackupFacts {
 
 /**
  * Restores a backup as `destination` (ERRAND_HOME/errand.db), which must not exist: restoring over
- * a live database would lose whatever it holds. The copy is checked first and written with the
- * backup API too, so a half-written restore never looks like a database; its mode is 0600.
+ * a live database would lose whatever it holds. The copy is checked first and written the same
+ * way (renamed into place once complete), so a half-written restore never looks like a database; its mode is 0600.
  */
 export async function restoreSqliteDatabase(backup: string, destination: string): Promise<BackupFacts> {
   const facts = inspectSqliteCopy(backup);
@@ -81,8 +81,8 @@ export async function restoreSqliteDatabase(backup: string, destination: string)
 
 /**
  * Before a migration changes an existing database, a consistent copy goes next to it
- * (`errand.db.pre-v<N>-<time>.bak`, 0600) with VACUUM INTO, which unlike the backup API runs
- * synchronously inside the migrator. Returns the copy's path.
+ * (`errand.db.pre-v<N>-<time>.bak`, 0600) with VACUUM INTO, run synchronously inside the
+ * migrator's connection. Returns the copy's path.
  */
 export function backupBeforeMigration(db: SqliteDatabase, path: string, targetVersion: number): string {
   const copy = `${path}.pre-v${targetVersion}-${new Date().toISOString().replace(/[:.]/g, "")}-${process.pid}.bak`;

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, constants, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { SqliteBindingError } from "../storeErrors.js";
 
 /**
@@ -11,7 +12,7 @@ import { SqliteBindingError } from "../storeErrors.js";
  * read in bulk as ArrayBuffer), a value SQLite cannot bind is refused with a TypeError (libsql
  * aborts the process on a boolean and misreads a lone Buffer or null as named parameters),
  * read-only and must-exist are enforced (libsql ignores both), transactions nest as savepoints,
- * and a backup is a VACUUM INTO copy synced to disk.
+ * and a backup is a VACUUM INTO copy synced to disk and renamed into place whole.
  */
 
 /** What a write statement reports. */
@@ -43,7 +44,7 @@ export interface SqliteDatabase {
   immediate<T>(step: () => T): T;
   /** Runs `step` in BEGIN DEFERRED (one read snapshot; a savepoint when nested). */
   deferred<T>(step: () => T): T;
-  /** A consistent copy of the whole database into a new file at `destination`, synced to disk. */
+  /** A consistent copy of the whole database at `destination` (absent or an empty placeholder), synced and renamed into place whole. */
   backup(destination: string): Promise<void>;
   close(): void;
 }
@@ -134,6 +135,15 @@ function plainRow(row: unknown): unknown {
   return plain;
 }
 
+function syncPath(path: string, flags: string): void {
+  const fd = openSync(path, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 class LibsqlStatement<P extends unknown[] | object, R> implements SqliteStatement<P, R> {
   constructor(private readonly native: NativeStatement) {}
 
@@ -219,18 +229,25 @@ class LibsqlDatabase implements SqliteDatabase {
   }
 
   backup(destination: string): Promise<void> {
-    // VACUUM INTO writes only the new file, so a read-only connection may make it.
-    if (this.readonly) this.native.exec("PRAGMA query_only = OFF");
+    // VACUUM INTO is a consistent snapshot, but a copy cut short by a crash is a damaged file: it
+    // is written beside the destination, synced, and only then renamed into place, so the
+    // destination is either absent (or the caller's empty placeholder) or a complete database.
+    const partial = `${destination}.partial-${process.pid}`;
+    closeSync(openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
     try {
-      this.native.prepare("VACUUM INTO ?").run([destination]);
-    } finally {
-      if (this.readonly) this.native.exec("PRAGMA query_only = ON");
-    }
-    const fd = openSync(destination, "r+");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      // VACUUM INTO writes only the new file, so a read-only connection may make it.
+      if (this.readonly) this.native.exec("PRAGMA query_only = OFF");
+      try {
+        this.native.prepare("VACUUM INTO ?").run([partial]);
+      } finally {
+        if (this.readonly) this.native.exec("PRAGMA query_only = ON");
+      }
+      syncPath(partial, "r+");
+      renameSync(partial, destination);
+      syncPath(dirname(destination), "r");
+    } catch (error) {
+      rmSync(partial, { force: true });
+      throw error;
     }
     return Promise.resolve();
   }

@@ -21,8 +21,8 @@ export const backupCommand: Command = {
   maxPositionals: 0,
   run: runBackup,
   help: `errand backup --out FILE [--json]
-  Copies ERRAND_HOME/errand.db to FILE with SQLite's online backup API: consistent even while the
-  server and runners write. FILE must not exist; it is created 0600. The master key
+  Copies ERRAND_HOME/errand.db to FILE as one read snapshot (SQLite's VACUUM INTO): consistent even
+  while the server and runners write; FILE appears only once the copy is complete and on disk. FILE must not exist; it is created 0600. The master key
   (ERRAND_HOME/keys/master.key) is not included: keep it apart. PostgreSQL: use pg_dump.
   Restore with "errand restore FILE" into an empty ERRAND_HOME holding the same key.
   --json: the envelope of docs/CLI.md; data {file, bytes, schemaVersion, operations, journalEvents, keyFile}.
