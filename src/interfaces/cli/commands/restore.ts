@@ -77,7 +77,7 @@ async function runRestore(ctx: CommandContext): Promise<number> {
     if (json) {
       printEnvelope({
         ok: verdict.ok,
-        status: verdict.ok ? "restored" : "tampered",
+        status: verdict.ok ? "done" : "tampered",
         ...(verdict.ok ? {} : { error: { code: "journal_tampered", message: `Restored, but the journal does not verify with this key: ${verdict.message}` } }),
         data: { file, database, ...facts, journal: verdict },
       });
