@@ -35,6 +35,7 @@ import { taskHosts } from "./taskHosts.js";
 import type { HeldSecret } from "./typeSecret.js";
 import { typeSecret } from "./typeSecret.js";
 import { guardUnload, unloadJudge } from "./unloadGuard.js";
+import { ErrandError } from "../errors/errandError.js";
 
 export interface ExecutorOptions {
   provider: BrowserProvider;
@@ -459,10 +460,18 @@ function recordBrowserWriteStops(session: ProviderSession, state: AttemptState, 
   state.network.nonGetAborted += Math.max(0, stopped.count - stopped.listed.length);
 }
 
-class HardStop extends Error {}
+class HardStop extends ErrandError {
+  constructor() {
+    super("timeout", "The task ran out of its time budget.");
+  }
+}
 
 /** The provider ended the session and the run did not fail by itself within LOST_SESSION_GRACE_MS. */
-class SessionLost extends Error {}
+class SessionLost extends ErrandError {
+  constructor(reason: string) {
+    super("provider_unavailable", reason);
+  }
+}
 
 /**
  * Time a run gets, once its browser is gone, to fail on its own (Playwright rejects most pending

@@ -9,6 +9,7 @@ import type { NetworkGuard } from "./networkGuard.js";
 import { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
 import { captureSiteSession, showsLoggedIn } from "./siteBrowserSession.js";
+import { ErrandError } from "../errors/errandError.js";
 
 /** The live browser's viewport: a phone's width, so the login page lays out as it would on the owner's phone. */
 export const HANDOFF_VIEWPORT = { width: 390, height: 700 } as const;
@@ -53,7 +54,7 @@ export interface LoginHandoffOptions {
   signal?: AbortSignal;
 }
 
-export class LoginHandoffError extends Error {}
+export class LoginHandoffError extends ErrandError {}
 
 /** The host (or leading-wildcard host pattern) of a site origin in secretSite form. */
 function hostOfOrigin(origin: string): string {
@@ -72,10 +73,10 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
   const originHosts = site.origins.map(hostOfOrigin).filter((host) => host !== "");
   const hosts = [...new Set([...originHosts, ...site.loginHosts])];
   const start = site.loginUrl ?? site.origins.find((origin) => !origin.includes("://*.")) ?? null;
-  if (start === null) throw new LoginHandoffError(`The site ${site.name} has no login URL and only wildcard origins: set one with errand site add ${site.name} --login-url URL.`);
+  if (start === null) throw new LoginHandoffError("invalid_site", `The site ${site.name} has no login URL and only wildcard origins: set one with errand site add ${site.name} --login-url URL.`);
   const guard = options.guard.forTask(hosts);
   const verdict = await guard.preflight(start);
-  if (verdict.href === null) throw new LoginHandoffError(`The site's login page ${verdict.url} is refused by the network policy: ${verdict.reason}`);
+  if (verdict.href === null) throw new LoginHandoffError("network_blocked", `The site's login page ${verdict.url} is refused by the network policy: ${verdict.reason}`);
   const state = new AttemptState();
   const redactor = new Redactor();
   let session: ProviderSession | null = await options.provider.openSession({ budgetMs: options.budgetMs, signal: options.signal ?? new AbortController().signal, scope: { hosts, readOnly: false } });
@@ -121,7 +122,7 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
     throw error;
   }
   const live = (): Page => {
-    if (closed || page === null || page.isClosed()) throw new LoginHandoffError("The login browser is closed.");
+    if (closed || page === null || page.isClosed()) throw new LoginHandoffError("cancelled", "The login browser is closed.");
     return page;
   };
 
@@ -167,7 +168,7 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
       last = null;
     },
     async press(key) {
-      if (!HANDOFF_KEYS.includes(key)) throw new LoginHandoffError("That key is not one errand forwards.");
+      if (!HANDOFF_KEYS.includes(key)) throw new LoginHandoffError("invalid_enum", "That key is not one errand forwards.");
       await live().keyboard.press(key);
       last = null;
     },

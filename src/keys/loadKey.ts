@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ErrandError } from "../errors/errandError.js";
 import { MIN_KEY_BYTES } from "../task/requestDigest.js";
 import { securePrivateDirectory, securePrivateFile } from "./privateFiles.js";
+import { errorMessage } from "../errors/errorMessage.js";
 
 /** A key problem the CLI turns into exit 2 with code key_error. */
 export class KeyError extends ErrandError {
@@ -72,7 +73,7 @@ export function loadMasterKey(errandHome: string, options: { create: true } | { 
     }
   } catch (error) {
     if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) {
-      throw new KeyError(`Cannot create key file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new KeyError(`Cannot create key file ${file}: ${errorMessage(error)}`);
     }
   }
   securePrivateFile(file, false);

@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/runtimeConfig.js";
 import { chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { errorMessage } from "../errors/errorMessage.js";
 
 /**
  * File modes for what errand keeps at rest. ERRAND_HOME and its keys/ directory are 0700; the
@@ -66,5 +67,5 @@ export function securePrivateDatabase(path: string): void {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { ErrandError } from "../errors/errandError.js";
 
 /**
  * Authenticated encryption at rest: AES-256-GCM with a fresh 96-bit nonce per seal and caller
@@ -17,9 +18,9 @@ const TAG_BYTES = 16;
 export type OpenFailure = "malformed" | "truncated" | "mac";
 
 /** Thrown when sealed text cannot be opened under this key and associated data. */
-export class SealedBoxError extends Error {
+export class SealedBoxError extends ErrandError {
   constructor(readonly reason: OpenFailure) {
-    super(`sealed value cannot be opened (${reason})`);
+    super("secret_unreadable", `sealed value cannot be opened (${reason})`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { ProviderError } from "./providerTypes.js";
 import { parseRetryAfter } from "./parseRetryAfter.js";
 import { scrubSecrets } from "./scrubSecrets.js";
+import { errorMessage } from "../errors/errorMessage.js";
 
 /** What a failure message needs to say who failed, doing what, and what the operator can check. */
 export interface FailureContext {
@@ -84,7 +85,7 @@ function classify(error: unknown): Failure {
     const retryAfterSeconds = parseRetryAfter((error as { headers?: unknown }).headers);
     return { kind: "http", status, detail: sdkDetail(error, status), ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // Playwright reports a refused WebSocket upgrade as "WebSocket error: <url> <status> <reason>\n<body>".
   const upgrade = /WebSocket error: \S+ (\d{3}) ([^\r\n]*)\r?(?:\n([^\r\n]*))?/.exec(message);
   if (upgrade !== null) {

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
+import { ErrandError } from "../errors/errandError.js";
 
 /** One browser session on one provider, for one attempt. Release is always called, in finally. */
 export interface ProviderSession {
@@ -80,17 +81,19 @@ export interface DocumentResponse {
   body: Buffer;
 }
 
+const DOCUMENT_FETCH_CODES = { document_too_large: "document_too_large", download_too_large: "download_too_large", refused: "network_blocked", timeout: "timeout", failed: "provider_unavailable" } as const;
+
 /**
  * Why a document fetch failed: document_too_large (past ERRAND_MAX_DOCUMENT_BYTES),
  * download_too_large (a response marked as a download, past ERRAND_DOWNLOAD_MAX_BYTES), refused (the
  * egress proxy said no), timeout, or failed (connection or protocol error).
  */
-export class DocumentFetchError extends Error {
+export class DocumentFetchError extends ErrandError {
   constructor(
     readonly reason: "document_too_large" | "download_too_large" | "refused" | "timeout" | "failed",
     message: string,
   ) {
-    super(message);
+    super(DOCUMENT_FETCH_CODES[reason], message);
     this.name = "DocumentFetchError";
   }
 }
@@ -127,7 +130,7 @@ export type ProviderErrorCode = "provider_unconfigured" | "provider_auth_failed"
  * - configuration_error: errand's own setup (no Chromium, a request the provider rejects as malformed).
  * Messages never carry a credential or a CDP URL.
  */
-export class ProviderError extends Error {
+export class ProviderError extends ErrandError {
   /** Seconds the provider asked us to wait (Retry-After), when it said; only for provider_capacity. */
   readonly retryAfterSeconds?: number;
   /** The HTTP status the provider answered with, when there was one. */
@@ -140,11 +143,11 @@ export class ProviderError extends Error {
   readonly quoted?: string;
 
   constructor(
-    readonly code: ProviderErrorCode,
+    override readonly code: ProviderErrorCode,
     message: string,
     details: { retryAfterSeconds?: number; status?: number; quoted?: string } = {},
   ) {
-    super(message);
+    super(code, message);
     this.name = "ProviderError";
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.status !== undefined) this.status = details.status;

@@ -1,10 +1,11 @@
+import { ErrandError } from "../errors/errandError.js";
 /** Why the runner aborts an attempt's signal; the executor sees it as `signal.reason`. */
-export class AttemptStop extends Error {
+export class AttemptStop extends ErrandError {
   constructor(
     readonly reason: "cancelled" | "lease_lost" | "timeout",
     message: string,
   ) {
-    super(message);
+    super(reason === "lease_lost" ? "lease_expired" : reason, message);
     this.name = "AttemptStop";
   }
 }

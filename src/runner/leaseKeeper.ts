@@ -1,6 +1,7 @@
 import type { LeaseCheck, LeaseRef, Store } from "../store/Store.js";
 import { AttemptStop, leaseLostStop } from "./attemptStop.js";
 import type { LeaseLoss } from "./attemptStop.js";
+import { errorMessage } from "../errors/errorMessage.js";
 
 export interface LeaseKeeper {
   /** Set once the lease is known lost (see LeaseLoss): nothing more of this attempt may reach the site. */
@@ -86,7 +87,7 @@ export function startLeaseKeeper(store: Store, lease: LeaseRef, options: LeaseKe
         observe(check);
       })
       .catch((error: unknown) => {
-        options.onStoreError?.(error instanceof Error ? error.message : String(error));
+        options.onStoreError?.(errorMessage(error));
         if (renewal) nextRenewalAt = performance.now() + retryMs(options.leaseMs, options.heartbeatMs);
       })
       .finally(() => {

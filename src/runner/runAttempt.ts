@@ -12,6 +12,7 @@ import { startLeaseKeeper } from "./leaseKeeper.js";
 import { readStoredTask } from "./readStoredTask.js";
 import type { AttemptReport, RunnerDeps } from "./runnerTypes.js";
 import { synthesizeReceipt } from "./synthesizeReceipt.js";
+import { errorMessage } from "../errors/errorMessage.js";
 
 /**
  * Time the executor gets past the task's own budget to notice it and return a receipt, and again
@@ -97,7 +98,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     outcome = await Promise.race([deps.execute(task, context), abandoned]);
   } catch (error) {
     // The executor contract is to always return a receipt; a throw is errand's own fault.
-    const message = `The executor failed instead of returning a receipt: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `The executor failed instead of returning a receipt: ${errorMessage(error)}`;
     outcome = { receipt: synthesize(operation, task, "FAIL", "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
   } finally {
     clearTimeout(overrun);
@@ -155,7 +156,7 @@ async function resolveOutcome(
     try {
       await deps.holdResult(operation.operationId, operation.requestDigest, attempt, finalOutcome.ephemeral);
     } catch (error) {
-      deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message: `The extracted values could not be held for collect: ${error instanceof Error ? error.message : String(error)}` });
+      deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message: `The extracted values could not be held for collect: ${errorMessage(error)}` });
     }
   }
   const artifacts = finalOutcome.artifacts ?? [];
@@ -165,7 +166,7 @@ async function resolveOutcome(
     try {
       await deps.keepArtifacts(operation.operationId, operation.requestDigest, attempt, task.evidenceRetention, artifacts);
     } catch (error) {
-      const message = `The artifacts could not be kept: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `The artifacts could not be kept: ${errorMessage(error)}`;
       deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message });
       finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: message } };
     }

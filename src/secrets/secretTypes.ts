@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../errors/errorCodes.js";
 import type { SecretSourceKind } from "../store/SecretStore.js";
+import { ErrandError } from "../errors/errandError.js";
 
 /** A secret the owner declared: its name and the sites it may be typed into and sent to. Never its value. */
 export interface DeclaredSecret {
@@ -46,11 +46,4 @@ export interface SecretSummary extends DeclaredSecret {
 export type SecretSourceInput = { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string } | { kind: "totp"; seed: string };
 
 /** A refusal about a secret, with its code; messages never carry a value. */
-export class SecretError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class SecretError extends ErrandError {}

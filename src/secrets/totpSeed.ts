@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { ErrandError } from "../errors/errandError.js";
 
 /** The hash functions RFC 6238 names; otpauth URIs spell them SHA1, SHA256, SHA512. */
 export const TOTP_ALGORITHMS = ["SHA1", "SHA256", "SHA512"] as const;
@@ -19,7 +20,11 @@ const MAX_KEY_BYTES = 128;
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /** Why a TOTP seed is refused; the message names the parameter and never quotes the key. */
-export class TotpSeedError extends Error {}
+export class TotpSeedError extends ErrandError {
+  constructor(message: string) {
+    super("invalid_totp_seed", message);
+  }
+}
 
 /**
  * Reads what the owner pasted: an `otpauth://totp/...` URI (secret, and optional digits, period,

@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../errors/errorCodes.js";
 import type { SiteSessionState } from "../store/SiteStore.js";
+import { ErrandError } from "../errors/errandError.js";
 
 /** A site as the owner defined it: never its session. */
 export interface SiteDefinition {
@@ -92,11 +92,4 @@ export interface SiteSessions {
 }
 
 /** A refusal about a site, with its code; messages never carry a session value. */
-export class SiteError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class SiteError extends ErrandError {}

@@ -3,6 +3,7 @@ import { OWNER_SUBMITTER, operationEvent } from "../journal/operationEvent.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
 import type { ApprovalDecision, ApprovalEndCode, AttemptResolution, CancelOutcome, NewOperation, OperationPhase, OperationRecord } from "./Store.js";
 import { isTerminalPhase, operationState } from "./Store.js";
+import { ErrandError } from "../errors/errandError.js";
 
 /**
  * The whole lifecycle of an operation on one screen. Each transition takes the operation as it
@@ -28,9 +29,9 @@ export interface Transition {
 }
 
 /** A transition asked for from a phase it does not start from: a bug in errand, never a user error. */
-export class TransitionError extends Error {
+export class TransitionError extends ErrandError {
   constructor(transition: string, phase: OperationPhase) {
-    super(`operation transition "${transition}" cannot start from phase "${phase}"`);
+    super("internal_error", `operation transition "${transition}" cannot start from phase "${phase}"`);
   }
 }
 

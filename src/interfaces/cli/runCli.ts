@@ -11,6 +11,7 @@ import { suggestNearest } from "./suggestNearest.js";
 import { UsageError } from "./usageError.js";
 import { printEnvelope } from "./jsonEnvelope.js";
 import { BUILD_COMMIT, VERSION, versionLine } from "./version.js";
+import { errorMessage } from "../../errors/errorMessage.js";
 
 
 function generalHelp(): string {
@@ -122,7 +123,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     }
     // errand's own errors (a setting it cannot use, a missing key, the database): exit code from the code (exitForFailure).
     if (error instanceof ErrandError) return printFailure({ code: error.code, message: error.message }, json);
-    printFailure({ code: "internal_error", message: error instanceof Error ? error.message : String(error) }, json);
+    printFailure({ code: "internal_error", message: errorMessage(error) }, json);
     return EXIT.fail;
   }
 }

@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Problem } from "../../errors/result.js";
 import type { Handle } from "../../operations/handle.js";
 import { SUBMIT_REFUSAL_CODES } from "../../operations/submitRefusal.js";
+import { ErrandError } from "../../errors/errandError.js";
 
 /** HTTP status for each errand error code a REST caller can receive. */
 export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503 | 507 {
@@ -44,13 +45,13 @@ export function statusForCode(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 41
 }
 
 /** The one typed error of the HTTP layer: an errand code, a message for whoever must act, and details. */
-export class ApiError extends Error {
+export class ApiError extends ErrandError {
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
     readonly details: { problems?: Problem[]; handle?: Handle; headers?: Record<string, string> } = {},
   ) {
-    super(message);
+    super(code, message);
     this.name = "ApiError";
   }
 

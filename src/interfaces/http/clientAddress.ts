@@ -1,4 +1,5 @@
 import { BlockList, isIP } from "node:net";
+import { ConfigError } from "../../config/configError.js";
 
 /**
  * Who is on the other end, for per-address limits (owner-password lockout, failure limits,
@@ -13,7 +14,7 @@ export interface TrustedProxies {
   readonly entries: readonly string[];
 }
 
-export class TrustedProxiesError extends Error {}
+export class TrustedProxiesError extends ConfigError {}
 
 function bare(address: string): string {
   const trimmed = address.trim();

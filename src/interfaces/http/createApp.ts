@@ -2,6 +2,7 @@ import { reportRowRefusals } from "./reportRowRefusals.js";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errorResponse } from "./apiError.js";
+import { apiErrorFrom } from "./apiErrorFrom.js";
 import { countingFailures } from "./failureCounting.js";
 import { createFailureLimiter } from "./failureLimiter.js";
 import type { AppDeps, AppEnv } from "./httpDeps.js";
@@ -74,11 +75,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.notFound(() => errorResponse(new ApiError("not_found", "No endpoint here. MCP is at /mcp; the REST API is described at /v1/openapi.json.")));
   app.onError((error) => {
-    if (error instanceof ApiError) return errorResponse(error);
     if (error instanceof OAuthError) return oauthErrorResponse(error);
     if (error instanceof HTTPException && error.status < 500) return errorResponse(new ApiError("invalid_type", "The request was malformed."));
-    deps.logger.error("Request failed unexpectedly", error);
-    return errorResponse(new ApiError("internal_error", "errand failed unexpectedly; the operator's log has the details."));
+    const answer = apiErrorFrom(error);
+    if (answer === null || answer.status >= 500) deps.logger.error("Request failed", error);
+    return errorResponse(answer ?? new ApiError("internal_error", "errand failed unexpectedly; the operator's log has the details."));
   });
   return app;
 }

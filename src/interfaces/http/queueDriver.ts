@@ -1,6 +1,7 @@
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { RunQueueReport } from "../../runner/runnerTypes.js";
 import type { HttpLogger } from "./httpLogger.js";
+import { errorMessage } from "../../errors/errorMessage.js";
 
 /**
  * Runs the queue inside the serving process, one drain at a time. States:
@@ -37,7 +38,7 @@ export function createQueueDriver(options: { service: OperationsService; logger:
       } while (again && !stop.signal.aborted);
       lastError = null;
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
+      lastError = errorMessage(error);
       options.logger.error("Running the queue failed", error);
     } finally {
       current = undefined;

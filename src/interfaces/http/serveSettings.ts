@@ -1,4 +1,5 @@
 import { DAY, HOUR, KiB, MINUTE, MiB, SECOND } from "../../config/units.js";
+import { ConfigError } from "../../config/configError.js";
 
 /** Everything the HTTP app needs to know about where it lives and how strict to be. */
 export interface ServeSettings {
@@ -93,7 +94,7 @@ export interface ServeAddress {
 }
 
 /** A problem with the serve options, phrased for the operator. */
-export class ServeSettingsError extends Error {}
+export class ServeSettingsError extends ConfigError {}
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, "").toLowerCase();

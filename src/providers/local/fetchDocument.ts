@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { DocumentRequest, DocumentResponse } from "../providerTypes.js";
 import { DocumentFetchError } from "../providerTypes.js";
+import { errorMessage } from "../../errors/errorMessage.js";
 
 export interface FetchDocumentOptions {
   /** `http://127.0.0.1:PORT`: the session's egress proxy, the only way errand's own fetch leaves. */
@@ -122,7 +123,7 @@ async function readCapped(stream: Readable, cap: { maxBytes: number; kind: "docu
     }
   } catch (error) {
     if (error instanceof DocumentFetchError) throw error;
-    throw new DocumentFetchError("failed", error instanceof Error ? error.message : String(error));
+    throw new DocumentFetchError("failed", errorMessage(error));
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqliteBinding.js";
 import { securePrivateDatabase, securePrivateFile } from "../../keys/privateFiles.js";
+import { errorMessage } from "../../errors/errorMessage.js";
+import { ConfigError } from "../../config/configError.js";
 
 /** What a copy of errand.db holds, as backup and restore report it. */
 export interface BackupFacts {
@@ -11,7 +13,7 @@ export interface BackupFacts {
 }
 
 /** A backup file errand will not use: not SQLite, damaged, or not an errand database. */
-export class BackupError extends Error {}
+export class BackupError extends ConfigError {}
 
 /**
  * Copies the live database to `destination` as one read snapshot (the binding's backup, VACUUM
@@ -38,7 +40,7 @@ export function inspectSqliteCopy(path: string): BackupFacts {
   try {
     db = openSqliteDatabase(path, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw new BackupError(`${path} cannot be opened as an SQLite database (${error instanceof Error ? error.message : String(error)}).`);
+    throw new BackupError(`${path} cannot be opened as an SQLite database (${errorMessage(error)}).`);
   }
   try {
     const integrity = db.pragma("integrity_check", { simple: true }) as string;
@@ -50,11 +52,11 @@ export function inspectSqliteCopy(path: string): BackupFacts {
       return { bytes: statSync(path).size, schemaVersion, operations: count("SELECT count(*) AS n FROM operations"), journalEvents: count("SELECT count(*) AS n FROM journal_events") };
     } catch (error) {
       if (error instanceof BackupError) throw error;
-      throw new BackupError(`${path} is an SQLite database but not errand's (${error instanceof Error ? error.message : String(error)}).`);
+      throw new BackupError(`${path} is an SQLite database but not errand's (${errorMessage(error)}).`);
     }
   } catch (error) {
     if (error instanceof BackupError) throw error;
-    throw new BackupError(`${path} is damaged: ${error instanceof Error ? error.message : String(error)}`);
+    throw new BackupError(`${path} is damaged: ${errorMessage(error)}`);
   } finally {
     db.close();
   }

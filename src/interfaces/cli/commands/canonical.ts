@@ -3,6 +3,7 @@ import { EXIT } from "../exitCodes.js";
 import { printErr, printOut } from "../output.js";
 import { parseJsonText, readInputText } from "../readInput.js";
 import type { Command, CommandContext } from "../commandContext.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 export const canonicalCommand: Command = {
   name: "canonical",
@@ -27,7 +28,7 @@ export function runCanonical(ctx: CommandContext): number {
   try {
     canonical = canonicalJson(parsed.value);
   } catch (error) {
-    printErr(`error: input has no RFC 8785 canonical form: ${error instanceof Error ? error.message : String(error)} [invalid_json]`);
+    printErr(`error: input has no RFC 8785 canonical form: ${errorMessage(error)} [invalid_json]`);
     return EXIT.usage;
   }
   printOut(canonical);

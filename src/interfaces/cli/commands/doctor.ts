@@ -13,6 +13,7 @@ import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
 import type { DatabaseFacts } from "../../../store/sqlite/inspectDatabase.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 /** One finding: what was checked, whether it holds, what was seen, and the fix in one line when it does not. */
 export interface DoctorCheck {
@@ -83,7 +84,7 @@ function checkKey(home: string): DoctorCheck {
     readHexKeyFile(path);
     return pass("master key", `${path} (keep a copy apart from backups)`);
   } catch (error) {
-    return fail("master key", error instanceof Error ? error.message : String(error), `put the right 32-byte hex key back at ${path} from your key backup`);
+    return fail("master key", errorMessage(error), `put the right 32-byte hex key back at ${path} from your key backup`);
   }
 }
 
@@ -108,7 +109,7 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
   try {
     facts = inspectDatabase(path, sealerOf(home));
   } catch (error) {
-    return [fail("database", `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
+    return [fail("database", `${path} cannot be read: ${errorMessage(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
   }
   const checks: DoctorCheck[] = [];
   if (facts.integrity !== "ok") checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
@@ -127,7 +128,7 @@ async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: Journa
   try {
     facts = await inspectPostgres(url, sealer);
   } catch (error) {
-    return [fail("database", `${where}: ${error instanceof Error ? error.message : String(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL")];
+    return [fail("database", `${where}: ${errorMessage(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL")];
   }
   const checks: DoctorCheck[] = [];
   if (facts.schemaVersion === 0) checks.push(fail("database", `${where} has no errand schema`, 'run "errand migrate" with ERRAND_DATABASE_URL set (it also creates the key the database is signed with)'));
@@ -177,7 +178,7 @@ function checkOwnerApproval(env: NodeJS.ProcessEnv): DoctorCheck {
   try {
     rules = parseOwnerApproval(raw);
   } catch (error) {
-    return fail("owner approval", error instanceof Error ? error.message : String(error), "unset ERRAND_OWNER_APPROVAL (every write and every secret waits for the owner)");
+    return fail("owner approval", errorMessage(error), "unset ERRAND_OWNER_APPROVAL (every write and every secret waits for the owner)");
   }
   const unattended = unattendedUnderPolicy(rules);
   if (unattended.length === 0) return pass("owner approval", `ERRAND_OWNER_APPROVAL=${raw}: every write and every secret waits for the owner`);
@@ -238,7 +239,7 @@ async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
     if (response.status === 200) return pass("public URL", `${url.origin}/healthz answers over TLS with a valid certificate`);
     return fail("public URL", `${url.origin}/healthz answered HTTP ${response.status}`, "check that the proxy forwards to errand serve and passes the Host header");
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : errorMessage(error);
     return fail("public URL", `${url.origin} is not reachable over TLS: ${cause}`, "check the tunnel or reverse proxy, its DNS name and its certificate");
   }
 }

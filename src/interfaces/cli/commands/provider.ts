@@ -21,6 +21,7 @@ import { createProgressReporter } from "../progressReporter.js";
 import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
 import { printProblems, problemsError } from "./validate.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 export const providerCommand: Command = {
   name: "provider",
@@ -102,7 +103,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   try {
     raw = JSON.parse(readInputText(file));
   } catch (error) {
-    throw new UsageError(`the smoke task ${file} could not be read as JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`the smoke task ${file} could not be read as JSON: ${errorMessage(error)}`);
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UsageError(`the smoke task ${file} is not a JSON object`);
   // A smoke runs again and again: each run is its own operation, pinned to the provider under test.

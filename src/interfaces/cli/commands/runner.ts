@@ -13,6 +13,7 @@ import { printFailure } from "../operationOutput.js";
 import { UsageError } from "../usageError.js";
 import { printErr, printOut } from "../output.js";
 import { withOperations } from "../withOperations.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 
 type ExecutorSource = (options: ExecutorFactoryOptions) => WiredExecutor | Promise<WiredExecutor>;
@@ -73,7 +74,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           executor = await source({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs, longLived: watch });
         } catch (error) {
           if (error instanceof UsageError) throw error;
-          return printFailure({ code: "configuration_error", message: error instanceof Error ? error.message : String(error) }, json);
+          return printFailure({ code: "configuration_error", message: errorMessage(error) }, json);
         }
         const total: RunQueueReport = watch ? await watchQueue(service, config.shutdownGraceMs, concurrency, budgetMs, stop.signal, events) : await runOnce(service, max, budgetMs, stop.signal);
         if (json) printEnvelope({ ok: true, status: total.stoppedBecause, data: { ...total } });

@@ -17,6 +17,7 @@ import { printErr, printOut, setLineShape } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -195,7 +196,7 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
         try {
           listener = await listenNode({ host, port });
         } catch (error) {
-          return printFailure({ code: "configuration_error", message: `Cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}` }, false);
+          return printFailure({ code: "configuration_error", message: `Cannot listen on ${host}:${port}: ${errorMessage(error)}` }, false);
         }
         const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects, mcpAllowedOrigins });
         const chromium = findChromium(ctx.env);

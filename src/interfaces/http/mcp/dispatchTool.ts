@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Problem } from "../../../errors/result.js";
 import { ApiError } from "../apiError.js";
 import { NEXT_FIELD } from "./outputSchemas.js";
+import { apiErrorFrom } from "../apiErrorFrom.js";
 import type { AnyTool, ToolContext } from "./toolDefinition.js";
 
 function errorResult(failure: ApiError): CallToolResult {
@@ -45,11 +46,8 @@ export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContex
     if (typeof next !== "string") return { content: [{ type: "text", text: summary }, ...images], structuredContent: { ...data, ...(next === undefined ? {} : { [NEXT_FIELD]: next }) } };
     return { content: [{ type: "text", text: `${summary}\nNext: ${next}` }, ...images], structuredContent: data };
   } catch (error) {
-    const failure =
-      error instanceof ApiError
-        ? error
-        : new ApiError("internal_error", "errand failed unexpectedly while handling this call; nothing else is known to have changed. Call errand_status, then retry once.");
-    if (!(error instanceof ApiError)) ctx.deps.logger.error(`Tool ${tool.name} failed`, error);
-    return errorResult(failure);
+    const answer = apiErrorFrom(error);
+    if (answer === null || answer.status >= 500) ctx.deps.logger.error(`Tool ${tool.name} failed`, error);
+    return errorResult(answer ?? new ApiError("internal_error", "errand failed unexpectedly while handling this call; nothing else is known to have changed. Call errand_status, then retry once."));
   }
 }

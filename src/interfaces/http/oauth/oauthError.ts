@@ -1,12 +1,14 @@
+import { ErrandError } from "../../../errors/errandError.js";
 /** An OAuth error answered as RFC 6749 §5.2 JSON (`error`, `error_description`). */
-export class OAuthError extends Error {
+export class OAuthError extends ErrandError {
   constructor(
     readonly error: string,
     readonly description: string,
     readonly status = 400,
     readonly headers: Record<string, string> = {},
   ) {
-    super(description);
+    // The wire answer is RFC 6749's error; errand's own code is the nearest of its table.
+    super(status === 401 ? "unauthorized" : status === 429 ? "rate_limited" : status === 413 ? "request_too_large" : "invalid_type", description);
     this.name = "OAuthError";
   }
 }

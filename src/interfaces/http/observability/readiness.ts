@@ -1,3 +1,4 @@
+import { errorMessage } from "../../../errors/errorMessage.js";
 /** One thing errand needs before it can take work, and what is wrong with it (null when fine). */
 export interface ReadinessProbe {
   name: string;
@@ -21,7 +22,7 @@ export async function checkReadiness(probes: readonly ReadinessProbe[]): Promise
         timer = setTimeout(() => resolve(`did not answer within ${PROBE_TIMEOUT_MS / 1000} s`), PROBE_TIMEOUT_MS);
       });
       try {
-        const reason = await Promise.race([probe.check().catch((error: unknown) => (error instanceof Error ? error.message : String(error))), timeout]);
+        const reason = await Promise.race([probe.check().catch((error: unknown) => (errorMessage(error))), timeout]);
         return { name: probe.name, ok: reason === null, reason };
       } finally {
         clearTimeout(timer);

@@ -11,6 +11,7 @@ import { approvalPage, dashboardPage, loginPage, messagePage, operationPage } fr
 import type { OwnerSession } from "./ownerSessions.js";
 import { OwnerSessions, sameToken } from "./ownerSessions.js";
 import { siteLoginRoutes } from "./siteLoginRoutes.js";
+import { errorMessage } from "../../../errors/errorMessage.js";
 
 const SESSION_COOKIE = "errand_owner";
 const LOGIN_COOKIE = "errand_owner_login";
@@ -176,7 +177,7 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
       const grant = await ownerSites.allow(site, { risk, secrets: description.secrets.map((secret) => secret.name), durationMs: GRANT_FROM_APPROVAL_MS });
       deps.logger.info("Owner approved a task and gave a grant in the console", { operationId: id, site, grant: grant.id });
     } catch (error) {
-      return html(messagePage("Approved, not allowed", `The task was approved, but no grant was given: ${error instanceof Error ? error.message : String(error)}`), 409);
+      return html(messagePage("Approved, not allowed", `The task was approved, but no grant was given: ${errorMessage(error)}`), 409);
     }
     return redirect(c, `/owner/operations/${result.handle.operationId}`);
   });
