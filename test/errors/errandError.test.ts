@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { ConfigError } from "../../src/config/configError.js";
 import { ErrandError } from "../../src/errors/errandError.js";
 import { ERROR_CODES } from "../../src/errors/errorCodes.js";
-import { exitForFailure } from "../../src/interfaces/cli/operationOutput.js";
+import { exitForFailure } from "../../src/interfaces/cli/exitCodes.js";
 import { KeyError, MissingKeyError } from "../../src/keys/loadKey.js";
 import { PrivateFileError } from "../../src/keys/privateFiles.js";
 import { JournalKeyMismatchError, OperationTamperedError, SchemaTooNewError, StoreBusyError } from "../../src/store/storeErrors.js";

@@ -1,20 +1,6 @@
 import { extractedValues } from "../../receipt/extractedValues.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../../receipt/receiptTypes.js";
-import { EXIT } from "./exitCodes.js";
 import { stepLabel } from "../../task/stepLabel.js";
-
-const STATUS_EXIT: Record<ReceiptStatus, number> = {
-  PASS: EXIT.pass,
-  FAIL: EXIT.fail,
-  PARTIAL: EXIT.partial,
-  BLOCKED: EXIT.blocked,
-  UNCERTAIN: EXIT.uncertain,
-  CANCELLED: EXIT.cancelled,
-};
-
-export function exitCodeFor(status: ReceiptStatus): number {
-  return STATUS_EXIT[status];
-}
 
 const STATUS_MEANING: Record<ReceiptStatus, string> = {
   PASS: "every expectation held",

@@ -1,37 +1,13 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import type { Handle } from "../../operations/handle.js";
 import type { ApprovalRequest, ServiceFailure } from "../../operations/serviceTypes.js";
-import { SUBMIT_REFUSAL_CODES } from "../../operations/submitRefusal.js";
 import type { EphemeralEvidence } from "../../receipt/receiptTypes.js";
 import { UNTRUSTED_NOTICE } from "../../receipt/untrustedText.js";
-import { POLICY_CODES } from "../../task/validateTask.js";
-import { EXIT } from "./exitCodes.js";
+import { exitForFailure } from "./exitCodes.js";
 import type { CliError } from "./jsonEnvelope.js";
 import { printEnvelope } from "./jsonEnvelope.js";
 import { printErr } from "./output.js";
 
-/** Failures about errand's own state, not about what the caller sent. */
-const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "approval_not_pending",
-  "journal_quota_exceeded",
-  "journal_tampered",
-  "operation_not_found",
-  "artifact_not_found",
-  "artifact_mismatch",
-  "internal_error",
-  "store_busy",
-  "store_schema_too_new",
-  "store_unavailable",
-  "configuration_error",
-  "key_error",
-]);
-
-/** Exit code for a refused call: 4 for a missing approval (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
-export function exitForFailure(code: ErrorCode): number {
-  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
-  if (STATE_CODES.has(code)) return EXIT.fail;
-  return EXIT.usage;
-}
 
 type Failure = ServiceFailure | { code: ErrorCode; message: string; problems?: CliError["problems"]; handle?: Handle };
 

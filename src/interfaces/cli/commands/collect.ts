@@ -1,10 +1,8 @@
-import type { ReceiptStatus } from "../../../receipt/receiptTypes.js";
-import { RECEIPT_STATUSES } from "../../../receipt/receiptTypes.js";
 import { COLLECT_LIMITS } from "../../../operations/collectOperation.js";
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
-import { EXIT } from "../exitCodes.js";
-import { exitCodeFor, formatReceipt } from "../formatReceipt.js";
+import { EXIT, exitForOutcome } from "../exitCodes.js";
+import { formatReceipt } from "../formatReceipt.js";
 import { integerOption } from "../integerOption.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { approvalJson, describeApproval, describeHandle, presentEphemeral, printFailure } from "../operationOutput.js";
@@ -44,7 +42,7 @@ async function runCollect(ctx: CommandContext): Promise<number> {
       ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
     });
     if (!result.ok) return printFailure(result, json);
-    const exit = exitFor(result.status, result.receipt?.status ?? result.compacted?.receiptStatus);
+    const exit = exitForOutcome(result.status, result.receipt?.status ?? result.compacted?.receiptStatus);
     if (json) {
       const { handle, ephemeral, compacted, receipt } = result;
       const approval = result.approval === undefined ? {} : { approval: approvalJson(ctx.env, id, result.approval) };
@@ -56,13 +54,4 @@ async function runCollect(ctx: CommandContext): Promise<number> {
 
     return exit;
   });
-}
-
-function exitFor(status: string, receiptStatus: unknown): number {
-  if (status === "pending" || status === "awaiting_approval") return EXIT.pending;
-  return isReceiptStatus(receiptStatus) ? exitCodeFor(receiptStatus) : EXIT.fail;
-}
-
-function isReceiptStatus(value: unknown): value is ReceiptStatus {
-  return typeof value === "string" && (RECEIPT_STATUSES as readonly string[]).includes(value);
 }
