@@ -21,6 +21,7 @@ import { createHostAllowlist } from "./hostAllowlist.js";
 import { DownloadKeeper } from "./downloadKeeper.js";
 import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
+import { NewTabs } from "./newTabs.js";
 import { WAITS_THEN_CROSSES, performStep } from "./performStep.js";
 import type { Redactor } from "./redactor.js";
 import { SecretEgressGuard } from "./secretEgressGuard.js";
@@ -244,11 +245,14 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   // The guards above cover every page of the context, one the provider opened ahead included.
   page = session.page ?? (await session.context.newPage());
   deps.downloads.watch(session.context, page);
-  guardPages(session.context, page, state, (download) => deps.downloads.onDownload(download));
+  const tabs = new NewTabs(session.context);
+  const pages = guardPages(session.context, page, state, (download) => deps.downloads.onDownload(download), tabs);
+  await tabs.watch(page);
   // An unloading document sends requests that route() never sees: a read_only page's writes, and
-  // whatever a page does with a typed secret. This judges them by the same rules.
-  if (!write || task.steps.some((step) => step.action === "fill_secret")) {
-    await guardUnload(session.context, page, unloadJudge({ guard, readOnly: !write, secretEgress, context: session.context }), (stopped, refusal) => {
+  // whatever a page does with a typed secret. This judges them by the same rules, on every page the task drives.
+  const needsUnloadGuard = !write || task.steps.some((step) => step.action === "fill_secret");
+  const guardUnloadOf = (driven: Page): Promise<void> =>
+    guardUnload(session.context, driven, unloadJudge({ guard, readOnly: !write, secretEgress, context: session.context }), (stopped, refusal) => {
       const url = redactor.scrub(stopped.url);
       const reason = redactor.scrub(refusal.reason);
       // A navigation this guard stopped first stops the page as route()'s refusal would have.
@@ -257,7 +261,14 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (stopsPage) flagNavigation(state, refusal.code, STOPPED_NAVIGATION[kind], `${url}: ${reason}`);
       state.recordBlocked({ url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason }, stopsPage && kind === "policy" ? "navigation" : kind);
     });
-  }
+  if (needsUnloadGuard) await guardUnloadOf(page);
+  /** Continues the task in a tab a click opened on a task host, under the same page guards as the first. */
+  const follow = async (opened: Page): Promise<void> => {
+    page = opened;
+    pages.follow(opened);
+    await tabs.watch(opened);
+    if (needsUnloadGuard) await guardUnloadOf(opened);
+  };
   const onAbort = () => void page?.close().catch(() => undefined);
   context.signal.addEventListener("abort", onAbort, { once: true });
 
@@ -298,14 +309,14 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     return page;
   }
 
-  const mainPage = page;
+  // The page steps run on: the target's, until a click continues in a new tab.
+  let current: Page = page;
   const env = {
-    page: mainPage,
     timeoutMs: 0,
     fillSecret: async (step: FillSecretStep, timeoutMs: number) => {
       const secret = held.get(step.secret);
       if (secret === undefined) throw new StepFailure("secret_unknown", `The secret ${step.secret} was not revealed before the browser opened.`);
-      await typeSecret(mainPage, step, secret, timeoutMs, async (text) => {
+      await typeSecret(current, step, secret, timeoutMs, async (text) => {
         // The boundary is crossed only once the site binding held, so a refused secret leaves a write BLOCKED.
         if (write) await crossBoundary();
         // A TOTP code exists only from now on: from here it is scrubbed and guarded like a value.
@@ -346,7 +357,16 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     let phase: TimeoutTiming["phase"] = step.action === "goto" ? "navigation" : "waiting";
     try {
       if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action) && !WAITS_THEN_CROSSES.has(step.action)) await crossBoundary();
-      const result = await performStep(step, index, { ...env, timeoutMs: given, onPhase: (next) => (phase = next) });
+      if (step.action === "click") tabs.begin();
+      const result = await performStep(step, index, { ...env, page: current, timeoutMs: given, onPhase: (next) => (phase = next) });
+      if (step.action === "click") {
+        const opened = await tabs.settle({ wanted: step.then === "follow_new_tab", timeoutMs: stepTimeout(index), onTaskHost: hostAllowed });
+        state.network.popupsClosed += opened.closed;
+        if (opened.follow !== null) {
+          await follow(opened.follow);
+          current = opened.follow;
+        }
+      }
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       for (const output of result.outputs ?? []) state.outputs[output.name] = output.value;
       if (result.check !== undefined) state.checks.push(result.check);
@@ -355,6 +375,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       state.steps.push({ index, action: step.action, status: "ok", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: true, durationMs: Date.now() - began });
     } catch (error) {
+      state.network.popupsClosed += await tabs.drop();
       state.steps.push({ index, action: step.action, status: "failed", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: false, durationMs: Date.now() - began });
       if (context.signal.aborted) fail("cancelled", `The operation was cancelled during ${stepLabel(index)} (${step.action}).`, index);
@@ -363,13 +384,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
         fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out during ${stepLabel(index)} (${step.action}) while ${PHASE_WORDS[phase]}, after ${waitedMs} ms waiting for the browser (the step began ${began - (deadline - taskBudgetMs)} ms into the task); the step's own time had not run out. Give the task more time (timeouts.taskMs) rather than changing the selector.`, index, error.detail, { phase, waitedMs });
       } else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
       else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
-      if (!context.signal.aborted) state.failure = await failureContextOf(mainPage, step, redactor);
+      if (!context.signal.aborted) state.failure = await failureContextOf(current, step, redactor);
       break;
     }
   }
-  if (state.error === null && context.observe !== undefined && !mainPage.isClosed()) {
+  if (state.error === null && context.observe !== undefined && !current.isClosed()) {
     try {
-      await context.observe(mainPage, (text) => redactor.scrub(text));
+      await context.observe(current, (text) => redactor.scrub(text));
     } catch (error) {
       fail("step_failed", "Reading the page failed; error.detail has the browser's reason.", null, firstLine(error));
     }

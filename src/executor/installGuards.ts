@@ -7,6 +7,7 @@ import type { NetworkGuard } from "./networkGuard.js";
 import { originOf } from "./originOf.js";
 import type { Redactor } from "./redactor.js";
 import type { SecretEgressGuard } from "./secretEgressGuard.js";
+import type { NewTabs } from "./newTabs.js";
 import { sessionLeakReason } from "./sessionLeakReason.js";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -65,6 +66,8 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const url = request.url();
     const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
+    // Another tab's navigation is refused all the same, but it stops the task only when a step needs that tab (NewTabs).
+    const flagNavigation = flagFor(request, options);
     if (!verdict.allowed) {
       if (navigation) flagNavigation(state, verdict.code, "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.", `${redactor.scrub(url)}: ${verdict.reason}`);
       return block(route, request, verdict.code, verdict.reason, navigation ? "navigation" : "policy");
@@ -146,6 +149,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
     const offHost = navigation && !options.hostAllowed(url);
+    const popup = navigation && isPopupNavigation(request, options.mainPage());
     // A hop a site chose itself (its own redirect) that takes a typed secret elsewhere stops the page.
     const leaked = options.secretEgress.active ? options.secretEgress.leak({ url, body: request.postDataBuffer() }) : null;
     // route() never sees a hop the browser follows; its tunnel waits for this (an allowed hop's host is admitted).
@@ -154,7 +158,9 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     const reason = leaked !== null ? `redirect hop carries the secret ${leaked} to ${originOf(url)}` : verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
     options.requestJudged?.(url, { code, reason });
     state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
-    if (navigation) {
+    if (popup) {
+      void pageOf(request)?.close().catch(() => undefined);
+    } else if (navigation) {
       flagNavigation(state, code, "A redirect took the page to an address it may not reach; the page was stopped. error.detail has the address and why.", `${redactor.scrub(url)}: ${reason}`);
       void options.mainPage()?.close().catch(() => undefined);
     }
@@ -164,10 +170,12 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
 
 /**
  * Page guards, installed once the main page exists: any other page is a popup (window.open,
- * target=_blank) and is closed at once; dialogs are dismissed; every download goes to
- * `onDownload` (the attempt's DownloadKeeper, which keeps it or refuses it).
+ * target=_blank) and is closed at once, unless a click that opened it holds it (`tabs`, which may
+ * make it the page the task continues in: follow()); dialogs are dismissed; every download, on
+ * every page, goes to `onDownload` (the attempt's DownloadKeeper, which keeps it or refuses it).
  */
-export function guardPages(context: BrowserContext, mainPage: Page, state: AttemptState, onDownload: (download: Download) => void): void {
+export function guardPages(context: BrowserContext, mainPage: Page, state: AttemptState, onDownload: (download: Download) => void, tabs?: NewTabs): { follow(page: Page): void } {
+  let current = mainPage;
   const guardPage = (page: Page) => {
     page.on("dialog", (dialog) => {
       state.network.dialogsDismissed += 1;
@@ -175,15 +183,26 @@ export function guardPages(context: BrowserContext, mainPage: Page, state: Attem
     });
     page.on("download", onDownload);
   };
+  const trackUrl = (page: Page) =>
+    page.on("framenavigated", (frame) => {
+      if (page === current && frame === page.mainFrame()) state.lastUrl = frame.url();
+    });
   guardPage(mainPage);
-  mainPage.on("framenavigated", (frame) => {
-    if (frame === mainPage.mainFrame()) state.lastUrl = frame.url();
-  });
+  trackUrl(mainPage);
   context.on("page", (page) => {
-    if (page === mainPage) return;
+    if (page === current) return;
+    guardPage(page);
+    if (tabs?.hold(page) === true) return;
     state.network.popupsClosed += 1;
     void page.close().catch(() => undefined);
   });
+  return {
+    follow: (page) => {
+      current = page;
+      state.lastUrl = page.url();
+      trackUrl(page);
+    },
+  };
 }
 
 /** One fetched hop of a navigation: its status, where it redirects, and how to hand it to the browser. */
@@ -261,7 +280,7 @@ async function followNavigation(
       if (!allowed) {
         const code = verdict.allowed ? "navigation_blocked" : verdict.code;
         const reason = verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-        flagNavigation(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
+        flagFor(request, options)(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
         return block(route, request, code, reason, "navigation");
       }
       const status = hopResponse.status;
@@ -283,7 +302,7 @@ async function followNavigation(
 function abortFetch(route: Route, request: Request, options: GuardOptions, error: unknown): Promise<void> {
   if (error instanceof DocumentFetchError && error.reason === "document_too_large") {
     const reason = error.message;
-    flagNavigation(options.state, "document_too_large", `The page was not loaded: ${reason}. error.detail has its address.`, options.redactor.scrub(request.url()));
+    flagFor(request, options)(options.state, "document_too_large", `The page was not loaded: ${reason}. error.detail has its address.`, options.redactor.scrub(request.url()));
     options.state.recordBlocked({ url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason }, "navigation");
     return route.abort("blockedbyclient").catch(() => undefined);
   }
@@ -329,7 +348,7 @@ async function followSecretBearing(
     if (leaked !== null || !verdict.allowed || offHost) {
       const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
       const reason = leaked !== null ? `a redirect would carry the secret ${leaked} to ${originOf(next)}, which that secret is not bound to` : verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-      if (navigation) flagNavigation(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
+      if (navigation) flagFor(request, options)(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
       return block(route, request, code, reason, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
     }
     options.requestJudged?.(next);
@@ -361,6 +380,28 @@ function isMainFrameNavigation(request: Request): boolean {
   } catch {
     return true;
   }
+}
+
+/** The page a request belongs to, or null when its frame does not exist yet (a new page's first request). */
+function pageOf(request: Request): Page | null {
+  try {
+    return request.frame().page();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How a refused top-level navigation is recorded: the driven page's stops the task (flagNavigation);
+ * another tab's is only counted, and stops the task when a step needs that tab (NewTabs.settle).
+ */
+function flagFor(request: Request, options: GuardOptions): typeof flagNavigation {
+  return isPopupNavigation(request, options.mainPage()) ? () => undefined : flagNavigation;
+}
+
+/** A top-level navigation of a page other than the one the task drives: a new tab's or a popup's. */
+function isPopupNavigation(request: Request, mainPage: Page | null): boolean {
+  return mainPage !== null && pageOf(request) !== mainPage;
 }
 
 const REFUSED_REDIRECT = "A redirect would take the page to an address it may not reach; nothing was sent there. error.detail has the address and why.";

@@ -58,7 +58,7 @@ function describeStep(step: Step, host: string): string {
       if ("url" in step) return `wait until the address ${step.match === "exact" ? "is" : "starts with"} ${quote(step.url)}`;
       return `wait for ${quote(step.selector)} to ${WAIT_WORDS[step.state ?? "visible"]}`;
     case "click":
-      return `click ${quote(step.selector)} on ${host}`;
+      return `click ${quote(step.selector)} on ${host}${step.then === "follow_new_tab" ? " and continue in the new tab it opens" : ""}`;
     case "fill":
       return `type ${quote(step.value)} into ${quote(step.selector)} on ${host}`;
     case "fill_secret":

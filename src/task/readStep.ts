@@ -5,14 +5,14 @@ import { looksLikeSecretField } from "./secretFieldSelector.js";
 import { SECRET_NAME } from "./secretName.js";
 import { clip, describeType, isJsonObject } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
-import { COUNT_MATCHES, PRESS_KEYS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "./taskTypes.js";
+import { CLICK_THEN, COUNT_MATCHES, PRESS_KEYS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
 
 /** The fields each action takes besides "action" and "timeoutMs". There is no script or command field. */
 export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   goto: ["url"],
   wait_for: ["selector", "state", "url", "match"],
-  click: ["selector"],
+  click: ["selector", "then"],
   fill: ["selector", "value"],
   fill_secret: ["selector", "secret", "envVar"],
   type: ["selector", "text"],
@@ -95,9 +95,14 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
       const u = url();
       return u === undefined ? undefined : { action, url: u };
     }
+    case "click": {
+      const s = selector(true);
+      if (!Object.hasOwn(raw, "then")) return s === undefined ? undefined : { action, selector: s };
+      const then = reader.choice(raw, "then", path, CLICK_THEN);
+      return s === undefined || then === undefined ? undefined : { action, selector: s, then };
+    }
     case "wait_for":
       return readWaitFor(reader, raw, path, { selector: () => selector(true), url });
-    case "click":
     case "check":
     case "uncheck": {
       const s = selector(true);

@@ -22,7 +22,7 @@ export interface TaskGuide {
 const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: string }> = {
   goto: { changesSite: false, description: "Open url (the target's host or an allowedHosts match)." },
   wait_for: { changesSite: false, description: "Wait until an element matching selector reaches state: visible (default), hidden, attached or detached (gone); or, with url instead of selector, until the page is at url (match exact, the default, or prefix; on the task's hosts)." },
-  click: { changesSite: true, description: "Click the element matching selector." },
+  click: { changesSite: true, description: "Click the element matching selector. A new tab it opens on a task host is followed when it is the only one; then: \"follow_new_tab\" waits for it and fails the step without one." },
   fill: { changesSite: true, description: "Replace an input's content with value (never a password: use fill_secret)." },
   fill_secret: { changesSite: true, description: "Fill an input with the secret the owner declared under the name secret (envVar is accepted as another spelling), only where the field's frame is on a site the owner bound that secret to; needs secretApproval: true. For a TOTP secret it types the current one-time code. You never see or send the value." },
   type: { changesSite: true, description: "Type text key by key into the element matching selector." },

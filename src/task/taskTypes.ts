@@ -16,6 +16,8 @@ export type ScreenshotMode = (typeof SCREENSHOT_MODES)[number];
 export const TEXT_MATCHES = ["contains", "exact"] as const;
 export const URL_MATCHES = ["exact", "prefix"] as const;
 export const COUNT_MATCHES = ["exact", "at_least"] as const;
+/** What a click may go on to: continue in the new tab it opens. */
+export const CLICK_THEN = ["follow_new_tab"] as const;
 /** The keys a press step may name: a closed set, so no key chord or text reaches the page this way. */
 export const PRESS_KEYS = ["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"] as const;
 
@@ -34,7 +36,8 @@ export type WaitForStep = StepBase & { action: "wait_for" } & (
     | { selector: string; state?: Exclude<(typeof WAIT_STATES)[number], "visible"> }
     | { url: string; match: (typeof URL_MATCHES)[number] }
   );
-export interface ClickStep extends StepBase { action: "click"; selector: string }
+/** Clicks; with then "follow_new_tab" the steps after it run in the one new tab the click opens on a task host. */
+export interface ClickStep extends StepBase { action: "click"; selector: string; then?: (typeof CLICK_THEN)[number] }
 export interface FillStep extends StepBase { action: "fill"; selector: string; value: string }
 /** Types the value of the declared secret `secret` (the owner's registry), only into a frame whose origin the secret is bound to. */
 export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; secret: string }

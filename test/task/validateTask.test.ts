@@ -53,6 +53,11 @@ describe("validateTask: the input must be a task object", () => {
     );
   });
 
+  test("a click may go on to follow the new tab it opens; without then it normalizes as before", () => {
+    const task = expectValid(minimalTask({ steps: [{ action: "click", selector: "#print", then: "follow_new_tab" }, { action: "click", selector: "#print" }] }));
+    assert.deepEqual(task.steps, [{ action: "click", selector: "#print", then: "follow_new_tab" }, { action: "click", selector: "#print" }]);
+  });
+
   test("reports every problem at once, not only the first", () => {
     const problems = problemsOf({ schemaVersion: "errand.task.v2", risk: "yolo", extra: 1, steps: [] });
     assert.deepEqual(
@@ -308,6 +313,9 @@ describe("validateTask: types and allowed values", () => {
     ["a press key as a character", { steps: [{ action: "press", key: "a", selector: "#q" }] }, "invalid_enum", "/steps/0/key"],
     ["a press without key", { steps: [{ action: "press", selector: "#q" }] }, "missing_field", "/steps/0/key"],
     ["a press with text", { steps: [{ action: "press", key: "Enter", text: "hi" }] }, "unknown_field", "/steps/0/text"],
+    ["a click going on to something else", { steps: [{ action: "click", selector: "#print", then: "follow_popup" }] }, "invalid_enum", "/steps/0/then"],
+    ["a click's then as a boolean", { steps: [{ action: "click", selector: "#print", then: true }] }, "invalid_enum", "/steps/0/then"],
+    ["then on another action", { steps: [{ action: "fill", selector: "#q", value: "x", then: "follow_new_tab" }] }, "unknown_field", "/steps/0/then"],
     ["a check with a value", { steps: [{ action: "check", selector: "#terms", value: "yes" }] }, "unknown_field", "/steps/0/value"],
     ["an uncheck with an empty selector", { steps: [{ action: "uncheck", selector: "" }] }, "too_short", "/steps/0/selector"],
     ["a list max without all", { steps: [{ action: "extract_text", selector: "li", name: "rows", max: 5 }] }, "missing_field", "/steps/0/all"],

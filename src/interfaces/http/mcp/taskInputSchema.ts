@@ -1,6 +1,6 @@
 import { SCHEMA_VERSION, TASK_LIMITS } from "../../../task/limits.js";
 import { STEP_FIELDS } from "../../../task/readStep.js";
-import { COUNT_MATCHES, PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "../../../task/taskTypes.js";
+import { CLICK_THEN, COUNT_MATCHES, PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "../../../task/taskTypes.js";
 import type { StepAction } from "../../../task/taskTypes.js";
 
 /** "goto(url) click(selector) ...": which fields each action takes, in the fewest bytes a model can read. */
@@ -54,6 +54,7 @@ export function taskInputSchema(): Record<string, unknown> {
             name: { type: "string", description: "Extract output name." },
             attribute: str,
             key: str,
+            then: { enum: [...CLICK_THEN] },
             secret: { type: "string", description: "Name of a secret the owner declared (never a value)." },
             state: { enum: [...WAIT_STATES] },
             all: { type: "boolean", description: "extract_text: every match, as name.001..." },
