@@ -90,6 +90,8 @@ describe("guards, tried from the attacker's side", () => {
     const { receipt } = await execute(
       task({
         target: { url: `${sites.site.origin}/popup` },
+        // Eleven steps and two tabs: room for a loaded machine (nothing here is about time).
+        timeouts: { taskMs: 60_000, stepMs: 8_000 },
         steps: [
           { action: "click", selector: "#open" },
           { action: "expect_url", url: `${sites.site.origin}/popped` },
