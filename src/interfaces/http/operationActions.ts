@@ -58,7 +58,7 @@ export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): 
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
   await record(deps, caller, "submit", result.ok ? (result.created ? "created" : result.reopened === true ? "reopened" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
-  const next = result.status === "pending" ? (deps.workers === undefined ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : `Queued; this server's workers run it on their own. Call errand_collect with operationId ${result.handle.operationId} (waitSeconds up to 120) to get the receipt.`) : nextStep(result.status, result.handle.operationId);
+  const next = result.status === "pending" ? (deps.workers === undefined ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : `Queued; this server's workers run it on their own. Call errand_collect with operationId ${result.handle.operationId} (waitSeconds waits for it, up to the bound errand_capabilities gives) to get the receipt.`) : nextStep(result.status, result.handle.operationId);
   return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
 }
 

@@ -23,8 +23,6 @@ export interface ServeSettings {
   ownerSession: { idleMs: number; maxMs: number };
   /** Clients registered at most; past it the oldest never-approved client is forgotten. */
   maxClients: number;
-  /** Bounds of the run-now wait and the run-queue wait (ms). */
-  wait: { defaultMs: number; maxMs: number };
 }
 
 export interface BodyLimits {
@@ -79,7 +77,6 @@ export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, ref
 export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND, forgetMs: 1 * DAY };
 export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
 export const DEFAULT_OWNER_SESSION = { idleMs: 10 * MINUTE, maxMs: 12 * HOUR };
-export const DEFAULT_WAIT = { defaultMs: 50 * SECOND, maxMs: 120 * SECOND };
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 
@@ -144,7 +141,6 @@ export function resolveServeSettings(address: ServeAddress, overrides: Partial<S
     failures: DEFAULT_FAILURE_LIMIT,
     ownerSession: DEFAULT_OWNER_SESSION,
     maxClients: 100,
-    wait: DEFAULT_WAIT,
     ...overrides,
   };
 }

@@ -1,16 +1,8 @@
 import * as z from "zod/v4";
+import { WAIT_SECONDS } from "../waitBounds.js";
 
-/**
- * How long each MCP tool may wait before it answers (s): the one home of these bounds, read by the
- * tools' input schemas and by errand_capabilities. A ChatGPT tool call is dropped near 60 s, so every
- * wait ends well before that, leaving room for the answer, its screenshots and the network. A longer
- * wait is refused (never clamped) with an error that names the bound; calling again keeps waiting.
- */
-export const MCP_WAIT_SECONDS = {
-  errand_run: { default: 25, max: 45 },
-  errand_collect: { default: 0, max: 40 },
-  errand_run_queue: { default: 30, max: 40 },
-} as const;
+/** How long each MCP tool may wait before it answers (s): its row of WAIT_SECONDS. */
+export const MCP_WAIT_SECONDS = WAIT_SECONDS.mcp;
 
 export type WaitingTool = keyof typeof MCP_WAIT_SECONDS;
 

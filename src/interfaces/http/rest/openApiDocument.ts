@@ -1,4 +1,7 @@
+import { STEP_ACTIONS } from "../../../task/readStep.js";
 import type { ServeSettings } from "../serveSettings.js";
+import { WAIT_SECONDS } from "../waitBounds.js";
+import type { RestWaitingRoute } from "../waitBounds.js";
 import { REST_ENDPOINTS } from "./restEndpoints.js";
 import { ARTIFACT_MEDIA_TYPES } from "../../../receipt/artifactTypes.js";
 
@@ -11,9 +14,13 @@ const errorResponses = {
   "429": { description: "Too many failed authentications; see Retry-After.", content: json(ref("Error")) },
 };
 const operationIdParam = { name: "operationId", in: "path", required: true, schema: { type: "string", format: "uuid" }, description: "The task's operationId." };
-const waitBody = (defaultSeconds: number) => ({
+const waitBody = (route: RestWaitingRoute) => ({
   required: false,
-  content: json({ type: "object", additionalProperties: false, properties: { waitSeconds: { type: "integer", minimum: 0, maximum: 120, default: defaultSeconds, description: "How long to wait, in seconds." } } }),
+  content: json({
+    type: "object",
+    additionalProperties: false,
+    properties: { waitSeconds: { type: "integer", minimum: 0, maximum: WAIT_SECONDS.rest[route].max, default: WAIT_SECONDS.rest[route].default, description: "How long to wait, in seconds. A caller whose requests are cut short (a GPT Action, near 45-60 s) should wait at most 40 and call again." } },
+  }),
 });
 
 function summaryOf(operationId: string): string {
@@ -49,7 +56,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
         get: { operationId: "inspectOperation", summary: summaryOf("inspectOperation"), parameters: [operationIdParam], responses: { "200": { description: "Where it stands.", content: json(ref("Inspection")) }, ...errorResponses } },
       },
       "/v1/operations/{operationId}/collect": {
-        post: { operationId: "collectOperation", summary: summaryOf("collectOperation"), parameters: [operationIdParam], requestBody: waitBody(0), responses: { "200": { description: "Status, and the receipt once finished.", content: json(ref("OperationResult")) }, ...errorResponses } },
+        post: { operationId: "collectOperation", summary: summaryOf("collectOperation"), parameters: [operationIdParam], requestBody: waitBody("collectOperation"), responses: { "200": { description: "Status, and the receipt once finished.", content: json(ref("OperationResult")) }, ...errorResponses } },
       },
       "/v1/operations/{operationId}/artifacts/{index}": {
         get: {
@@ -72,7 +79,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
         },
       },
       "/v1/runner": {
-        post: { operationId: "runQueue", summary: summaryOf("runQueue"), requestBody: waitBody(30), responses: { "200": { description: "Attempts made, or finished=false while the run goes on.", content: json(ref("QueueRun")) }, ...errorResponses } },
+        post: { operationId: "runQueue", summary: summaryOf("runQueue"), requestBody: waitBody("runQueue"), responses: { "200": { description: "Attempts made, or finished=false while the run goes on.", content: json(ref("QueueRun")) }, ...errorResponses } },
       },
       "/v1/look": {
         post: {
@@ -83,6 +90,33 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
         },
       },
       "/v1/status": { get: { operationId: "getStatus", summary: summaryOf("getStatus"), responses: { "200": { description: "Status.", content: json({ type: "object" }) }, ...errorResponses } } },
+      "/v1/capabilities": {
+        get: {
+          operationId: "getCapabilities",
+          summary: summaryOf("getCapabilities"),
+          responses: {
+            "200": {
+              description: "The same answer as the MCP tool errand_capabilities.",
+              content: json({
+                type: "object",
+                properties: {
+                  server: { type: "object" },
+                  protocol: { type: "object" },
+                  taskSchemaVersion: { type: "string" },
+                  receiptVersion: { type: "string" },
+                  tools: { type: "array" },
+                  rest: { type: "array" },
+                  oauthScopes: { type: "array" },
+                  taskActions: { type: "array", description: "Each step action: action, changesSite, fields (name with maxChars, pattern, oneOf, min/max, httpUrl where the validator holds it to one)." },
+                  limits: { type: "object", description: "task (the task schema's bounds), waitSeconds (mcp per tool, rest per route: default and max), collectTimeoutMs, bodyBytes, pageText." },
+                  providers: { type: "array" },
+                },
+              }),
+            },
+            ...errorResponses,
+          },
+        },
+      },
       "/v1/openapi.json": { get: { operationId: "getOpenApi", summary: summaryOf("getOpenApi"), responses: { "200": { description: "This document.", content: json({ type: "object" }) } } } },
     },
     components: {
@@ -104,7 +138,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
             evidenceRetention: { type: "string", enum: ["minimal", "full"] },
             provider: { type: "string", enum: ["auto", "local", "kernel", "browserless", "browserbase", "steel"] },
             timeouts: { type: "object", properties: { taskMs: { type: "integer" }, stepMs: { type: "integer" } } },
-            steps: { type: "array", minItems: 1, maxItems: 50, items: { type: "object", required: ["action"], properties: { action: { type: "string", enum: ["goto", "wait_for", "click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck", "extract_text", "extract_attribute", "expect_text", "expect_url", "expect_count"] } } } },
+            steps: { type: "array", minItems: 1, maxItems: 50, items: { type: "object", required: ["action"], properties: { action: { type: "string", enum: [...STEP_ACTIONS] } } } },
           },
         },
         Handle: {

@@ -8,5 +8,6 @@ export const REST_ENDPOINTS = [
   { method: "POST", path: "/v1/runner", operationId: "runQueue", summary: "Run the queue in this server; wait up to waitSeconds." },
   { method: "POST", path: "/v1/look", operationId: "lookAtPage", summary: "Outline a page under the read_only policy: forms, fields, buttons with checked selectors." },
   { method: "GET", path: "/v1/status", operationId: "getStatus", summary: "Operations per phase, queue, journal, breakers, providers, sites." },
+  { method: "GET", path: "/v1/capabilities", operationId: "getCapabilities", summary: "What this server is and holds calls to: tools, routes, task actions and their fields' bounds, wait bounds, body and page-text caps, providers (as errand_capabilities)." },
   { method: "GET", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This API's OpenAPI 3.1 document." },
 ] as const;

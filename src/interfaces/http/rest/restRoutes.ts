@@ -1,12 +1,16 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { ApiError } from "../apiError.js";
+import { capabilitiesReport } from "../capabilitiesReport.js";
 import type { FailureLimiter } from "../failureLimiter.js";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
 import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, readArtifactAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
 import type { Caller } from "../operationActions.js";
+import { TOOLS } from "../mcp/toolList.js";
 import { readBoundedBody } from "../readBody.js";
 import type { ArtifactMediaType } from "../../../receipt/artifactTypes.js";
+import { WAIT_SECONDS } from "../waitBounds.js";
+import type { RestWaitingRoute } from "../waitBounds.js";
 import { openApiDocument } from "./openApiDocument.js";
 import { requireApiToken } from "./requireApiToken.js";
 
@@ -26,9 +30,10 @@ function objectBody(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function waitMs(body: Record<string, unknown>, deps: AppDeps, fallbackSeconds: number): number {
-  const raw = body["waitSeconds"] ?? fallbackSeconds;
-  const max = deps.settings.wait.maxMs / 1000;
+/** The body's waitSeconds within the route's row of WAIT_SECONDS (refused past it, never clamped), in ms. */
+function waitMs(body: Record<string, unknown>, route: RestWaitingRoute): number {
+  const { default: fallback, max } = WAIT_SECONDS.rest[route];
+  const raw = body["waitSeconds"] ?? fallback;
   if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > max) throw new ApiError("invalid_number", `waitSeconds must be a whole number from 0 to ${max}.`);
   return raw * 1000;
 }
@@ -55,7 +60,7 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
   api.post("/operations/:operationId/collect", async (c) => {
     const body = objectBody(await readJson(c, deps, true));
     onlyFields(body, ["waitSeconds"]);
-    return c.json(await collectOperation(deps, caller(c), c.req.param("operationId"), waitMs(body, deps, 0)));
+    return c.json(await collectOperation(deps, caller(c), c.req.param("operationId"), waitMs(body, "collectOperation")));
   });
   api.get("/operations/:operationId/artifacts/:index", async (c) => {
     const raw = c.req.param("index");
@@ -80,10 +85,11 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
   api.post("/runner", async (c) => {
     const body = objectBody(await readJson(c, deps, true));
     onlyFields(body, ["waitSeconds"]);
-    return c.json(await runQueueNow(deps, caller(c), waitMs(body, deps, 30)));
+    return c.json(await runQueueNow(deps, caller(c), waitMs(body, "runQueue")));
   });
   api.post("/look", async (c) => c.json(await lookAtPageAction(deps, caller(c), objectBody(await readJson(c, deps, false)))));
   api.get("/status", async (c) => c.json(await statusReport(deps)));
+  api.get("/capabilities", (c) => c.json(capabilitiesReport(deps, TOOLS)));
   api.get("/openapi.json", (c) => c.json(openApiDocument(deps.settings, deps.version)));
   return api;
 }

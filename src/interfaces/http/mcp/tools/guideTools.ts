@@ -1,13 +1,9 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
-import { COLLECT_LIMITS } from "../../../../operations/collectOperation.js";
 import { taskGuide } from "../../../../task/taskGuide.js";
-import { PAGE_TEXT_LIMITS } from "../../presentResult.js";
-import { REST_ENDPOINTS } from "../../rest/restEndpoints.js";
-import { SUPPORTED_SCOPES } from "../../oauth/scopes.js";
 import type { AnyTool } from "../toolDefinition.js";
 import { defineTool } from "../toolDefinition.js";
-import { MCP_WAIT_SECONDS } from "../toolWaits.js";
+import { WAIT_SECONDS } from "../../waitBounds.js";
+import { capabilitiesReport } from "../../capabilitiesReport.js";
 
 export const taskSchemaTool = defineTool({
   name: "errand_task_schema",
@@ -46,34 +42,14 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
       tools: z.array(z.object({ name: z.string(), readOnly: z.boolean(), destructive: z.boolean(), openWorld: z.boolean() })).describe("MCP tools and their hints."),
       rest: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })).describe("REST endpoints (bearer API token)."),
       oauthScopes: z.array(z.string()).describe("OAuth scopes."),
-      limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (s), body limits (bytes), page text caps (characters)."),
+      taskActions: z.array(z.object({ action: z.string(), changesSite: z.boolean(), fields: z.array(z.record(z.string(), z.unknown())) })).describe("Every step action, whether it can change the site, and its fields with their bounds (maxChars, pattern, oneOf, min/max)."),
+      limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (s) per MCP tool and REST route, body limits (bytes), page text caps (characters)."),
       providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
     }),
     listOutputFields: false,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
-    handler: (_args, { deps }) =>
-      Promise.resolve({
-        server: { name: "errand", version: deps.version, commit: deps.commit },
-        protocol: { latest: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
-        taskSchemaVersion: taskGuide().schemaVersion,
-        receiptVersion: "errand.receipt.v1",
-        tools: listTools().map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint, destructive: t.annotations.destructiveHint, openWorld: t.annotations.openWorldHint })),
-        rest: REST_ENDPOINTS.map((e) => ({ method: e.method, path: e.path, summary: e.summary })),
-        oauthScopes: [...SUPPORTED_SCOPES],
-        limits: {
-          task: taskGuide().limits,
-          // What the tools and routes enforce: each MCP tool's own bound (MCP_WAIT_SECONDS), every
-          // wait also held to the server's ceiling, which alone bounds the REST waits.
-          waitSeconds: {
-            mcp: Object.fromEntries(Object.entries(MCP_WAIT_SECONDS).map(([tool, wait]) => [tool, { default: wait.default, max: Math.min(wait.max, deps.settings.wait.maxMs / 1000) }])),
-            restMax: deps.settings.wait.maxMs / 1000,
-          },
-          collectTimeoutMs: COLLECT_LIMITS.timeoutMs,
-          bodyBytes: deps.settings.limits,
-          pageText: PAGE_TEXT_LIMITS,
-        },
-        providers: deps.providers(),
-      }),
-    summarize: (output) => `errand ${output.server.version}: ${output.tools.length} tools, MCP ${output.protocol.latest}; ${output.providers.filter((p) => p.usable).map((p) => p.name).join(", ") || "no"} provider(s) usable.`,
+    handler: (_args, { deps }) => Promise.resolve(capabilitiesReport(deps, listTools())),
+    summarize: (output) =>
+      `errand ${output.server.version}: ${output.tools.length} tools, ${output.taskActions.length} task actions, MCP ${output.protocol.latest}; waits at most ${Object.entries(WAIT_SECONDS.mcp).map(([tool, wait]) => `${wait.max} s (${tool})`).join(", ")}; ${output.providers.filter((p) => p.usable).map((p) => p.name).join(", ") || "no"} provider(s) usable.`,
   });
 }

@@ -29,7 +29,7 @@ export const runQueueTool = defineTool({
     next: nextSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
-  handler: ({ waitSeconds }, { deps, principal }) => runQueueNow(deps, { principal, via: "mcp" }, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  handler: ({ waitSeconds }, { deps, principal }) => runQueueNow(deps, { principal, via: "mcp" }, waitSeconds * 1000),
   summarize: (output) => (output.finished ? `Queue run finished: ${output.attempts.length} attempt(s).` : "Queue is still running in the background."),
 });
 

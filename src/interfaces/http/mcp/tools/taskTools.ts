@@ -19,7 +19,7 @@ export const runTaskTool = defineTool({
   requiredArguments: ["task"],
   output: z.object({ ...operationResultShape, created: z.boolean().describe("False: this operationId was known; nothing new ran.") }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
-  handler: ({ task, waitSeconds }, { deps, principal }) => runTask(deps, { principal, via: "mcp" }, task, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  handler: ({ task, waitSeconds }, { deps, principal }) => runTask(deps, { principal, via: "mcp" }, task, waitSeconds * 1000),
   summarize: summarizeOperation,
 });
 
@@ -34,7 +34,7 @@ export const collectTool = defineTool({
   }),
   output: z.object({ ...operationResultShape, screenshots: z.array(z.record(z.string(), z.unknown())).optional().describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not).") }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
-  handler: ({ operationId, waitSeconds }, { deps, principal }) => collectWithScreenshots(deps, { principal, via: "mcp" }, operationId, Math.min(waitSeconds * 1000, deps.settings.wait.maxMs)),
+  handler: ({ operationId, waitSeconds }, { deps, principal }) => collectWithScreenshots(deps, { principal, via: "mcp" }, operationId, waitSeconds * 1000),
   images: (output) => (output.screenshots ?? []).flatMap((shot) => (typeof shot["data"] === "string" ? [{ type: "image" as const, data: shot["data"], mimeType: String(shot["mimeType"]) }] : [])),
   structured: (output) => {
     if (output.screenshots === undefined) return output;

@@ -1,0 +1,37 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { COLLECT_LIMITS } from "../../operations/collectOperation.js";
+import { stepActionFields } from "../../task/stepFieldBounds.js";
+import { taskGuide } from "../../task/taskGuide.js";
+import type { AppDeps } from "./httpDeps.js";
+import type { AnyTool } from "./mcp/toolDefinition.js";
+import { SUPPORTED_SCOPES } from "./oauth/scopes.js";
+import { PAGE_TEXT_LIMITS } from "./presentResult.js";
+import { REST_ENDPOINTS } from "./rest/restEndpoints.js";
+import { WAIT_SECONDS } from "./waitBounds.js";
+
+/**
+ * What this server is and what it holds calls to: the one answer of the errand_capabilities tool
+ * and of GET /v1/capabilities. Every fact is read from the code that decides it (the tools, the
+ * routes, the validator's action set, the wait table, the body and page-text caps), never restated.
+ */
+export function capabilitiesReport(deps: AppDeps, tools: readonly AnyTool[]) {
+  const guide = taskGuide();
+  return {
+    server: { name: "errand", version: deps.version, commit: deps.commit },
+    protocol: { latest: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
+    taskSchemaVersion: guide.schemaVersion,
+    receiptVersion: "errand.receipt.v1",
+    tools: tools.map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint, destructive: t.annotations.destructiveHint, openWorld: t.annotations.openWorldHint })),
+    rest: REST_ENDPOINTS.map((e) => ({ method: e.method, path: e.path, summary: e.summary })),
+    oauthScopes: [...SUPPORTED_SCOPES],
+    taskActions: stepActionFields().map((entry) => ({ ...entry, changesSite: guide.actions.find((a) => a.action === entry.action)?.changesSite ?? true })),
+    limits: {
+      task: guide.limits,
+      waitSeconds: WAIT_SECONDS,
+      collectTimeoutMs: COLLECT_LIMITS.timeoutMs,
+      bodyBytes: deps.settings.limits,
+      pageText: PAGE_TEXT_LIMITS,
+    },
+    providers: deps.providers(),
+  };
+}
