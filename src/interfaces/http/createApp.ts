@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const prm = (c: { json: (body: unknown) => Response }) => c.json(protectedResourceMetadata(deps.settings));
   app.get("/.well-known/oauth-protected-resource", prm);
   app.get("/.well-known/oauth-protected-resource/mcp", prm);
-  app.get("/.well-known/oauth-authorization-server", (c) => c.json(authorizationServerMetadata(deps.settings)));
+  app.get("/.well-known/oauth-authorization-server", (c) => c.json(authorizationServerMetadata(deps.settings, deps.clientMetadata !== undefined)));
   app.post("/register", (c) => registerClient(c, deps, registrations));
   app.get("/authorize", (c) => authorize(c, deps, pending));
   app.post("/consent", (c) => answerConsent(c, deps, pending));

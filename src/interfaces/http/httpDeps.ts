@@ -5,6 +5,7 @@ import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { Requester } from "../../operations/requester.js";
 import type { AccessStore } from "../../store/AccessStore.js";
 import type { HttpLogger } from "./httpLogger.js";
+import type { ResolvedClient } from "./oauth/clientMetadataClients.js";
 import type { LoginHandoffs } from "./owner/loginHandoffs.js";
 import type { ErrandMetrics } from "./observability/errandMetrics.js";
 import type { ReadinessReport } from "./observability/readiness.js";
@@ -45,6 +46,8 @@ export interface AppDeps {
   /** /readyz; absent, errand counts as ready whenever it answers. */
   readiness?: () => Promise<ReadinessReport>;
   clock?: () => number;
+  /** Clients whose client_id is a metadata document URL (fetched through the network preflight); absent, only registered clients exist. */
+  clientMetadata?: (clientId: string) => Promise<ResolvedClient>;
   /** The owner's sites as errand_status and GET /v1/status list them (never a session); absent, none are listed. Nothing here can change a site. */
   sites?: () => Promise<SiteListing[]>;
   /** The owner console's live login browsers (/owner/sites/NAME/login); absent, the page answers 404. */

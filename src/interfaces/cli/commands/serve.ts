@@ -235,8 +235,17 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           ]);
         // The worker pool resumes whatever is queued (and recovers expired leases) right away.
         workers = await opened.service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) });
+        // Clients named by a metadata document URL: fetched under the operator's network policy, the one a task's URLs get.
+        const [{ operatorNetworkPolicy }, { createClientMetadataFetcher }, { createClientMetadataClients }] = await Promise.all([
+          import("../buildExecutor.js"),
+          import("../../http/oauth/clientMetadataFetch.js"),
+          import("../../http/oauth/clientMetadataClients.js"),
+        ]);
+        const network = operatorNetworkPolicy(ctx.env, allowPrivate);
+        const clientMetadata = createClientMetadataClients({ fetch: createClientMetadataFetcher({ resolver: network.resolver, allowPrivate: network.allowPrivate }), extraRedirects });
         const app = createApp({
           settings,
+          clientMetadata,
           service: opened.service,
           access,
           hasher,

@@ -1,5 +1,6 @@
 import type { OAuthClientRecord } from "../../../store/AccessStore.js";
 import type { AppDeps } from "../httpDeps.js";
+import { isClientIdUrl } from "./clientMetadataDocument.js";
 import { OAuthError } from "./oauthError.js";
 
 /**
@@ -27,6 +28,12 @@ export async function authenticateClient(deps: AppDeps, form: URLSearchParams, a
     usedBasic = true;
   }
   if (clientId === undefined || clientId === "") throw invalidClient();
+  // A metadata-document client is public (its document cannot hold a secret): its codes and refresh
+  // tokens are bound to its client_id and its codes to PKCE, so nothing is fetched here.
+  if (deps.clientMetadata !== undefined && isClientIdUrl(clientId)) {
+    if (secret !== undefined) throw invalidClient();
+    return { clientId, secretHash: null, authMethod: "none", clientName: clientId, redirectUris: [], metadata: {}, createdMs: 0, lastGrantMs: null };
+  }
   const client = await deps.access.readClient(clientId);
   if (client === undefined) throw invalidClient();
   if (client.authMethod === "none") return client;

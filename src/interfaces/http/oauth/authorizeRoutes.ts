@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import type { OAuthClientRecord } from "../../../store/AccessStore.js";
 import type { AppDeps } from "../httpDeps.js";
+import { isClientIdUrl } from "./clientMetadataDocument.js";
 import { lockedUntil } from "../ownerLockout.js";
 import { readBoundedBody } from "../readBody.js";
 import { verifyOwnerAttempt } from "../verifyOwnerAttempt.js";
@@ -41,7 +43,14 @@ function cookieName(consentId: string): string {
 export async function authorize(c: Context, deps: AppDeps, pending: PendingConsents): Promise<Response> {
   const q = (name: string) => c.req.query(name) ?? undefined;
   const clientId = q("client_id");
-  const client = clientId === undefined ? undefined : await deps.access.readClient(clientId);
+  let client: OAuthClientRecord | undefined;
+  if (clientId !== undefined && deps.clientMetadata !== undefined && clientId.startsWith("https://")) {
+    const resolved = await deps.clientMetadata(clientId);
+    if (!resolved.ok) return html(errorPage("Client refused", `${resolved.reason} Nothing was sent anywhere.`), 400);
+    client = resolved.client;
+  } else {
+    client = clientId === undefined ? undefined : await deps.access.readClient(clientId);
+  }
   if (client === undefined) return html(errorPage("Unknown client", "This connection request names no client registered with this errand. Start again from ChatGPT."), 400);
   const asked = q("redirect_uri");
   const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
@@ -65,6 +74,7 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
   const consent = pending.create(address, {
     clientId: client.clientId,
     clientName: client.clientName,
+    verifiedHost: isClientIdUrl(client.clientId) ? new URL(client.clientId).host : undefined,
     redirectUri,
     codeChallenge: challenge,
     state,

@@ -25,11 +25,11 @@ export function consentPage(consent: PendingConsent, message: string | undefined
   return page(
     "Connect to errand?",
     `<h1>Connect to errand?</h1>
-<div class="box"><p><strong>${escapeHtml(consent.clientName)}</strong> asks to run browser tasks through this errand
+<div class="box"><p><strong>${escapeHtml(consent.clientName)}</strong> (a name the client gave itself; errand cannot verify it) asks to run browser tasks through this errand
 (scopes: ${escapeHtml(consent.scopes.join(", "))}).</p>
 <p>After you answer you are sent back to <strong>${escapeHtml(redirectHost)}</strong>
 (<code>${escapeHtml(consent.redirectUri)}</code>; ChatGPT shows its callback URL on the app's settings page).</p>
-<p>Client id: <code>${escapeHtml(consent.clientId)}</code></p></div>
+${consent.verifiedHost === undefined ? "" : `<p>Verified: this client is published at <strong>${escapeHtml(consent.verifiedHost)}</strong> (errand fetched its metadata document from there).</p>\n`}<p>Client id: <code>${escapeHtml(consent.clientId)}</code></p></div>
 ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(message)}</p>`}
 <form method="post" action="/consent">
 <input type="hidden" name="request" value="${escapeHtml(consent.id)}">

@@ -18,7 +18,7 @@ export function protectedResourceMetadata(settings: ServeSettings): Record<strin
 }
 
 /** RFC 8414 authorization-server metadata. One origin is both the issuer and the resource server. */
-export function authorizationServerMetadata(settings: ServeSettings): Record<string, unknown> {
+export function authorizationServerMetadata(settings: ServeSettings, clientIdMetadataDocuments: boolean): Record<string, unknown> {
   const base = settings.publicOrigin;
   return {
     issuer: base,
@@ -34,6 +34,6 @@ export function authorizationServerMetadata(settings: ServeSettings): Record<str
     token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
     revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: clientIdMetadataDocuments,
   };
 }

@@ -7,6 +7,8 @@ export interface PendingConsent {
   csrf: string;
   clientId: string;
   clientName: string;
+  /** For a metadata-document client, the host its document was fetched from: the only part of its identity errand verified. */
+  verifiedHost: string | undefined;
   redirectUri: string;
   codeChallenge: string;
   state: string | undefined;
