@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../../errors/errorCodes.js";
 import { SUBMIT_REFUSAL_CODES } from "../../operations/submitRefusal.js";
+import { NETWORK_BLOCK_CODES } from "../../policy/networkVerdict.js";
 import { RECEIPT_STATUSES } from "../../receipt/receiptTypes.js";
 import type { ReceiptStatus } from "../../receipt/receiptTypes.js";
 import { POLICY_CODES } from "../../task/validateTask.js";
@@ -49,9 +50,12 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "key_error",
 ]);
 
-/** Exit code for a refused call: 4 for a missing approval (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
+/** A destination the network policy refuses (preflight's verdicts): BLOCKED, like a run stopped there. */
+const DESTINATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([...NETWORK_BLOCK_CODES, "network_blocked"]);
+
+/** Exit code for a refused call: 4 for a missing approval or a refused destination (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
 export function exitForFailure(code: ErrorCode): number {
-  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
+  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || DESTINATION_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
   if (STATE_CODES.has(code)) return EXIT.fail;
   return EXIT.usage;
 }

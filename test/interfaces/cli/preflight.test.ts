@@ -58,17 +58,17 @@ describe("errand preflight", () => {
     assert.deepEqual(json["addresses"], [{ ip: "93.184.215.14", verdict: "public" }, { ip: "2606:4700::1", verdict: "public" }]);
   });
 
-  test("exits 1 for a blocked URL, with the block's code", async () => {
+  test("exits 4 (BLOCKED, the shared table) for a blocked URL, with the block's code", async () => {
     const { code, json } = await runJson(["http://0x7f.1/"]);
-    assert.equal(code, 1);
+    assert.equal(code, 4);
     assert.equal(json["code"], "ip_blocked");
     assert.equal(json["url"], "http://127.0.0.1/");
     assert.deepEqual(json["addresses"], [{ ip: "127.0.0.1", verdict: "blocked:loopback" }]);
   });
 
-  test("treats an unparseable URL as a block with its own code and a null url", async () => {
+  test("treats an unparseable URL as a block (exit 4) with its own code and a null url", async () => {
     const { code, json } = await runJson(["http://[::1"]);
-    assert.equal(code, 1);
+    assert.equal(code, 4);
     assert.equal(json["code"], "invalid_url");
     assert.equal(json["url"], null);
   });
@@ -77,7 +77,7 @@ describe("errand preflight", () => {
     const allowed = await runJson(["https://www.site.example/", "--allow-host", "*.site.example", "--resolve", "www.site.example=8.8.8.8"]);
     assert.equal(allowed.code, 0);
     const refused = await runJson(["https://site.example/", "--allow-host", "*.site.example", "--resolve", "site.example=8.8.8.8"]);
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 4);
     assert.equal(refused.json["code"], "host_not_allowed");
     const bad = ["localhost", "site.example:443"];
     const codes = await Promise.all(bad.map((entry) => run(["https://site.example/", "--allow-host", entry]).then((r) => r.code)));
@@ -86,7 +86,7 @@ describe("errand preflight", () => {
 
   test("reads --resolve as a complete static DNS: HOST= has no answer and other names do not exist", async () => {
     const empty = await runJson(["https://site.example/", "--resolve", "site.example="]);
-    assert.equal(empty.code, 1);
+    assert.equal(empty.code, 4);
     assert.equal(empty.json["code"], "dns_failed");
     const other = await runJson(["https://other.example/", "--resolve", "site.example=8.8.8.8"]);
     assert.equal(other.json["code"], "dns_failed");
@@ -106,7 +106,7 @@ describe("errand preflight", () => {
   test("uses DNS-over-HTTPS by default (endpoint from ERRAND_DOH_URL) and blocks a private AAAA", async () => {
     assert.equal((await runJson(["https://site.example/"])).code, 0);
     const rebind = await runJson(["https://rebind.example/", "--resolver", "doh"]);
-    assert.equal(rebind.code, 1);
+    assert.equal(rebind.code, 4);
     assert.equal(rebind.json["code"], "dns_private_answer");
     assert.equal((await runJson(["https://missing.example/"])).json["code"], "dns_failed");
   });
@@ -124,7 +124,7 @@ describe("errand preflight", () => {
 
   test("prints a readable verdict without --json", async () => {
     const result = await run(["http://metadata.google.internal/computeMetadata/v1/"]);
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 4);
     assert.match(result.stdout, /^block http:\/\/metadata\.google\.internal\/computeMetadata\/v1\/\n/);
     assert.match(result.stdout, /\[name_blocked\]/);
   });

@@ -6,7 +6,7 @@ import { preflightUrl } from "../../../policy/preflightUrl.js";
 import type { Resolver } from "../../../policy/resolver.js";
 import { validateAllowedHostsPolicy } from "../../../policy/validateAllowedHostsPolicy.js";
 import type { Problem } from "../../../errors/result.js";
-import { EXIT } from "../exitCodes.js";
+import { EXIT, exitForFailure } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
@@ -33,7 +33,7 @@ export const preflightCommand: Command = {
   --resolver doh|system   DNS-over-HTTPS (the default, or ERRAND_RESOLVER; endpoint ERRAND_DOH_URL, default
                           ${DEFAULT_DOH_ENDPOINT}) or the system resolver
   --json                  the envelope (docs/CLI.md): status allow|block, data {verdict,code,reason,url,host,addresses}
-  Exit 0 when allowed, 1 when blocked, 2 on a usage error.`,
+  Exit 0 when allowed, 4 when blocked (the shared table, docs/CLI.md), 2 on a usage error.`,
 };
 
 export async function runPreflight(ctx: CommandContext): Promise<number> {
@@ -58,7 +58,7 @@ export async function runPreflight(ctx: CommandContext): Promise<number> {
     if (verdict.host !== "") printOut(`  host ${verdict.host} (resolver: ${verdict.resolver})`);
     for (const address of verdict.addresses) printOut(`  ${address.ip} ${address.verdict}`);
   }
-  return verdict.verdict === "allow" ? EXIT.pass : EXIT.fail;
+  return verdict.verdict === "allow" ? EXIT.pass : exitForFailure(verdict.code === "ok" ? "network_blocked" : verdict.code);
 }
 
 function chooseResolver(ctx: CommandContext): Resolver {
