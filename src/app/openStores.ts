@@ -2,6 +2,9 @@ import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { AccessStore } from "../store/AccessStore.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
+import type { FileStore } from "../store/FileStore.js";
+import { openPostgresFileStore } from "../store/postgres/openPostgresFileStore.js";
+import { openSqliteFileStore } from "../store/sqlite/openSqliteFileStore.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
 import type { SecretStore } from "../store/SecretStore.js";
 import type { SiteStore } from "../store/SiteStore.js";
@@ -77,6 +80,11 @@ export function openSecretStoreAt(location: StoreLocation, options: StoreOpenOpt
 /** The owner's sites and their sealed sessions. */
 export function openSiteStoreAt(location: StoreLocation, options: StoreOpenOptions): SiteStore {
   return location.backend === "sqlite" ? openSqliteSiteStore(sqliteOptions(location, options)) : openPostgresSiteStore(postgresOptions(location, options));
+}
+
+/** The files the owner put in errand for upload steps (sealed). */
+export function openFileStoreAt(location: StoreLocation, options: StoreOpenOptions): FileStore {
+  return location.backend === "sqlite" ? openSqliteFileStore(sqliteOptions(location, options)) : openPostgresFileStore(postgresOptions(location, options));
 }
 
 /**

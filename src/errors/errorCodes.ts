@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   invalid_attribute: "extract_attribute.attribute is not an attribute name.",
   invalid_number: "A number is not an integer within its bounds.",
   invalid_site: "A site name (a task's site, or errand site's NAME) or an errand site add setting (origin, login URL, logged-in selector, login host) is not valid.",
+  invalid_file_name: "An upload's file name (or errand file's NAME) is not a plain name: a path separator, \"..\", a NUL, an absolute path or other characters than letters, digits, '.', '-' and '_'.",
+  upload_needs_write: "An upload step is in a read_only task: uploading a file is a write.",
   // policy: the task is well formed but errand refuses to act on it as given
   approval_required: "A reversible_write or consequential task lacks approved: true.",
   secret_approval_required: "A task with fill_secret lacks secretApproval: true.",
@@ -36,6 +38,9 @@ export const ERROR_CODES = {
   approval_expired: "A task waited for the owner's approval longer than ERRAND_APPROVAL_TTL; nothing ran, and a late approval no longer runs it.",
   approval_not_pending: "errand approve/deny (or the owner console) named an operation that is not awaiting the owner's approval.",
   secret_unknown: "fill_secret names a secret the owner has not declared with errand secret set (refused at submit; checked again before any browser opens).",
+  file_unknown: "An upload names a file the owner has not added with errand file add (refused at submit; checked again when the step runs), or an earlier download of the attempt that errand did not keep.",
+  file_too_large: "errand file add was given a file larger than 10 MiB.",
+  file_unreadable: "An owner file's stored record does not open under this master key or does not hash to what it records.",
   secret_missing: "A declared secret's source (its --from-env variable or --from-file file) is unset, empty or unreadable when it is used.",
   secret_unreadable: "A declared secret's stored record cannot be decrypted: another master key, or the row was modified.",
   secret_site_mismatch: "The secret is bound to no origin the task can reach (refused at submit), or the frame holding fill_secret's field has an origin it is not bound to; nothing was typed.",

@@ -76,7 +76,8 @@ export type Admission = AdmittedTask | RefusedTask;
  * The admission step: every refusal errand gives a task before any provider is chosen or any
  * browser opened, in one place and in this order (the first that applies is the answer):
  *
- * 1. a missing approval (approval_required, then secret_approval_required; task/missingApprovals);
+ * 1. a missing approval (approval_required, then secret_approval_required; task/missingApprovals),
+ *    then an upload in a read_only task (upload_needs_write);
  * 2. a site the owner never set up (site_unknown), a target off the site's origins
  *    (site_target_outside), or a site task that types no secret while the site has no saved session
  *    (login_required, with the owner console's login page for the site);
@@ -98,6 +99,9 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   const approval = missingApprovals(task)[0];
   if (approval === "approval_required") return refuse(approval, `A ${task.risk} task runs only with "approved": true.`);
   if (approval === "secret_approval_required") return refuse(approval, `This task uses fill_secret; it runs only with "secretApproval": true.`);
+  // Uploading sends a file to the site: a write, whatever the page does with it.
+  const upload = task.risk === "read_only" ? task.steps.findIndex((step) => step.action === "upload") : -1;
+  if (upload !== -1) return refuse("upload_needs_write", `Step ${upload + 1} uploads a file, which sends it to the site: a read_only task never does. Mark the task "risk": "reversible_write" with "approved": true once the person agreed to it.`);
 
   const types = task.steps.some((step) => step.action === "fill_secret");
   let site: AdmittedSite | undefined;

@@ -9,7 +9,7 @@ import { sessionValues } from "../sites/sessionScope.js";
 import type { SiteSessions } from "../sites/siteTypes.js";
 import type { FailureContext } from "../receipt/outlineTypes.js";
 import type { TimeoutTiming } from "../receipt/receiptTypes.js";
-import type { FillSecretStep, Task } from "../task/taskTypes.js";
+import type { FillSecretStep, Task, UploadStep } from "../task/taskTypes.js";
 import { admitTask } from "./admitTask.js";
 import { loginRequiredMessage } from "../sites/siteRefusal.js";
 import type { AdmittedSite, Refusal } from "./admitTask.js";
@@ -19,6 +19,9 @@ import { buildReceipt } from "./buildReceipt.js";
 import type { AttemptContext, AttemptOutcome, ExecuteTask } from "./executeTaskTypes.js";
 import { createHostAllowlist } from "./hostAllowlist.js";
 import { DownloadKeeper } from "./downloadKeeper.js";
+import { sniffMediaType } from "./sniffMediaType.js";
+import { OwnerFileError } from "../files/createOwnerFiles.js";
+import type { OwnerFiles } from "../files/createOwnerFiles.js";
 import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { NewTabs } from "./newTabs.js";
@@ -52,6 +55,8 @@ export interface ExecutorOptions {
   defaultStepTimeoutMs: number;
   /** ERRAND_DOWNLOAD_MAX_BYTES: bytes of one attempt's kept downloads together. Default 20 MiB. */
   downloadMaxBytes?: number;
+  /** The owner's files for upload steps (errand file add); absent: every upload of a named file fails file_unknown. */
+  files?: OwnerFiles;
 }
 
 /** ERRAND_DOWNLOAD_MAX_BYTES when nobody configured it. */
@@ -60,9 +65,9 @@ const DEFAULT_DOWNLOAD_MAX_BYTES = 20 * 1024 * 1024;
 const DOWNLOAD_SETTLE_MIN_MS = 1_000;
 
 /** Steps that can change the site; in a write task the mutation boundary is crossed before the first. */
-const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select", "press", "check", "uncheck"]);
+const MUTATING_ACTIONS = new Set(["click", "fill", "fill_secret", "type", "select", "press", "upload", "check", "uncheck"]);
 /** Mutating steps that cross the boundary themselves, after their read-only checks (env.beforeAct, fillSecret). */
-const CROSSES_ITSELF = new Set(["fill_secret", "select"]);
+const CROSSES_ITSELF = new Set(["fill_secret", "select", "upload"]);
 /** Time allowed beyond the task budget for a step to notice its own timeout before errand gives up on it. */
 const HARD_STOP_GRACE_MS = 2_000;
 /** The least time an asked-for screenshot gets, even when the steps used the whole budget. */
@@ -332,6 +337,21 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (verdict.verdict === "block" || verdict.href === null) throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
       if (!hostAllowed(verdict.href)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} leaves the task's hosts; add its host to allowedHosts if it is meant.`);
       return verdict.href;
+    },
+    uploadBytes: async (file: UploadStep["file"], timeoutMs: number) => {
+      if (typeof file !== "string") {
+        const bytes = await deps.downloads.bytesOf(file.download, timeoutMs);
+        if (typeof bytes === "string") throw new StepFailure("file_unknown", `The upload names ${bytes}.`);
+        return { name: `download-${file.download}`, mimeType: sniffMediaType(bytes), buffer: bytes };
+      }
+      if (options.files === undefined) throw new StepFailure("file_unknown", `The upload names the file ${file}, and this errand has no owner files.`);
+      try {
+        const buffer = await options.files.read(file);
+        return { name: file, mimeType: sniffMediaType(buffer), buffer };
+      } catch (error) {
+        if (error instanceof OwnerFileError) throw new StepFailure(error.code === "file_unreadable" ? "file_unreadable" : "file_unknown", error.message);
+        throw error;
+      }
     },
     scrub: (text: string) => redactor.scrub(text),
     onTaskHosts: hostAllowed,

@@ -2,7 +2,7 @@ import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import { TASK_LIMITS } from "../task/limits.js";
-import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, WaitForStep } from "../task/taskTypes.js";
+import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, UploadStep, WaitForStep } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 const POLL_MS = 100;
@@ -12,6 +12,8 @@ export interface StepEnvironment {
   timeoutMs: number;
   /** Types a declared secret where its site binding allows (typeSecret); throws StepFailure otherwise. */
   fillSecret: (step: FillSecretStep, timeoutMs: number) => Promise<void>;
+  /** The bytes an upload step names (an owner file, or an earlier download of the attempt), with a file name for the input; throws StepFailure when there are none. */
+  uploadBytes: (file: UploadStep["file"], timeoutMs: number) => Promise<{ name: string; mimeType: string; buffer: Buffer }>;
   /** Checks a goto URL against layer 1 and the host allowlist; throws StepFailure when refused. */
   approveNavigation: (url: string) => Promise<string>;
   scrub: (text: string) => string;
@@ -71,6 +73,15 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       case "select":
         await selectOption(step, index, env);
         return {};
+      case "upload": {
+        // The file is found before the boundary, so a missing one leaves a write BLOCKED with nothing sent.
+        const payload = await env.uploadBytes(step.file, timeoutMs);
+        const input = page.locator(step.selector);
+        await input.waitFor({ state: "attached", timeout: timeoutMs });
+        await env.beforeAct();
+        await input.setInputFiles(payload, { timeout: timeoutMs });
+        return {};
+      }
       case "press":
         if (step.selector === undefined) await page.keyboard.press(step.key);
         else await page.locator(step.selector).press(step.key, { timeout: timeoutMs });

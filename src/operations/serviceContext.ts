@@ -36,6 +36,8 @@ export interface OperationsServiceOptions {
   siteRefusal?: (task: Task) => Promise<SiteRefusal | null>;
   /** The owner's live standing grants on a site (src/sites liveGrants), a fact of the owner-approval decision; absent: no grant applies. */
   siteGrants?: (site: string) => Promise<LiveSiteGrant[]>;
+  /** Whether the owner added a file of that name for uploads, checked at submit; absent: the step finds out when it runs. */
+  fileKnown?: (name: string) => Promise<boolean>;
 }
 
 /** Shared by the service's methods. */

@@ -49,7 +49,7 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
     };
   }
   const task = validated.value;
-  const refusals = await submitRefusals(task, { ...(ctx.secretSites === undefined ? {} : { secretSites: ctx.secretSites }), ...(ctx.siteRefusal === undefined ? {} : { siteRefusal: ctx.siteRefusal }) });
+  const refusals = await submitRefusals(task, { ...(ctx.secretSites === undefined ? {} : { secretSites: ctx.secretSites }), ...(ctx.siteRefusal === undefined ? {} : { siteRefusal: ctx.siteRefusal }), ...(ctx.fileKnown === undefined ? {} : { fileKnown: ctx.fileKnown }) });
   // A retry of an operation that already exists is answered from it (idempotency), whatever changed since.
   if (refusals.length > 0 && (await ctx.store.readOperation(task.operationId)) === undefined) {
     const first = refusals[0];

@@ -11,6 +11,8 @@ export interface SubmitFacts {
   secretSites?: (name: string) => Promise<readonly string[] | null>;
   /** Why a task naming a site cannot start (src/sites/siteRefusal, against the owner's sites now), or null. */
   siteRefusal?: (task: Task) => Promise<SiteRefusal | null>;
+  /** Whether the owner added a file of that name for uploads (errand file add). */
+  fileKnown?: (name: string) => Promise<boolean>;
 }
 
 /** One reason a valid task is known to fail before anything runs: its problems, none when it does not apply. */
@@ -96,15 +98,31 @@ const siteTheTaskCannotUse: SubmitCheck = async (task, facts) => {
   return [{ code: refusal.code, path, message: refusal.message.replace(/ Nothing ran\.$/, "") + ` ${AGAIN}` }];
 };
 
+/** An upload naming a file the owner never added: the step could only fail, after the owner was asked. */
+const filesTheTaskCannotUpload: SubmitCheck = async (task, facts) => {
+  const known = facts.fileKnown;
+  if (known === undefined) return [];
+  const problems: Problem[] = [];
+  for (const [index, step] of task.steps.entries()) {
+    if (step.action !== "upload" || typeof step.file !== "string" || (await known(step.file))) continue;
+    problems.push({
+      code: "file_unknown",
+      path: `/steps/${index}/file`,
+      message: `Step ${index + 1} (upload) names the file ${step.file}, which the owner has not added, so it would fail. Ask the person to add it on the errand host (errand file add ${step.file} PATH; errand file list shows the names). ${AGAIN}`,
+    });
+  }
+  return problems;
+};
+
 /**
  * Every reason submit refuses a valid task that is already known to fail, in the order they are
  * reported. A new reason (an unknown site, a session known to be expired) is one more entry here;
  * its code goes into SUBMIT_REFUSAL_CODES.
  */
-const SUBMIT_CHECKS: readonly SubmitCheck[] = [siteTheTaskCannotUse, offListGoto, secretsTheTaskCannotType];
+const SUBMIT_CHECKS: readonly SubmitCheck[] = [siteTheTaskCannotUse, offListGoto, secretsTheTaskCannotType, filesTheTaskCannotUpload];
 
 /** The codes submitRefusals gives: each interface answers them as a refusal (BLOCKED, HTTP 422). */
-export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["navigation_blocked", "secret_unknown", "secret_site_mismatch", "site_unknown", "site_target_outside", "login_required"]);
+export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["navigation_blocked", "secret_unknown", "secret_site_mismatch", "site_unknown", "site_target_outside", "login_required", "file_unknown"]);
 
 /**
  * What is known to fail about a valid task before the owner is asked or anything is queued: every

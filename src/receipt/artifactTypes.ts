@@ -1,3 +1,5 @@
+import { ARTIFACT_DOWNLOAD_COUNT } from "../task/limits.js";
+
 /**
  * Artifacts: evidence files an attempt produced besides its receipt: viewport screenshots (task
  * field evidence.screenshots) and files a step downloaded from one of the task's hosts. The receipt
@@ -13,7 +15,7 @@ export const ARTIFACT_LIMITS = {
   /** Screenshots of one operation. */
   screenshotCount: 4,
   /** Files kept from one attempt's downloads; later ones are refused and counted. */
-  downloadCount: 4,
+  downloadCount: ARTIFACT_DOWNLOAD_COUNT,
   /** The highest ERRAND_DOWNLOAD_MAX_BYTES may be (bytes of one attempt's downloads together). */
   downloadBytesCeiling: 64 * 1024 * 1024,
   /** What the store accepts for one operation, every kind together. */

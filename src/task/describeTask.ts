@@ -73,6 +73,8 @@ function describeStep(step: Step, host: string): string {
       return `tick ${quote(step.selector)} on ${host}`;
     case "uncheck":
       return `untick ${quote(step.selector)} on ${host}`;
+    case "upload":
+      return typeof step.file === "string" ? `upload the owner's file ${quote(step.file)} through ${quote(step.selector)} on ${host}` : `upload download ${step.file.download} of this task through ${quote(step.selector)} on ${host}`;
     case "extract_text":
       if (step.all === true) return `read the texts of every ${quote(step.selector)} (at most ${step.max ?? TASK_LIMITS.listItems.default}) as ${quote(step.name)}`;
       return `read the text of ${quote(step.selector)} as ${quote(step.name)}`;

@@ -23,3 +23,6 @@ export const TASK_LIMITS = {
 } as const;
 
 export const SCHEMA_VERSION = "errand.task.v1";
+
+/** Downloads one attempt keeps (receipt/artifactTypes ARTIFACT_LIMITS.downloadCount); an upload's {"download": N} names one of them. */
+export const ARTIFACT_DOWNLOAD_COUNT = 4;

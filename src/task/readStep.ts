@@ -7,6 +7,9 @@ import { clip, describeType, isJsonObject } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
 import { CLICK_THEN, COUNT_MATCHES, PRESS_KEYS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
+import type { UploadStep } from "./taskTypes.js";
+import { fileNameProblem } from "./fileName.js";
+import { ARTIFACT_DOWNLOAD_COUNT } from "./limits.js";
 
 /** The fields each action takes besides "action" and "timeoutMs". There is no script or command field. */
 export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
@@ -20,6 +23,7 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
   press: ["key", "selector"],
   check: ["selector"],
   uncheck: ["selector"],
+  upload: ["selector", "file"],
   extract_text: ["selector", "name", "all", "max"],
   extract_attribute: ["selector", "attribute", "name"],
   expect_text: ["text", "selector", "match"],
@@ -61,6 +65,37 @@ export function readStep(reader: FieldReader, raw: unknown, path: string): Step 
   return step;
 }
 
+/** An upload's file: a name the owner added (never a path), or {"download": N}, an earlier download of the attempt. */
+function readUploadFile(reader: FieldReader, raw: Record<string, unknown>, path: string): UploadStep["file"] | undefined {
+  const at = pointer(path, "file");
+  if (!Object.hasOwn(raw, "file")) {
+    reader.report("missing_field", at, `"file" is required: the name of a file the owner added (errand file add NAME PATH), or {"download": N} for the Nth download (from 0) of an earlier step.`);
+    return undefined;
+  }
+  const value = raw["file"];
+  if (typeof value === "string") {
+    const problem = fileNameProblem(value);
+    if (problem === null) return value;
+    reader.report("invalid_file_name", at, `"file" ${problem}; it names a file the owner added on the errand host (errand file list), never a path.`);
+    return undefined;
+  }
+  if (isJsonObject(value)) {
+    reader.rejectUnknownKeys(value, ["download"], at, `An upload's "file" object`);
+    if (!Object.hasOwn(value, "download")) {
+      reader.report("missing_field", pointer(at, "download"), `"download" is required: the number (from 0) of an earlier download of this attempt.`);
+      return undefined;
+    }
+    const download = value["download"];
+    if (typeof download !== "number" || !Number.isInteger(download) || download < 0 || download >= ARTIFACT_DOWNLOAD_COUNT) {
+      reader.report("invalid_number", pointer(at, "download"), `"download" must be a whole number from 0 to ${ARTIFACT_DOWNLOAD_COUNT - 1}: which download of this attempt, in the order they started (receipt artifacts[].download).`);
+      return undefined;
+    }
+    return { download };
+  }
+  reader.report("invalid_type", at, `"file" must be a file name (a string) or {"download": N}, not ${describeType(value)}.`);
+  return undefined;
+}
+
 function readActionFields(reader: FieldReader, raw: Record<string, unknown>, path: string, action: StepAction): Step | undefined {
   const selector = (required: boolean): string | undefined =>
     reader.string(raw, "selector", path, { min: 1, max: TASK_LIMITS.selectorChars, required });
@@ -91,6 +126,11 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
   };
 
   switch (action) {
+    case "upload": {
+      const s = selector(true);
+      const file = readUploadFile(reader, raw, path);
+      return s === undefined || file === undefined ? undefined : { action, selector: s, file };
+    }
     case "goto": {
       const u = url();
       return u === undefined ? undefined : { action, url: u };

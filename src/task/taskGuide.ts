@@ -30,6 +30,7 @@ const ACTION_TEXT: Record<StepAction, { changesSite: boolean; description: strin
   press: { changesSite: true, description: "Press one key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown) on selector, or on the focused element without one; Enter can submit a form." },
   check: { changesSite: true, description: "Tick the checkbox or radio matching selector (nothing if it already is); checked after." },
   uncheck: { changesSite: true, description: "Untick the checkbox matching selector (nothing if it already is); checked after." },
+  upload: { changesSite: true, description: 'Set the file input matching selector to file: a name the owner added (never a path), or {"download": N}, the Nth download (from 0) of an earlier step. A write.' },
   extract_text: { changesSite: false, description: `Read the element's visible text into output name (returned as untrusted page content). With all: true, read every match in page order (at most max, default ${TASK_LIMITS.listItems.default}, up to ${TASK_LIMITS.listItems.max}; each cut at ${TASK_LIMITS.listItemChars} characters) into name.001, name.002, ... and the number that matched into name.count.` },
   extract_attribute: { changesSite: false, description: "Read attribute (never value) of the element into output name." },
   expect_text: { changesSite: false, description: "Check text is on the page (or in selector); match contains (default) or exact. PASS needs at least one expectation." },

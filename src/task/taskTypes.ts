@@ -51,6 +51,8 @@ export interface PressStep extends StepBase {
 }
 /** Sets a checkbox or radio to checked (check) or unchecked (uncheck); nothing happens when it already is, and the state is read back after. */
 export interface CheckStep extends StepBase { action: "check" | "uncheck"; selector: string }
+/** Sets a file input from a file the owner added (by name, never a path) or from an earlier download of the attempt. */
+export interface UploadStep extends StepBase { action: "upload"; selector: string; file: string | { download: number } }
 /**
  * Reads the visible text of the element matching `selector`; with `all`, of every match (at most
  * `max`, in document order), each into its own output `name.001`, `name.002`, ...
@@ -97,6 +99,7 @@ export type Step =
   | SelectStep
   | PressStep
   | CheckStep
+  | UploadStep
   | ExtractTextStep
   | ExtractAttributeStep
   | ExpectTextStep

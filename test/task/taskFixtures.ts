@@ -38,6 +38,7 @@ export const EXAMPLE_STEPS: Record<string, Record<string, unknown>> = {
   press: { action: "press", key: "Enter", selector: "#search" },
   check: { action: "check", selector: "#terms" },
   uncheck: { action: "uncheck", selector: "#newsletter" },
+  upload: { action: "upload", selector: "#attachment", file: "invoice-42.pdf" },
   extract_text: { action: "extract_text", selector: "h1", name: "heading" },
   extract_attribute: { action: "extract_attribute", selector: "a.more", attribute: "href", name: "moreLink" },
   expect_text: { action: "expect_text", text: "Saved", selector: "#result", match: "exact" },

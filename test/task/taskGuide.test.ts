@@ -16,6 +16,6 @@ describe("taskGuide", () => {
   test("every action is described with its fields, and writes are marked as changing the site", () => {
     const guide = taskGuide();
     assert.deepEqual(guide.actions.map((a) => a.action).sort(), [...STEP_ACTIONS].sort());
-    assert.deepEqual(guide.actions.filter((a) => a.changesSite).map((a) => a.action).sort(), ["check", "click", "fill", "fill_secret", "press", "select", "type", "uncheck"]);
+    assert.deepEqual(guide.actions.filter((a) => a.changesSite).map((a) => a.action).sort(), ["check", "click", "fill", "fill_secret", "press", "select", "type", "uncheck", "upload"]);
   });
 });

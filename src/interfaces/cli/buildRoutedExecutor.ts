@@ -18,6 +18,7 @@ import type { ProviderStore } from "../../store/ProviderStore.js";
 import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
+import { openFiles } from "./openFiles.js";
 import { openSites } from "./openSites.js";
 import { sessionValues } from "../../sites/sessionScope.js";
 import type { SiteDefinition, SiteSessions } from "../../sites/siteTypes.js";
@@ -79,6 +80,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
       return secret;
     },
   };
+  const files = openFiles(config);
   const opened = openSites(config, env);
   // A site's session values, loaded or saved back, are scrubbed from everything this process prints too.
   const sites: SiteSessions = {
@@ -99,7 +101,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     config: routing,
     providers,
     admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault, sites }),
-    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes }),
+    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes, files: files.registry }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
@@ -120,6 +122,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
         await store.close();
         await secrets.close();
         await opened.close();
+        await files.close();
       }
     },
   };

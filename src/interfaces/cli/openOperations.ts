@@ -11,6 +11,8 @@ import type { Store } from "../../store/Store.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedSecrets } from "./openSecrets.js";
 import { openSecrets } from "./openSecrets.js";
+import { openFiles } from "./openFiles.js";
+import type { OpenedFiles } from "./openFiles.js";
 import { openSites } from "./openSites.js";
 import type { OpenedSites } from "./openSites.js";
 import { siteRefusal } from "../../sites/siteRefusal.js";
@@ -84,8 +86,14 @@ export function openOperations(
     sites ??= openSites(config, ctx.env, "read");
     return sites.registry.liveGrants(site);
   };
+  let files: OpenedFiles | undefined;
+  const fileKnown = async (name: string): Promise<boolean> => {
+    files ??= openFiles(config, "read");
+    return files.registry.has(name);
+  };
   const service = createOperationsService({
     secretSites,
+    fileKnown,
     siteRefusal: siteRefusalFor,
     siteGrants,
     store,
@@ -102,6 +110,7 @@ export function openOperations(
     async close() {
       await secrets?.close();
       await sites?.close();
+      await files?.close();
       await artifactStore?.close();
       await store.close();
       home.dispose();

@@ -410,6 +410,20 @@ ALTER TABLE api_tokens ADD COLUMN expires_ms BIGINT;
 ALTER TABLE api_tokens ADD COLUMN last_used_ms BIGINT;
 `,
   },
+  {
+    version: 14,
+    name: "owner files for uploads",
+    // SQLite's migration 19: the files the owner put in errand for upload steps, sealed.
+    sql: `
+CREATE TABLE owner_files (
+  name       TEXT COLLATE "C" PRIMARY KEY,
+  bytes      BIGINT NOT NULL CHECK (bytes >= 0),
+  sha256     TEXT NOT NULL,
+  sealed     TEXT NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

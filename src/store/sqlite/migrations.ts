@@ -16,6 +16,7 @@ import { API_TOKEN_SCOPE_MIGRATION } from "./apiTokenScopeMigration.js";
 import { SITE_GRANT_MIGRATION } from "./siteGrantMigration.js";
 import { ARTIFACT_KINDS_MIGRATION } from "./artifactKindsMigration.js";
 import { API_TOKEN_LIFECYCLE_MIGRATION } from "./apiTokenLifecycleMigration.js";
+import { OWNER_FILE_MIGRATION } from "./ownerFileMigration.js";
 
 /**
  * Forward-only schema migrations, applied in order. A migration is never edited once released:
@@ -153,6 +154,7 @@ CREATE TABLE operation_tombstones (
   SITE_GRANT_MIGRATION,
   ARTIFACT_KINDS_MIGRATION,
   API_TOKEN_LIFECYCLE_MIGRATION,
+  OWNER_FILE_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -30,6 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "journal", summary: "verify the authenticated journal, or compact old operations", load: async () => (await import("./journal.js")).journalCommand },
   { name: "provider", summary: "list provider states; run the smoke task that makes a cloud provider OPERATIONAL", load: async () => (await import("./provider.js")).providerCommand },
   { name: "secret", summary: "declare the secrets tasks may type, each bound to the sites it may be typed into", load: async () => (await import("./secret.js")).secretCommand },
+  { name: "file", summary: "add, list and remove the files upload steps may send, each by name", load: async () => (await import("./file.js")).fileCommand },
   { name: "site", summary: "set up the sites whose saved login tasks may use, each bound to the origins its session may go to", load: async () => (await import("./site.js")).siteCommand },
   { name: "serve", summary: "serve MCP (OAuth) for ChatGPT and the REST API (API tokens) over HTTP", load: async () => (await import("./serve.js")).serveCommand },
   { name: "token", summary: "create, list or revoke REST API tokens (and revoke every OAuth grant)", load: async () => (await import("./token.js")).tokenCommand },

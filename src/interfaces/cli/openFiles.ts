@@ -1,0 +1,25 @@
+import type { RuntimeConfig } from "../../config/runtimeConfig.js";
+import { createJournalSealer } from "../../journal/createJournalSealer.js";
+import { deriveSubkey } from "../../keys/loadKey.js";
+import { createSealedBox } from "../../keys/sealedBox.js";
+import { createOwnerFiles } from "../../files/createOwnerFiles.js";
+import type { OwnerFileRegistry } from "../../files/createOwnerFiles.js";
+import { openFileStoreAt, storeLocationFor } from "../../app/openStores.js";
+import type { HomeAccess } from "./masterKey.js";
+import { masterKeyFor } from "./masterKey.js";
+
+export interface OpenedFiles {
+  registry: OwnerFileRegistry;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the owner's upload files in errand's store (ERRAND_HOME/errand.db or ERRAND_DATABASE_URL),
+ * sealed under the master key's "owner-files" subkey. See masterKeyFor for `access`.
+ */
+export function openFiles(config: RuntimeConfig, access: HomeAccess = "write"): OpenedFiles {
+  const location = storeLocationFor(config);
+  const key = masterKeyFor(config.errandHome, access, location);
+  const store = openFileStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
+  return { registry: createOwnerFiles(store, createSealedBox(deriveSubkey(key, "owner-files"))), close: () => store.close() };
+}
