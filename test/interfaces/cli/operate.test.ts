@@ -171,6 +171,13 @@ describe("errand doctor", () => {
     const database = (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; fix: string }[]).find((c) => c.name === "database");
     assert.equal(database?.ok, false);
     assert.match(database?.fix ?? "", /errand restore/);
+    const owner = (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; detail: string }[]).find((c) => c.name === "owner password");
+    assert.equal(owner?.ok, true, "the owner-password check still runs when the database cannot be read");
+    assert.match(owner?.detail ?? "", /ERRAND_OWNER_PASSWORD/);
+    const unset = await errand(damaged, ["doctor", "--offline", "--json"]);
+    const unknown = (parseEnvelope(unset.stdout).data["checks"] as { name: string; ok: boolean; detail: string }[]).find((c) => c.name === "owner password");
+    assert.equal(unknown?.ok, false);
+    assert.match(unknown?.detail ?? "", /^unknown: .*cannot be read/);
   });
 });
 
@@ -201,6 +208,9 @@ describe("errand doctor with ERRAND_DATABASE_URL", database.skip === undefined ?
       const unreachable = await doctor("postgres://errand@127.0.0.1:1/errand");
       assert.equal(unreachable?.ok, false);
       assert.match(unreachable?.fix ?? "", /ERRAND_DATABASE_URL/);
+      const downRun = await errand(home, ["doctor", "--offline", "--json"], { ERRAND_DATABASE_URL: "postgres://errand@127.0.0.1:1/errand", ERRAND_OWNER_PASSWORD: "a long enough password" });
+      const owner = (parseEnvelope(downRun.stdout).data["checks"] as { name: string; ok: boolean }[]).find((c) => c.name === "owner password");
+      assert.equal(owner?.ok, true, "the owner-password check runs while the database is down");
     } finally {
       await db.drop();
     }

@@ -109,7 +109,7 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
   try {
     facts = inspectDatabase(path, sealerOf(home));
   } catch (error) {
-    return [fail("database", `${path} cannot be read: ${errorMessage(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME')];
+    return [fail("database", `${path} cannot be read: ${errorMessage(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'), ownerCheck(env, null)];
   }
   const checks: DoctorCheck[] = [];
   if (facts.integrity !== "ok") checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
@@ -128,7 +128,7 @@ async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: Journa
   try {
     facts = await inspectPostgres(url, sealer);
   } catch (error) {
-    return [fail("database", `${where}: ${errorMessage(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL")];
+    return [fail("database", `${where}: ${errorMessage(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL"), ownerCheck(env, null)];
   }
   const checks: DoctorCheck[] = [];
   if (facts.schemaVersion === 0) checks.push(fail("database", `${where} has no errand schema`, 'run "errand migrate" with ERRAND_DATABASE_URL set (it also creates the key the database is signed with)'));
@@ -138,8 +138,10 @@ async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: Journa
   return [...checks, ...factChecks(facts, env)];
 }
 
-function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean): DoctorCheck {
+/** setInDatabase is null when the database cannot be read: the environment still answers, and a password only stored there is not vouched for. */
+function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean | null): DoctorCheck {
   if ((env["ERRAND_OWNER_PASSWORD"] ?? "") !== "") return pass("owner password", "set by ERRAND_OWNER_PASSWORD");
+  if (setInDatabase === null) return fail("owner password", "unknown: ERRAND_OWNER_PASSWORD is not set and the database that would hold its hash cannot be read", 'fix the database, then run "errand doctor" again (or set ERRAND_OWNER_PASSWORD_FILE)');
   if (setInDatabase) return pass("owner password", "set (scrypt hash in the database)");
   return fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)');
 }
