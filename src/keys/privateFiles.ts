@@ -37,6 +37,13 @@ export function securePrivateDirectory(dir: string): void {
   }
 }
 
+/** The mode of `path` when its group or others may read or write it (secrets there may already have been read), else null (also when absent). */
+export function exposedMode(path: string): number | null {
+  if (!existsSync(path)) return null;
+  const mode = statSync(path).mode & 0o777;
+  return (mode & 0o077) === 0 ? null : mode;
+}
+
 /** Creates `path` empty with mode 0600 when absent (exclusive create), and tightens an existing file to 0600. */
 export function securePrivateFile(path: string, create = true): void {
   if (create) {

@@ -6,6 +6,8 @@ import type { StoreLocation } from "../../app/openStores.js";
 import { describeStoreLocation } from "../../app/openStores.js";
 import { loadMasterKey, masterKeyPath } from "../../keys/loadKey.js";
 import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
+import { exposedMode } from "../../keys/privateFiles.js";
+import { printErr } from "./output.js";
 
 /**
  * What a command does with ERRAND_HOME: "read" commands (inspect, collect, journal, the list
@@ -49,6 +51,7 @@ export function homeForAccess(errandHome: string, access: HomeAccess, location: 
  */
 export function masterKeyFor(errandHome: string, access: HomeAccess, location?: StoreLocation): Buffer {
   const file = masterKeyPath(errandHome);
+  warnIfExposed(file);
   if (location?.backend === "postgres") {
     if (access === "setup") return loadMasterKey(errandHome, { create: true });
     const where = describeStoreLocation(location);
@@ -64,4 +67,10 @@ export function masterKeyFor(errandHome: string, access: HomeAccess, location?: 
     ? `The master key ${file} is missing, but ${database} was written with one: errand will not create a new key, which could verify nothing stored there. Put the original key back (from where you keep it apart from backups; errand restore --key-file FILE takes one), or point ERRAND_HOME at the home it belongs to.`
     : `The master key ${file} is missing and ERRAND_HOME (${errandHome}) holds no database: there is nothing to read yet, and errand does not create a key to read with. Check ERRAND_HOME, or submit or run a task first to start a new home.`;
   return loadMasterKey(errandHome, { create: false, missing });
+}
+
+/** Loading tightens a loose key file to 600; the warning says it was exposed, since someone may have read it by then. */
+function warnIfExposed(file: string): void {
+  const mode = exposedMode(file);
+  if (mode !== null) printErr(`warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`);
 }

@@ -107,6 +107,22 @@ describe("errand backup and restore", () => {
   });
 });
 
+describe("a loose master key", () => {
+  test("other commands warn on one stderr line, tighten it to 600 and still succeed", async () => {
+    const home = fresh("loose-key");
+    assert.equal((await errand(home, ["submit", taskFile(readTask())])).code, 0);
+    const key = join(home, "keys", "master.key");
+    chmodSync(key, 0o644);
+    const run = await errand(home, ["status", "--json"]);
+    assert.equal(run.code, 0);
+    const warnings = run.stderr.split("\n").filter((line) => line.includes("master key"));
+    assert.equal(warnings.length, 1, run.stderr);
+    assert.match(warnings[0] ?? "", /^warning: the master key .* was mode 644 \(readable by group or others\)/);
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    assert.equal((await errand(home, ["status", "--json"])).stderr.includes("master key"), false, "no warning once it is 600");
+  });
+});
+
 describe("errand doctor", () => {
   test("on a broken home: loose modes, no owner password, no Chromium, each with its fix; exit 1", async () => {
     const home = fresh("broken");
