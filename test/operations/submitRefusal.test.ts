@@ -1,13 +1,14 @@
 // Refused at submit, before the owner is asked, what is already known to fail: a secret the owner
-// never declared, a secret bound to no origin the task reaches (a look-alike site), a goto to a host
-// the task does not name. Nothing is queued, no approval is asked, no executor runs; the message
-// names what to fix. Real SQLite store and secret registry.
+// never declared, a secret bound to no origin the task reaches (a look-alike site), an upload of a
+// file the owner never added, a goto to a host the task does not name. Nothing is queued, no
+// approval is asked, no executor runs; the message names what to fix. Real SQLite store, secret
+// registry and owner files.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
 import { openHarness } from "./support/harness.js";
-import { readTask } from "./support/tasks.js";
+import { readTask, writeTask } from "./support/tasks.js";
 
 const VALUE = "a-long-secret-value-for-tests";
 
@@ -109,6 +110,41 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
       assert.equal(!result.ok && result.code, "navigation_blocked");
       assert.match(!result.ok ? result.message : "", /Step 1 \(wait_for\) waits for an address on evil\.example\.net/);
       assert.deepEqual(!result.ok && result.problems?.map((p) => p.path), ["/steps/0/url"]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("an upload naming a file the owner never added is refused at submit (file_unknown at the step's file); nothing is queued, the owner is not asked, nothing runs", async () => {
+    const fake = createFakeExecutor();
+    const h = openHarness({ execute: fake.execute });
+    try {
+      const task = writeTask(randomUUID(), undefined, {
+        steps: [
+          { action: "upload", selector: "#cv", file: "resume.pdf" },
+          { action: "click", selector: "#send" },
+          { action: "expect_text", text: "Received" },
+        ],
+      });
+      const refused = await h.service.submit(task);
+      assert.equal(!refused.ok && refused.code, "file_unknown");
+      assert.deepEqual(!refused.ok && refused.problems?.map((p) => [p.code, p.path]), [["file_unknown", "/steps/0/file"]]);
+      assert.match(!refused.ok ? refused.message : "", /names the file resume\.pdf, which the owner has not added/);
+      assert.match(!refused.ok ? refused.message : "", /errand file add resume\.pdf PATH/);
+      assert.match(!refused.ok ? refused.message : "", /Nothing was queued and the owner was not asked/);
+
+      // Nothing was created: the id is free, no operation in any phase (none awaits approval), nothing ran.
+      assert.equal(((await h.service.inspect(String(task["operationId"]))) as { code?: string }).code, "operation_not_found");
+      const status = await h.service.status();
+      assert.ok(Object.values(status.store.phases).every((count) => count === 0), JSON.stringify(status.store.phases));
+      await h.service.runQueue();
+      assert.equal(fake.calls.length, 0);
+
+      // Once the owner adds the file, the same id is accepted and waits for the owner.
+      await h.files().add("resume.pdf", Buffer.from("%PDF-1.4 test"));
+      const fixed = await h.service.submit({ ...task });
+      assert.ok(fixed.ok, JSON.stringify(fixed));
+      assert.equal(fixed.status, "awaiting_approval");
     } finally {
       await h.close();
     }

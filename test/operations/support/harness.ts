@@ -15,7 +15,10 @@ import { createOperationsService } from "../../../src/operations/createOperation
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
 import type { StoreLocation } from "../../../src/app/openStores.js";
-import { openArtifactStoreAt, openOperationStore, openSecretStoreAt } from "../../../src/app/openStores.js";
+import { openArtifactStoreAt, openFileStoreAt, openOperationStore, openSecretStoreAt } from "../../../src/app/openStores.js";
+import { createOwnerFiles } from "../../../src/files/createOwnerFiles.js";
+import type { OwnerFileRegistry } from "../../../src/files/createOwnerFiles.js";
+import type { FileStore } from "../../../src/store/FileStore.js";
 import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
 import type { ArtifactStore } from "../../../src/store/ArtifactStore.js";
 import type { Store } from "../../../src/store/Store.js";
@@ -55,6 +58,8 @@ export interface Harness {
   events: RunnerEvent[];
   /** The owner's secret registry in the same store (opened on first use), as errand secret set writes it; submit reads it. */
   secrets(): SecretRegistry;
+  /** The owner's upload files in the same store (opened on first use), as errand file add writes them; submit reads them. */
+  files(): OwnerFileRegistry;
   /** Opens another store + service on the same files (another "process"). */
   reopen(execute?: ExecuteTask): { store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined };
   close(): Promise<void>;
@@ -81,7 +86,7 @@ export function openHarness(
   const dbPath = sqliteStorePath(home);
   const location: StoreLocation = options.location ?? { backend: "sqlite", path: dbPath, busyTimeoutMs: config.busyTimeoutMs };
   const events: RunnerEvent[] = [];
-  const opened: (Store | ArtifactStore | SecretStore)[] = [];
+  const opened: (Store | ArtifactStore | SecretStore | FileStore)[] = [];
   let registry: SecretRegistry | undefined;
   const secrets = (): SecretRegistry => {
     if (registry === undefined) {
@@ -91,6 +96,16 @@ export function openHarness(
     }
     return registry;
   };
+  let fileRegistry: OwnerFileRegistry | undefined;
+  const files = (): OwnerFileRegistry => {
+    if (fileRegistry === undefined) {
+      const store = openFileStoreAt(location, { sealer });
+      opened.push(store);
+      fileRegistry = createOwnerFiles(store, createSealedBox(deriveSubkey(key, "owner-files")));
+    }
+    return fileRegistry;
+  };
+  const fileKnown = (name: string): Promise<boolean> => files().has(name);
   const secretSites = async (name: string): Promise<string[] | null> => (await secrets().lookup(name))?.sites ?? null;
   const open = (execute?: ExecuteTask) => {
     const clock = options.clock === undefined ? {} : { clock: options.clock };
@@ -100,6 +115,7 @@ export function openHarness(
     const service = createOperationsService({
       store,
       secretSites,
+      fileKnown,
       ...(options.siteGrants === undefined ? {} : { siteGrants: options.siteGrants }),
       ...(artifactStore === undefined ? {} : { artifactStore }),
       sealer,
@@ -124,6 +140,7 @@ export function openHarness(
     service: first.service,
     events,
     secrets,
+    files,
     reopen: open,
     async close() {
       for (const store of opened) await store.close();
