@@ -9,6 +9,7 @@ import { ApiError } from "./apiError.js";
 import type { AppDeps, Principal } from "./httpDeps.js";
 import type { PageContent } from "./presentResult.js";
 import { nextStep, presentResult } from "./presentResult.js";
+import { callName } from "./callNames.js";
 
 /**
  * The actions MCP tools and REST routes share. Each returns plain data or throws ApiError with a
@@ -58,7 +59,14 @@ export async function submitTask(deps: AppDeps, caller: Caller, task: unknown): 
   const operationId = typeof task === "object" && task !== null && typeof (task as Record<string, unknown>)["operationId"] === "string" ? String((task as Record<string, unknown>)["operationId"]).slice(0, 64) : undefined;
   await record(deps, caller, "submit", result.ok ? (result.created ? "created" : result.reopened === true ? "reopened" : "existing") : result.code, result.ok ? result.handle.operationId : operationId);
   if (!result.ok) fail(result);
-  const next = result.status === "pending" ? (deps.workers === undefined ? `Queued. Call errand_run_queue to run it now (or let a runner pick it up), then errand_collect with operationId ${result.handle.operationId}.` : `Queued; this server's workers run it on their own. Call errand_collect with operationId ${result.handle.operationId} (waitSeconds waits for it, up to the bound errand_capabilities gives) to get the receipt.`) : nextStep(result.status, result.handle.operationId);
+  const id = result.handle.operationId;
+  const collect = `${callName(caller.via, "collect", id)}${caller.via === "mcp" ? ` with operationId ${id}` : ""}`;
+  const next =
+    result.status === "pending"
+      ? deps.workers === undefined
+        ? `Queued. Call ${callName(caller.via, "runQueue")} to run it now (or let a runner pick it up), then ${collect}.`
+        : `Queued; this server's workers run it on their own. Call ${collect} (waitSeconds waits for it, up to the bound ${callName(caller.via, "capabilities")} gives) to get the receipt.`
+      : nextStep(caller.via, result.status, id);
   return { status: result.status, created: result.created, handle: result.handle, ...approvalView(deps, result.handle.operationId, result.approval), next };
 }
 
@@ -66,7 +74,7 @@ export async function collectOperation(deps: AppDeps, caller: Caller, operationI
   // This server's own receipts wake the wait at once; the 1 s look at the store is for other processes' runners.
   const result = await deps.service.collect(operationId, { wait: waitMs > 0, timeoutMs: waitMs, pollIntervalMs: 1_000 }, caller.principal.requester);
   if (!result.ok) fail(result);
-  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(result.compacted === undefined ? result.status : "compacted", result.handle.operationId, result.receipt?.error?.code) };
+  return { status: result.status, handle: result.handle, ...presentResult(result.receipt, result.ephemeral), ...approvalView(deps, result.handle.operationId, result.approval), next: nextStep(caller.via, result.compacted === undefined ? result.status : "compacted", result.handle.operationId, result.receipt?.error?.code) };
 }
 
 /** One artifact's bytes (GET /v1/operations/{id}/artifacts/{n}): the same authorization as collect, checked against the receipt's sha256. */
@@ -151,8 +159,8 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
     // The workers run the queue already; this waits until they have nothing eligible left.
     const settled = await deps.workers.settle(waitMs);
     return settled
-      ? { finished: true, attempts: [], recovered: 0, stoppedBecause: "drained", lastError: null, next: "This server's workers have run everything that is due (they run submitted tasks on their own). Call errand_collect with each operationId to read its receipt." }
-      : { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: null, next: "This server's workers are still running tasks. Call errand_collect for each operationId (with waitSeconds) or errand_status to see progress." };
+      ? { finished: true, attempts: [], recovered: 0, stoppedBecause: "drained", lastError: null, next: `This server's workers have run everything that is due (they run submitted tasks on their own). Call ${callName(caller.via, "collect")} for each operation to read its receipt.` }
+      : { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: null, next: `This server's workers are still running tasks. Call ${callName(caller.via, "collect")} for each operation (with waitSeconds) or ${callName(caller.via, "status")} to see progress.` };
   }
   const drain = deps.queue.kick();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -162,7 +170,7 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
   const report = await Promise.race([drain, timeout]);
   clearTimeout(timer);
   if (report === undefined) {
-    return { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: deps.queue.lastError, next: "The queue is still running. Call errand_collect for each operationId (with waitSeconds) or errand_status to see progress." };
+    return { finished: false, attempts: [], recovered: 0, stoppedBecause: null, lastError: deps.queue.lastError, next: `The queue is still running. Call ${callName(caller.via, "collect")} for each operation (with waitSeconds) or ${callName(caller.via, "status")} to see progress.` };
   }
   return {
     finished: true,
@@ -170,7 +178,7 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
     recovered: report.recovered.length,
     stoppedBecause: report.stoppedBecause,
     lastError: deps.queue.lastError,
-    next: report.attempts.length === 0 ? "Nothing was eligible to run. errand_status shows queued operations and delayed retries." : "Call errand_collect with each operationId to read its receipt.",
+    next: report.attempts.length === 0 ? `Nothing was eligible to run. ${callName(caller.via, "status")} shows queued operations and delayed retries.` : `Call ${callName(caller.via, "collect")} for each operation to read its receipt.`,
   };
 }
 
@@ -179,7 +187,7 @@ export async function inspectOperation(deps: AppDeps, caller: Caller, operationI
   if (!result.ok) fail(result);
   const rest: Record<string, unknown> = { ...result };
   delete rest["ok"];
-  return { ...rest, ...approvalView(deps, result.handle.operationId, "approval" in result ? result.approval : undefined), next: nextStep(result.status, result.handle.operationId) };
+  return { ...rest, ...approvalView(deps, result.handle.operationId, "approval" in result ? result.approval : undefined), next: nextStep(caller.via, result.status, result.handle.operationId) };
 }
 
 export async function cancelOperation(deps: AppDeps, caller: Caller, operationId: string, controlActionId: string | undefined): Promise<Record<string, unknown>> {
