@@ -28,7 +28,8 @@ errand file remove NAME [--json]
   list    names, sizes, SHA-256 and dates; never the content. --json: data.files.
   remove  deletes the file; tasks naming it are then refused at submit (file_unknown).
   Only this command manages files: neither the REST API nor MCP can read, list, add or remove them.
-  Exit: 0 done, 1 refused (invalid_file_name, file_too_large, file_unknown), 2 for a malformed command line.`,
+  Exit: 0 done, 2 for a malformed command line or a refused input (invalid_file_name, file_too_large),
+  4 for a name errand has no file of (file_unknown, as submit refuses it).`,
 };
 
 async function runFile(ctx: CommandContext): Promise<number> {
