@@ -56,7 +56,7 @@ export function taskInputSchema(): Record<string, unknown> {
             key: str,
             then: { enum: [...CLICK_THEN] },
             secret: { type: "string", description: "Name of a secret the owner declared (never a value)." },
-            file: { description: 'Owner file name, or {"download":N}.' },
+            file: { anyOf: [str, { type: "object" }], description: 'Owner file name, or {"download":N}.' },
             state: { enum: [...WAIT_STATES] },
             all: { type: "boolean", description: "extract_text: every match, as name.001..." },
             max: { type: "integer" },

@@ -49,10 +49,12 @@ function shallow(json: Record<string, unknown>): Record<string, unknown> {
     for (const key of SHALLOW_KEYS) if (property[key] !== undefined) entry[key] = property[key];
     // An enum names every value, so its type says nothing more.
     if (entry["enum"] !== undefined) delete entry["type"];
-    // A nullable field is written by zod as anyOf [T, null]: keep the type names.
+    // A nullable field is written by zod as anyOf [T, null]: keep the type names, one per branch
+    // (a type array is legal JSON Schema, but single-type dialects such as Gemini's refuse it).
     if (entry["type"] === undefined) {
       const types = variants.map((v) => v["type"]).filter((t): t is string => typeof t === "string");
-      if (types.length > 0) entry["type"] = types.length === 1 ? types[0] : types;
+      if (types.length === 1) entry["type"] = types[0];
+      else if (types.length > 1) entry["anyOf"] = types.map((type) => ({ type }));
     }
     kept[name] = entry;
   }
