@@ -21,7 +21,7 @@ export interface RuntimeConfig {
   retryDelayMs: number;
   /** Attempts an operation may use, counting attempts lost to a crash. Env ERRAND_MAX_ATTEMPTS. Default 2. */
   maxAttempts: number;
-  /** Browser time one attempt gets when the task sets no timeouts.taskMs (ms). Env ERRAND_BROWSER_TIMEOUT_MS. Default 25 s. */
+  /** Browser time one attempt gets when the task sets no timeouts.taskMs (ms). Env ERRAND_BROWSER_TIMEOUT_MS. Default 30 s, from bench/budget (docs/BENCHMARKS.md "budget"). */
   browserTimeoutMs: number;
   /** Bytes of journal and retained task documents after which submit refuses new operations. Env ERRAND_JOURNAL_QUOTA_BYTES. Default 64 MiB. */
   journalQuotaBytes: number;
@@ -70,7 +70,7 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   heartbeatMs: 30 * SECOND,
   retryDelayMs: 10 * SECOND,
   maxAttempts: 2,
-  browserTimeoutMs: 25 * SECOND,
+  browserTimeoutMs: 30 * SECOND,
   journalQuotaBytes: 64 * MiB,
   maxDocumentBytes: 10 * MiB,
   downloadMaxBytes: 20 * MiB,
