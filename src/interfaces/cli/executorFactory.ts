@@ -2,6 +2,7 @@ import { resolveRuntimeConfig } from "../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
 import type { LoginHandoff } from "../../executor/loginHandoff.js";
 import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
+import type { ProviderStore } from "../../store/ProviderStore.js";
 import { printErr } from "./output.js";
 
 /** What the CLI knows when it needs an executor for `errand runner`. */
@@ -25,6 +26,8 @@ export interface WiredExecutor {
   execute: ExecuteTask;
   /** A live login browser for the site NAME (null: no such site); see src/executor/loginHandoff.ts. */
   openLogin?(name: string, budgetMs: number): Promise<LoginHandoff | null>;
+  /** The router's provider store (states, smokes, slots, budgets), where a provider smoke records its verdict. */
+  providerStore?: ProviderStore;
   shutdown(): Promise<void>;
 }
 
@@ -46,5 +49,5 @@ export async function createExecutor(options: ExecutorFactoryOptions): Promise<W
     onNotice: (message) => printErr(`notice: ${message}`),
     keepSpare: options.longLived === true,
   });
-  return { execute: built.execute, openLogin: (name, budgetMs) => built.openLogin(name, budgetMs), shutdown: () => built.shutdown() };
+  return { execute: built.execute, providerStore: built.store, openLogin: (name, budgetMs) => built.openLogin(name, budgetMs), shutdown: () => built.shutdown() };
 }

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import type { LookResult } from "../../executor/lookAtPage.js";
+import type { CloudProviderName } from "../../providers/providerNames.js";
+import type { SmokeOutcome } from "../../router/providerSmoke.js";
 import type { UsageAgainstCap } from "../../router/gatherFacts.js";
 import type { OperationsService } from "../../operations/serviceTypes.js";
 import type { Requester } from "../../operations/requester.js";
@@ -61,6 +63,11 @@ export interface AppDeps {
   budgets?: () => Promise<UsageAgainstCap[]>;
   /** errand_look and POST /v1/look: outline a page under the read_only policy; absent, they answer configuration_error. */
   look?: (request: unknown) => Promise<LookResult>;
+  /**
+   * errand_provider_smoke and POST /v1/providers/NAME/smoke: the operator's smoke task on that
+   * provider (src/router/providerSmoke.ts), or what configuration it lacks; absent, they answer configuration_error.
+   */
+  smokeProvider?: (name: CloudProviderName) => Promise<{ ok: true; outcome: SmokeOutcome } | { ok: false; missing: string }>;
 }
 
 /**

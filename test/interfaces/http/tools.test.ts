@@ -47,6 +47,7 @@ describe("MCP tools", () => {
       errand_inspect: [true, false, false],
       errand_cancel: [false, false, false],
       errand_status: [true, false, false],
+      errand_provider_smoke: [false, false, true],
       errand_task_schema: [true, false, false],
       errand_capabilities: [true, false, false],
     });

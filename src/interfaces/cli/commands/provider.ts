@@ -1,15 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { storeLocationFor } from "../../../app/openStores.js";
 import { masterKeyFor } from "../masterKey.js";
 import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
-import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { ProviderStatus } from "../../../router/describeProvider.js";
 import { resolveRoutingConfig } from "../../../router/routingConfig.js";
 import { requestDigest } from "../../../task/requestDigest.js";
-import { validateTask } from "../../../task/validateTask.js";
+import { runProviderSmoke, smokeTaskFor } from "../../../router/providerSmoke.js";
+import { defaultSmokeTask, readSmokeTask } from "../smokeTaskFile.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
@@ -19,10 +16,8 @@ import { withProviderStore } from "../openProviderStore.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
-import { readInputText } from "../readInput.js";
 import { UsageError } from "../usageError.js";
 import { printProblems, problemsError } from "./validate.js";
-import { errorMessage } from "../../../errors/errorMessage.js";
 
 export const providerCommand: Command = {
   name: "provider",
@@ -92,30 +87,18 @@ function formatStatus(status: ProviderStatus): string {
   return lines.join("\n");
 }
 
-/** Error codes that show the smoke reached the provider, so its outcome says something about it. */
-const REACHED_PROVIDER = new Set(["provider_unavailable", "provider_auth_failed", "provider_capacity", "step_failed", "expectation_failed", "timeout", "navigation_blocked", "method_blocked"]);
-
 async function runSmoke(ctx: CommandContext): Promise<number> {
   const json = flagOption(ctx, "json");
   const name = ctx.positionals[1];
   if (name === undefined || !isCloudProviderName(name)) throw new UsageError(`say which provider to smoke: ${CLOUD_PROVIDER_NAMES.join(", ")}`);
   const file = stringOption(ctx, "task") ?? defaultSmokeTask();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readInputText(file));
-  } catch (error) {
-    throw new UsageError(`the smoke task ${file} could not be read as JSON: ${errorMessage(error)}`);
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UsageError(`the smoke task ${file} is not a JSON object`);
-  // A smoke runs again and again: each run is its own operation, pinned to the provider under test.
-  const checked = validateTask({ ...(raw as Record<string, unknown>), operationId: randomUUID(), provider: name });
-  if (!checked.ok) {
-    if (json) printEnvelope({ ok: false, status: "invalid", error: problemsError(checked.errors) });
-    else printProblems(checked.errors);
+  const checked = smokeTaskFor(readSmokeTask(file), name);
+  if (!checked.ok && checked.kind === "invalid") {
+    if (json) printEnvelope({ ok: false, status: "invalid", error: problemsError(checked.problems) });
+    else printProblems(checked.problems);
     return EXIT.usage;
   }
-  const task = checked.value;
-  if (task.risk !== "read_only") throw new UsageError(`a smoke task must be read_only (it runs unattended to test a provider); ${file} is ${task.risk}`);
+  if (!checked.ok) throw new UsageError(`a smoke task must be read_only (it runs unattended to test a provider); ${file} is ${checked.risk}`);
 
   const config = resolveRuntimeConfig(ctx.env);
   const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
@@ -125,14 +108,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   const onSignal = () => controller.abort();
   process.once("SIGINT", onSignal);
   try {
-    const { receipt, ephemeral } = await routed.execute(task, {
-      requestDigest: requestDigest(key, task),
-      attempt: 1,
-      signal: controller.signal,
-      beforeMutationBoundary: () => Promise.resolve(),
-      onProgress: createProgressReporter(),
-    });
-    const verdict = await recordVerdict(routed.store, name, receipt);
+    const { receipt, ephemeral, verdict } = await runProviderSmoke({ execute: routed.execute, store: routed.store, digest: (task) => requestDigest(key, task) }, name, checked.task, { signal: controller.signal, onProgress: createProgressReporter() });
     if (json) printEnvelope({ ok: receipt.status === "PASS", status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } } });
     else printOut(formatReceipt(receipt, ephemeral));
     printErr(verdict.message);
@@ -143,22 +119,3 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   }
 }
 
-/** Records the smoke when it reached the provider: PASS makes it OPERATIONAL, anything else UNVERIFIED. */
-async function recordVerdict(store: { recordSmoke: (r: { provider: string; operationId: string; status: string; errorCode: string | null }) => Promise<unknown> }, name: string, receipt: Receipt): Promise<{ state: string; verified: boolean; message: string }> {
-  const passed = receipt.status === "PASS" && receipt.provider === name;
-  const reached = passed || (receipt.provider === name && (receipt.status === "FAIL" || REACHED_PROVIDER.has(receipt.error?.code ?? "")));
-  if (!reached) {
-    return { state: "unchanged", verified: false, message: `The smoke did not reach ${name} (${receipt.error?.code ?? receipt.status}); its state is unchanged. See "errand provider list".` };
-  }
-  await store.recordSmoke({ provider: name, operationId: receipt.operationId, status: receipt.status, errorCode: receipt.error?.code ?? null });
-  if (passed) return { state: "OPERATIONAL", verified: true, message: `${name} passed its smoke and is now OPERATIONAL: "provider": "auto" tasks may use it.` };
-  return { state: "UNVERIFIED", verified: false, message: `${name} did not pass its smoke (${receipt.status}${receipt.error === null ? "" : `, ${receipt.error.code}`}); it is UNVERIFIED and auto routing will not use it.` };
-}
-
-/** docs/SMOKE_TASK.json of this installation (running from src/ under tsx, or from dist/). */
-function defaultSmokeTask(): string {
-  const candidates = ["../../../../docs/SMOKE_TASK.json", "../../../../../docs/SMOKE_TASK.json"].map((relative) => fileURLToPath(new URL(relative, import.meta.url)));
-  const found = candidates.find((path) => existsSync(path));
-  if (found === undefined) throw new UsageError("docs/SMOKE_TASK.json is not next to this errand; pass --task FILE");
-  return found;
-}

@@ -11,6 +11,9 @@ import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
 import type { WiredExecutor } from "../executorFactory.js";
 import { openOperations } from "../openOperations.js";
+import { masterKeyFor } from "../masterKey.js";
+import { serveProviderSmoke } from "../serveProviderSmoke.js";
+import { storeLocationFor } from "../../../app/openStores.js";
 import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut, setLineShape } from "../output.js";
@@ -267,6 +270,7 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
           look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
           loginHandoffs,
+          smokeProvider: serveProviderSmoke({ env: ctx.env, digestKey: masterKeyFor(opened.config.errandHome, "read", storeLocationFor(opened.config)), executor: startedExecutor }),
         });
         clearForwardedStatus(opened.config.errandHome);
         const forwarded = createForwardedHeaderWatch({ trusted: trustedProxies, logger, record: (seen) => writeForwardedStatus(opened.config.errandHome, seen) });

@@ -1,5 +1,6 @@
 import { createCapabilitiesTool, taskSchemaTool } from "./tools/guideTools.js";
 import { lookTool } from "./tools/lookTool.js";
+import { providerSmokeTool } from "./tools/providerSmokeTool.js";
 import { cancelTool, inspectTool, runQueueTool, statusTool } from "./tools/queueTools.js";
 import { collectTool, runTaskTool } from "./tools/taskTools.js";
 import type { AnyTool } from "./toolDefinition.js";
@@ -17,6 +18,7 @@ export const TOOLS: readonly AnyTool[] = [
   inspectTool,
   cancelTool,
   statusTool,
+  providerSmokeTool,
   taskSchemaTool,
   createCapabilitiesTool(() => TOOLS),
 ];

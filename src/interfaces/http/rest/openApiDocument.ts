@@ -1,3 +1,4 @@
+import { CLOUD_PROVIDER_NAMES } from "../../../providers/providerNames.js";
 import { STEP_ACTIONS } from "../../../task/readStep.js";
 import type { ServeSettings } from "../serveSettings.js";
 import { WAIT_SECONDS } from "../waitBounds.js";
@@ -87,6 +88,14 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
           summary: summaryOf("lookAtPage"),
           requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" } }, site: { type: "string", description: "A site the owner set up (GET /v1/status lists them): look behind its login with its saved session." }, screenshot: { type: "boolean", description: "Also return screenshot {mimeType, bytes, sha256, data (base64)}; password fields masked." } } }) },
           responses: { "200": { description: "The outline: url, title, headings, landmarks, forms (fields, buttons, selectors), links; page text wrapped as untrusted.", content: json({ type: "object" }) }, ...errorResponses },
+        },
+      },
+      "/v1/providers/{name}/smoke": {
+        post: {
+          operationId: "smokeProvider",
+          summary: summaryOf("smokeProvider"),
+          parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", enum: [...CLOUD_PROVIDER_NAMES] } }],
+          responses: { "200": { description: "The smoke's status and the provider's state after it (OPERATIONAL, UNVERIFIED or unchanged).", content: json({ type: "object", properties: { provider: { type: "object" }, status: { type: "string" }, operationId: { type: "string" }, error: { type: ["string", "null"] }, message: { type: "string" }, next: { type: "string" } } }) }, ...errorResponses },
         },
       },
       "/v1/status": { get: { operationId: "getStatus", summary: summaryOf("getStatus"), responses: { "200": { description: "Status.", content: json({ type: "object" }) }, ...errorResponses } } },

@@ -7,6 +7,7 @@ export const REST_ENDPOINTS = [
   { method: "POST", path: "/v1/operations/{operationId}/cancel", operationId: "cancelOperation", summary: "Cancel an operation (once per controlActionId)." },
   { method: "POST", path: "/v1/runner", operationId: "runQueue", summary: "Run the queue in this server; wait up to waitSeconds." },
   { method: "POST", path: "/v1/look", operationId: "lookAtPage", summary: "Outline a page under the read_only policy: forms, fields, buttons with checked selectors." },
+  { method: "POST", path: "/v1/providers/{name}/smoke", operationId: "smokeProvider", summary: "Run the fixed read-only smoke task on a configured cloud provider (operator tokens only); PASS makes it OPERATIONAL." },
   { method: "GET", path: "/v1/status", operationId: "getStatus", summary: "Operations per phase, queue, journal, breakers, providers, sites." },
   { method: "GET", path: "/v1/capabilities", operationId: "getCapabilities", summary: "What this server is and holds calls to: tools, routes, task actions and their fields' bounds, wait bounds, body and page-text caps, providers (as errand_capabilities)." },
   { method: "GET", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This API's OpenAPI 3.1 document." },

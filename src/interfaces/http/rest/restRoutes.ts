@@ -11,6 +11,7 @@ import { readBoundedBody } from "../readBody.js";
 import type { ArtifactMediaType } from "../../../receipt/artifactTypes.js";
 import { WAIT_SECONDS } from "../waitBounds.js";
 import type { RestWaitingRoute } from "../waitBounds.js";
+import { providerSmokeAction } from "../providerSmokeAction.js";
 import { openApiDocument } from "./openApiDocument.js";
 import { requireApiToken } from "./requireApiToken.js";
 
@@ -88,6 +89,12 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
     return c.json(await runQueueNow(deps, caller(c), waitMs(body, "runQueue")));
   });
   api.post("/look", async (c) => c.json(await lookAtPageAction(deps, caller(c), objectBody(await readJson(c, deps, false)))));
+  // Provider activation is the operator's act: only an operator token (--scope all) runs it over REST.
+  api.post("/providers/:name/smoke", async (c) => {
+    if (!c.get("principal").requester.seesAll) throw new ApiError("unauthorized", "Only an operator token (errand token create --scope all) may smoke a provider over REST.", { headers: { "www-authenticate": 'Bearer realm="errand", error="insufficient_scope"' } });
+    onlyFields(objectBody(await readJson(c, deps, true)), []);
+    return c.json(await providerSmokeAction(deps, caller(c), c.req.param("name")));
+  });
   api.get("/status", async (c) => c.json(await statusReport(deps)));
   api.get("/capabilities", (c) => c.json(capabilitiesReport(deps, TOOLS)));
   api.get("/openapi.json", (c) => c.json(openApiDocument(deps.settings, deps.version)));
