@@ -67,7 +67,7 @@ export const ERROR_CODES = {
   step_failed: "A step could not be performed (element missing, not fillable, ...).",
   expectation_failed: "An expect_text or expect_url check did not hold.",
   timeout: "A step ran out of its own time (its element never appeared or never took the action), or the task's time ran out.",
-  task_timeout: "The task's whole budget (timeouts.taskMs) ran out while a step was still within its own time; error.timing names the phase (navigation, waiting, acting) and the time the step waited for the browser.",
+  task_timeout: "The task's whole budget (timeouts.taskMs) ran out while a step was still within its own time, or before the first step began; error.timing names the phase (navigation, waiting, acting) and the time waited for the browser.",
   cancelled: "The operation was cancelled.",
   internal_error: "errand failed in a way it did not anticipate; the message says where.",
   method_blocked: "A read_only task's browser tried to send a request other than GET/HEAD/OPTIONS.",

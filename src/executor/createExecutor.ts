@@ -150,7 +150,10 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof SessionLost) {
         if (state.error === null) state.error = { code: "provider_unavailable", message: error.message, step: null };
       } else if (error instanceof HardStop) {
-        state.error = { code: "timeout", message: `The task ran past its ${taskMs} ms budget and was stopped.`, step: null };
+        // The budget ran out and the browser did not stop on its own: that is the task's time, never a step's.
+        // Before any step, the time went to opening the browser and the target.
+        const before = state.steps.length === 0 ? { timing: { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } } : {};
+        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${state.steps.length === 0 ? " before the first step began (opening the browser and the target took it all)" : ""}. Give the task more time (timeouts.taskMs).`, step: null, ...before };
       } else if (state.error === null) {
         // The thrown words may be the browser's, quoting the page: they go to detail, wrapped.
         state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
