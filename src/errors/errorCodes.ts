@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   value_attribute_forbidden: "extract_attribute may not read the value attribute (it could leak what was typed).",
   invalid_secret_name: "A secret name (fill_secret's secret or envVar, or errand secret's NAME) does not match ^[A-Za-z][A-Za-z0-9_]{0,63}$.",
   conflicting_fields: "Two fields that cannot be given together are both given (fill_secret takes secret or envVar; wait_for takes selector and state, or url and match).",
+  internal_selector_engine: "A selector uses Playwright's internal:control engine (internal:control=enter-frame enters a frame without the frame field's host check).",
   use_fill_secret: "A fill or type step targets a password, secret, token or one-time-code field.",
   text_selector_with_secret: "A task with fill_secret has a selector that matches on text or on part of an attribute (text engines, :has-text, XPath, roles by name, ^= *= $=).",
   invalid_allowed_host: "An allowedHosts entry is not a plain hostname or *.hostname pattern.",

@@ -1,9 +1,10 @@
 import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import { TASK_LIMITS } from "../task/limits.js";
 import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, UploadStep, WaitForStep } from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+import { stepRoot } from "./stepFrame.js";
 
 const POLL_MS = 100;
 
@@ -36,15 +37,21 @@ export interface StepEnvironment {
  */
 export const WAITS_THEN_CROSSES: ReadonlySet<string> = new Set(["click", "fill", "type", "press", "check", "uncheck"]);
 
+/** The step's environment with the page or frame its selector looks in (stepRoot). */
+type Located = StepEnvironment & { root: Page | Frame };
+
 export type StepResult = { output?: { name: string; value: string }; outputs?: { name: string; value: string }[]; check?: Check };
 
 /** Performs one step. Failures throw StepFailure with a code; Playwright errors are translated here. */
 export async function performStep(step: Step, index: number, env: StepEnvironment): Promise<StepResult> {
   const { page, timeoutMs } = env;
+  let root: Page | Frame = page;
   try {
+    root = await stepRoot(step, index, env);
+    const located: Located = { ...env, root };
     if (WAITS_THEN_CROSSES.has(step.action)) {
       const selector = "selector" in step ? step.selector : undefined;
-      if (selector !== undefined) await page.locator(selector).first().waitFor({ state: "visible", timeout: timeoutMs });
+      if (selector !== undefined) await root.locator(selector).first().waitFor({ state: "visible", timeout: timeoutMs });
       env.onPhase?.("acting");
       await env.beforeAct();
     }
@@ -56,27 +63,27 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       }
       case "wait_for":
         if ("url" in step) await waitForUrl(step, index, env);
-        else await page.locator(step.selector).first().waitFor({ state: step.state ?? "visible", timeout: timeoutMs });
+        else await root.locator(step.selector).first().waitFor({ state: step.state ?? "visible", timeout: timeoutMs });
         return {};
       case "click":
-        await page.locator(step.selector).click({ timeout: timeoutMs });
+        await root.locator(step.selector).click({ timeout: timeoutMs });
         return {};
       case "fill":
-        await page.locator(step.selector).fill(step.value, { timeout: timeoutMs });
+        await root.locator(step.selector).fill(step.value, { timeout: timeoutMs });
         return {};
       case "fill_secret":
         await env.fillSecret(step, timeoutMs);
         return {};
       case "type":
-        await page.locator(step.selector).pressSequentially(step.text, { timeout: timeoutMs });
+        await root.locator(step.selector).pressSequentially(step.text, { timeout: timeoutMs });
         return {};
       case "select":
-        await selectOption(step, index, env);
+        await selectOption(step, index, located);
         return {};
       case "upload": {
         // The file is found before the boundary, so a missing one leaves a write BLOCKED with nothing sent.
         const payload = await env.uploadBytes(step.file, timeoutMs);
-        const input = page.locator(step.selector);
+        const input = root.locator(step.selector);
         await input.waitFor({ state: "attached", timeout: timeoutMs });
         await env.beforeAct();
         await input.setInputFiles(payload, { timeout: timeoutMs });
@@ -84,35 +91,35 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       }
       case "press":
         if (step.selector === undefined) await page.keyboard.press(step.key);
-        else await page.locator(step.selector).press(step.key, { timeout: timeoutMs });
+        else await root.locator(step.selector).press(step.key, { timeout: timeoutMs });
         return {};
       case "check":
       case "uncheck":
-        await setChecked(step, index, env);
+        await setChecked(step, index, located);
         return {};
       // Extracted values are cut at the value cap so a page cannot flood a receipt (receipt/untrustedText).
       case "extract_text": {
-        if (step.all === true) return { outputs: await extractList(step, env) };
-        const text = await page.locator(step.selector).innerText({ timeout: timeoutMs });
+        if (step.all === true) return { outputs: await extractList(step, located) };
+        const text = await root.locator(step.selector).innerText({ timeout: timeoutMs });
         return { output: { name: step.name, value: env.scrub(text).slice(0, UNTRUSTED_VALUE_CHARS) } };
       }
       case "extract_attribute": {
-        const value = await page.locator(step.selector).getAttribute(step.attribute, { timeout: timeoutMs });
+        const value = await root.locator(step.selector).getAttribute(step.attribute, { timeout: timeoutMs });
         if (value === null) throw new StepFailure("step_failed", `The element has no "${step.attribute}" attribute.`);
         return { output: { name: step.name, value: env.scrub(value).slice(0, UNTRUSTED_VALUE_CHARS) } };
       }
       case "expect_text":
-        return { check: await expectText(step, index, env) };
+        return { check: await expectText(step, index, located) };
       case "expect_url":
         return { check: await expectUrl(step, index, env) };
       case "expect_count":
-        return { check: await expectCount(step, index, env) };
+        return { check: await expectCount(step, index, located) };
     }
   } catch (error) {
     if (error instanceof StepFailure) throw error;
     const detail = env.scrub(firstLine(error));
     const selector = "selector" in step ? step.selector : undefined;
-    const cause = selector === undefined ? "." : await selectorCause(env.page, selector);
+    const cause = selector === undefined ? "." : await selectorCause(env.page, root, selector);
     if (isTimeout(error)) throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${timeoutMs} ms${cause}`, detail);
     throw new StepFailure("step_failed", `Step ${index} (${step.action}) failed${cause}`, detail);
   }
@@ -123,8 +130,8 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
  * differs (so a repeated step sends nothing), and the state is read back after: a page that undoes
  * the click, or an element that is no checkbox or radio, fails the step.
  */
-async function setChecked(step: CheckStep, index: number, env: StepEnvironment): Promise<void> {
-  const target = env.page.locator(step.selector);
+async function setChecked(step: CheckStep, index: number, env: Located): Promise<void> {
+  const target = env.root.locator(step.selector);
   const wanted = step.action === "check";
   await target.setChecked(wanted, { timeout: env.timeoutMs });
   if ((await target.isChecked({ timeout: env.timeoutMs })) !== wanted) {
@@ -138,8 +145,8 @@ async function setChecked(step: CheckStep, index: number, env: StepEnvironment):
  * single extract. The bounds apply inside the page: only `max` texts, each cut to
  * TASK_LIMITS.listItemChars, ever leave the browser, however many elements match.
  */
-async function extractList(step: ExtractTextStep, env: StepEnvironment): Promise<{ name: string; value: string }[]> {
-  const locator = env.page.locator(step.selector);
+async function extractList(step: ExtractTextStep, env: Located): Promise<{ name: string; value: string }[]> {
+  const locator = env.root.locator(step.selector);
   await locator.first().waitFor({ state: "attached", timeout: env.timeoutMs });
   const bounds = { max: step.max ?? TASK_LIMITS.listItems.default, chars: TASK_LIMITS.listItemChars };
   const read = await locator.evaluateAll(
@@ -172,9 +179,9 @@ interface OptionSeen {
  * collapsed). The option is found by reading the page first, waiting for late options within the
  * step's time; only a found, enabled option crosses the boundary, so a missing one sends nothing.
  */
-async function selectOption(step: SelectStep, index: number, env: StepEnvironment): Promise<void> {
+async function selectOption(step: SelectStep, index: number, env: Located): Promise<void> {
   const deadline = Date.now() + env.timeoutMs;
-  const select = env.page.locator(step.selector);
+  const select = env.root.locator(step.selector);
   await select.waitFor({ state: "visible", timeout: env.timeoutMs });
   const wanted = normalizeSpace(step.value);
   let options: OptionSeen[] = [];
@@ -207,9 +214,9 @@ async function selectOption(step: SelectStep, index: number, env: StepEnvironmen
  * The likely cause of a failed step on `selector`, in plain words: nothing matches it, or more than
  * one element does. Counted after the failure, on the page as it is then.
  */
-async function selectorCause(page: Page, selector: string): Promise<string> {
+async function selectorCause(page: Page, root: Page | Frame, selector: string): Promise<string> {
   if (page.isClosed()) return ".";
-  const count = await page
+  const count = await root
     .locator(selector)
     .count()
     .catch(() => -1);
@@ -224,7 +231,7 @@ function normalizeSpace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-async function expectText(step: ExpectTextStep, index: number, env: StepEnvironment): Promise<Check> {
+async function expectText(step: ExpectTextStep, index: number, env: Located): Promise<Check> {
   const expected = normalizeSpace(step.text);
   const holds = (seen: string) => (step.match === "exact" ? normalizeSpace(seen) === expected : normalizeSpace(seen).includes(expected));
   let observed = "";
@@ -232,7 +239,7 @@ async function expectText(step: ExpectTextStep, index: number, env: StepEnvironm
   for (;;) {
     const remaining = Math.max(1, deadline - Date.now());
     try {
-      const locator = step.selector === undefined ? env.page.locator("body") : env.page.locator(step.selector);
+      const locator = step.selector === undefined ? env.root.locator("body") : env.root.locator(step.selector);
       observed = await locator.innerText({ timeout: Math.min(remaining, 1_000) });
       if (holds(observed)) break;
     } catch (error) {
@@ -278,9 +285,9 @@ async function expectUrl(step: ExpectUrlStep, index: number, env: StepEnvironmen
   return { step: index, action: step.action, expected: step.url, match: step.match, passed: true };
 }
 
-async function expectCount(step: ExpectCountStep, index: number, env: StepEnvironment): Promise<Check> {
+async function expectCount(step: ExpectCountStep, index: number, env: Located): Promise<Check> {
   const holds = (seen: number) => (step.match === "exact" ? seen === step.count : seen >= step.count);
-  const locator = env.page.locator(step.selector);
+  const locator = env.root.locator(step.selector);
   const deadline = Date.now() + env.timeoutMs;
   let seen = await locator.count();
   while (!holds(seen)) {

@@ -33,6 +33,19 @@ export const STEP_FIELDS: Record<StepAction, readonly string[]> = {
 
 export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
 
+/**
+ * The actions whose selector may look inside an iframe named by "frame". fill_secret is not one:
+ * a secret is typed only where its site binding allows, which knows the page, not a frame.
+ */
+export const FRAME_ACTIONS: ReadonlySet<StepAction> = new Set(STEP_ACTIONS.filter((action) => STEP_FIELDS[action].includes("selector") && action !== "fill_secret"));
+
+/**
+ * Playwright's internal:control engine (its one use is enter-frame, what frameLocator writes): a
+ * selector could cross into an iframe with it, past the "frame" field's check that the frame is on
+ * a task host. Matched loosely (case, spaces) so no spelling slips through.
+ */
+const INTERNAL_ENGINE = /internal\s*:\s*control/i;
+
 export const OUTPUT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 // Control characters are exactly what this class excludes.
 // eslint-disable-next-line no-control-regex
@@ -57,11 +70,13 @@ export function readStep(reader: FieldReader, raw: unknown, path: string): Step 
   }
   const kind = action as StepAction;
   const before = reader.problems.length;
-  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind]], path, `A ${kind} step`);
+  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind], ...(FRAME_ACTIONS.has(kind) ? ["frame"] : [])], path, `A ${kind} step`);
   const timeoutMs = reader.integer(raw, "timeoutMs", path, TASK_LIMITS.stepTimeoutMs);
   const step = readActionFields(reader, raw, path, kind);
+  const frame = FRAME_ACTIONS.has(kind) ? readFrame(reader, raw, path) : undefined;
   if (step === undefined || reader.problems.length > before) return undefined;
   if (timeoutMs !== undefined) step.timeoutMs = timeoutMs;
+  if (frame !== undefined) step.frame = frame;
   return step;
 }
 
@@ -96,9 +111,59 @@ function readUploadFile(reader: FieldReader, raw: Record<string, unknown>, path:
   return undefined;
 }
 
+/** At most this many iframes, outermost first, lead to a step's element. */
+export const FRAME_DEPTH = 3;
+
+/**
+ * "frame": the iframe a step's selector looks in, as a selector, or a list of them for nested
+ * frames (outermost first). Both spellings normalize to the list; an absent frame stays absent, so
+ * a step without one normalizes (and digests) as before. It needs "selector" on the step.
+ */
+function readFrame(reader: FieldReader, raw: Record<string, unknown>, path: string): string[] | undefined {
+  if (!Object.hasOwn(raw, "frame")) return undefined;
+  const framePath = pointer(path, "frame");
+  const value = raw["frame"];
+  if (!Object.hasOwn(raw, "selector")) {
+    reader.report("missing_field", pointer(path, "selector"), `"frame" names the iframe a "selector" looks in; give the element's "selector" too.`);
+    return undefined;
+  }
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list)) {
+    reader.report("invalid_type", framePath, `"frame" must be the iframe's selector (a string) or a list of at most ${FRAME_DEPTH} selectors for nested frames, not ${describeType(value)}.`);
+    return undefined;
+  }
+  if (list.length === 0 || list.length > FRAME_DEPTH) {
+    reader.report(list.length === 0 ? "too_short" : "too_many", framePath, `"frame" lists 1 to ${FRAME_DEPTH} iframe selectors, outermost first.`);
+    return undefined;
+  }
+  const frames: string[] = [];
+  list.forEach((item: unknown, at: number) => {
+    const itemPath = typeof value === "string" ? framePath : pointer(framePath, String(at));
+    if (typeof item !== "string") {
+      reader.report("invalid_type", itemPath, `Each frame must be an iframe's selector (a string), not ${describeType(item)}.`);
+      return;
+    }
+    if (item.length < 1 || item.length > TASK_LIMITS.selectorChars) {
+      reader.report(item.length < 1 ? "too_short" : "too_long", itemPath, `A frame's selector has 1 to ${TASK_LIMITS.selectorChars} characters.`);
+      return;
+    }
+    if (refuseInternalEngine(reader, item, itemPath)) frames.push(item);
+  });
+  return frames.length === list.length ? frames : undefined;
+}
+
+/** Records a problem and returns false when a selector uses internal:control (enter-frame). */
+function refuseInternalEngine(reader: FieldReader, selector: string, path: string): boolean {
+  if (!INTERNAL_ENGINE.test(selector)) return true;
+  reader.report("internal_selector_engine", path, `Selectors may not use Playwright's internal:control engine (internal:control=enter-frame enters a frame unchecked); name the iframe in "frame" instead, and errand checks it is on one of the task's hosts.`);
+  return false;
+}
+
 function readActionFields(reader: FieldReader, raw: Record<string, unknown>, path: string, action: StepAction): Step | undefined {
-  const selector = (required: boolean): string | undefined =>
-    reader.string(raw, "selector", path, { min: 1, max: TASK_LIMITS.selectorChars, required });
+  const selector = (required: boolean): string | undefined => {
+    const value = reader.string(raw, "selector", path, { min: 1, max: TASK_LIMITS.selectorChars, required });
+    return value === undefined || refuseInternalEngine(reader, value, pointer(path, "selector")) ? value : undefined;
+  };
   const text = (key: string, min: number): string | undefined =>
     reader.string(raw, key, path, { min, max: TASK_LIMITS.textChars, required: true });
   const url = (): string | undefined => {

@@ -1,5 +1,5 @@
 import { TASK_LIMITS } from "./limits.js";
-import { OUTPUT_NAME, STEP_FIELDS } from "./readStep.js";
+import { FRAME_ACTIONS, FRAME_DEPTH, OUTPUT_NAME, STEP_FIELDS } from "./readStep.js";
 import { SECRET_NAME } from "./secretName.js";
 import { PRESS_KEYS, TEXT_MATCHES, URL_MATCHES } from "./taskTypes.js";
 import type { StepAction } from "./taskTypes.js";
@@ -11,6 +11,8 @@ export type FieldBounds = {
   oneOf?: readonly string[];
   min?: number;
   max?: number;
+  /** A field that may also be a list of values (each within the bounds above): at most this many. */
+  maxItems?: number;
   /** A URL field: absolute http(s), checked and normalized by normalizeHttpUrl. */
   httpUrl?: true;
 };
@@ -19,6 +21,8 @@ export type FieldBounds = {
 const FIELD_BOUNDS: Record<string, FieldBounds> = {
   url: { maxChars: TASK_LIMITS.urlChars, httpUrl: true },
   selector: { maxChars: TASK_LIMITS.selectorChars },
+  /** A selector or a list of at most FRAME_DEPTH of them; each one's length. */
+  frame: { maxChars: TASK_LIMITS.selectorChars, maxItems: FRAME_DEPTH },
   value: { maxChars: TASK_LIMITS.textChars },
   text: { maxChars: TASK_LIMITS.textChars },
   secret: { pattern: SECRET_NAME.source },
@@ -50,6 +54,6 @@ export interface StepActionFields {
 export function stepActionFields(): StepActionFields[] {
   return (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({
     action,
-    fields: [...STEP_FIELDS[action], "timeoutMs"].map((name) => ({ name, ...(ACTION_FIELD_BOUNDS[action]?.[name] ?? FIELD_BOUNDS[name]) })),
+    fields: [...STEP_FIELDS[action], ...(FRAME_ACTIONS.has(action) ? ["frame"] : []), "timeoutMs"].map((name) => ({ name, ...(ACTION_FIELD_BOUNDS[action]?.[name] ?? FIELD_BOUNDS[name]) })),
   }));
 }

@@ -24,6 +24,11 @@ export const PRESS_KEYS = ["Enter", "Tab", "Escape", "Backspace", "Delete", "Spa
 interface StepBase {
   /** Per-step timeout in milliseconds; the executor's default applies when absent. */
   timeoutMs?: number;
+  /**
+   * The iframe the step's selector looks in, as selectors outermost first (nested frames); only on
+   * steps with a selector. Each frame must be on one of the task's hosts when the step runs.
+   */
+  frame?: string[];
 }
 export interface GotoStep extends StepBase { action: "goto"; url: string }
 /** How wait_for waits on an element: shown (the default, absent when normalized), hidden or gone, in the document or gone from it. */

@@ -58,6 +58,28 @@ describe("validateTask: the input must be a task object", () => {
     assert.deepEqual(task.steps, [{ action: "click", selector: "#print", then: "follow_new_tab" }, { action: "click", selector: "#print" }]);
   });
 
+  test("frame: one iframe selector or a list of at most 3 (nested), normalized to the list; absent stays absent", () => {
+    const task = expectValid(minimalTask({ steps: [{ action: "fill", frame: "#pay", selector: "#card", value: "4242" }, { action: "expect_text", frame: ["#outer", "#inner"], selector: "#paid", text: "paid" }, { action: "click", selector: "#go" }] }));
+    assert.deepEqual(task.steps, [
+      { action: "fill", frame: ["#pay"], selector: "#card", value: "4242" },
+      { action: "expect_text", frame: ["#outer", "#inner"], selector: "#paid", text: "paid", match: "contains" },
+      { action: "click", selector: "#go" },
+    ]);
+    expectOnlyProblem(taskWithStep({ action: "click", frame: ["a", "b", "c", "d"], selector: "#go" }), "too_many", "/steps/0/frame");
+    expectOnlyProblem(taskWithStep({ action: "click", frame: [], selector: "#go" }), "too_short", "/steps/0/frame");
+    expectOnlyProblem(taskWithStep({ action: "click", frame: ["#a", 3], selector: "#go" }), "invalid_type", "/steps/0/frame/1");
+    expectOnlyProblem(taskWithStep({ action: "click", frame: {}, selector: "#go" }), "invalid_type", "/steps/0/frame");
+    expectOnlyProblem(taskWithStep({ action: "press", frame: "#a", key: "Enter" }), "missing_field", "/steps/0/selector");
+    expectOnlyProblem(taskWithStep({ action: "goto", frame: "#a", url: "https://example.com/" }), "unknown_field", "/steps/0/frame");
+    expectOnlyProblem(taskWithStep({ action: "fill_secret", frame: "#a", selector: "#pw", secret: "PW" }), "unknown_field", "/steps/0/frame");
+  });
+
+  test("selectors may not use Playwright's internal:control engine (enter-frame would skip the frame's host check), in selector or frame", () => {
+    expectOnlyProblem(taskWithStep({ action: "click", selector: "iframe >> internal:control=enter-frame >> #pay" }), "internal_selector_engine", "/steps/0/selector");
+    expectOnlyProblem(taskWithStep({ action: "expect_text", text: "x", selector: "#a >> INTERNAL : control = enter-frame >> p" }), "internal_selector_engine", "/steps/0/selector");
+    expectOnlyProblem(taskWithStep({ action: "click", frame: ["#a", "#b >> internal:control=enter-frame >> #c"], selector: "#go" }), "internal_selector_engine", "/steps/0/frame/1");
+  });
+
   test("reports every problem at once, not only the first", () => {
     const problems = problemsOf({ schemaVersion: "errand.task.v2", risk: "yolo", extra: 1, steps: [] });
     assert.deepEqual(

@@ -10,7 +10,7 @@ import { TOOLS } from "../../../src/interfaces/http/mcp/toolList.js";
 import { PAGE_TEXT_LIMITS } from "../../../src/interfaces/http/presentResult.js";
 import { REST_ENDPOINTS } from "../../../src/interfaces/http/rest/restEndpoints.js";
 import { WAIT_SECONDS } from "../../../src/interfaces/http/waitBounds.js";
-import { STEP_FIELDS } from "../../../src/task/readStep.js";
+import { FRAME_ACTIONS, STEP_FIELDS } from "../../../src/task/readStep.js";
 import { validateTask } from "../../../src/task/validateTask.js";
 import { CALLBACK, OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
 import type { AppHarness } from "./support/appHarness.js";
@@ -25,7 +25,7 @@ interface Capabilities {
 }
 
 /** A valid value for each field a step can take, so one field at a time can be pushed past its bound. */
-const VALID: Record<string, unknown> = { url: "https://example.com/", selector: "#a", value: "v", text: "t", secret: "site_pw", name: "n", attribute: "title", key: "Enter", timeoutMs: 1000 };
+const VALID: Record<string, unknown> = { url: "https://example.com/", selector: "#a", frame: "#f", value: "v", text: "t", secret: "site_pw", name: "n", attribute: "title", key: "Enter", timeoutMs: 1000 };
 
 function taskWith(step: Record<string, unknown>): Record<string, unknown> {
   return { schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: "https://example.com/" }, risk: "reversible_write", approved: true, secretApproval: true, steps: [step] };
@@ -74,7 +74,7 @@ describe("capabilities over MCP and REST", { timeout: 60_000 }, () => {
     assert.deepEqual(taskActions.map((a) => a.action), Object.keys(STEP_FIELDS));
     let bounded = 0;
     for (const { action, fields } of taskActions) {
-      assert.deepEqual(fields.map((f) => f.name), [...(STEP_FIELDS as Record<string, readonly string[]>)[action] ?? [], "timeoutMs"], action);
+      assert.deepEqual(fields.map((f) => f.name), [...(STEP_FIELDS as Record<string, readonly string[]>)[action] ?? [], ...(FRAME_ACTIONS.has(action as never) ? ["frame"] : []), "timeoutMs"], action);
       // A base step with a valid value in every field (fill_secret's envVar is another spelling of secret).
       const names = fields.map((f) => f.name).filter((n) => n !== "envVar");
       if (!names.every((n) => n in VALID || n === "match")) continue;

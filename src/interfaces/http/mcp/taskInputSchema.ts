@@ -48,6 +48,7 @@ export function taskInputSchema(): Record<string, unknown> {
           properties: {
             action: { enum: Object.keys(STEP_FIELDS), description: actionSignatures() },
             selector: str,
+            frame: { description: "iframe selector(s)" },
             url: str,
             value: str,
             text: str,

@@ -1,0 +1,48 @@
+import type { Frame, Page } from "playwright-core";
+import type { Step } from "../task/taskTypes.js";
+import { StepFailure } from "./stepFailure.js";
+
+const POLL_MS = 100;
+
+/**
+ * Where a step's selector looks: the page, or the frame its "frame" selectors lead to (outermost
+ * first). Every frame on the way must be on one of the task's hosts before anything in it is
+ * touched: a frame elsewhere (or not yet loaded past about:blank within the step's time) fails the
+ * step with navigation_blocked naming its origin, and nothing is waited for, typed or clicked in
+ * it. Every locator of a selector step comes from the root this returns, so a step's waits and its
+ * action look in the same frame.
+ */
+export async function stepRoot(
+  step: Step,
+  index: number,
+  env: { page: Page; timeoutMs: number; onTaskHosts: (url: string) => boolean; scrub: (text: string) => string },
+): Promise<Page | Frame> {
+  if (step.frame === undefined) return env.page;
+  const deadline = Date.now() + env.timeoutMs;
+  let root: Page | Frame = env.page;
+  for (const selector of step.frame) {
+    const remaining = () => Math.max(1, deadline - Date.now());
+    const iframe = await root.locator(selector).first().elementHandle({ timeout: remaining() });
+    const frame = await iframe.contentFrame();
+    await iframe.dispose();
+    if (frame === null) throw new StepFailure("step_failed", `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is not an iframe or frame element.`);
+    while (frame.url() === "about:blank" && Date.now() < deadline) await env.page.waitForTimeout(POLL_MS);
+    if (!env.onTaskHosts(frame.url())) {
+      throw new StepFailure(
+        "navigation_blocked",
+        `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is at ${originOf(env.scrub(frame.url()))}, which is not one of the task's hosts; nothing was done in it. Add its host to allowedHosts if it is meant.`,
+      );
+    }
+    root = frame;
+  }
+  return root;
+}
+
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? url.slice(0, 100) : origin;
+  } catch {
+    return url.slice(0, 100);
+  }
+}

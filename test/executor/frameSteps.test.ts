@@ -1,0 +1,112 @@
+// Steps inside iframes ("frame"). On loopback a cross-site iframe cannot load under errand (it hands
+// the main document to the browser itself, and Chromium's Local Network Access checks then refuse a
+// loopback iframe), so the shop, the payment provider and the stranger are public-looking addresses
+// in a network namespace (test/fixtures/publicHostNamespace.ts), reached through errand's egress
+// proxy, all admitted by the network policy. Needs root and `ip netns`; skips with a notice otherwise.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createExecutor } from "../../src/executor/createExecutor.js";
+import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
+import { startSessionProxy } from "../../src/interfaces/cli/buildExecutor.js";
+import type { OperatorNetworkPolicy } from "../../src/interfaces/cli/buildExecutor.js";
+import { createStaticResolver } from "../../src/policy/staticResolver.js";
+import { createLocalProvider } from "../../src/providers/local/localProvider.js";
+import type { BrowserProvider } from "../../src/providers/providerTypes.js";
+import { namespaceUnavailable, startPublicHosts } from "../fixtures/publicHostNamespace.js";
+import type { PublicHosts } from "../fixtures/publicHostNamespace.js";
+import { makeContext, makeTask } from "./attemptSupport.js";
+import { memoryVault } from "./memoryVault.js";
+
+const SHOP_IP = "203.0.114.50";
+const PAY_IP = "203.0.114.51";
+const STRANGER_IP = "203.0.114.52";
+/** Names for the addresses (the static resolver's), since allowedHosts names hosts, not IPs. */
+const SHOP = "shop.example";
+const PAY = "pay.example";
+const STRANGER = "stranger.example";
+const html = (body: string) => `<!doctype html><html><head><title>Checkout</title></head><body>${body}</body></html>`;
+/** The card form a payment provider serves in the shop's iframe; paying shows what was paid with. */
+const CARD = html(`<label>Card <input id="card"></label><button id="pay" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay 99.00 EUR</button><p id="paid"></p>`);
+
+const unavailable = namespaceUnavailable();
+if (unavailable !== null) console.log(`# SKIPPED frame step tests: ${unavailable}`);
+
+let hosts: PublicHosts;
+let provider: BrowserProvider;
+let execute: ExecuteTask;
+
+describe("steps inside iframes (frame), in local Chromium", { skip: unavailable ?? false, timeout: 180_000 }, () => {
+  before(async () => {
+    hosts = await startPublicHosts([SHOP_IP, PAY_IP, STRANGER_IP], [80], {
+      [`${SHOP_IP}:80/checkout`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe>`),
+      [`${SHOP_IP}:80/checkout-nested`]: html(`<h1>Checkout</h1><iframe id="outer" src="http://${PAY}/wrapper"></iframe>`),
+      [`${SHOP_IP}:80/checkout-elsewhere`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${STRANGER}/card"></iframe>`),
+      [`${PAY_IP}:80/card`]: CARD,
+      [`${PAY_IP}:80/wrapper`]: html(`<iframe id="inner" src="/card"></iframe>`),
+      [`${STRANGER_IP}:80/card`]: CARD,
+    });
+    const resolver = createStaticResolver({ [SHOP]: [SHOP_IP], [PAY]: [PAY_IP], [STRANGER]: [STRANGER_IP] });
+    const policy: OperatorNetworkPolicy = { resolver, allowPrivate: [], guard: createPolicyNetworkGuard({ resolver, allowPrivate: [] }) };
+    provider = createLocalProvider({ env: process.env, proxyForSession: (scope) => startSessionProxy(policy, scope) });
+    execute = createExecutor({ provider, guard: policy.guard, secrets: memoryVault(), defaultTaskTimeoutMs: 40_000, defaultStepTimeoutMs: 8_000 });
+  });
+
+  after(async () => {
+    await provider?.shutdown();
+    await hosts?.close();
+  });
+
+  test("a payment iframe on a second task host: fill, click and expect_text in the frame PASS", async () => {
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: `http://${SHOP}/checkout` },
+        allowedHosts: [PAY],
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "fill", frame: "#payment", selector: "#card", value: "4242" },
+          { action: "click", frame: ["#payment"], selector: "#pay" },
+          { action: "expect_text", frame: "#payment", selector: "#paid", text: "paid with 4242", match: "exact" },
+        ],
+      }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+    assert.equal(receipt.mutationBoundary, "crossed");
+  });
+
+  test("nested frames are named outermost first", async () => {
+    const { receipt } = await execute(
+      makeTask({ target: { url: `http://${SHOP}/checkout-nested` }, allowedHosts: [PAY], steps: [{ action: "expect_text", frame: ["#outer", "#inner"], selector: "#pay", text: "Pay 99.00 EUR" }] }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+  });
+
+  test("a frame whose origin is not a task host fails the step naming the origin; nothing is typed or clicked there and the write's boundary stays uncrossed", async () => {
+    const connections = async (port: number) => (await hosts.counts())[`${STRANGER_IP}:${port}`]?.tcp ?? 0;
+    const loads = await connections(80);
+    let boundaries = 0;
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: `http://${SHOP}/checkout-elsewhere` },
+        allowedHosts: [PAY],
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "fill", frame: "#payment", selector: "#card", value: "4242" },
+          { action: "click", frame: "#payment", selector: "#pay" },
+          { action: "expect_text", text: "Checkout" },
+        ],
+      }),
+      makeContext({ beforeMutationBoundary: () => ((boundaries += 1), Promise.resolve()) }),
+    );
+    assert.equal(receipt.status, "BLOCKED", "stopped before the write's boundary");
+    assert.equal(receipt.error?.step, 0);
+    assert.equal(receipt.error?.code, "navigation_blocked", JSON.stringify(receipt.error));
+    assert.ok(receipt.error?.message.includes(`http://${STRANGER}`), receipt.error?.message);
+    assert.equal(boundaries, 0, "the write's boundary was not crossed");
+    assert.ok((await connections(80)) > loads, "the stranger's frame did load: the network policy admits it");
+  });
+});
