@@ -44,6 +44,8 @@ export class AttemptState {
   downloadFailure: ReceiptError | null = null;
   /** The last step that acted (a mutating step or a goto; null before the first): what a download that starts is attributed to. */
   runningStep: number | null = null;
+  /** The step running now and what it is doing, for a task errand has to stop at its budget. */
+  stepUnderway: { phase: "navigation" | "waiting" | "acting"; began: number } | null = null;
   /** Why an artifact the task asked for is missing. */
   artifactsOmitted: string | null = null;
   /** Set by a guard when the main frame tried to go somewhere it may not; the running step fails with it. */

@@ -152,8 +152,9 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof HardStop) {
         // The budget ran out and the browser did not stop on its own: that is the task's time, never a step's.
         // Before any step, the time went to opening the browser and the target.
-        const before = state.steps.length === 0 ? { timing: { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } } : {};
-        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${state.steps.length === 0 ? " before the first step began (opening the browser and the target took it all)" : ""}. Give the task more time (timeouts.taskMs).`, step: null, ...before };
+        const underway = state.stepUnderway;
+        const timing = underway === null ? { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } : { phase: underway.phase, waitedMs: Date.now() - underway.began };
+        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${underway === null ? " before the first step began (opening the browser and the target took it all)" : ""}. Give the task more time (timeouts.taskMs).`, step: null, timing };
       } else if (state.error === null) {
         // The thrown words may be the browser's, quoting the page: they go to detail, wrapped.
         state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
@@ -378,10 +379,12 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     // The step got less than its own time because the task's budget ends first: a timeout then is the budget's.
     const budgetBound = given < wantedStepTimeout(index);
     let phase: TimeoutTiming["phase"] = step.action === "goto" ? "navigation" : "waiting";
+    const underway: { phase: TimeoutTiming["phase"]; began: number } = { phase, began };
+    state.stepUnderway = underway;
     try {
       if (write && MUTATING_ACTIONS.has(step.action) && !CROSSES_ITSELF.has(step.action) && !WAITS_THEN_CROSSES.has(step.action)) await crossBoundary();
       if (step.action === "click") tabs.begin();
-      const result = await performStep(step, index, { ...env, page: current, timeoutMs: given, onPhase: (next) => (phase = next) });
+      const result = await performStep(step, index, { ...env, page: current, timeoutMs: given, onPhase: (next) => (phase = underway.phase = next) });
       if (step.action === "click") {
         const opened = await tabs.settle({ wanted: step.then === "follow_new_tab", timeoutMs: stepTimeout(index), onTaskHost: hostAllowed });
         state.network.popupsClosed += opened.closed;
