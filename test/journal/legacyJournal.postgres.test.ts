@@ -55,6 +55,7 @@ DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE site_grants;
 DROP TABLE sites;
+DROP TABLE owner_files;
 ALTER TABLE api_tokens DROP COLUMN expires_ms, DROP COLUMN last_used_ms;
 ALTER TABLE api_tokens DROP COLUMN scope;
 ${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}

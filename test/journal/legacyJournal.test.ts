@@ -63,6 +63,7 @@ DROP INDEX operations_submitter;
 ALTER TABLE operations DROP COLUMN submitted_by;
 DROP TABLE site_grants;
 DROP TABLE sites;
+DROP TABLE owner_files;
 ALTER TABLE api_tokens DROP COLUMN expires_ms;
 ALTER TABLE api_tokens DROP COLUMN last_used_ms;
 ALTER TABLE api_tokens DROP COLUMN scope;

@@ -3,6 +3,7 @@
 // does (cross-origin form action, 307/302 redirects, fetch, XHR, beacon, image, cookie, WebSocket,
 // upper-cased, spaced or base64). A counting site records everything that reaches it.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
@@ -11,6 +12,8 @@ import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import type { Receipt } from "../../src/receipt/receiptTypes.js";
+import type { Task } from "../../src/task/taskTypes.js";
+import { validateTask } from "../../src/task/validateTask.js";
 import { makeContext, makeTask } from "../executor/attemptSupport.js";
 import { loopbackGuard } from "../executor/loopbackGuard.js";
 import { memoryVault } from "../executor/memoryVault.js";
@@ -144,8 +147,17 @@ describe("declared secrets from the attacker's side", () => {
   test("secretSite: a field on another origin, or in a frame without an origin of its own (srcdoc), is never typed into (BLOCKED, secret_site_mismatch)", async () => {
     const typedOrPosted = () => sites.evil.received.filter((r) => r.url.startsWith("/typed") || r.method === "POST").length;
     const before = typedOrPosted();
-    // A srcdoc frame inherits its parent's origin, but the browser records no URL origin for it: errand refuses (fail closed).
-    const framed = await execute(write(`${sites.portal.origin}/framed-srcdoc`, [{ action: "fill_secret", selector: "#s >> internal:control=enter-frame >> #password", secret: "portal_pw" }]), makeContext());
+    // A task cannot aim fill_secret into a frame at all: neither the frame field nor Playwright's frame-entering engine passes the validator.
+    const intoFrame = (step: Record<string, unknown>) => validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${sites.portal.origin}/framed-srcdoc` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", secret: "portal_pw", ...step }] });
+    for (const step of [{ selector: "#password", frame: "#s" }, { selector: "#s >> internal:control=enter-frame >> #password" }]) {
+      const refused = intoFrame(step);
+      assert.ok(!refused.ok, JSON.stringify(step));
+    }
+    // Behind the validator, the executor holds too: a srcdoc frame inherits its parent's origin, but the
+    // browser records no URL origin for it, so errand refuses to type there (fail closed).
+    const valid = write(`${sites.portal.origin}/framed-srcdoc`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }]);
+    const pierced = { ...valid, steps: [{ ...valid.steps[0], selector: "#s >> internal:control=enter-frame >> #password" }] } as Task;
+    const framed = await execute(pierced, makeContext());
     assert.equal(framed.receipt.status, "BLOCKED", JSON.stringify(framed.receipt.error));
     assert.equal(framed.receipt.error?.code, "secret_site_mismatch");
     assert.equal(framed.receipt.mutationBoundary, "not_crossed");

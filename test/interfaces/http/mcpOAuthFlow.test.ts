@@ -109,7 +109,7 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal(client.getServerVersion()?.name, "errand");
     assert.match(client.getInstructions() ?? "", /^errand runs declarative browser tasks/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_look", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_look", "errand_provider_smoke", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
     for (const tool of tools) {
       if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue"].includes(tool.name)) assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
       for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const) assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}.${hint}`);

@@ -48,11 +48,11 @@ export function taskInputSchema(): Record<string, unknown> {
           properties: {
             action: { enum: Object.keys(STEP_FIELDS), description: actionSignatures() },
             selector: str,
-            frame: { description: "iframe selector(s)" },
+            frame: { anyOf: [str, { type: "array", items: str }], description: "iframe selector(s)" },
             url: str,
             value: str,
             text: str,
-            name: { type: "string", description: "Extract output name." },
+            name: str,
             attribute: str,
             key: str,
             then: { enum: [...CLICK_THEN] },

@@ -9,7 +9,7 @@ export const taskSchemaTool = defineTool({
   name: "errand_task_schema",
   title: "Task schema and examples",
   description:
-    "Use this for the whole task schema: every field and bound, the rules that refuse tasks, and examples that validate.",
+    "Use this for the whole task schema: every field, bound and refusal rule, and examples that validate.",
   input: z.object({}),
   output: z.object({
     schemaVersion: z.string().describe("The task schema version to put in schemaVersion."),

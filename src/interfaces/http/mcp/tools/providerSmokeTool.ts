@@ -8,7 +8,7 @@ import { defineTool } from "../toolDefinition.js";
 export const providerSmokeTool = defineTool({
   name: "errand_provider_smoke",
   title: "Smoke a provider",
-  description: "Use this to activate a cloud provider: runs the fixed read-only smoke task; PASS makes it OPERATIONAL.",
+  description: "Use this to activate a cloud provider: runs its read-only smoke task; PASS makes it OPERATIONAL.",
   input: z.object({ provider: z.enum(CLOUD_PROVIDER_NAMES).describe("Cloud provider.") }),
   output: z.object({
     provider: z.object({ name: z.string(), state: z.string(), verified: z.boolean() }).describe("New state."),

@@ -8,7 +8,7 @@ export const runQueueTool = defineTool({
   name: "errand_run_queue",
   title: "Run queued browser tasks",
   description:
-    "Use this rarely: errand serve's workers run queued tasks on their own. Waits up to waitSeconds until nothing queued is due; then errand_collect each.",
+    "Use this rarely: errand serve's workers run queued tasks themselves. Waits up to waitSeconds until none is due; then errand_collect each.",
   input: z.object({ waitSeconds: waitSecondsArgument("errand_run_queue") }),
   output: z.object({
     finished: z.boolean().describe("True when the queue was drained within the wait."),
