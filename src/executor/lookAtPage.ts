@@ -5,6 +5,8 @@ import type { NetworkEvidence, ReceiptError } from "../receipt/receiptTypes.js";
 import { SCHEMA_VERSION } from "../task/limits.js";
 import { validateTask } from "../task/validateTask.js";
 import type { ExecuteTask } from "./executeTaskTypes.js";
+import { readFrameOutlines } from "./frameOutline.js";
+import { createHostAllowlist } from "./hostAllowlist.js";
 import { readPageOutline } from "./pageOutline.js";
 import { SCREENSHOT_LIMITS, takeScreenshot } from "./takeScreenshot.js";
 
@@ -75,6 +77,8 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
 
   if (fields["screenshot"] !== undefined && typeof fields["screenshot"] !== "boolean") return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "/screenshot", message: "screenshot is true or false." }] };
   let outline: PageOutline | undefined;
+  // A frame is read only where a step could act in it: on the task's hosts, as stepFrame.ts checks.
+  const onTaskHosts = createHostAllowlist(checked.value);
   let shot: LookScreenshot | string | undefined;
   const outcome = await execute(checked.value, {
     requestDigest: "look",
@@ -82,7 +86,8 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
     signal: new AbortController().signal,
     beforeMutationBoundary: () => Promise.reject(new Error("a look never writes")),
     observe: async (page, scrub) => {
-      outline = await readPageOutline(page, scrub);
+      const frames = await readFrameOutlines(page, { onTaskHosts, scrub });
+      outline = { ...(await readPageOutline(page, scrub)), ...(frames.length === 0 ? {} : { frames }) };
       if (fields["screenshot"] === true) {
         // Password fields masked; a look types nothing, so no other field holds a secret.
         const taken = await takeScreenshot(page, { mask: "passwords", maxBytes: LOOK_SCREENSHOT.maxBytes });

@@ -1,24 +1,10 @@
 /**
- * What errand reads from a page to outline it, as JavaScript source run in the page. Kept as a
- * string (not a function) so the TypeScript toolchain cannot wrap it in helpers the page lacks.
- * It only reads the DOM: it never types, clicks, submits, or reads a field's value.
- *
- * For each form control it proposes selectors, most stable first (#id, tag[name="..."], then a
- * structural path from the nearest element with an id); it keeps only those that match exactly
- * that one element in the page, and errand checks the one it reports again through Playwright.
- * Ids and names go into selectors only when they are plain identifiers of at most 32 characters,
- * so no sentence a page plants (spaces, quotes, or a long run of words joined by underscores)
- * reaches a selector, which the assistant sees outside the untrusted wrapper. Everything is
- * bounded by `limits`.
+ * How errand proposes selectors for an element, as JavaScript source shared by the page scripts
+ * below: most stable first (#id, tag[name="..."], #formId tag[type="..."], then a structural path
+ * from the nearest element with an id), each kept only when it matches exactly that one element.
+ * Ids and names enter a selector only when they are plain identifiers of at most 32 characters.
  */
-export const OUTLINE_SCRIPT = String.raw`(limits) => {
-  const SAFE = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
-  const flat = (s) => (s || "").replace(/\s+/g, " ").trim();
-  const visible = (el) => {
-    if (!el.getClientRects || el.getClientRects().length === 0) return false;
-    const style = getComputedStyle(el);
-    return style.visibility !== "hidden" && style.display !== "none";
-  };
+const SELECTOR_PROPOSALS = String.raw`const SAFE = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
   const uniqueIn = (sel, el) => {
     try {
       const found = document.querySelectorAll(sel);
@@ -53,6 +39,27 @@ export const OUTLINE_SCRIPT = String.raw`(limits) => {
     if (el.form && el.form.id && SAFE.test(el.form.id) && SAFE.test(type)) out.push("#" + el.form.id + " " + tag + '[type="' + type + '"]');
     out.push(structural(el));
     return out.filter((sel) => uniqueIn(sel, el));
+  };`;
+
+/**
+ * What errand reads from a page to outline it, as JavaScript source run in the page. Kept as a
+ * string (not a function) so the TypeScript toolchain cannot wrap it in helpers the page lacks.
+ * It only reads the DOM: it never types, clicks, submits, or reads a field's value.
+ *
+ * For each form control it proposes selectors (SELECTOR_PROPOSALS); it keeps only those that match
+ * exactly that one element in the page, and errand checks the one it reports again through
+ * Playwright. Ids and names go into selectors only when they are plain identifiers of at most 32
+ * characters, so no sentence a page plants (spaces, quotes, or a long run of words joined by
+ * underscores) reaches a selector, which the assistant sees outside the untrusted wrapper.
+ * Everything is bounded by `limits`.
+ */
+export const OUTLINE_SCRIPT = String.raw`(limits) => {
+  ${SELECTOR_PROPOSALS}
+  const flat = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const visible = (el) => {
+    if (!el.getClientRects || el.getClientRects().length === 0) return false;
+    const style = getComputedStyle(el);
+    return style.visibility !== "hidden" && style.display !== "none";
   };
   const ownText = (label, field) => {
     let text = "";
@@ -124,6 +131,24 @@ export const OUTLINE_SCRIPT = String.raw`(limits) => {
     links,
   };
 }`;
+
+/**
+ * The iframes of one document (iframe and frame elements, in document order, at most
+ * `limits.frames`): for each, the selectors proposed for it (SELECTOR_PROPOSALS) and the address its
+ * src resolves to. Run in a document errand may read (the page, or a frame on the task's hosts),
+ * never inside the iframes it lists.
+ */
+export const FRAMES_SCRIPT = String.raw`(limits) => {
+  ${SELECTOR_PROPOSALS}
+  return Array.from(document.querySelectorAll("iframe, frame"))
+    .slice(0, limits.frames)
+    .map((el) => ({ candidates: selectorsFor(el), src: typeof el.src === "string" ? el.src : "" }));
+}`;
+
+export interface RawFrame {
+  candidates: string[];
+  src: string;
+}
 
 export interface RawField {
   tag: string;

@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import type { OutlineButton, OutlineField, OutlineForm, PageOutline } from "../receipt/outlineTypes.js";
 import type { UntrustedText } from "../receipt/untrustedText.js";
 import { untrusted } from "../receipt/untrustedText.js";
@@ -14,6 +14,8 @@ export const OUTLINE_LIMITS = {
   headings: 20,
   landmarks: 10,
   links: 30,
+  /** Iframes a look lists, nested ones included. */
+  frames: 10,
   /** Elements of each kind the page script looks at, at most. */
   scan: 300,
   textChars: 120,
@@ -30,10 +32,10 @@ function token(value: string): string | UntrustedText {
   return /^[\w.:@[\]-]{0,32}$/.test(value) ? value : untrusted(value, OUTLINE_LIMITS.textChars);
 }
 
-/** The first proposed selector Playwright also finds exactly once (its CSS engine pierces open shadow roots; the page's does not). */
-async function verifiedSelector(page: Page, candidates: readonly string[]): Promise<string | null> {
+/** The first proposed selector Playwright also finds exactly once in `root` (its CSS engine pierces open shadow roots; the page's does not). */
+export async function verifiedSelector(root: Page | Frame, candidates: readonly string[]): Promise<string | null> {
   for (const candidate of candidates) {
-    const count = await page
+    const count = await root
       .locator(candidate)
       .count()
       .catch(() => 0);
@@ -42,7 +44,7 @@ async function verifiedSelector(page: Page, candidates: readonly string[]): Prom
   return null;
 }
 
-async function outlineField(page: Page, raw: RawField): Promise<OutlineField> {
+async function outlineField(page: Page | Frame, raw: RawField): Promise<OutlineField> {
   return {
     label: untrusted(raw.label, OUTLINE_LIMITS.textChars),
     name: raw.name === "" ? null : token(raw.name),
@@ -54,12 +56,12 @@ async function outlineField(page: Page, raw: RawField): Promise<OutlineField> {
   };
 }
 
-async function outlineButton(page: Page, raw: RawButton): Promise<OutlineButton> {
+async function outlineButton(page: Page | Frame, raw: RawButton): Promise<OutlineButton> {
   return { text: untrusted(raw.text, OUTLINE_LIMITS.textChars), type: /^[a-z]{1,12}$/.test(raw.type) ? raw.type : "", selector: await verifiedSelector(page, raw.candidates), visible: raw.visible };
 }
 
-/** Reads the raw outline in the page: everything, or only the region around `scope` when it matches. */
-export async function readRawOutline(page: Page, scope?: string): Promise<RawOutline> {
+/** Reads the raw outline in the page (or a frame): everything, or only the region around `scope` when it matches. */
+export async function readRawOutline(page: Page | Frame, scope?: string): Promise<RawOutline> {
   const run = `(${OUTLINE_SCRIPT})(${JSON.stringify({ ...OUTLINE_LIMITS, scope: scope ?? null })})`;
   return page.evaluate<RawOutline>(run);
 }
@@ -69,11 +71,11 @@ export async function readRawOutline(page: Page, scope?: string): Promise<RawOut
  * form's fields and buttons with a selector errand checked, and links; all page text wrapped as
  * untrusted and capped. Never types, clicks or reads a field's value.
  */
-export async function readPageOutline(page: Page, scrub: (text: string) => string, scope?: string): Promise<PageOutline> {
+export async function readPageOutline(page: Page | Frame, scrub: (text: string) => string, scope?: string): Promise<PageOutline> {
   return shapeOutline(page, await readRawOutline(page, scope), scrub);
 }
 
-export async function shapeOutline(page: Page, raw: RawOutline, scrub: (text: string) => string): Promise<PageOutline> {
+export async function shapeOutline(page: Page | Frame, raw: RawOutline, scrub: (text: string) => string): Promise<PageOutline> {
   const forms: OutlineForm[] = [];
   for (const group of raw.groups) {
     const fields: OutlineField[] = [];

@@ -42,6 +42,26 @@ export interface PageOutline {
   forms: OutlineForm[];
   /** Hrefs are page-chosen text (a path can spell a sentence), so wrapped too. */
   links: { text: UntrustedText; href: UntrustedText }[];
+  /** The page's iframes (a look's; absent when there are none). */
+  frames?: OutlineFrame[];
+}
+
+/**
+ * One iframe of a looked-at page. Only a frame on one of the task's hosts is read (its forms);
+ * of any other errand says where it is and nothing from inside it.
+ */
+export interface OutlineFrame {
+  /** What a step names as "frame" to look inside it: the iframe selectors from the page down, outermost first, each checked to match exactly one iframe. */
+  frame: string[];
+  /**
+   * The origin of the frame's document: an address, page-chosen even on a task host (a wildcard
+   * admits any subdomain), so wrapped. With loaded: false the frame holds no document from the web
+   * (the browser refused or failed it, or it was still loading) and this is the origin of its src.
+   */
+  origin: UntrustedText;
+  loaded?: false;
+  /** Its forms, shaped as the page's: only for a frame on one of the task's hosts. */
+  forms?: OutlineForm[];
 }
 
 export interface SelectorCandidate {

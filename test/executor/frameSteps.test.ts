@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
+import { lookAtPage } from "../../src/executor/lookAtPage.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
 import { startSessionProxy } from "../../src/interfaces/cli/buildExecutor.js";
 import type { OperatorNetworkPolicy } from "../../src/interfaces/cli/buildExecutor.js";
@@ -42,6 +43,8 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
       [`${SHOP_IP}:80/checkout`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe>`),
       [`${SHOP_IP}:80/checkout-nested`]: html(`<h1>Checkout</h1><iframe id="outer" src="http://${PAY}/wrapper"></iframe>`),
       [`${SHOP_IP}:80/checkout-elsewhere`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${STRANGER}/card"></iframe>`),
+      [`${SHOP_IP}:80/checkout-with-offers`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe><iframe id="offers" src="http://${STRANGER}/offers"></iframe>`),
+      [`${STRANGER_IP}:80/offers`]: html(`<label>Offer 5521 <input id="offer-code"></label><iframe id="deeper" src="http://${PAY}/card"></iframe>`),
       [`${PAY_IP}:80/card`]: CARD,
       [`${PAY_IP}:80/wrapper`]: html(`<iframe id="inner" src="/card"></iframe>`),
       [`${STRANGER_IP}:80/card`]: CARD,
@@ -74,6 +77,42 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
     );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.equal(receipt.mutationBoundary, "crossed");
+  });
+
+  test("look lists the payment frame on a task host with its fields and the frame a step names, and a frame elsewhere by origin only though it loaded; a task built from the look PASSes", async () => {
+    const strangerLoads = async () => (await hosts.counts())[`${STRANGER_IP}:80`]?.tcp ?? 0;
+    const loadsBefore = await strangerLoads();
+    const looked = await lookAtPage(execute, { url: `http://${SHOP}/checkout-with-offers`, allowedHosts: [PAY] });
+    assert.ok(looked.ok, JSON.stringify(looked));
+    const frames = looked.outline.frames ?? [];
+    assert.deepEqual(
+      frames.map((f) => [f.frame, f.origin.text, f.loaded, f.forms?.flatMap((form) => [...form.fields.map((x) => x.selector), ...form.buttons.map((b) => b.selector)])]),
+      [
+        [["#payment"], `http://${PAY}`, undefined, ["#card", "#pay"]],
+        [["#offers"], `http://${STRANGER}`, undefined, undefined],
+      ],
+      "the frame the stranger holds (on a task host) is not listed either: nothing inside the stranger's frame is looked at",
+    );
+    assert.ok((await strangerLoads()) > loadsBefore, "the stranger's frame did load: the network policy admits it");
+    const json = JSON.stringify(looked.outline);
+    assert.ok(!json.includes("5521") && !json.includes("offer-code") && !json.includes("deeper"), "nothing is read from the stranger's frame");
+
+    const payment = frames[0];
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: `http://${SHOP}/checkout-with-offers` },
+        allowedHosts: [PAY],
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "fill", frame: payment?.frame, selector: payment?.forms?.[0]?.fields[0]?.selector, value: "4242" },
+          { action: "click", frame: payment?.frame, selector: payment?.forms?.[0]?.buttons[0]?.selector },
+          { action: "expect_text", frame: payment?.frame, selector: "#paid", text: "paid with 4242", match: "exact" },
+        ],
+      }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
   test("nested frames are named outermost first", async () => {

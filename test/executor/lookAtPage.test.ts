@@ -22,13 +22,23 @@ import { memoryVault } from "./memoryVault.js";
 const provider = createLocalProvider({ env: process.env });
 let demo: DemoSite;
 let site: FixtureServer;
+/** A second loopback host, which no look here names: its frame is listed by origin only. */
+let other: FixtureServer;
 let execute: ExecuteTask;
 
 const html = (body: string) => `<!doctype html><html><head><title>Fixture forms</title></head><body>${body}</body></html>`;
 
 before(async () => {
   demo = await startDemoSite();
+  other = await startRecordingServer("127.0.0.2", {}, (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`<label>Other host 5521 <input id="other-field"></label>`)));
   site = await startRecordingServer("127.0.0.1", {
+    "/checkout": (_req, res) =>
+      void res.writeHead(200, { "content-type": "text/html" }).end(html(`<h1>Checkout</h1><iframe id="card-frame" src="/card"></iframe><iframe title="offers" src="${other.origin}/ad"></iframe><iframe srcdoc="<p>inline</p>"></iframe>`)),
+    "/card": (_req, res) =>
+      void res.writeHead(200, { "content-type": "text/html" }).end(
+        html(`<form id="card-form"><label>Card <input id="card" name="card"></label><button id="pay" type="button" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay</button></form><p id="paid"></p><iframe name="zip-frame" src="/zip"></iframe>`),
+      ),
+    "/zip": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`<label>ZIP <input id="zip"></label>`)),
     "/masked": (_req, res) =>
       void res.writeHead(200, { "content-type": "text/html" }).end(
         html(`<style>body{margin:0} input{position:absolute;left:0;width:100%;border:0;padding:0;margin:0;background:#00ff00;color:#000;font-size:40px}</style>
@@ -55,6 +65,7 @@ after(async () => {
   await provider.shutdown();
   await demo.close();
   await site.close();
+  await other.close();
 });
 
 async function look(url: string): Promise<PageOutline> {
@@ -122,6 +133,50 @@ describe("look", { timeout: 120_000 }, () => {
     assert.ok(!unknown.ok && unknown.kind === "invalid" && unknown.problems[0]?.path === "/click");
     const bad = await lookAtPage(execute, { url: "javascript:alert(1)" });
     assert.ok(!bad.ok && bad.kind === "invalid" && bad.problems[0]?.path === "/url");
+  });
+});
+
+describe("look and frames", { timeout: 120_000 }, () => {
+  test("lists a same-host iframe and the one nested in it with their fields and the frame a step names, and a frame on another loopback host by origin only; a task built from the frame entries PASSes", async () => {
+    const outline = await look(`${site.origin}/checkout`);
+    const frames = outline.frames ?? [];
+    assert.deepEqual(
+      frames.map((f) => [f.frame, f.origin.text, f.forms?.flatMap((form) => [...form.fields.map((x) => x.selector), ...form.buttons.map((b) => b.selector)])]),
+      [
+        [["#card-frame"], site.origin, ["#card", "#pay"]],
+        [["#card-frame", 'iframe[name="zip-frame"]'], site.origin, ["#zip"]],
+        [["html > body:nth-of-type(1) > iframe:nth-of-type(2)"], other.origin, undefined],
+        [["html > body:nth-of-type(1) > iframe:nth-of-type(3)"], "about:srcdoc", undefined],
+      ],
+    );
+    assert.ok(frames.every((f) => f.origin.untrusted), "origins are addresses: wrapped");
+    assert.equal(frames[0]?.forms?.[0]?.fields[0]?.label.text, "Card");
+    const json = JSON.stringify(outline);
+    assert.ok(!json.includes("5521") && !json.includes("other-field"), "nothing is read from the other host's frame");
+    assert.equal(other.hits.length, 0, "and nothing reached it");
+    // The top-level outline holds the page's own controls only.
+    assert.deepEqual(outline.forms, []);
+
+    const [card, zip] = frames;
+    assert.ok(card?.forms !== undefined && zip?.forms !== undefined);
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: `${site.origin}/checkout` },
+        steps: [
+          { action: "fill", frame: zip.frame, selector: zip.forms[0]?.fields[0]?.selector, value: "11122" },
+          { action: "fill", frame: card.frame, selector: card.forms[0]?.fields[0]?.selector, value: "4242" },
+          { action: "click", frame: card.frame, selector: card.forms[0]?.buttons[0]?.selector },
+          { action: "expect_text", frame: card.frame, selector: "#paid", text: "paid with 4242", match: "exact" },
+        ],
+      }),
+      makeContext(),
+    );
+    assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
+  });
+
+  test("a page without iframes has no frames in its outline", async () => {
+    const outline = await look(`${site.origin}/twins`);
+    assert.equal(outline.frames, undefined);
   });
 });
 

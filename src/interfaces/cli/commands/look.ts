@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { lookAtPage } from "../../../executor/lookAtPage.js";
 import type { LookResult } from "../../../executor/lookAtPage.js";
-import type { PageOutline } from "../../../receipt/outlineTypes.js";
+import type { OutlineForm, PageOutline } from "../../../receipt/outlineTypes.js";
 import type { UntrustedText } from "../../../receipt/untrustedText.js";
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -30,8 +30,11 @@ export const lookCommand: Command = {
   Opens URL exactly as a read_only task would (preflight, guards, egress filter, allowances,
   timeouts) and prints its outline: title, headings, landmarks, every form's fields (label, name,
   type, options of a select) and buttons, each with a selector errand checked to match exactly one
-  element (use it as-is in a task step), and links. Never types, clicks or submits; field values
-  are never read. Page text is untrusted. --allowed-host admits a host the page redirects to.
+  element (use it as-is in a task step), and links; then its iframes, each with the "frame" a
+  step names to reach it and its origin, and the forms of those on the task's hosts (the URL's
+  host and every --allowed-host; any other frame is listed by origin only, nothing read from it).
+  Never types, clicks or submits; field values are never read. Page text is untrusted.
+  --allowed-host admits a host the page redirects to, and reads its frames.
   --screenshot: also a viewport image with every password field masked (PNG, JPEG past 1 MiB),
   written to --out FILE (default errand-look.png or .jpg here); with --json it is
   data.screenshot {mimeType, bytes, sha256, data (base64)}.
@@ -45,16 +48,27 @@ const show = (text: UntrustedText): string => JSON.stringify(text.text);
 export function formatOutline(outline: PageOutline): string {
   const lines = [`${show(outline.title)}  ${show(outline.url)}  (quoted text comes from the page: untrusted)`];
   for (const heading of outline.headings) lines.push(`  h${heading.level} ${show(heading.text)}`);
-  for (const form of outline.forms) {
-    lines.push(form.selector === null ? "controls outside any form" : `form ${form.selector}`);
+  lines.push(...formLines(outline.forms, ""));
+  for (const link of outline.links) lines.push(`  link ${show(link.text)} -> ${show(link.href)}`);
+  for (const frame of outline.frames ?? []) {
+    const where = frame.forms !== undefined ? "" : frame.loaded === false ? " (not loaded; its src)" : " (not one of the task's hosts: nothing read)";
+    lines.push(`frame ${JSON.stringify(frame.frame)} at ${show(frame.origin)}${where}`);
+    lines.push(...formLines(frame.forms ?? [], "  "));
+  }
+  return lines.join("\n");
+}
+
+function formLines(forms: readonly OutlineForm[], indent: string): string[] {
+  const lines: string[] = [];
+  for (const form of forms) {
+    lines.push(`${indent}${form.selector === null ? "controls outside any form" : `form ${form.selector}`}`);
     for (const field of form.fields) {
       const options = field.options === undefined ? "" : ` options: ${field.options.map((o) => (typeof o.value === "string" ? o.value : "(text)")).join(", ")}`;
-      lines.push(`  ${field.type.padEnd(9)} ${show(field.label).padEnd(24)} ${field.selector ?? "(no unique selector)"}${field.required ? " required" : ""}${field.visible ? "" : " hidden"}${options}`);
+      lines.push(`${indent}  ${field.type.padEnd(9)} ${show(field.label).padEnd(24)} ${field.selector ?? "(no unique selector)"}${field.required ? " required" : ""}${field.visible ? "" : " hidden"}${options}`);
     }
-    for (const button of form.buttons) lines.push(`  ${"button".padEnd(9)} ${show(button.text).padEnd(24)} ${button.selector ?? "(no unique selector)"}${button.visible ? "" : " hidden"}`);
+    for (const button of form.buttons) lines.push(`${indent}  ${"button".padEnd(9)} ${show(button.text).padEnd(24)} ${button.selector ?? "(no unique selector)"}${button.visible ? "" : " hidden"}`);
   }
-  for (const link of outline.links) lines.push(`  link ${show(link.text)} -> ${show(link.href)}`);
-  return lines.join("\n");
+  return lines;
 }
 
 async function runLook(ctx: CommandContext): Promise<number> {

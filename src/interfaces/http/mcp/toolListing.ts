@@ -51,7 +51,7 @@ function shallow(json: Record<string, unknown>): Record<string, unknown> {
     if (entry["enum"] !== undefined) delete entry["type"];
     // A nullable field is written by zod as anyOf [T, null]: keep the type names, one per branch
     // (a type array is legal JSON Schema, but single-type dialects such as Gemini's refuse it).
-    if (entry["type"] === undefined) {
+    if (entry["type"] === undefined && entry["enum"] === undefined) {
       const types = variants.map((v) => v["type"]).filter((t): t is string => typeof t === "string");
       if (types.length === 1) entry["type"] = types[0];
       else if (types.length > 1) entry["anyOf"] = types.map((type) => ({ type }));

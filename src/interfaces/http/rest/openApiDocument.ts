@@ -86,8 +86,8 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
         post: {
           operationId: "lookAtPage",
           summary: summaryOf("lookAtPage"),
-          requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" } }, site: { type: "string", description: "A site the owner set up (GET /v1/status lists them): look behind its login with its saved session." }, screenshot: { type: "boolean", description: "Also return screenshot {mimeType, bytes, sha256, data (base64)}; password fields masked." } } }) },
-          responses: { "200": { description: "The outline: url, title, headings, landmarks, forms (fields, buttons, selectors), links; page text wrapped as untrusted.", content: json({ type: "object" }) }, ...errorResponses },
+          requestBody: { required: true, content: json({ type: "object", additionalProperties: false, required: ["url"], properties: { url: { type: "string" }, allowedHosts: { type: "array", items: { type: "string" }, description: "Other hosts of the task the look stands for: the page may redirect to them, and their frames are read." }, site: { type: "string", description: "A site the owner set up (GET /v1/status lists them): look behind its login with its saved session." }, screenshot: { type: "boolean", description: "Also return screenshot {mimeType, bytes, sha256, data (base64)}; password fields masked." } } }) },
+          responses: { "200": { description: "The outline: url, title, headings, landmarks, forms (fields, buttons, selectors), links, and frames when the page has iframes (each with the frame a step names to reach it, its origin, and the forms of those on the task's hosts; any other frame is not read); page text wrapped as untrusted.", content: json({ type: "object" }) }, ...errorResponses },
         },
       },
       "/v1/providers/{name}/smoke": {

@@ -7,10 +7,10 @@ import { defineTool } from "../toolDefinition.js";
 export const lookTool = defineTool({
   name: "errand_look",
   title: "Look at a page",
-  description: "Use this before writing a task: opens a page read-only; returns its forms, fields and buttons with selectors to use as-is, headings and links.",
+  description: "Use this before writing a task: opens a page read-only; returns its forms, fields and buttons with selectors to use as-is, frames, headings and links.",
   input: z.object({
     url: z.string().min(1).max(2048).describe("The http(s) page to open."),
-    allowedHosts: z.array(z.string()).max(20).optional().describe("Hosts it may redirect to."),
+    allowedHosts: z.array(z.string()).max(20).optional().describe("Other task hosts: redirects, frames."),
     site: z.string().optional().describe("Owner's site."),
     screenshot: z.boolean().optional().describe("Add a viewport image (passwords masked)."),
   }),
@@ -21,6 +21,7 @@ export const lookTool = defineTool({
     landmarks: z.array(z.record(z.string(), z.unknown())).describe("role, label."),
     forms: z.array(z.record(z.string(), z.unknown())).describe("selector, fields (label, name, type, selector, options), buttons (text, selector)."),
     links: z.array(z.record(z.string(), z.unknown())).describe("text, href."),
+    frames: z.array(z.record(z.string(), z.unknown())).optional().describe("frame (a step's frame), origin, loaded, forms (task hosts only)."),
     provider: z.string().describe("The browser provider used."),
     network: z.record(z.string(), z.unknown()).describe("Requests the guards blocked."),
     screenshot: z.record(z.string(), z.unknown()).optional().describe("mimeType, bytes, sha256 of the image sent as image content."),
@@ -39,5 +40,6 @@ export const lookTool = defineTool({
   },
   // The final address is page-chosen (a redirect can spell a sentence in it), so the summary, which
   // is outside the untrusted wrapper, points to it instead of repeating it.
-  summarize: (output) => `Looked at the page (final address in url): ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s). Page text is marked untrusted.`,
+  summarize: (output) =>
+    `Looked at the page (final address in url): ${output.forms.length} form(s), ${output.headings.length} heading(s), ${output.links.length} link(s)${output.frames === undefined ? "" : `, ${output.frames.length} frame(s)`}. Page text is marked untrusted.`,
 });
