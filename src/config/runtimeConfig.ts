@@ -57,6 +57,20 @@ export interface RuntimeConfig {
   /** How long a live login handoff in the owner console stays open before it closes (ms). Env ERRAND_LOGIN_TTL (5m, 10m, 1h). Default 10 min. */
   loginTtlMs: number;
   /**
+   * How long after it finished an operation is compacted by `errand serve`'s schedule (ms), or null
+   * when serve compacts nothing (the operator runs `errand journal compact`). Compacting turns a
+   * finished operation (completed, blocked, cancelled; never uncertain) into an authenticated
+   * tombstone: its final status stays, its receipt and events go. Env ERRAND_COMPACT_AFTER (a
+   * duration of at least COMPACT_AFTER_MIN_MS, or "off"). Default 30 days.
+   */
+  compactAfterMs: number | null;
+  /**
+   * How many pre-migration copies of the SQLite database (errand.db.pre-vN-TIME-PID.bak) a
+   * migration leaves beside it, the one it just made included; older ones are deleted. Env
+   * ERRAND_KEEP_MIGRATION_BACKUPS (1-1000). Default 3.
+   */
+  keepMigrationBackups: number;
+  /**
    * The PostgreSQL database every command uses instead of ERRAND_HOME/errand.db (postgres://…), or
    * null for the embedded SQLite default. Env ERRAND_DATABASE_URL (or ERRAND_DATABASE_URL_FILE), or
    * --database-url on any command. The master key stays in ERRAND_HOME/keys either way.
@@ -84,6 +98,8 @@ export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">>
   resultTtlMs: 10 * MINUTE,
   shutdownGraceMs: 30 * SECOND,
   loginTtlMs: 10 * MINUTE,
+  compactAfterMs: 30 * DAY,
+  keepMigrationBackups: 3,
 });
 
 /** Bounds of ERRAND_RESULT_TTL. */
@@ -92,6 +108,13 @@ export const RESULT_TTL_BOUNDS = { min: 1 * SECOND, max: 1 * DAY } as const;
 /** Bounds of ERRAND_LOGIN_TTL. */
 export const LOGIN_TTL_BOUNDS = { min: 30 * SECOND, max: 1 * HOUR } as const;
 
+/**
+ * The shortest ERRAND_COMPACT_AFTER errand accepts: a day, longer than any ERRAND_RESULT_TTL, so a
+ * client that comes back for its receipt the same day finds it, and a slip of unit ("6m" meant as
+ * months is six minutes) is refused instead of compacting receipts minutes after they are written.
+ */
+export const COMPACT_AFTER_MIN_MS = 1 * DAY;
+
 /** Bounds of ERRAND_APPROVAL_TTL. */
 export const APPROVAL_TTL_BOUNDS = { min: 1 * SECOND, max: 7 * DAY } as const;
 
@@ -99,7 +122,7 @@ export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "databaseUrl">;
+  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "compactAfterMs" | "databaseUrl">;
   min: number;
   max: number;
   /** Why the minimum is what it is, said when a value below it is refused. */
@@ -131,6 +154,8 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
   { env: "ERRAND_BUSY_TIMEOUT_MS", field: "busyTimeoutMs", min: 0, max: 60 * SECOND },
   { env: "ERRAND_CONCURRENCY", field: "concurrency", min: 1, max: 64 },
   { env: "ERRAND_SHUTDOWN_GRACE_MS", field: "shutdownGraceMs", min: 0, max: 60 * MINUTE },
+  // At least 1: the copy a migration has just made is always kept (the way back if it went wrong).
+  { env: "ERRAND_KEEP_MIGRATION_BACKUPS", field: "keepMigrationBackups", min: 1, max: 1000 },
 ];
 
 /**
@@ -154,6 +179,8 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   if (loginTtl !== undefined && loginTtl !== "") config.loginTtlMs = parseLoginTtl(loginTtl);
   const resultTtl = env["ERRAND_RESULT_TTL"];
   if (resultTtl !== undefined && resultTtl !== "") config.resultTtlMs = parseResultTtl(resultTtl);
+  const compactAfter = env["ERRAND_COMPACT_AFTER"];
+  if (compactAfter !== undefined && compactAfter !== "") config.compactAfterMs = parseCompactAfter(compactAfter);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
   Object.assign(config, withoutUndefined(overrides));
   if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
@@ -189,6 +216,19 @@ function parseResultTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < RESULT_TTL_BOUNDS.min || ms > RESULT_TTL_BOUNDS.max) {
     throw new ConfigError(`ERRAND_RESULT_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 1d written as a number and one unit (90s, 10m, 1h).`);
+  }
+  return ms;
+}
+
+function parseCompactAfter(raw: string): number | null {
+  const text = raw.trim();
+  if (text.toLowerCase() === "off") return null;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < COMPACT_AFTER_MIN_MS) {
+    const why = ms === undefined ? "" : `; ${text} is shorter than a day, and receipts would be compacted while clients may still collect them`;
+    throw new ConfigError(
+      `ERRAND_COMPACT_AFTER="${raw.slice(0, 40)}" is not usable: give how long after it finished an operation is compacted, as a number and one unit of at least 1d (30d, 12w, 36h), or "off" to leave compaction to "errand journal compact"${why}.`,
+    );
   }
   return ms;
 }

@@ -75,9 +75,9 @@ const PAGE = 1000;
  * - every operation the checkpoint lists is still live with its chain passing through the head
  *   recorded for it, or compacted under a tombstone.
  * What this cannot detect (an operation created and deleted, or rolled back row and events together,
- * between two checkpoints; a rollback of the whole database) is in docs/SECURITY.md. Run it while no
- * runner writes: the chains are read page by page, and an event appended between two reads looks like
- * an insertion.
+ * between two checkpoints; a rollback of the whole database) is in docs/SECURITY.md. The chains are
+ * read page by page, so `source` must read one snapshot (Store.readJournalSnapshot) whenever anything
+ * else may write: an event appended between two reads would look like an insertion.
  */
 export async function verifyJournal(source: JournalSource, sealer: JournalSealer): Promise<JournalVerdict> {
   let checked = 0;

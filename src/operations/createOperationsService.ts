@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "../config/runtimeConfig.js";
 import { verifyJournal } from "../journal/verifyJournal.js";
+import type { JournalVerdict } from "../journal/verifyJournal.js";
 import { createCheckpointSchedule } from "./checkpointSchedule.js";
 import { runQueue } from "../runner/runQueue.js";
 import type { RunnerDeps } from "../runner/runnerTypes.js";
@@ -20,6 +21,11 @@ import type { OperationsServiceOptions, ServiceContext } from "./serviceContext.
 import type { OperationsService } from "./serviceTypes.js";
 import { submitOperation } from "./submitOperation.js";
 import { journalIdentity } from "./journalAccess.js";
+
+/** Verifies the journal on one snapshot, so workers and submits may go on writing meanwhile. */
+function verifyLiveJournal(ctx: ServiceContext): Promise<JournalVerdict> {
+  return ctx.store.readJournalSnapshot((source) => verifyJournal(source, ctx.sealer));
+}
 
 /** A runner id that tells processes apart in leases and events: host, pid and a random suffix. */
 export function defaultRunnerId(): string {
@@ -116,7 +122,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
         breakers,
       };
     },
-    verifyJournal: () => verifyJournal(ctx.store, ctx.sealer),
+    verifyJournal: () => verifyLiveJournal(ctx),
     checkpointJournal: () => ctx.store.writeCheckpoint(),
     findUnauthenticRows: () => ctx.store.findUnauthenticRows(),
     approvalRequest: (operationId) => approvalRequest(ctx, operationId),
@@ -126,7 +132,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     operationItem: (operationId, as) => readOperationItem(ctx, operationId, as),
     async compactJournal({ olderThanMs }) {
       if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
-      const verdict = await verifyJournal(ctx.store, ctx.sealer);
+      const verdict = await verifyLiveJournal(ctx);
       if (!verdict.ok) {
         return { ok: false, code: "journal_tampered", message: `The journal does not verify (${verdict.fault} at event ${verdict.seq ?? "-"}); compaction would destroy the evidence, so nothing was compacted.` };
       }

@@ -144,9 +144,22 @@ export interface Store {
   findUnauthenticRows(): Promise<UnauthenticRow[]>;
   /** Compacts terminal operations that finished before cutoffMs into tombstones (see CompactionReport). */
   compact(cutoffMs: number): Promise<CompactionReport>;
+  /**
+   * Runs `read` on the journal as it stood at one instant: every read made through the source it is
+   * given sees the same snapshot, while other writers (workers, submits, other processes) go on. Paged
+   * reads of a live journal taken one by one would show an event appended between two pages as an
+   * insertion, so verification reads through this. The snapshot ends when `read` settles.
+   */
+  readJournalSnapshot<T>(read: (source: JournalSnapshot) => Promise<T>): Promise<T>;
 
   status(): Promise<StoreStatus>;
 }
+
+/** The journal reads of a Store, all from one snapshot when given by readJournalSnapshot. */
+export type JournalSnapshot = Pick<
+  Store,
+  "readJournalHead" | "readJournalEvents" | "readJournalChain" | "countOperationEvents" | "readTombstones" | "readCheckpoint" | "readOperationStates" | "readOperationEvents"
+>;
 
 /**
  * awaiting_approval ──owner approves──> queued; ──owner denies / TTL passes / cancel──> blocked | cancelled.

@@ -17,6 +17,7 @@ import type {
   FinishResult,
   HeldResult,
   IntegrityRefusal,
+  JournalSnapshot,
   LeaseCheck,
   LeaseRef,
   NewOperation,
@@ -226,6 +227,22 @@ class PostgresStore extends PgTransactions implements Store {
     await this.writeCheckpoint();
     report.storedBytes = (await this.status()).storedBytes;
     return report;
+  }
+
+  /** One REPEATABLE READ, READ ONLY transaction holds the snapshot for every read `read` makes. */
+  readJournalSnapshot<T>(read: (source: JournalSnapshot) => Promise<T>): Promise<T> {
+    return this.read((tx) =>
+      read({
+        readJournalHead: () => selectHead(tx),
+        readJournalEvents: (afterSeq, limit) => readJournalEvents(tx, afterSeq, limit),
+        readJournalChain: (afterChainSeq, limit) => readJournalChain(tx, afterChainSeq, limit),
+        countOperationEvents: () => countOperationEvents(tx),
+        readTombstones: (afterOperationId, limit) => readTombstones(tx, afterOperationId, limit),
+        readCheckpoint: (afterOperationId, limit) => readCheckpoint(tx, afterOperationId, limit),
+        readOperationStates: (afterOperationId, limit) => readOperationStates(tx, afterOperationId, limit),
+        readOperationEvents: (operationId) => readOperationEvents(tx, operationId),
+      }),
+    );
   }
 
   async status(): Promise<StoreStatus> {

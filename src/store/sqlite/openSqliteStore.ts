@@ -19,6 +19,7 @@ import type {
   FinishResult,
   HeldResult,
   IntegrityRefusal,
+  JournalSnapshot,
   LeaseCheck,
   LeaseRef,
   NewOperation,
@@ -58,6 +59,7 @@ import { recoverExpiredLeases } from "./queries/recoverExpiredLeases.js";
 import { status } from "./queries/status.js";
 import type { SqliteContext } from "./sqliteContext.js";
 import { createSqliteContext } from "./sqliteContext.js";
+import { openSqliteDatabase } from "./sqliteBinding.js";
 
 export interface SqliteStoreOptions {
   /** The database file (created with its directory when absent). */
@@ -94,7 +96,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const version = migrate(db, options.migrations ?? MIGRATIONS, options.path, options.sealer);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.immediate(() => ensureJournalHead(ctx));
-    return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000);
+    return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000, options.path, options.busyTimeoutMs);
   } catch (error) {
     db.close();
     throw error;
@@ -108,6 +110,8 @@ class SqliteStore extends SqliteTransactions implements Store {
     ctx: SqliteContext,
     private readonly version: number,
     patienceMs: number,
+    private readonly path: string,
+    private readonly busyTimeoutMs: number,
   ) {
     super(ctx, patienceMs);
   }
@@ -240,6 +244,31 @@ class SqliteStore extends SqliteTransactions implements Store {
     await this.writeCheckpoint();
     report.storedBytes = (await this.status()).storedBytes;
     return report;
+  }
+
+  /**
+   * The snapshot is a read transaction on a connection of its own (read-only): in WAL mode it keeps
+   * seeing the database as of its first read while this store's connection and other processes
+   * write, and nothing else in this process can slip a statement into it between two awaits.
+   */
+  async readJournalSnapshot<T>(read: (source: JournalSnapshot) => Promise<T>): Promise<T> {
+    const db = openSqliteDatabase(this.path, { readonly: true, fileMustExist: true, timeout: this.busyTimeoutMs });
+    try {
+      const ctx = createSqliteContext(db, this.ctx.sealer, this.ctx.clock);
+      db.exec("BEGIN DEFERRED");
+      return await read({
+        readJournalHead: () => Promise.resolve(selectHead(ctx)),
+        readJournalEvents: (afterSeq, limit) => Promise.resolve(readJournalEvents(ctx, afterSeq, limit)),
+        readJournalChain: (afterChainSeq, limit) => Promise.resolve(readJournalChain(ctx, afterChainSeq, limit)),
+        countOperationEvents: () => Promise.resolve(countOperationEvents(ctx)),
+        readTombstones: (afterOperationId, limit) => Promise.resolve(readTombstones(ctx, afterOperationId, limit)),
+        readCheckpoint: (afterOperationId, limit) => Promise.resolve(readCheckpoint(ctx, afterOperationId, limit)),
+        readOperationStates: (afterOperationId, limit) => Promise.resolve(readOperationStates(ctx, afterOperationId, limit)),
+        readOperationEvents: (operationId) => Promise.resolve(readOperationEvents(ctx, operationId)),
+      });
+    } finally {
+      db.close();
+    }
   }
 
   status(): Promise<StoreStatus> {

@@ -147,6 +147,8 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       assert.match(text, /^errand_operations_finished_total\{status="PASS",provider="local"\} 1$/m);
       assert.match(text, /^errand_attempt_duration_seconds_count\{provider="local",status="PASS"\} 1$/m);
       assert.match(text, /^errand_auth_failures_total\{endpoint="metrics"\} 0$|^# TYPE errand_auth_failures_total/m);
+      assert.match(text, /^errand_journal_compactions_total\{outcome="compacted"\} 1$/m, "the compaction at start ran (nothing was old enough)");
+      assert.match(text, /^# TYPE errand_journal_compacted_operations_total counter$/m);
     } finally {
       assert.equal(await served.stop(), 0);
       await sites.close();
@@ -158,6 +160,9 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     assert.equal(attempt["provider"], "local");
     assert.equal(typeof attempt["ms"], "number");
     assert.ok(lines.some((l) => l["msg"] === "request" && l["path"] === "/v1/runner" && l["status"] === 200 && typeof l["requestId"] === "string"));
+    assert.match(served.stderr(), /\{[^\n]*"msg":"journal compaction scheduled"[^\n]*\}/, "the compaction schedule is announced");
+    const scheduled = served.stderr().split("\n").filter((l) => l.includes("journal compaction scheduled")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual([scheduled[0]?.["compactAfter"], scheduled[0]?.["every"]], ["30d", "1h"], "with its default and interval");
     // Nothing but JSON log lines on either stream: the banner, notices and the shutdown line included.
     for (const line of [...served.stdout().split("\n"), ...stderr.split("\n")].filter((l) => l !== "")) {
       const record = JSON.parse(line) as Record<string, unknown>;
@@ -223,6 +228,12 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     } finally {
       assert.equal(await served.stop(), 0);
     }
+  });
+
+  test("ERRAND_COMPACT_AFTER shorter than a day is refused at start, naming the variable and the rule", async () => {
+    const bad = await errand(home("badcompact"), ["serve"], "", { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_COMPACT_AFTER: "6m" });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /ERRAND_COMPACT_AFTER="6m" is not usable: .*at least 1d.*"off"/);
   });
 
   test("ERRAND_PORT is refused when it is not a port, like --port", async () => {

@@ -26,6 +26,8 @@ export const journalCommand: Command = {
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
            their space. Refuses a journal that does not verify. Exit 0 done, 1 refused.
+           errand serve does this by itself at start and hourly (ERRAND_COMPACT_AFTER, default 30d).
+  Both read the journal in one snapshot, so they may run while errand serve and runners work.
   --json: the envelope of docs/CLI.md; status intact|tampered|compacted, the counts in data.`,
 };
 

@@ -21,6 +21,10 @@ import { UsageError } from "../usageError.js";
 import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
 import { errorMessage } from "../../../errors/errorMessage.js";
+import { formatDuration } from "../../../config/formatDuration.js";
+import { JOURNAL_COMPACTION_INTERVAL_MS, startCompactionSchedule } from "../../../operations/compactionSchedule.js";
+import type { CompactionSchedule } from "../../../operations/compactionSchedule.js";
+import { compactionReporter } from "../compactionReporter.js";
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -55,8 +59,11 @@ export const serveCommand: Command = {
   Tasks run in this process, on their own: a worker pool claims queued operations as they are
   submitted (and those queued before the server started), runs up to ERRAND_CONCURRENCY (default 2)
   attempts at once, each in its own browser context or provider session, runs a delayed read-only
-  retry when it falls due, and recovers expired leases. errand_run waits up to 25 s by default
-  (45 s at most); extracted values stay available to collect for ERRAND_RESULT_TTL (default 10m).
+  retry when it falls due, and recovers expired leases. At start and then hourly it compacts
+  operations that finished more than ERRAND_COMPACT_AFTER ago (default 30d; "off" leaves it to
+  "errand journal compact"): their final status stays, their receipts and events go.
+  errand_run waits up to 25 s by default (45 s at most); extracted values stay available to
+  collect for ERRAND_RESULT_TTL (default 10m).
   --allow-private admits exact private destinations.
   Logs one line per request (with its X-Request-Id) and per attempt on stderr (--log-format json for
   a log pipeline: then every line serve prints, banner included, is JSON); ERRAND_LOG_LEVEL
@@ -188,6 +195,7 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
       let listener: Awaited<ReturnType<typeof listenNode>> | undefined;
       let purge: NodeJS.Timeout | undefined;
       let workers: WorkerPool | undefined;
+      let compaction: CompactionSchedule | undefined;
       try {
         // Read at every attempt, so "errand owner set-password" takes effect without a restart
         // (ERRAND_OWNER_PASSWORD, when set, wins, as documented).
@@ -281,6 +289,13 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
         await access.purgeExpired(Date.now());
         purge = setInterval(() => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)), PURGE_EVERY_MS);
         purge.unref();
+        const compactAfterMs = opened.config.compactAfterMs;
+        if (compactAfterMs === null) {
+          logger.info('journal compaction is off (ERRAND_COMPACT_AFTER=off): finished operations stay until "errand journal compact"');
+        } else {
+          logger.info("journal compaction scheduled", { compactAfter: formatDuration(compactAfterMs), every: formatDuration(JOURNAL_COMPACTION_INTERVAL_MS) });
+          compaction = startCompactionSchedule({ compact: (options) => opened.service.compactJournal(options), afterMs: compactAfterMs, report: compactionReporter(logger, metrics, compactAfterMs) });
+        }
 
         const bound = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
         if (publicUrl !== undefined && settings.secureCookies && trustedProxies.entries.length === 0) {
@@ -309,6 +324,7 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
         process.off("SIGTERM", onSignal);
         if (purge !== undefined) clearInterval(purge);
         await listener?.close();
+        await compaction?.stop();
         const left = await workers?.close(opened.config.shutdownGraceMs);
         if (left !== undefined && left.unfinished > 0) printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
         await queue.close();

@@ -34,6 +34,8 @@ export interface ErrandMetrics {
   recordLeaseRecovery(resolution: string): void;
   /** A bearer token or client credential was refused. */
   recordAuthFailure(endpoint: string): void;
+  /** A scheduled journal compaction ended (compacted, refused or failed), having compacted `operations`. */
+  recordCompaction(outcome: "compacted" | "refused" | "failed", operations: number): void;
   /** The Prometheus text exposition of every errand_ metric. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -96,6 +98,17 @@ export function createErrandMetrics(sources: MetricsSources, build: BuildInfo = 
     name: "errand_auth_failures_total",
     help: "Refused bearer tokens and client credentials, by endpoint family (mcp, v1, metrics, token).",
     labelNames: ["endpoint"] as const,
+    registers: [registry],
+  });
+  const compactions = new Counter({
+    name: "errand_journal_compactions_total",
+    help: "Scheduled journal compactions this process ran (ERRAND_COMPACT_AFTER), by outcome (compacted, refused: the journal did not verify, failed: the store failed).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const compactedOperations = new Counter({
+    name: "errand_journal_compacted_operations_total",
+    help: "Finished operations this process's scheduled compactions turned into tombstones.",
     registers: [registry],
   });
   const refusals = new Counter({
@@ -209,6 +222,10 @@ export function createErrandMetrics(sources: MetricsSources, build: BuildInfo = 
     },
     recordAuthFailure(endpoint) {
       authFailures.inc({ endpoint });
+    },
+    recordCompaction(outcome, operations) {
+      compactions.inc({ outcome });
+      if (operations > 0) compactedOperations.inc(operations);
     },
     async render() {
       snapshot = undefined;
