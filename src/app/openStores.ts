@@ -3,6 +3,9 @@ import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { AccessStore } from "../store/AccessStore.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
 import type { FileStore } from "../store/FileStore.js";
+import type { KeyRotationStore } from "../store/KeyRotationStore.js";
+import { openPostgresKeyRotationStore } from "../store/postgres/openPostgresKeyRotationStore.js";
+import { openSqliteKeyRotationStore } from "../store/sqlite/openSqliteKeyRotationStore.js";
 import { openPostgresFileStore } from "../store/postgres/openPostgresFileStore.js";
 import { openSqliteFileStore } from "../store/sqlite/openSqliteFileStore.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
@@ -94,4 +97,13 @@ export function openFileStoreAt(location: StoreLocation, options: StoreOpenOptio
  */
 export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenOptions): ArtifactStore | undefined {
   return location.backend === "sqlite" ? openSqliteArtifactStore(sqliteOptions(location, options)) : openPostgresArtifactStore(postgresOptions(location, options));
+}
+
+/**
+ * The master-key rotation (errand key rotate): everything sealed or MAC'd under the key moves to the
+ * next one in one transaction. On SQLite, `reclaimFreedPages` then rewrites the file and empties the
+ * WAL (pages that held values sealed under the old key); PostgreSQL leaves that to its vacuum.
+ */
+export function openKeyRotationStoreAt(location: StoreLocation, options: StoreOpenOptions): KeyRotationStore & { reclaimFreedPages?(): Promise<void> } {
+  return location.backend === "sqlite" ? openSqliteKeyRotationStore(sqliteOptions(location, options)) : openPostgresKeyRotationStore(postgresOptions(location, options));
 }

@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   // identity and storage
   identity_mismatch: "The same operationId was submitted with a different request digest, or is taken by an operation the caller may not see.",
   key_error: "The digest key file is missing, malformed or too short.",
+  key_rotation_refused: "errand key rotate or key retire changed nothing: operations are unfinished, the journal or a stored row fails its MAC, a sealed value does not open under the key in force, or the key named is not a former key.",
   operation_not_found: "No operation (and no tombstone of one) that the caller may see has this operationId.",
   artifact_refused: "The store refused an operation's artifacts: the operation is unknown, or they pass the per-operation caps (4 artifacts, 2 MiB); nothing was kept.",
   artifact_not_found: "No artifact with this index is kept for the operation: its receipt lists none there, it expired (evidenceRetention minimal keeps them for ERRAND_RESULT_TTL) or the operation was compacted.",

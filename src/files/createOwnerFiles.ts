@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SealedBox } from "../keys/sealedBox.js";
+import { reseal } from "../keys/sealedBox.js";
 import type { FileStore, OwnerFileInfo } from "../store/FileStore.js";
 import { fileNameProblem } from "../task/fileName.js";
 
@@ -33,6 +34,11 @@ export interface OwnerFileRegistry extends OwnerFiles {
 
 function associatedData(name: string, bytes: number, sha256: string): string {
   return ["errand/owner-file/v1", name, String(bytes), sha256].join("\u0000");
+}
+
+/** An owner file's sealed bytes under the next master key's "owner-files" box (key rotation); throws SealedBoxError when they do not open under `from`. */
+export function resealOwnerFile(sealed: string, file: { name: string; bytes: number; sha256: string }, from: SealedBox, to: SealedBox): string {
+  return reseal(from, to, sealed, associatedData(file.name, file.bytes, file.sha256));
 }
 
 /**

@@ -15,6 +15,8 @@ const DOMAIN = {
   chainHead: "errand/journal/head/v2",
   tombstone: "errand/journal/tombstone/v1",
   keyId: "errand/journal/key-id/v1",
+  // The outgoing key's word that it handed this journal to the next key (errand key rotate).
+  keyHandover: "errand/journal/key-handover/v1",
   // Rows that grant authority (owner password, tokens, clients, secrets, ...), under their own subkey.
   rowKey: "errand/row/key/v1",
   row: "errand/row/v1",
@@ -52,8 +54,23 @@ export interface JournalSealer {
    * and the key means a MAC copied to another row, or a row moved to another id or table, fails.
    */
   rowMac(table: string, key: Readonly<Record<string, RowValue>>, columns: Readonly<Record<string, RowValue>>): string;
+  /**
+   * Under the outgoing key, at a key rotation: this journal, as its head was last signed under this
+   * key (`headMac`), was handed at `atMs` to the key whose id is `toKeyId`. Only the holder of this
+   * key can make it; `errand journal verify` checks it while the former key is kept.
+   */
+  keyHandoverMac(journalId: string, handover: KeyHandover): string;
   /** Constant-time equality of two hex strings (MACs, key ids); false for anything malformed. */
   macEquals(expected: string, actual: unknown): boolean;
+}
+
+/** What a key handover MAC binds (journalTypes "key_rotated"). */
+export interface KeyHandover {
+  fromKeyId: string;
+  toKeyId: string;
+  atMs: number;
+  /** The MAC of the journal head as the outgoing key last signed it. */
+  headMac: string;
 }
 
 /** A stored column value a row MAC covers. */
@@ -116,6 +133,7 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
       createHmac("sha256", rowSecret)
         .update(`${DOMAIN.row}\u0000${canonicalJson({ table, key: rowKey, columns })}`, "utf8")
         .digest("hex"),
+    keyHandoverMac: (journalId, h) => mac(DOMAIN.keyHandover, flatCanonicalJson({ journal: journalId, from: h.fromKeyId, to: h.toKeyId, at: h.atMs, head: h.headMac })),
     macEquals: (expected, actual) => constantTimeHexEqual(expected, actual),
   };
 }

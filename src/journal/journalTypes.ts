@@ -119,6 +119,8 @@ export const JOURNAL_EVENT_TYPES = [
   "secret_changed",
   // Sites (operation-less): a site was defined, redefined or removed; name, origins and login settings only, never a session.
   "site_changed",
+  // The master key was rotated (operation-less): the old and new key ids, what was re-sealed and re-signed, and the old key's handover MAC.
+  "key_rotated",
 ] as const;
 export type JournalEventType = (typeof JOURNAL_EVENT_TYPES)[number];
 

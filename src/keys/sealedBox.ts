@@ -58,3 +58,17 @@ export function createSealedBox(key: Uint8Array): SealedBox {
     },
   };
 }
+
+/**
+ * `sealed`, opened under `from` and sealed again under `to` with the same associated data (a key
+ * rotation). The plaintext is overwritten as soon as it is sealed again. Throws SealedBoxError when
+ * it does not open under `from`.
+ */
+export function reseal(from: SealedBox, to: SealedBox, sealed: string, associatedData: string): string {
+  const plain = from.open(sealed, associatedData);
+  try {
+    return to.seal(plain, associatedData);
+  } finally {
+    plain.fill(0);
+  }
+}

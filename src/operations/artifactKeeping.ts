@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { deriveSubkey } from "../keys/loadKey.js";
-import { createSealedBox } from "../keys/sealedBox.js";
+import type { SealedBox } from "../keys/sealedBox.js";
+import { createSealedBox, reseal } from "../keys/sealedBox.js";
 import type { ArtifactBytes, ArtifactRecord } from "../receipt/artifactTypes.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
@@ -32,8 +33,23 @@ function associatedData(operationId: string, requestDigest: string, attempt: num
   return ["errand/artifact/v1", operationId, requestDigest, String(attempt), String(record.index), record.mediaType, record.sha256].join("\u0000");
 }
 
+/** The box artifacts are sealed in under a master key. */
+export function artifactsBox(masterKey: Uint8Array): SealedBox {
+  return createSealedBox(deriveSubkey(masterKey, PURPOSE));
+}
+
+/** An artifact's sealed bytes under the next master key's box (key rotation); throws SealedBoxError when they do not open under `from`. */
+export function resealArtifact(
+  sealed: string,
+  artifact: { operationId: string; requestDigest: string; attempt: number } & Pick<ArtifactRecord, "index" | "mediaType" | "sha256">,
+  from: SealedBox,
+  to: SealedBox,
+): string {
+  return reseal(from, to, sealed, associatedData(artifact.operationId, artifact.requestDigest, artifact.attempt, artifact));
+}
+
 export function createArtifactKeeping(store: ArtifactStore, masterKey: Uint8Array, ttlMs: number): ArtifactKeeping {
-  const box = createSealedBox(deriveSubkey(masterKey, PURPOSE));
+  const box = artifactsBox(masterKey);
   return {
     async keep(operationId, requestDigest, attempt, retention, artifacts) {
       const expiresMs = retention === "full" ? null : (await store.now()) + ttlMs;

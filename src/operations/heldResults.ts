@@ -1,5 +1,6 @@
 import { deriveSubkey } from "../keys/loadKey.js";
-import { createSealedBox } from "../keys/sealedBox.js";
+import type { SealedBox } from "../keys/sealedBox.js";
+import { createSealedBox, reseal } from "../keys/sealedBox.js";
 import type { EphemeralEvidence } from "../receipt/receiptTypes.js";
 import type { OperationRecord, Store } from "../store/Store.js";
 
@@ -25,8 +26,18 @@ function associatedData(operationId: string, requestDigest: string, attempt: num
   return `errand/held-result/v1\u0000${operationId}\u0000${requestDigest}\u0000${attempt}`;
 }
 
+/** The box held results are sealed in under a master key. */
+export function heldResultsBox(masterKey: Uint8Array): SealedBox {
+  return createSealedBox(deriveSubkey(masterKey, PURPOSE));
+}
+
+/** A held result under the next master key's box (key rotation); throws SealedBoxError when it does not open under `from`. */
+export function resealHeldResult(sealed: string, held: { operationId: string; requestDigest: string; attempt: number }, from: SealedBox, to: SealedBox): string {
+  return reseal(from, to, sealed, associatedData(held.operationId, held.requestDigest, held.attempt));
+}
+
 export function createHeldResults(store: Store, masterKey: Uint8Array, ttlMs: number): HeldResults {
-  const box = createSealedBox(deriveSubkey(masterKey, PURPOSE));
+  const box = heldResultsBox(masterKey);
   return {
     async hold(operationId, requestDigest, attempt, ephemeral) {
       const plain = JSON.stringify({ outputs: ephemeral.outputs, ...(ephemeral.providerSessionId === undefined ? {} : { providerSessionId: ephemeral.providerSessionId }) });

@@ -2,8 +2,8 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SealedBox } from "../keys/sealedBox.js";
 import { SealedBoxError } from "../keys/sealedBox.js";
+import { secretAssociatedData as aad } from "./secretSealing.js";
 import type { SecretRecord, SecretSourceKind, SecretStore } from "../store/SecretStore.js";
-import { canonicalJson } from "../task/canonicalJson.js";
 import { isSecretName } from "../task/secretName.js";
 import { refusedFileReason, refusedVariableReason } from "./refusedSource.js";
 import { normalizeSecretSites } from "./secretSite.js";
@@ -15,7 +15,6 @@ import { dropOneTrailingNewline, secretValueProblem } from "./secretValueRule.js
 
 /** Files larger than this are not secrets (and are not read whole into memory). */
 const MAX_SECRET_FILE_BYTES = 64 * 1024;
-const AAD_PURPOSE = "errand/secret/v1";
 
 export interface SecretRegistryOptions {
   store: SecretStore;
@@ -51,8 +50,6 @@ const sourceKindOf = (payload: Payload): SecretSourceKind => (payload.kind === "
  */
 export function createSecretRegistry(options: SecretRegistryOptions): SecretRegistry {
   const { store, box } = options;
-  const aad = (name: string, sites: readonly string[], kind: SecretSourceKind) => canonicalJson({ purpose: AAD_PURPOSE, name, sites: [...sites], sourceKind: kind });
-
   const openPayload = (record: SecretRecord): Payload => {
     // The row's MAC covers its name, sites, source kind and sealed payload; the box's associated data
     // binds the payload to the same fields. Either failing means the row was written without the key.

@@ -2,17 +2,16 @@ import { randomUUID } from "node:crypto";
 import type { SealedBox } from "../keys/sealedBox.js";
 import { MAX_SECRET_SITES, normalizeSecretSite, originMatchesSites } from "../secrets/secretSite.js";
 import type { GrantRisk, SiteGrantRecord, SiteRecord, SiteStore } from "../store/SiteStore.js";
-import { canonicalJson } from "../task/canonicalJson.js";
 import { TASK_LIMITS } from "../task/limits.js";
 import { hostMatchesPattern, normalizeHostPattern } from "../task/normalizeHostPattern.js";
 import { normalizeHttpUrl } from "../task/normalizeHttpUrl.js";
 import { isSecretName } from "../task/secretName.js";
 import { isSiteName } from "../task/siteName.js";
 import { restrictSessionToSite, sessionIsEmpty } from "./sessionScope.js";
+import { siteSessionAssociatedData } from "./siteSessionSealing.js";
 import type { LiveSiteGrant, SavedSession, SiteDefinition, SiteGrantSummary, SiteSessions, SiteSummary } from "./siteTypes.js";
 import { SiteError } from "./siteTypes.js";
 
-const AAD_PURPOSE = "errand/site-session/v1";
 /** At most this many login hosts per site (an SSO provider and its identity hosts). */
 const MAX_LOGIN_HOSTS = 8;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -76,7 +75,7 @@ export interface SiteRegistry extends SiteSessions {
  */
 export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
   const { store, box } = options;
-  const aad = (site: SiteDefinition) => canonicalJson({ purpose: AAD_PURPOSE, name: site.name, origins: [...site.origins], definedMs: site.definedMs });
+  const aad = siteSessionAssociatedData;
 
   const requireName = (name: string): void => {
     if (!isSiteName(name)) throw new SiteError("invalid_site", `"${name.slice(0, 70)}" is not a site name: start with a letter, then letters, digits, "_" or "-", at most 64 characters.`);

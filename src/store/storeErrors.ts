@@ -24,7 +24,18 @@ export class StoreBusyError extends ErrandError {
 export class JournalKeyMismatchError extends ErrandError {
   declare readonly code: "journal_tampered";
   constructor() {
-    super("journal_tampered", "The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key. Nothing was written.");
+    super(
+      "journal_tampered",
+      'The journal was written with a different key than the one errand holds now (ERRAND_HOME/keys/master.key); restore the original key, or, if "errand key rotate" ran on another machine sharing this database, copy its new keys/master.key here. Nothing was written.',
+    );
+  }
+}
+
+/** errand key rotate (or retire) refused before anything changed: the message says why and what to do. */
+export class KeyRotationRefusedError extends ErrandError {
+  declare readonly code: "key_rotation_refused";
+  constructor(message: string) {
+    super("key_rotation_refused", message);
   }
 }
 

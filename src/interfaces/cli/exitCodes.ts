@@ -48,6 +48,7 @@ const STATE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "store_unavailable",
   "configuration_error",
   "key_error",
+  "key_rotation_refused",
 ]);
 
 /** A destination the network policy refuses (preflight's verdicts): BLOCKED, like a run stopped there. */

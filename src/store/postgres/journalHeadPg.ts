@@ -67,3 +67,19 @@ export async function journalUsage(tx: PgTx): Promise<number> {
   const row = await tx.one<{ n: number }>("SELECT ((SELECT stored_bytes FROM journal_head WHERE id = 1) + (SELECT coalesce(sum(stored_bytes), 0) FROM operations))::bigint AS n");
   return row?.n ?? 0;
 }
+
+/**
+ * The usage a submit judges the quota by, read with the head under a key-share lock after checking
+ * the head is under this store's key. The creation of an operation is the one write whose event
+ * starts a chain of its own (nothing earlier to authenticate), so this is where a process still
+ * holding a key rotated away is refused; the lock makes a rotation (which locks the head exclusively)
+ * wait for a submit in flight, and a submit wait for a rotation, so none can slip between them.
+ */
+export async function usageUnderThisKey(tx: PgTx): Promise<number> {
+  const row = await tx.one<{ key_id: string; n: number }>(
+    "SELECT h.key_id, (h.stored_bytes + (SELECT coalesce(sum(stored_bytes), 0) FROM operations))::bigint AS n FROM journal_head h WHERE h.id = 1 FOR KEY SHARE OF h",
+  );
+  if (row === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
+  if (!tx.ctx.sealer.macEquals(tx.ctx.sealer.keyId, row.key_id)) throw new JournalKeyMismatchError();
+  return row.n;
+}

@@ -44,6 +44,13 @@ export interface SqliteDatabase {
   immediate<T>(step: () => T): T;
   /** Runs `step` in BEGIN DEFERRED (one read snapshot; a savepoint when nested). */
   deferred<T>(step: () => T): T;
+  /**
+   * Runs an asynchronous `step` in BEGIN IMMEDIATE and commits when it resolves, rolls back when it
+   * rejects. Only for a connection nothing else uses until it settles: every statement issued on it
+   * meanwhile is part of the transaction. Not nestable. BEGIN's own SQLITE_BUSY is thrown at once
+   * (synchronously), so a caller can retry it (busyRetry).
+   */
+  immediateAsync<T>(step: () => Promise<T>): Promise<T>;
   /** A consistent copy of the whole database at `destination` (absent or an empty placeholder), synced and renamed into place whole. */
   backup(destination: string): Promise<void>;
   close(): void;
@@ -198,6 +205,21 @@ class LibsqlDatabase implements SqliteDatabase {
 
   deferred<T>(step: () => T): T {
     return this.transaction("BEGIN DEFERRED", step);
+  }
+
+  immediateAsync<T>(step: () => Promise<T>): Promise<T> {
+    if (this.native.inTransaction) throw new Error("immediateAsync cannot run inside another transaction");
+    this.native.exec("BEGIN IMMEDIATE");
+    return (async () => {
+      try {
+        const result = await step();
+        this.native.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.native.inTransaction) this.native.exec("ROLLBACK");
+        throw error;
+      }
+    })();
   }
 
   private transaction<T>(begin: string, step: () => T): T {

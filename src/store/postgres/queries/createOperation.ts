@@ -6,7 +6,7 @@ import type { OperationRow } from "../../rows/operationRows.js";
 import { newOperationRow, toOperation } from "../../rows/operationRows.js";
 import { eventValues, INSERT_EVENT } from "../appendJournalEvent.js";
 import { journalIdOf } from "../authenticRow.js";
-import { journalUsage } from "../journalHeadPg.js";
+import { usageUnderThisKey } from "../journalHeadPg.js";
 import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
 import { selectTombstone } from "./readOperation.js";
@@ -34,7 +34,7 @@ export async function createOperation(tx: PgTx, input: NewOperation, quotaBytes:
   const { next, event: draft } = create(input, tx.now);
   const taskBytes = Buffer.byteLength(input.taskJson, "utf8");
   const bodyText = canonicalJson(draft.body);
-  const usage = await journalUsage(tx);
+  const usage = await usageUnderThisKey(tx);
   if (usage + taskBytes + eventStoredBytes(bodyText) > quotaBytes) return { kind: "quota_exceeded", storedBytes: usage, quotaBytes };
 
   const journalId = await journalIdOf(tx);
