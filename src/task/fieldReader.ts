@@ -96,7 +96,7 @@ export class FieldReader {
       this.report("invalid_number", pointer(base, key), `"${key}" must be a whole number of ${unit} from ${bounds.min} to ${bounds.max}.`);
       return undefined;
     }
-    return value;
+    return wholeNumber(value);
   }
 
   object(object: JsonObject, key: string, base: string, required: boolean): JsonObject | undefined {
@@ -131,4 +131,12 @@ export class FieldReader {
 /** Keeps echoed user text short in messages. */
 export function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * A whole number as a normalized task holds it: -0 (which a caller's object can hold and JSON text
+ * cannot) is 0, so a task reads the same whether it arrives as a value or as text.
+ */
+export function wholeNumber(value: number): number {
+  return value === 0 ? 0 : value;
 }

@@ -3,7 +3,7 @@ import { TASK_LIMITS } from "./limits.js";
 import { normalizeHttpUrl } from "./normalizeHttpUrl.js";
 import { looksLikeSecretField } from "./secretFieldSelector.js";
 import { SECRET_NAME } from "./secretName.js";
-import { clip, describeType, isJsonObject } from "./fieldReader.js";
+import { clip, describeType, isJsonObject, wholeNumber } from "./fieldReader.js";
 import type { FieldReader } from "./fieldReader.js";
 import { CLICK_THEN, COUNT_MATCHES, PRESS_KEYS, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "./taskTypes.js";
 import type { Step, StepAction } from "./taskTypes.js";
@@ -35,7 +35,10 @@ export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
 
 /**
  * The actions whose selector may look inside an iframe named by "frame". fill_secret is not one:
- * a secret is typed only where its site binding allows, which knows the page, not a frame.
+ * a secret's site binding is the owner's word about the pages of those origins, and a field in an
+ * iframe sits in a page another site composes (which frame, at what address, what surrounds it);
+ * errand types a secret only into a field of the page itself rather than stretch the binding to
+ * frames (docs/TASK_SCHEMA.md "frame"). Fail closed: the executor's own checks stay behind this.
  */
 export const FRAME_ACTIONS: ReadonlySet<StepAction> = new Set(STEP_ACTIONS.filter((action) => STEP_FIELDS[action].includes("selector") && action !== "fill_secret"));
 
@@ -70,7 +73,9 @@ export function readStep(reader: FieldReader, raw: unknown, path: string): Step 
   }
   const kind = action as StepAction;
   const before = reader.problems.length;
-  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind], ...(FRAME_ACTIONS.has(kind) ? ["frame"] : [])], path, `A ${kind} step`);
+  const secretIntoFrame = kind === "fill_secret" && Object.hasOwn(raw, "frame");
+  if (secretIntoFrame) reader.report("unknown_field", pointer(path, "frame"), `fill_secret takes no "frame": errand types a secret only into a field of the page itself, never inside an iframe, whatever its origin.`);
+  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind], ...(FRAME_ACTIONS.has(kind) || secretIntoFrame ? ["frame"] : [])], path, `A ${kind} step`);
   const timeoutMs = reader.integer(raw, "timeoutMs", path, TASK_LIMITS.stepTimeoutMs);
   const step = readActionFields(reader, raw, path, kind);
   const frame = FRAME_ACTIONS.has(kind) ? readFrame(reader, raw, path) : undefined;
@@ -105,7 +110,7 @@ function readUploadFile(reader: FieldReader, raw: Record<string, unknown>, path:
       reader.report("invalid_number", pointer(at, "download"), `"download" must be a whole number from 0 to ${ARTIFACT_DOWNLOAD_COUNT - 1}: which download of this attempt, in the order they started (receipt artifacts[].download).`);
       return undefined;
     }
-    return { download };
+    return { download: wholeNumber(download) };
   }
   reader.report("invalid_type", at, `"file" must be a file name (a string) or {"download": N}, not ${describeType(value)}.`);
   return undefined;

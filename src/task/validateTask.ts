@@ -14,7 +14,8 @@ import type { Step, Task, TaskEvidence, TaskTimeouts } from "./taskTypes.js";
 import { stepLabel } from "./stepLabel.js";
 import { textMatchingConstruct } from "./textMatchingConstruct.js";
 
-const TASK_FIELDS = [
+/** The fields a task may have, and no other (unknown_field). */
+export const TASK_FIELDS = [
   "schemaVersion",
   "operationId",
   "label",
@@ -201,6 +202,10 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
     const step = readStep(reader, raw, path);
     if (step === undefined) return;
     if ("selector" in step && step.selector !== undefined) selectors.push({ selector: step.selector, action: step.action, path: pointer(path, "selector") });
+    // A frame's selector finds its iframe the way a step's selector finds its element, so it is held
+    // to the same rule; "frame" is not an acting step, so no literal-label exception applies to it.
+    const spelledAsOne = typeof (raw as Record<string, unknown>)["frame"] === "string";
+    step.frame?.forEach((selector, at) => selectors.push({ selector, action: "frame", path: spelledAsOne ? pointer(path, "frame") : pointer(pointer(path, "frame"), String(at)) }));
     if (step.action === "extract_text" || step.action === "extract_attribute") {
       const isList = step.action === "extract_text" && step.all === true;
       const same = outputNames.get(step.name)?.index;

@@ -139,6 +139,30 @@ describe("validateTask: no text-matching selectors in a task that types a secret
     );
   });
 
+  test("a frame's selector is held to it too, at its own path in either spelling, with no literal-label exception (which iframe a text finds would read the value back)", () => {
+    const task = minimalTask({
+      risk: "reversible_write",
+      approved: true,
+      secretApproval: true,
+      steps: [
+        { action: "fill_secret", selector: "#q", secret: "PORTAL_PASSWORD" },
+        { action: "click", frame: 'body:has-text("hunter") iframe', selector: "#go" },
+        { action: "expect_text", frame: ["#outer", "text=hunter >> xpath=following::iframe"], selector: "#paid", text: "paid" },
+        { action: "click", frame: "text=Pay", selector: "#pay" },
+        { action: "click", frame: ["#outer", "iframe[name=\"card\"]"], selector: "#pay" },
+      ],
+    });
+    assert.deepEqual(
+      problemsOf(task).map((p) => [p.code, p.path]),
+      [
+        ["text_selector_with_secret", "/steps/1/frame"],
+        ["text_selector_with_secret", "/steps/2/frame/1"],
+        ["text_selector_with_secret", "/steps/3/frame"],
+      ],
+    );
+    for (const frame of ['body:has-text("hunter") iframe', "text=Pay"]) expectValid(minimalTask({ steps: [{ action: "click", frame, selector: "#go" }] }));
+  });
+
   test("an acting step may name its element by one literal label (a login's Sign in button); with a regex, a chain or on a reading step it is refused", () => {
     const steps = (step: Record<string, unknown>) =>
       minimalTask({ risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: 'internal:label="Password"i', secret: "PORTAL_PASSWORD" }, step] });

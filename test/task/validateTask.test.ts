@@ -71,7 +71,15 @@ describe("validateTask: the input must be a task object", () => {
     expectOnlyProblem(taskWithStep({ action: "click", frame: {}, selector: "#go" }), "invalid_type", "/steps/0/frame");
     expectOnlyProblem(taskWithStep({ action: "press", frame: "#a", key: "Enter" }), "missing_field", "/steps/0/selector");
     expectOnlyProblem(taskWithStep({ action: "goto", frame: "#a", url: "https://example.com/" }), "unknown_field", "/steps/0/frame");
-    expectOnlyProblem(taskWithStep({ action: "fill_secret", frame: "#a", selector: "#pw", secret: "PW" }), "unknown_field", "/steps/0/frame");
+    const secretIntoFrame = expectOnlyProblem(taskWithStep({ action: "fill_secret", frame: "#a", selector: "#pw", secret: "PW" }), "unknown_field", "/steps/0/frame");
+    assert.match(secretIntoFrame.message, /fill_secret takes no "frame".*never inside an iframe/);
+  });
+
+  test("a whole number given as -0 (an object can hold it, JSON text cannot) normalizes to 0, so the task reads the same as its text", () => {
+    const task = expectValid(minimalTask({ risk: "reversible_write", approved: true, steps: [{ action: "expect_count", selector: "#a", count: -0 }, { action: "upload", selector: "#f", file: { download: -0 } }] }));
+    assert.ok(Object.is((task.steps[0] as { count: number }).count, 0));
+    assert.ok(Object.is(((task.steps[1] as { file: { download: number } }).file).download, 0));
+    assert.deepEqual(JSON.parse(JSON.stringify(task)), task);
   });
 
   test("selectors may not use Playwright's internal:control engine (enter-frame would skip the frame's host check), in selector or frame", () => {
