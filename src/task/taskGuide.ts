@@ -1,5 +1,5 @@
 import { TASK_LIMITS, SCHEMA_VERSION } from "./limits.js";
-import { STEP_FIELDS } from "./readStep.js";
+import { FRAME_ACTIONS, FRAME_DEPTH, STEP_FIELDS } from "./readStep.js";
 import { PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES } from "./taskTypes.js";
 import type { StepAction } from "./taskTypes.js";
 
@@ -58,10 +58,11 @@ export function taskGuide(): TaskGuide {
       { name: "evidence", required: false, description: `{ "screenshots": ${SCREENSHOT_MODES.map((m) => `"${m}"`).join(" | ")} } (default none): a viewport screenshot when the attempt failed (on_failure) or at its end (final), password fields masked (every field when the task typed a secret); the receipt lists its sha256 and size, errand_collect returns it as an image while the evidence is kept (evidenceRetention).` },
       { name: "steps", required: true, description: `${TASK_LIMITS.minSteps} to ${TASK_LIMITS.maxSteps} step objects, each with "action" and optional "timeoutMs".` },
     ],
-    actions: (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({ action, fields: STEP_FIELDS[action], ...ACTION_TEXT[action] })),
+    actions: (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({ action, fields: FRAME_ACTIONS.has(action) ? [...STEP_FIELDS[action], "frame"] : STEP_FIELDS[action], ...ACTION_TEXT[action] })),
     rules: [
       "Unknown fields are refused (unknown_field), never ignored.",
-      "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"]. In a task with fill_secret only CSS without text pseudo-classes or partial attribute matches (^= *= $=) is accepted, plus id=, data-testid=, nth=, visible=, and on click/fill/type/select/fill_secret one literal label alone (text=Sign in, role=button[name=\"Sign in\"]); other text, XPath and role selectors there are text_selector_with_secret.",
+      "Selectors are Playwright selectors: CSS (#id, button.primary) or text=..., role=button[name=\"Save\"]. In a task with fill_secret only CSS without text pseudo-classes or partial attribute matches (^= *= $=) is accepted, plus id=, data-testid=, nth=, visible=, and on click/fill/type/select/fill_secret one literal label alone (text=Sign in, role=button[name=\"Sign in\"]; never as a frame); other text, XPath and role selectors there, frame selectors included, are text_selector_with_secret.",
+      `frame (every step with a selector but fill_secret): the iframe's selector, or up to ${FRAME_DEPTH} for nested frames, outermost first; the step's selector then looks inside it. Each frame must be on the task's hosts (target or allowedHosts) when the step runs, else the step fails navigation_blocked and nothing in it is done. errand_look lists a page's frames with the frame to use. fill_secret takes no frame: a secret is typed only into a field of the page itself.`,
       "Private, loopback and metadata addresses are refused by the network policy; so are hosts outside target and allowedHosts (a goto to one is refused at submit: navigation_blocked).",
       "Never put a password in fill or type; use fill_secret with the name of a secret the owner declared for that site (errand secret set); an undeclared name (secret_unknown) or a secret bound to no origin the task reaches (secret_site_mismatch: a look-alike site) is refused at submit, before the owner is asked.",
       "Ask the person before setting approved or secretApproval to true; say what the task will change.",
@@ -115,6 +116,22 @@ export function taskGuide(): TaskGuide {
             { action: "fill_secret", selector: "#password", secret: "PORTAL_PASSWORD" },
             { action: "click", selector: "form#login button[type=submit]" },
             { action: "expect_url", url: "https://account.example.com/", match: "prefix" },
+          ],
+        },
+      },
+      {
+        title: "Pay in a payment provider's iframe on another task host (frame)",
+        task: {
+          schemaVersion: SCHEMA_VERSION,
+          operationId: "4d5e6f7a-8b9c-4d4e-9f5a-6b7c8d9e0f1a",
+          target: { url: "https://shop.example.com/checkout" },
+          allowedHosts: ["pay.example.net"],
+          risk: "consequential",
+          approved: true,
+          steps: [
+            { action: "fill", frame: "#payment", selector: "#card-holder", value: "Ada Lovelace" },
+            { action: "click", frame: "#payment", selector: "button[type=submit]" },
+            { action: "expect_text", text: "Order confirmed" },
           ],
         },
       },

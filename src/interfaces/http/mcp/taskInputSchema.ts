@@ -10,10 +10,10 @@ function actionSignatures(): string {
 }
 
 /**
- * The task argument of errand_run and errand_submit, typed inline so the model can write a task
- * without first calling errand_task_schema. Built from the constants validateTask enforces; it
- * describes the task, it does not validate it: the MCP tools hand the raw argument to the same
- * validator as REST and the CLI, which reports every problem with its JSON Pointer.
+ * The task argument of errand_run, typed inline so the model can write a task without first
+ * calling errand_task_schema, and the OpenAPI document's Task. Built from the constants
+ * validateTask enforces; it describes the task, it does not validate it: MCP and REST hand the raw
+ * task to the same validator as the CLI, which reports every problem with its JSON Pointer.
  */
 export function taskInputSchema(): Record<string, unknown> {
   // Lengths are left to the validator (errand_task_schema lists them): each would cost bytes in every tools/list.

@@ -1,5 +1,5 @@
 import { CLOUD_PROVIDER_NAMES } from "../../../providers/providerNames.js";
-import { STEP_ACTIONS } from "../../../task/readStep.js";
+import { taskInputSchema } from "../mcp/taskInputSchema.js";
 import type { ServeSettings } from "../serveSettings.js";
 import { WAIT_SECONDS } from "../waitBounds.js";
 import type { RestWaitingRoute } from "../waitBounds.js";
@@ -131,24 +131,11 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: 'An API token from "errand token create --name NAME".' } },
       schemas: {
+        // The same typed task the MCP tools list (one description of the task for every interface);
+        // the validator behind both reports every problem with its JSON Pointer.
         Task: {
-          type: "object",
-          description: "A task (errand.task.v1). Required: schemaVersion, operationId (a new UUID), target.url, risk, steps. Writes need approved: true, set only with the person's consent.",
-          required: ["schemaVersion", "operationId", "target", "risk", "steps"],
-          properties: {
-            schemaVersion: { type: "string", const: "errand.task.v1" },
-            operationId: { type: "string", format: "uuid" },
-            label: { type: "string", maxLength: 200 },
-            target: { type: "object", required: ["url"], properties: { url: { type: "string", format: "uri" } } },
-            allowedHosts: { type: "array", items: { type: "string" }, maxItems: 20 },
-            risk: { type: "string", enum: ["read_only", "reversible_write", "consequential"] },
-            approved: { type: "boolean" },
-            secretApproval: { type: "boolean" },
-            evidenceRetention: { type: "string", enum: ["minimal", "full"] },
-            provider: { type: "string", enum: ["auto", "local", "kernel", "browserless", "browserbase", "steel"] },
-            timeouts: { type: "object", properties: { taskMs: { type: "integer" }, stepMs: { type: "integer" } } },
-            steps: { type: "array", minItems: 1, maxItems: 50, items: { type: "object", required: ["action"], properties: { action: { type: "string", enum: [...STEP_ACTIONS] } } } },
-          },
+          ...taskInputSchema(),
+          description: "A task (errand.task.v1; every rule, bound and example: docs/TASK_SCHEMA.md). Required: schemaVersion, operationId (a new UUID), target.url, risk, steps. Writes need approved: true, set only with the person's consent. A selector step may name frame: the iframe's selector (or up to 3 nested, outermost first), which must be on the task's hosts when the step runs; fill_secret takes none.",
         },
         Handle: {
           type: "object",
