@@ -32,11 +32,13 @@ import { openSqliteStore, sqliteStorePath } from "../store/sqlite/openSqliteStor
  * Every command, `errand serve` and the tests open their stores through this module and nowhere
  * else, so the choice is made once.
  */
-export type StoreLocation = { backend: "sqlite"; path: string; busyTimeoutMs: number } | { backend: "postgres"; url: string; schema?: string };
+export type StoreLocation =
+  | { backend: "sqlite"; path: string; busyTimeoutMs: number; /** ERRAND_KEEP_MIGRATION_BACKUPS (default 3). */ keepMigrationBackups?: number }
+  | { backend: "postgres"; url: string; schema?: string };
 
 export function storeLocationFor(config: RuntimeConfig): StoreLocation {
   return config.databaseUrl === null
-    ? { backend: "sqlite", path: sqliteStorePath(config.errandHome), busyTimeoutMs: config.busyTimeoutMs }
+    ? { backend: "sqlite", path: sqliteStorePath(config.errandHome), busyTimeoutMs: config.busyTimeoutMs, keepMigrationBackups: config.keepMigrationBackups }
     : { backend: "postgres", url: config.databaseUrl };
 }
 
@@ -57,7 +59,13 @@ function postgresOptions(location: Extract<StoreLocation, { backend: "postgres" 
 }
 
 function sqliteOptions(location: Extract<StoreLocation, { backend: "sqlite" }>, options: StoreOpenOptions) {
-  return { path: location.path, sealer: options.sealer, busyTimeoutMs: location.busyTimeoutMs, ...(options.clock === undefined ? {} : { clock: options.clock }) };
+  return {
+    path: location.path,
+    sealer: options.sealer,
+    busyTimeoutMs: location.busyTimeoutMs,
+    ...(location.keepMigrationBackups === undefined ? {} : { keepMigrationBackups: location.keepMigrationBackups }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  };
 }
 
 /** Operations, leases, breakers, held results and the journal. */

@@ -10,11 +10,12 @@ import { backupBeforeMigration } from "./sqliteBackup.js";
  * BEGIN IMMEDIATE transaction together with the row that records it, so a crash leaves either both
  * or neither, and two processes opening a fresh file at once apply each migration exactly once.
  * A database recorded at a higher version than `migrations` knows is refused before anything runs;
- * one recorded at a lower version (holding data) is first copied next to itself (sqliteBackup).
+ * one recorded at a lower version (holding data) is first copied next to itself, and only the
+ * `keepBackups` newest such copies are left (sqliteBackup; default DEFAULT_KEEP_MIGRATION_BACKUPS).
  * A migration that authenticates existing rows needs the sealer (the key) and is refused without it
  * when there are rows to authenticate.
  */
-export function migrate(db: SqliteDatabase, migrations: readonly Migration[], where: string, sealer?: JournalSealer): number {
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[], where: string, sealer?: JournalSealer, keepBackups?: number): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
   const supported = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
@@ -25,7 +26,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[], wh
   if (found > supported) throw new SchemaTooNewError(found, supported, where);
   // A database that holds data and is about to change gets a copy first, so a migration that goes
   // wrong (or a newer errand the operator wants to leave) never costs the journal.
-  if (found > 0 && found < supported && where !== ":memory:" && where !== "") backupBeforeMigration(db, where, supported);
+  if (found > 0 && found < supported && where !== ":memory:" && where !== "") backupBeforeMigration(db, where, supported, keepBackups);
 
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
   for (const migration of ordered) {

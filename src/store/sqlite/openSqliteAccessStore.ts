@@ -36,6 +36,8 @@ export interface SqliteAccessStoreOptions {
   path: string;
   sealer: JournalSealer;
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   busyPatienceMs?: number;
   clock?: () => number;
 }
@@ -48,7 +50,7 @@ export interface SqliteAccessStoreOptions {
 export function openSqliteAccessStore(options: SqliteAccessStoreOptions): AccessStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     if (selectHead(ctx) === undefined) throw new Error("the journal is not initialized: open the operations store first");
     return new SqliteAccessStore(ctx, options.busyPatienceMs ?? 30_000);

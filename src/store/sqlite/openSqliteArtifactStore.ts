@@ -13,6 +13,8 @@ export interface SqliteArtifactStoreOptions {
   /** Unused by artifacts (they append no journal event); the shared context carries it. */
   sealer: JournalSealer;
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   busyPatienceMs?: number;
   clock?: () => number;
 }
@@ -21,7 +23,7 @@ export interface SqliteArtifactStoreOptions {
 export function openSqliteArtifactStore(options: SqliteArtifactStoreOptions): ArtifactStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     return new SqliteArtifactStore(createSqliteContext(db, options.sealer, options.clock ?? Date.now), options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

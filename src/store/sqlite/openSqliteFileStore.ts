@@ -12,6 +12,8 @@ export interface SqliteFileStoreOptions {
   path: string;
   sealer: JournalSealer;
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   busyPatienceMs?: number;
   clock?: () => number;
 }
@@ -20,7 +22,7 @@ export interface SqliteFileStoreOptions {
 export function openSqliteFileStore(options: SqliteFileStoreOptions): FileStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     return new SqliteFileStore(createSqliteContext(db, options.sealer, options.clock ?? Date.now), options.busyPatienceMs ?? 30_000);
   } catch (error) {
     db.close();

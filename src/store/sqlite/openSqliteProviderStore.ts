@@ -17,6 +17,8 @@ export interface SqliteProviderStoreOptions {
   path: string;
   sealer: JournalSealer;
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   busyPatienceMs?: number;
   /** The store's clock; tests inject one to move time without sleeping. */
   clock?: () => number;
@@ -31,7 +33,7 @@ export interface SqliteProviderStoreOptions {
 export function openSqliteProviderStore(options: SqliteProviderStoreOptions): ProviderStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.immediate(() => ensureJournalHead(ctx));
     return new SqliteProviderStore(ctx, options.busyPatienceMs ?? 30_000);

@@ -13,6 +13,8 @@ export interface SqliteSecretStoreOptions {
   path: string;
   sealer: JournalSealer;
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   busyPatienceMs?: number;
   clock?: () => number;
 }
@@ -25,7 +27,7 @@ export interface SqliteSecretStoreOptions {
 export function openSqliteSecretStore(options: SqliteSecretStoreOptions): SecretStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.immediate(() => ensureJournalHead(ctx));
     return new SqliteSecretStore(ctx, options.busyPatienceMs ?? 30_000);

@@ -13,7 +13,7 @@ import { SqliteTransactions } from "./sqliteTransactions.js";
 export function openSqliteSiteStore(options: SqliteSecretStoreOptions): SiteStore {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
-    migrate(db, MIGRATIONS, options.path, options.sealer);
+    migrate(db, MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.immediate(() => ensureJournalHead(ctx));
     return new SqliteSiteStore(ctx, options.busyPatienceMs ?? 30_000);

@@ -67,6 +67,8 @@ export interface SqliteStoreOptions {
   sealer: JournalSealer;
   /** How long one statement waits for the write lock inside SQLite (ms); keep it short (see busyRetry). */
   busyTimeoutMs: number;
+  /** Pre-migration copies a migration leaves beside the file, its own included (ERRAND_KEEP_MIGRATION_BACKUPS). Default 3. */
+  keepMigrationBackups?: number;
   /** How long errand keeps retrying a locked write before it reports store_busy (ms). Default 30 s. */
   busyPatienceMs?: number;
   /** The store's clock; tests inject one to move time without sleeping. */
@@ -93,7 +95,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabaseFile(options.path, options.busyTimeoutMs);
   try {
     db.pragma("foreign_keys = ON");
-    const version = migrate(db, options.migrations ?? MIGRATIONS, options.path, options.sealer);
+    const version = migrate(db, options.migrations ?? MIGRATIONS, options.path, options.sealer, options.keepMigrationBackups);
     const ctx = createSqliteContext(db, options.sealer, options.clock ?? Date.now);
     db.immediate(() => ensureJournalHead(ctx));
     return new SqliteStore(ctx, version, options.busyPatienceMs ?? 30_000, options.path, options.busyTimeoutMs);

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqliteBinding.js";
 import { securePrivateDatabase, securePrivateFile } from "../../keys/privateFiles.js";
 import { errorMessage } from "../../errors/errorMessage.js";
@@ -81,14 +82,53 @@ export async function restoreSqliteDatabase(backup: string, destination: string)
   return { ...facts, bytes: statSync(destination).size };
 }
 
+/** How many pre-migration copies a migration leaves when nothing says otherwise (ERRAND_KEEP_MIGRATION_BACKUPS). */
+export const DEFAULT_KEEP_MIGRATION_BACKUPS = 3;
+
 /**
  * Before a migration changes an existing database, a consistent copy goes next to it
- * (`errand.db.pre-v<N>-<time>.bak`, 0600) with VACUUM INTO, run synchronously inside the
- * migrator's connection. Returns the copy's path.
+ * (`errand.db.pre-v<N>-<time>-<pid>.bak`, 0600) with VACUUM INTO, run synchronously inside the
+ * migrator's connection; then older copies beyond `keep` are deleted (pruneMigrationBackups).
+ * Returns the copy's path.
  */
-export function backupBeforeMigration(db: SqliteDatabase, path: string, targetVersion: number): string {
+export function backupBeforeMigration(db: SqliteDatabase, path: string, targetVersion: number, keep = DEFAULT_KEEP_MIGRATION_BACKUPS): string {
   const copy = `${path}.pre-v${targetVersion}-${new Date().toISOString().replace(/[:.]/g, "")}-${process.pid}.bak`;
   db.prepare("VACUUM INTO ?").run(copy);
   chmodSync(copy, 0o600);
+  pruneMigrationBackups(path, copy, keep);
   return copy;
+}
+
+/** `errand.db.pre-v12-2026-12-02T101010123Z-4242.bak`: the version, the UTC time it was taken, the pid. */
+const MIGRATION_COPY = /^\.pre-v(\d{1,6})-(\d{4}-\d{2}-\d{2}T\d{9}Z)-(\d{1,10})\.bak$/;
+
+/**
+ * Leaves the `keep` newest pre-migration copies of `path` (by the time in their names) and deletes
+ * the rest. The copy just made (`justMade`) always stays, whatever its time says (a clock set back),
+ * and counts as one of `keep`. Only files named exactly as backupBeforeMigration names them are
+ * touched: an operator's own copies and `errand backup` files never match. A copy that cannot be
+ * deleted is left (the migration has succeeded; a spare copy costs only space). Returns the deleted paths.
+ */
+export function pruneMigrationBackups(path: string, justMade: string, keep: number): string[] {
+  const folder = dirname(path);
+  const prefix = basename(path);
+  const copies: { copy: string; taken: string; version: number }[] = [];
+  for (const name of readdirSync(folder)) {
+    const match = name.startsWith(prefix) ? MIGRATION_COPY.exec(name.slice(prefix.length)) : null;
+    const copy = join(folder, name);
+    if (match !== null && copy !== justMade) copies.push({ copy, taken: match[2] ?? "", version: Number(match[1]) });
+  }
+  // Newest first: the names' times are UTC with fixed widths, so they sort as text; within one
+  // millisecond the copy before the higher version is the later one.
+  copies.sort((a, b) => b.taken.localeCompare(a.taken) || b.version - a.version || b.copy.localeCompare(a.copy));
+  const deleted: string[] = [];
+  for (const { copy } of copies.slice(Math.max(0, keep - 1))) {
+    try {
+      unlinkSync(copy);
+      deleted.push(copy);
+    } catch {
+      // Left in place: see the doc comment.
+    }
+  }
+  return deleted;
 }

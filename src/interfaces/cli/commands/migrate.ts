@@ -21,7 +21,9 @@ export const migrateCommand: Command = {
   Every command migrates on first use too; run this once when you set up a PostgreSQL database
   (ERRAND_DATABASE_URL or --database-url; without either, ERRAND_HOME/errand.db). On PostgreSQL it
   also creates ERRAND_HOME/keys/master.key when there is none: copy that file to every machine
-  that runs errand on the same database. A database written by a newer errand is refused
+  that runs errand on the same database. On SQLite a migration first copies the database to
+  errand.db.pre-vN-TIME-PID.bak and keeps the newest ERRAND_KEEP_MIGRATION_BACKUPS (default 3)
+  such copies. A database written by a newer errand is refused
   (store_schema_too_new); an unreachable server is store_unavailable.
   --json: the envelope of docs/CLI.md; data {backend, database, schemaVersion}.
   Exit 0 migrated (or already current), 1 refused or unreachable.`,
