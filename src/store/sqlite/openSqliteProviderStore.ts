@@ -25,8 +25,8 @@ export interface SqliteProviderStoreOptions {
 }
 
 /**
- * Opens the provider tables on their own connection to errand's database (WAL, synchronous=FULL,
- * BEGIN IMMEDIATE for writes, as the operations store). Migrations are shared, so whichever
+ * Opens the provider tables on their own connection to errand's database (WAL, commits
+ * made durable off the event loop, BEGIN IMMEDIATE for writes, as the operations store). Migrations are shared, so whichever
  * connection comes first applies them, once; a fresh database gets its journal head here too, so
  * `errand run` and `errand provider` work before any operation was ever submitted.
  */

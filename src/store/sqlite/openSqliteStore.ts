@@ -87,7 +87,8 @@ export function sqliteStorePath(errandHome: string): string {
 
 /**
  * Opens (creating and migrating when needed) the SQLite store: WAL so readers never block the
- * writer, synchronous=FULL so an acknowledged submit or receipt survives power loss, a short busy
+ * writer, every commit on disk before it is acknowledged or read here (fsynced off the event loop,
+ * walGroupSync.ts) so an acknowledged submit or receipt survives power loss, a short busy
  * timeout so a waiting process does not freeze its own heartbeats, and BEGIN IMMEDIATE for every
  * transaction that writes, so a read-then-write never fails half way with SQLITE_BUSY.
  */

@@ -35,6 +35,8 @@ export interface SqliteStatement<P extends unknown[] | object = unknown[], R = u
 
 /** One connection to one database file. */
 export interface SqliteDatabase {
+  /** The file this connection opened, as it was given. */
+  readonly path: string;
   readonly open: boolean;
   prepare<P extends unknown[] | object = unknown[], R = unknown>(sql: string): SqliteStatement<P, R>;
   exec(sql: string): void;
@@ -106,7 +108,7 @@ export function openSqliteDatabase(path: string, options: SqliteOpenOptions = {}
   const native = new Native(path, { timeout: options.timeout ?? 5000 });
   const readonly = options.readonly === true;
   if (readonly) native.exec("PRAGMA query_only = ON");
-  return new LibsqlDatabase(native, readonly);
+  return new LibsqlDatabase(native, path, readonly);
 }
 
 function bindable(value: unknown): unknown {
@@ -178,6 +180,7 @@ class LibsqlDatabase implements SqliteDatabase {
 
   constructor(
     private readonly native: NativeDatabase,
+    readonly path: string,
     private readonly readonly: boolean,
   ) {}
 
