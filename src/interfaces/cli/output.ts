@@ -21,9 +21,21 @@ export interface OutputSink {
   readStdin(): string;
 }
 
+/** Where the process sink sends stderr text: process.stderr (synchronous for files and pipes) unless a server set a writer. */
+let stderrWriter: ((text: string) => void) | undefined;
+
+/**
+ * Sends the process's stderr text through `write` instead of process.stderr (errand serve's
+ * asynchronous writer, asyncWriter.ts); `undefined` goes back to process.stderr. A test's sink is
+ * not affected.
+ */
+export function setStderrWriter(write: ((text: string) => void) | undefined): void {
+  stderrWriter = write;
+}
+
 const processSink: OutputSink = {
   out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
+  err: (text) => (stderrWriter === undefined ? void process.stderr.write(text) : stderrWriter(text)),
   errIsTty: () => process.stderr.isTTY,
   readStdin: () => readFileSync(0, "utf8"),
 };

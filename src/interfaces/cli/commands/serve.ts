@@ -16,7 +16,7 @@ import { serveProviderSmoke } from "../serveProviderSmoke.js";
 import { storeLocationFor } from "../../../app/openStores.js";
 import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
-import { printErr, printOut, setLineShape } from "../output.js";
+import { printErr, printOut, setLineShape, setStderrWriter } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
@@ -112,10 +112,20 @@ async function runServe(ctx: CommandContext): Promise<number> {
   if (logLevel === undefined) throw new UsageError(`ERRAND_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
   // With JSON logs, every line serve prints (banner, notices, the shutdown line, errors) is a JSON log line.
   if (logFormat === "json") setLineShape((line) => plainLineAsJson(line));
+  // Serve's stderr (the log included) is written off the event loop: a slow reader of the log
+  // (journald under load, a full pipe) would otherwise stall every task running here.
+  const { createAsyncWriter } = await import("../asyncWriter.js");
+  const stderr = createAsyncWriter(2);
+  const flushAtExit = () => stderr.flushSync();
+  process.once("exit", flushAtExit);
+  setStderrWriter((text) => stderr.write(text));
   try {
     return await serveWith(ctx, { host, port, publicUrl, allowPrivate, logger: createPinoLogger({ format: logFormat, write: printErr, level: logLevel }) });
   } finally {
     setLineShape(undefined);
+    await stderr.flush();
+    setStderrWriter(undefined);
+    process.off("exit", flushAtExit);
   }
 }
 
