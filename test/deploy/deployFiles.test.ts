@@ -1,6 +1,7 @@
 // The deploy files against the code: the systemd unit's settings are serve's options, it passes
 // systemd-analyze verify, it keeps its hardening; the Dockerfile and compose file name only
-// variables errand reads. (Docker cannot build or run here; these are static checks.)
+// variables errand reads; the Dockerfile passes a linter and runs a Node line errand supports.
+// (Docker cannot build or run here; these are static checks.)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SERVE_FLAG_ENV, serveCommand } from "../../src/interfaces/cli/commands/serve.js";
 import { parseTrustedProxies } from "../../src/interfaces/http/clientAddress.js";
+import { validate as validateDockerfile } from "dockerfile-utils";
 
 const read = (name: string) => readFileSync(new URL(`../../deploy/${name}`, import.meta.url), "utf8");
 const unit = read("errand.service");
@@ -82,10 +84,33 @@ describe("deploy/Dockerfile and deploy/compose.yaml", () => {
   const dockerfile = read("Dockerfile");
   const compose = read("compose.yaml");
 
-  test("the image is Debian slim with Debian's Chromium and Node.js, runs as a non-root user and probes /healthz", () => {
+  test("every stage is the official Node image of one LTS line that package.json's engines admit and CI runs the store tests on; Chromium from Debian, no Debian Node.js", () => {
     const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1] ?? "");
-    assert.ok(froms.length >= 1 && froms.every((f) => /^debian:[a-z]+-slim$/.test(f)), froms.join(", "));
-    assert.match(dockerfile, /apt-get install -y --no-install-recommends nodejs chromium/);
+    assert.ok(froms.length >= 1, "a FROM line");
+    assert.equal(new Set(froms).size, 1, `one image for every stage: ${froms.join(", ")}`);
+    const image = /^node:(\d+)-trixie-slim$/.exec(froms[0] ?? "");
+    assert.ok(image !== null, `${froms[0]} is node:<major>-trixie-slim (Debian 13, whose Chromium the image installs)`);
+    const major = Number(image[1]);
+    assert.equal(major % 2, 0, `Node ${major} is an even (long-term support) line`);
+    const engines = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { engines: { node: string } }).engines.node;
+    const floor = /^>=\s*(\d+)(?:\.\d+){0,2}$/.exec(engines.trim());
+    assert.ok(floor !== null, `package.json engines.node "${engines}" is read as ">=N" here; teach this test its new form`);
+    assert.ok(major >= Number(floor[1]), `Node ${major} satisfies engines ${engines}`);
+    const ciMajors = /NODE_MAJORS="\$\{ERRAND_CI_NODE_MAJORS:-([\d ]+)\}"/.exec(readFileSync(new URL("../../.ci/other-nodes", import.meta.url), "utf8"))?.[1]?.split(" ") ?? [];
+    assert.ok(ciMajors.includes(String(major)), `CI's other-nodes runs the store tests on Node ${major} (it runs ${ciMajors.join(", ")})`);
+    const installs = [...dockerfile.matchAll(/apt-get install -y --no-install-recommends ([^\\\n]+)/g)].map((m) => (m[1] ?? "").trim().split(/\s+/));
+    assert.ok(installs.some((packages) => packages.includes("chromium")), "Chromium from Debian");
+    assert.ok(!installs.some((packages) => packages.includes("nodejs") || packages.includes("npm")), "Debian's own Node.js (20 in trixie, past its end of life) is not installed beside the image's");
+  });
+
+  test("the Dockerfile passes a Dockerfile linter (dockerfile-utils, every finding counts)", () => {
+    const findings = validateDockerfile(dockerfile).map((d) => `line ${d.range.start.line + 1}: ${typeof d.message === "string" ? d.message : d.message.value}`);
+    assert.deepEqual(findings, []);
+    // The linter is live: it finds what a typo would bring.
+    assert.ok(validateDockerfile(dockerfile.replace("COPY src ./src", "COPPY src ./src")).length > 0);
+  });
+
+  test("the image runs as a non-root user and probes /healthz", () => {
     const user = [...dockerfile.matchAll(/^USER (\S+)/gm)].map((m) => m[1]).at(-1);
     assert.ok(user !== undefined && user !== "root" && user !== "0", `USER ${String(user)}`);
     assert.match(dockerfile, /HEALTHCHECK[\s\S]*\/healthz/);
