@@ -24,9 +24,9 @@ export interface AsyncWriter {
  * A full non-blocking pipe is retried shortly after; a descriptor that fails otherwise (EPIPE: the
  * reader is gone) is given up and what is queued dropped, as a synchronous write would have thrown.
  * When more than `maxQueuedBytes` wait, further lines are left out and the next line written says
- * how many were.
+ * how many were, as a warning line put in the log's shape by `shapeNotice` (JSON for a JSON log).
  */
-export function createAsyncWriter(fd: number, maxQueuedBytes = ASYNC_WRITER_MAX_QUEUED_BYTES): AsyncWriter {
+export function createAsyncWriter(fd: number, maxQueuedBytes = ASYNC_WRITER_MAX_QUEUED_BYTES, shapeNotice: (line: string) => string = (line) => line): AsyncWriter {
   let queue: string[] = [];
   let queuedBytes = 0;
   let writing = false;
@@ -76,7 +76,7 @@ export function createAsyncWriter(fd: number, maxQueuedBytes = ASYNC_WRITER_MAX_
         return;
       }
       if (leftOut > 0) {
-        const notice = `errand: ${leftOut} log line(s) left out: the log's reader fell more than ${maxQueuedBytes} bytes behind\n`;
+        const notice = `${shapeNotice(`warning: ${leftOut} log line(s) left out: the log's reader fell more than ${maxQueuedBytes} bytes behind`)}\n`;
         leftOut = 0;
         queue.push(notice);
         queuedBytes += Buffer.byteLength(notice, "utf8");

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createAsyncWriter } from "../../../src/interfaces/cli/asyncWriter.js";
+import { plainLineAsJson } from "../../../src/interfaces/http/observability/pinoLogger.js";
 
 describe("serve's asynchronous stderr writer", () => {
   const dir = mkdtempSync(join(tmpdir(), "errand-asyncwriter-"));
@@ -37,8 +38,28 @@ describe("serve's asynchronous stderr writer", () => {
       await writer.flush();
       const written = readFileSync(path, "utf8").split("\n");
       assert.deepEqual(written.slice(0, 2), ["a".repeat(49), "b".repeat(59)]);
-      assert.match(written[2] ?? "", /^errand: 1 log line\(s\) left out: the log's reader fell more than 100 bytes behind$/);
+      assert.match(written[2] ?? "", /^warning: 1 log line\(s\) left out: the log's reader fell more than 100 bytes behind$/);
       assert.equal(written[3], "d");
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it("with JSON logs the left-out notice is a JSON warning line like every other", async () => {
+    const path = join(dir, "bounded.json.log");
+    const fd = openSync(path, "w");
+    try {
+      const writer = createAsyncWriter(fd, 100, (line) => plainLineAsJson(line));
+      writer.write(`${"a".repeat(49)}\n`);
+      writer.write(`${"b".repeat(59)}\n`);
+      writer.write(`${"c".repeat(59)}\n`); // left out
+      await writer.flush();
+      writer.write('{"level":"info","msg":"d"}\n');
+      await writer.flush();
+      const notice = JSON.parse(readFileSync(path, "utf8").split("\n")[2] ?? "") as Record<string, unknown>;
+      assert.equal(notice["level"], "warn");
+      assert.match(String(notice["msg"]), /^warning: 1 log line\(s\) left out/);
+      assert.equal(typeof notice["time"], "string");
     } finally {
       closeSync(fd);
     }

@@ -115,7 +115,7 @@ async function runServe(ctx: CommandContext): Promise<number> {
   // Serve's stderr (the log included) is written off the event loop: a slow reader of the log
   // (journald under load, a full pipe) would otherwise stall every task running here.
   const { createAsyncWriter } = await import("../asyncWriter.js");
-  const stderr = createAsyncWriter(2);
+  const stderr = createAsyncWriter(2, undefined, logFormat === "json" ? (line) => plainLineAsJson(line) : undefined);
   const flushAtExit = () => stderr.flushSync();
   process.once("exit", flushAtExit);
   setStderrWriter((text) => stderr.write(text));
