@@ -39,9 +39,12 @@ export abstract class SqliteTransactions {
     return Promise.resolve(this.ctx.clock());
   }
 
-  /** Closes the connection once every commit this process made is on disk. */
+  /** Closes the connection once every commit this process made is on disk (closed even when that sync fails, which is then thrown). */
   async close(): Promise<void> {
-    await this.commits.durable();
-    if (this.ctx.db.open) this.ctx.db.close();
+    try {
+      await this.commits.durable();
+    } finally {
+      if (this.ctx.db.open) this.ctx.db.close();
+    }
   }
 }
