@@ -181,7 +181,10 @@ export function guardPages(context: BrowserContext, mainPage: Page, state: Attem
       state.network.dialogsDismissed += 1;
       void dialog.dismiss().catch(() => undefined);
     });
-    page.on("download", onDownload);
+    page.on("download", (download) => {
+      tabs?.noteDownload();
+      onDownload(download);
+    });
   };
   const trackUrl = (page: Page) =>
     page.on("framenavigated", (frame) => {

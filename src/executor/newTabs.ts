@@ -4,6 +4,8 @@ import { StepFailure } from "./stepFailure.js";
 const POLL_MS = 50;
 /** How long a page the click asked the browser to open may take to appear, when the click did not name it (then). */
 const OPENED_PAGE_MS = 5_000;
+/** How long a needed new tab that shows no page may take to turn out a download. */
+const DOWNLOAD_SAYS_MS = 1_000;
 
 /** What a click's new tabs came to: the page to continue in (or null), and how many were closed. */
 export interface NewTabOutcome {
@@ -23,6 +25,8 @@ export interface NewTabOutcome {
 export class NewTabs {
   private holding: Page[] | null = null;
   private windowOpens = 0;
+  /** Downloads that started while a click ran (a tab whose navigation is a download shows no page). */
+  private downloads = 0;
   private session: CDPSession | null = null;
 
   constructor(private readonly context: BrowserContext) {}
@@ -47,6 +51,12 @@ export class NewTabs {
   begin(): void {
     this.holding = [];
     this.windowOpens = 0;
+    this.downloads = 0;
+  }
+
+  /** A download started on any page (the browser moves a new tab's download to its opener and closes the tab). */
+  noteDownload(): void {
+    if (this.holding !== null) this.downloads += 1;
   }
 
   /** Offered each new page; true when a click runs and the page is held for it, false when it is to be closed. */
@@ -78,6 +88,10 @@ export class NewTabs {
       const expected = (): number => Math.max(this.windowOpens, options.wanted ? 1 : 0);
       const waitUntil = options.wanted ? deadline : Math.min(deadline, Date.now() + OPENED_PAGE_MS);
       while (held.length < expected() && Date.now() < waitUntil) await delay(POLL_MS);
+      // A needed tab that shows no page may be a download: the browser reports it a moment after the tab appears.
+      const showsNoPage = (page: Page) => page.isClosed() || !isHttp(page.url());
+      const downloadBy = Math.min(deadline, Date.now() + DOWNLOAD_SAYS_MS);
+      while (options.wanted && held.length > 0 && held.every(showsNoPage) && this.downloads === 0 && Date.now() < downloadBy) await delay(POLL_MS);
       const onHost = held.filter((page) => !page.isClosed() && isHttp(page.url()) && options.onTaskHost(page.url()));
       const follow = onHost.length === 1 && (options.wanted || this.windowOpens > 0) ? (onHost[0] ?? null) : null;
       let closed = 0;
@@ -88,6 +102,9 @@ export class NewTabs {
       }
       if (options.wanted && follow === null) {
         if (onHost.length > 1) throw new StepFailure("step_failed", `The click opened ${onHost.length} tabs on the task's hosts; then: follow_new_tab needs exactly one. They were closed.`);
+        if (held.length > 0 && held.every(showsNoPage) && this.downloads > 0) {
+          throw new StepFailure("step_failed", "The tab the click opened downloaded a file instead of showing a page, so there is no page to continue in (a file errand kept is in the receipt's artifacts); a link that downloads needs no then: follow_new_tab.");
+        }
         if (held.length > 0) throw new StepFailure("navigation_blocked", "The click opened a tab outside the task's hosts (its target and allowedHosts); errand closed it and sent nothing there, and the step needed it. network.blocked lists the address.");
         throw new StepFailure("step_failed", `The click opened no new tab within ${options.timeoutMs} ms; then: follow_new_tab needs one.`);
       }
@@ -95,6 +112,7 @@ export class NewTabs {
     } finally {
       this.holding = null;
       this.windowOpens = 0;
+      this.downloads = 0;
     }
   }
 }

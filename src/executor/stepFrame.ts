@@ -27,6 +27,13 @@ export async function stepRoot(
     await iframe.dispose();
     if (frame === null) throw new StepFailure("step_failed", `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is not an iframe or frame element.`);
     while (frame.url() === "about:blank" && Date.now() < deadline) await env.page.waitForTimeout(POLL_MS);
+    if (!/^https?:\/\//i.test(frame.url())) {
+      // No page from the web: refused by the network policy, failed, still blank, or srcdoc; another host would not help.
+      throw new StepFailure(
+        "navigation_blocked",
+        `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} holds no page from the web (it is at ${originOf(env.scrub(frame.url()))}: the browser refused or could not load its address, or it has none of its own); nothing was done in it. network.blocked lists what was refused.`,
+      );
+    }
     if (!env.onTaskHosts(frame.url())) {
       throw new StepFailure(
         "navigation_blocked",

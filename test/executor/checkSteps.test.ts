@@ -22,7 +22,7 @@ after(async () => {
 });
 
 describe("check and uncheck on checkboxes and radios, in local Chromium", () => {
-  test("a write ticks, unticks and picks a radio; repeating a step changes nothing; the site receives what the form shows", async () => {
+  test("a write ticks, unticks, picks a radio and chooses in a labelled select by its visible label; repeating a step changes nothing; the site receives what the form shows", async () => {
     const saves = site.count("/preferences/save", "POST");
     const { receipt } = await execute(
       makeTask({
@@ -35,8 +35,9 @@ describe("check and uncheck on checkboxes and radios, in local Chromium", () => 
           { action: "uncheck", selector: "#newsletter" },
           { action: "uncheck", selector: "#newsletter" },
           { action: "check", selector: "#plan-pro" },
+          { action: "select", selector: "#country", value: "Norway" },
           { action: "click", selector: "#save" },
-          { action: "expect_text", text: "terms=yes newsletter=- plan=pro", selector: "#result", match: "exact" },
+          { action: "expect_text", text: "terms=yes newsletter=- plan=pro country=no", selector: "#result", match: "exact" },
         ],
       }),
       makeContext(),

@@ -44,6 +44,24 @@ describe("downloads are kept as artifacts", () => {
     assert.equal(receipt.network.downloadsRefused, 0);
   });
 
+  test("a 'print invoice' link that opens a new tab answered with a PDF: the PDF is kept and the task goes on in its page; with then: follow_new_tab the step fails saying the tab downloaded a file", async () => {
+    const task = (then: Record<string, unknown>) => makeTask({ target: { url: `${site.origin}/invoice` }, steps: [{ action: "click", selector: "#print-tab", ...then }, { action: "expect_text", text: "Invoice 42" }] });
+    const pdf = { kind: "download", download: 0, step: 0, mediaType: "application/pdf", bytes: INVOICE_PDF.length, sha256: createHash("sha256").update(INVOICE_PDF).digest("hex") };
+    const stays = await execute(task({}), makeContext());
+    assert.equal(stays.receipt.status, "PASS", JSON.stringify(stays.receipt.error));
+    assert.deepEqual(stays.receipt.artifacts, [{ index: 0, ...pdf }]);
+    assert.deepEqual(stays.artifacts?.[0]?.data, INVOICE_PDF);
+    assert.equal(stays.receipt.finalUrl?.text, `${site.origin}/invoice`);
+
+    const follows = await execute(task({ then: "follow_new_tab" }), makeContext());
+    assert.equal(follows.receipt.status, "FAIL");
+    assert.equal(follows.receipt.error?.step, 0);
+    assert.equal(follows.receipt.error?.code, "step_failed", JSON.stringify(follows.receipt.error));
+    assert.match(follows.receipt.error?.message ?? "", /downloaded a file instead of showing a page/);
+    assert.deepEqual(follows.receipt.artifacts, [{ index: 0, ...pdf }], "the file is kept all the same");
+    assert.equal(follows.receipt.network.navigationsBlocked, 0, "nothing left the task's hosts");
+  });
+
   test("a download-attribute link keeps plain text, and a screenshot takes the next index", async () => {
     const { receipt, artifacts } = await execute(makeTask({ target: { url: `${site.origin}/invoice` }, evidence: { screenshots: "final" }, steps: [{ action: "click", selector: "#report" }, { action: "expect_text", text: "Invoice 42" }] }), makeContext());
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
