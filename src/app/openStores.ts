@@ -6,6 +6,8 @@ import type { FileStore } from "../store/FileStore.js";
 import type { KeyRotationStore } from "../store/KeyRotationStore.js";
 import { openPostgresKeyRotationStore } from "../store/postgres/openPostgresKeyRotationStore.js";
 import { openSqliteKeyRotationStore } from "../store/sqlite/openSqliteKeyRotationStore.js";
+import { readJournalKeyId } from "../store/sqlite/readJournalKeyId.js";
+import { readJournalKeyIdPg } from "../store/postgres/readJournalKeyIdPg.js";
 import { openPostgresFileStore } from "../store/postgres/openPostgresFileStore.js";
 import { openSqliteFileStore } from "../store/sqlite/openSqliteFileStore.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
@@ -114,4 +116,9 @@ export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenO
  */
 export function openKeyRotationStoreAt(location: StoreLocation, options: StoreOpenOptions): KeyRotationStore & { reclaimFreedPages?(): Promise<void> } {
   return location.backend === "sqlite" ? openSqliteKeyRotationStore(sqliteOptions(location, options)) : openPostgresKeyRotationStore(postgresOptions(location, options));
+}
+
+/** The key id the stored journal's head names, read without creating or migrating anything; undefined when there is no journal yet. */
+export function readJournalKeyIdAt(location: StoreLocation): Promise<string | undefined> {
+  return location.backend === "sqlite" ? Promise.resolve(readJournalKeyId(location.path)) : readJournalKeyIdPg(location.url, location.schema);
 }

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "../config/runtimeConfig.js";
 import { verifyJournal } from "../journal/verifyJournal.js";
+import { verifyKeyHandovers } from "../journal/verifyKeyHandovers.js";
 import type { JournalVerdict } from "../journal/verifyJournal.js";
 import { createCheckpointSchedule } from "./checkpointSchedule.js";
 import { runQueue } from "../runner/runQueue.js";
@@ -125,6 +126,7 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     verifyJournal: () => verifyLiveJournal(ctx),
     checkpointJournal: () => ctx.store.writeCheckpoint(),
     findUnauthenticRows: () => ctx.store.findUnauthenticRows(),
+    keyRotations: (formerKeys) => verifyKeyHandovers(ctx.store, formerKeys),
     approvalRequest: (operationId) => approvalRequest(ctx, operationId),
     decideApproval: (operationId, decision) => decideApproval(ctx, operationId, decision),
     expireApprovals: () => expireApprovals(ctx),

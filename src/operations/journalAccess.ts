@@ -14,7 +14,8 @@ export async function journalIdentity(ctx: ServiceContext): Promise<{ ok: true; 
     return {
       ok: false,
       code: "journal_tampered",
-      message: "The journal was written with a different key than ERRAND_HOME/keys/master.key holds; restore the original key (errand refuses to read or extend it under another).",
+      message:
+        'The journal was written with a different key than ERRAND_HOME/keys/master.key holds; restore the original key, or, if "errand key rotate" ran on another machine sharing this database, copy its new keys/master.key here (errand refuses to read or extend the journal under another key).',
     };
   }
   ctx.journalId = head.journalId;

@@ -3,6 +3,8 @@ import type { ArtifactRead } from "./artifactKeeping.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
 import type { Problem } from "../errors/result.js";
 import type { JournalVerdict } from "../journal/verifyJournal.js";
+import type { JournalSealer } from "../journal/createJournalSealer.js";
+import type { KeyRotationRecord } from "../journal/verifyKeyHandovers.js";
 import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { RunQueueOptions, RunQueueReport } from "../runner/runnerTypes.js";
 import type { WorkerPool } from "../runner/workerPool.js";
@@ -177,6 +179,11 @@ export interface OperationsService {
   checkpointJournal(): Promise<number>;
   /** Stored rows that grant authority and fail their MAC (Store.findUnauthenticRows). */
   findUnauthenticRows(): Promise<UnauthenticRow[]>;
+  /**
+   * The key rotations the journal records, each handover checked against the former keys given
+   * (journal/verifyKeyHandovers); call it once verifyJournal found the journal intact.
+   */
+  keyRotations(formerKeys: readonly JournalSealer[]): Promise<KeyRotationRecord[]>;
   compactJournal(options: { olderThanMs: number }): Promise<CompactResult>;
 
   // ---- owner approval: only the owner's own channels (CLI on the host, owner console) call these.

@@ -11,8 +11,6 @@ import type { SecretSourceKind } from "./SecretStore.js";
  */
 export interface KeyRotationStore {
   rotateKey(plan: KeyRotationPlan): Promise<KeyRotationReport>;
-  /** The key id the journal head names, or undefined when the database holds no journal. */
-  journalKeyId(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { ErrandError } from "../../errors/errandError.js";
 import { resolveSecretFiles } from "../../config/secretFiles.js";
 import { KeyError, MissingKeyError } from "../../keys/loadKey.js";
 import { parseCommandArgs } from "./commandContext.js";
+import { settleRotationBeforeCommand } from "./settleRotation.js";
 import type { Command } from "./commandContext.js";
 import { COMMANDS } from "./commands/index.js";
 import { EXIT } from "./exitCodes.js";
@@ -106,7 +107,9 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
   try {
     const { args, databaseUrl } = takeDatabaseUrl(rest);
     const resolvedEnv = resolveSecretFiles(databaseUrl === undefined ? env : { ...env, ERRAND_DATABASE_URL: databaseUrl, ERRAND_DATABASE_URL_FILE: undefined });
-    return await command.run(parseCommandArgs(command, args, resolvedEnv));
+    const parsed = parseCommandArgs(command, args, resolvedEnv);
+    await settleRotationBeforeCommand(parsed.errandHome, resolvedEnv);
+    return await command.run(parsed);
   } catch (error) {
     if (debug && !(error instanceof UsageError) && error instanceof Error && error.stack !== undefined) printErr(error.stack);
     if (error instanceof UsageError) {

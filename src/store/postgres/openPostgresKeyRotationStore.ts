@@ -1,6 +1,5 @@
 import type { KeyRotationPlan, KeyRotationReport, KeyRotationStore } from "../KeyRotationStore.js";
 import { rotateKeyInTransaction } from "../rotateKeyInTransaction.js";
-import { selectHead } from "./journalHeadPg.js";
 import type { PostgresStoreOptions } from "./openPostgresStore.js";
 import { openPostgresParts } from "./openPostgresStore.js";
 import { PgTransactions } from "./pgTransactions.js";
@@ -23,8 +22,5 @@ class PostgresKeyRotationStore extends PgTransactions implements KeyRotationStor
       for (const lock of REKEY_LOCKS) await tx.run(lock);
       return rotateKeyInTransaction(rekeyPg(tx), plan);
     });
-  }
-  async journalKeyId(): Promise<string | undefined> {
-    return (await this.read((tx) => selectHead(tx)))?.keyId;
   }
 }

@@ -2,7 +2,6 @@ import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { KeyRotationPlan, KeyRotationReport, KeyRotationStore } from "../KeyRotationStore.js";
 import { rotateKeyInTransaction } from "../rotateKeyInTransaction.js";
 import { busyRetry } from "./busyRetry.js";
-import { selectHead } from "./journalHeadSql.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
@@ -39,9 +38,6 @@ export function openSqliteKeyRotationStore(options: SqliteKeyRotationStoreOption
       // Where a statement seals (events, rows) it does so under the new key; the old one is passed explicitly.
       const ctx = createSqliteContext(db, plan.to, clock);
       return await busyRetry(() => db.immediateAsync(() => rotateKeyInTransaction(rekeySql(ctx), plan)), patienceMs);
-    },
-    journalKeyId(): Promise<string | undefined> {
-      return Promise.resolve(selectHead(createSqliteContext(db, options.sealer, clock))?.keyId);
     },
     reclaimFreedPages(): Promise<void> {
       db.exec("VACUUM");

@@ -34,6 +34,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "site", summary: "set up the sites whose saved login tasks may use, each bound to the origins its session may go to", load: async () => (await import("./site.js")).siteCommand },
   { name: "serve", summary: "serve MCP (OAuth) for ChatGPT and the REST API (API tokens) over HTTP", load: async () => (await import("./serve.js")).serveCommand },
   { name: "token", summary: "create, list or revoke REST API tokens (and revoke every OAuth grant)", load: async () => (await import("./token.js")).tokenCommand },
+  { name: "key", summary: "rotate the master key (everything sealed or signed moves to a new one), list the keys, retire a former key", load: async () => (await import("./key.js")).keyCommand },
   { name: "owner", summary: "set the owner password (approves ChatGPT and tasks in the owner console); unlock a lockout", load: async () => (await import("./owner.js")).ownerCommand },
   { name: "doctor", summary: "check this installation (browser, sandbox, resolver, state, key, database, owner, URL, proxy headers, providers)", load: async () => (await import("./doctor.js")).doctorCommand },
   { name: "migrate", summary: "create or upgrade the database schema (SQLite or PostgreSQL) and print its version", load: async () => (await import("./migrate.js")).migrateCommand },

@@ -1,4 +1,6 @@
 import type { UnauthenticRow } from "../../../store/Store.js";
+import type { KeyRotationRecord } from "../../../journal/verifyKeyHandovers.js";
+import { loadFormerKeys } from "../../../rotation/formerKeys.js";
 import { parseDuration } from "../../../config/parseDuration.js";
 import { flagOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -21,7 +23,9 @@ export const journalCommand: Command = {
            (no operation it lists deleted or rolled back); names the first bad event or row. When
            the journal is intact, records a new checkpoint of every operation. Also checks every
            stored row that grants authority (owner password, tokens, ...) against its MAC and names
-           each that fails by table and id. Exit 0 intact, 1 not.
+           each that fails by table and id. For each key rotation the journal records (errand key
+           rotate), checks the old key's handover with the former key while keys/former keeps it
+           ("not checked" once it was retired). Exit 0 intact, 1 not.
            Never creates a key: with keys/master.key missing it says so (key_error) and exits 1.
   compact  turns finished operations (completed, blocked, cancelled; not uncertain) that finished
            more than --older-than ago (e.g. 30d, 12h, 90m) into authenticated tombstones and frees
@@ -30,6 +34,10 @@ export const journalCommand: Command = {
   Both read the journal in one snapshot, so they may run while errand serve and runners work.
   --json: the envelope of docs/CLI.md; status intact|tampered|compacted, the counts in data.`,
 };
+
+function forgedMessage(forged: readonly KeyRotationRecord[]): string {
+  return forged.map((r) => `the key rotation recorded at ${new Date(r.atMs).toISOString()} (${r.fromKeyId} -> ${r.toKeyId}) does not carry the handover of ${r.fromKeyId}, which errand keeps: it was not made with that key`).join("; ");
+}
 
 function unauthenticMessage(rows: readonly UnauthenticRow[]): string {
   return `${rows.length} stored row(s) that grant authority fail their MAC (changed without the key) and grant nothing: ${rows.map((r) => `${r.table} ${r.id}`).join("; ")}`;
@@ -53,13 +61,23 @@ async function runJournal(ctx: CommandContext): Promise<number> {
     if (action === "verify") {
       const verdict = await service.verifyJournal();
       const rows = await service.findUnauthenticRows();
+      // Each key rotation the journal records, its handover checked with the former key while it is kept.
+      const rotations = verdict.ok ? await service.keyRotations(loadFormerKeys(ctx.errandHome).map((f) => f.sealer)) : [];
+      const forged = rotations.filter((r) => r.handover === "forged");
       // A clean verdict is committed to: deleting or rolling back any operation verified here is found from now on.
       const checkpointed = verdict.ok ? await service.checkpointJournal() : null;
-      const ok = verdict.ok && rows.length === 0;
+      const ok = verdict.ok && rows.length === 0 && forged.length === 0;
       if (json) {
         const { ok: journalOk, ...data } = verdict;
-        const error = !journalOk ? { code: "journal_tampered", message: verdict.message } : rows.length > 0 ? { code: "journal_tampered", message: unauthenticMessage(rows) } : undefined;
-        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(error === undefined ? {} : { error }), data: { ...data, unauthenticRows: rows, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
+        const error = !journalOk
+          ? { code: "journal_tampered", message: verdict.message }
+          : rows.length > 0
+            ? { code: "journal_tampered", message: unauthenticMessage(rows) }
+            : forged.length > 0
+              ? { code: "journal_tampered", message: forgedMessage(forged) }
+              : undefined;
+        const keyRotations = rotations.map((r) => ({ at: new Date(r.atMs).toISOString(), fromKeyId: r.fromKeyId, toKeyId: r.toKeyId, handover: r.handover }));
+        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(error === undefined ? {} : { error }), data: { ...data, unauthenticRows: rows, keyRotations, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
       } else {
         if (verdict.ok)
           printOut(
@@ -68,6 +86,11 @@ async function runJournal(ctx: CommandContext): Promise<number> {
         else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
         else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
         for (const row of rows) printOut(`TAMPERED row: ${row.table} ${row.id} fails its MAC (changed without the key); it grants nothing [row_mac]`);
+        for (const r of rotations) {
+          const when = new Date(r.atMs).toISOString();
+          if (r.handover === "forged") printOut(`TAMPERED: ${forgedMessage([r])} [key_handover]`);
+          else printOut(`key rotation at ${when}: ${r.fromKeyId} -> ${r.toKeyId}, ${r.handover === "verified" ? "handover verified with the former key" : `handover not checked: former key ${r.fromKeyId} is no longer kept`}`);
+        }
       }
       return ok ? EXIT.pass : EXIT.fail;
     }
