@@ -5,12 +5,13 @@
 // ERRAND_HOME (database, WAL, keys), in a backup, or in any output; the values sealed under the old
 // key are gone from the database file and its WAL once the rotation rewrote them.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { openFileStoreAt, openSecretStoreAt } from "../../../src/app/openStores.js";
+import { openFileStoreAt, openKeyRotationStoreAt, openSecretStoreAt } from "../../../src/app/openStores.js";
+import { createResealers } from "../../../src/rotation/createResealers.js";
 import type { StoreLocation } from "../../../src/app/openStores.js";
 import { createOwnerFiles } from "../../../src/files/createOwnerFiles.js";
 import { deriveSubkey, readHexKeyFile } from "../../../src/keys/loadKey.js";
@@ -136,7 +137,7 @@ describe("errand key", () => {
     }
   });
 
-  test("rotate refuses while an operation is unfinished, and changes nothing: same key, no key file left", async () => {
+  test("rotate refuses while an operation is unfinished, and changes nothing: same key, no key file left; once it is cancelled, the rotation goes through and the same task under its id is identity_mismatch (the new key digests it differently)", async () => {
     const home = join(scratch, "refused");
     const env = { ERRAND_HOME: home };
     await populate(env);
@@ -155,6 +156,14 @@ describe("errand key", () => {
     assert.equal((await errand(env, ["journal", "verify"])).code, 0);
     const plain = await errand(env, ["key", "rotate"]);
     assert.match(plain.stderr, /operation\(s\) are not finished: .*errand runner.*\[key_rotation_refused\]/s);
+
+    assert.equal((await errand(env, ["cancel", id])).code, 0);
+    assert.equal((await errand(env, ["key", "rotate"])).code, 0);
+    const again = await errand(env, ["submit", file, "--json"]);
+    assert.equal(again.code, 2);
+    assert.equal(parseEnvelope(again.stdout).error?.code, "identity_mismatch");
+    const inspected = await errand(env, ["inspect", id, "--json"]);
+    assert.equal(parseEnvelope(inspected.stdout).status, "cancelled", "the operation itself is still there, under the new key");
   });
 
   test("retire: only a former key, only with --yes; afterwards journal verify says the handover is not checked; usage is checked", async () => {
@@ -192,6 +201,38 @@ describe("errand key", () => {
     }
     const help = await errand(env, ["help", "key"]);
     for (const word of ["rotate", "list", "retire", "keys/former/ID.key", "ONE database", "key_rotation_refused"]) assert.ok(help.stdout.includes(word), word);
+  });
+
+  test("a rotation record whose handover was not made with the former key (someone holding only the new key wrote it) fails journal verify as FORGED", async () => {
+    const home = join(scratch, "forged");
+    const env = { ERRAND_HOME: home };
+    await populate(env);
+    const oldKey = readHexKeyFile(join(home, "keys", "master.key"));
+    const next = randomBytes(32);
+    const old = journalSealerOf(oldKey);
+    // Every MAC right under the old key but the handover, which another key made.
+    const other = journalSealerOf(randomBytes(32));
+    const lying = { ...old, keyHandoverMac: (journalId: string, handover: Parameters<typeof other.keyHandoverMac>[1]) => other.keyHandoverMac(journalId, handover) };
+    const store = openKeyRotationStoreAt({ backend: "sqlite", path: join(home, "errand.db"), busyTimeoutMs: 1000 }, { sealer: old });
+    try {
+      await store.rotateKey({ from: lying, to: journalSealerOf(next), reseal: createResealers(oldKey, next) });
+    } finally {
+      await store.close();
+    }
+    mkdirSync(join(home, "keys", "former"), { mode: 0o700 });
+    writeFileSync(join(home, "keys", "former", `${old.keyId}.key`), `${oldKey.toString("hex")}\n`, { mode: 0o600 });
+    writeFileSync(join(home, "keys", "master.key"), `${next.toString("hex")}\n`, { mode: 0o600 });
+    const verified = await errand(env, ["journal", "verify", "--json"]);
+    assert.equal(verified.code, 1);
+    const envelope = parseEnvelope(verified.stdout);
+    assert.equal(envelope.status, "tampered");
+    assert.match(envelope.error?.message ?? "", new RegExp(`does not carry the handover of ${old.keyId}`));
+    assert.deepEqual((envelope.data["keyRotations"] as { handover: string }[]).map((r) => r.handover), ["forged"]);
+    const retire = await errand(env, ["key", "retire", old.keyId, "--yes"]);
+    assert.equal(retire.code, 1, "a former key that is evidence of a forged rotation is not retired");
+    assert.match(retire.stderr, /not made by the holder of that key/);
+    const plain = await errand(env, ["journal", "verify"]);
+    assert.match(plain.stdout, /TAMPERED: the key rotation recorded at .* \[key_handover\]/);
   });
 
   test("rotate on PostgreSQL: the new key in force there; a machine still holding the old key is refused with the fix, and works once it has the new key", async (t) => {
