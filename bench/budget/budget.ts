@@ -5,8 +5,6 @@
 // Usage: npx tsx bench/budget/budget.ts [runs=30] [loads=0,1,2]
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
@@ -18,19 +16,17 @@ import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { launchPlainChromium } from "../support/launchPlainChromium.js";
+import { serveLocalSite } from "../support/serveLocalSite.js";
+import type { LocalSite } from "../support/serveLocalSite.js";
 
 const runs = Number(process.argv[2] ?? 30);
 const loads = (process.argv[3] ?? "0,1,2").split(",").map(Number);
 // Generous on purpose: the bench measures the time a task needs, it must not be cut short.
 const BENCH_BUDGET_MS = 120_000;
 
-const page = (title: string, body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><main>${body}</main></body></html>`;
-
 /** A renewal site: / (home), /renew (a card-number form), POST /renew answers 303 to /renewed, whose list arrives 100 ms late. */
-async function startRenewalSite(): Promise<{ origin: string; hostPort: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://site");
-    const html = (body: string, title: string) => void res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(page(title, body));
+function startRenewalSite(): Promise<LocalSite> {
+  return serveLocalSite((req, res, url, html) => {
     if (req.method === "GET" && url.pathname === "/") return html(`<h1>Library</h1><a href="/renew">Renew loans</a>`, "Library");
     if (req.method === "GET" && url.pathname === "/renew") {
       return html(`<h1>Renew</h1><form method="post" action="/renew"><label>Card <input id="card" name="card"></label><button id="go" type="submit">Renew all</button></form>`, "Renew");
@@ -38,22 +34,14 @@ async function startRenewalSite(): Promise<{ origin: string; hostPort: string; c
     if (req.method === "POST" && url.pathname === "/renew") {
       req.resume();
       req.on("end", () => void res.writeHead(303, { location: "/renewed" }).end());
-      return undefined;
+      return true;
     }
     if (req.method === "GET" && url.pathname === "/renewed") {
       // The result is drawn by the page after a short delay, as a client-side app would.
       return html(`<div id="out"></div><script>setTimeout(() => { document.getElementById("out").innerHTML = '<p id="result">Renewed 3 loans</p><p id="due">Due 2027-01-02</p>'; }, 100);</script>`, "Renewed");
     }
-    res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    return undefined;
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    hostPort: `127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
 }
 
 function renewalTask(origin: string): unknown {

@@ -152,9 +152,12 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof HardStop) {
         // The budget ran out and the browser did not stop on its own: that is the task's time, never a step's.
         // Before any step, the time went to opening the browser and the target.
+        // Between steps, or after the last one (gathering evidence), no browser wait is to blame: no timing then.
         const underway = state.stepUnderway;
-        const timing = underway === null ? { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } : { phase: underway.phase, waitedMs: Date.now() - underway.began };
-        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${underway === null ? " before the first step began (opening the browser and the target took it all)" : ""}. Give the task more time (timeouts.taskMs).`, step: null, timing };
+        const beforeSteps = underway === null && state.steps.length === 0;
+        const timing = underway !== null ? { timing: { phase: underway.phase, waitedMs: Date.now() - underway.began } } : beforeSteps ? { timing: { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } } : {};
+        const when = beforeSteps ? " before the first step began (opening the browser and the target took it all)" : underway === null ? " after the last step that ran" : "";
+        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${when}. Give the task more time (timeouts.taskMs).`, step: null, ...timing };
       } else if (state.error === null) {
         // The thrown words may be the browser's, quoting the page: they go to detail, wrapped.
         state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
@@ -412,6 +415,8 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
       if (!context.signal.aborted) state.failure = await failureContextOf(current, step, redactor);
       break;
+    } finally {
+      state.stepUnderway = null;
     }
   }
   if (state.error === null && context.observe !== undefined && !current.isClosed()) {
