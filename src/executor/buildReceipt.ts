@@ -1,5 +1,6 @@
-import type { BlockedRequest, EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
-import { settleWriteStatus } from "../receipt/settleWriteStatus.js";
+import { decideStatus } from "../receipt/decideStatus.js";
+import type { AttemptEnd } from "../receipt/decideStatus.js";
+import type { BlockedRequest, EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
 import type { Task } from "../task/taskTypes.js";
 import { isExpectation } from "../task/taskTypes.js";
 import { UNTRUSTED_URL_CHARS, untrusted, untrustedValues } from "../receipt/untrustedText.js";
@@ -20,25 +21,12 @@ export interface ReceiptFacts {
   refusedBeforeBrowser?: boolean;
 }
 
-/** Decides the status from evidence: PASS needs at least one expectation and every one held. */
-export function decideStatus(task: Task, state: AttemptState, refusedBeforeBrowser: boolean): ReceiptStatus {
-  if (refusedBeforeBrowser) return "BLOCKED";
+/** How the attempt ended, from its own evidence: the fact decideStatus decides the status from. */
+function attemptEnd(task: Task, state: AttemptState, refusedBeforeBrowser: boolean): AttemptEnd {
+  if (refusedBeforeBrowser) return { kind: "untouched" };
   const error = state.error;
-  const write = task.risk !== "read_only";
-  if (error !== null) {
-    const failed: ReceiptStatus = error.code === "cancelled" ? "CANCELLED" : "FAIL";
-    // A write that did not finish: the same rule the runner applies with the store's boundary.
-    if (write) return settleWriteStatus(failed, { code: error.code, cancelled: error.code === "cancelled", crossed: state.mutationBoundary === "crossed" });
-    // A secret refused by its site binding: nothing was typed, nothing sent.
-    if (error.code === "secret_site_mismatch" && state.mutationBoundary === "not_crossed") return "BLOCKED";
-    // A site that was not logged in: the check ran before any step, nothing was done.
-    if (error.code === "login_required" && state.mutationBoundary === "not_crossed") return "BLOCKED";
-    return failed;
-  }
-  const expectations = task.steps.filter(isExpectation).length;
-  const allHeld = state.checks.length === expectations && state.checks.every((check) => check.passed);
-  if (expectations === 0) return "PARTIAL";
-  return allHeld ? "PASS" : "FAIL";
+  if (error === null) return { kind: "ran", expectations: task.steps.filter(isExpectation).length, held: state.checks.filter((check) => check.passed).length };
+  return error.code === "cancelled" ? { kind: "cancelled" } : { kind: "stopped", code: error.code };
 }
 
 /**
@@ -54,7 +42,7 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
   const full = task.evidenceRetention === "full";
   const receipt: Receipt = {
     receiptVersion: "errand.receipt.v1",
-    status: decideStatus(task, state, facts.refusedBeforeBrowser === true),
+    status: decideStatus({ write: task.risk !== "read_only", crossed: state.mutationBoundary === "crossed", end: attemptEnd(task, state, facts.refusedBeforeBrowser === true) }),
     operationId: task.operationId,
     requestDigest: facts.requestDigest,
     ...(task.label === undefined ? {} : { label: task.label }),

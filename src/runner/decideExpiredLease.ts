@@ -1,3 +1,5 @@
+import { decideStatus } from "../receipt/decideStatus.js";
+import type { AttemptEnd } from "../receipt/decideStatus.js";
 import type { ReceiptStatus } from "../receipt/receiptTypes.js";
 import type { AttemptResolution, ExpiredLease } from "../store/Store.js";
 import { phaseForStatus } from "./decideAttempt.js";
@@ -25,31 +27,27 @@ export function decideExpiredLease(expired: ExpiredLease, now: Date, witness: Ex
   if (operation.risk === "read_only" && operation.attempts < operation.maxAttempts && !operation.cancelRequested) {
     return { kind: "requeue", delayMs: 0, attemptOutcome: "lost", errorCode: "lease_expired", provider: null, reason: "lease_expired" };
   }
-  let status: ReceiptStatus;
-  let message: string;
   const lost =
     witness === "recovery"
       ? `The lease of attempt ${operation.attempts} ran out without renewal (its runner crashed, was killed, lost the database, or was alive but starved of CPU for longer than the lease)`
       : `The runner of attempt ${operation.attempts} was alive, but its lease ran out before it could renew it (starved of CPU or slow to reach the store for longer than the lease), so it stopped the attempt`;
-  if (crossed) {
-    status = "UNCERTAIN";
-    message = `${lost} after the write crossed its mutation boundary: the change may or may not have happened. Check the site before acting again; errand will not retry it.`;
-  } else if (operation.cancelRequested) {
-    status = "CANCELLED";
-    message = `${lost} while a cancel was pending; nothing was changed on the site.`;
-  } else if (operation.risk === "read_only") {
-    status = "FAIL";
-    message = `${lost}, and no attempts are left (${operation.attempts} of ${operation.maxAttempts}).`;
-  } else {
-    status = "BLOCKED";
-    message = `${lost} before the write reached its mutation boundary: nothing was changed on the site. Submit it again with a new operationId to retry.`;
-  }
+  const end: AttemptEnd = operation.cancelRequested ? { kind: "cancelled" } : { kind: "stopped", code: "lease_expired" };
+  const status = decideStatus({ write: operation.risk !== "read_only", crossed, end });
+  const why: Record<ReceiptStatus, string> = {
+    UNCERTAIN: `${lost} after the write crossed its mutation boundary: the change may or may not have happened. Check the site before acting again; errand will not retry it.`,
+    CANCELLED: `${lost} while a cancel was pending; nothing was changed on the site.`,
+    FAIL: `${lost}, and no attempts are left (${operation.attempts} of ${operation.maxAttempts}).`,
+    BLOCKED: `${lost} before the write reached its mutation boundary: nothing was changed on the site. Submit it again with a new operationId to retry.`,
+    PASS: lost,
+    PARTIAL: lost,
+  };
   const receipt = synthesizeReceipt({
     operationId: operation.operationId,
     requestDigest: operation.requestDigest,
     task: readStoredTask(expired.taskJson),
-    status,
-    error: { code: status === "CANCELLED" ? "cancelled" : "lease_expired", message },
+    risk: operation.risk,
+    end,
+    error: { code: status === "CANCELLED" ? "cancelled" : "lease_expired", message: why[status] },
     attempts: operation.attempts,
     mutationBoundary: operation.mutationBoundary,
     provider: "",

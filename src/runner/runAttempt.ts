@@ -1,6 +1,7 @@
 import type { AttemptContext, AttemptOutcome } from "../executor/executeTaskTypes.js";
 import type { ErrorCode } from "../errors/errorCodes.js";
-import type { EphemeralEvidence, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
+import type { AttemptEnd } from "../receipt/decideStatus.js";
+import type { EphemeralEvidence, Receipt } from "../receipt/receiptTypes.js";
 import type { AttemptResolution, ClaimedOperation, FinishResult, OperationRecord } from "../store/Store.js";
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
@@ -52,7 +53,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   const task = readStoredTask(claimed.taskJson);
   // The risk the runner decides from (retry, UNCERTAIN) must be the one the digest vouches for.
   if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest || task.risk !== operation.risk) {
-    return finishWithout(deps, claimed, finish, task, "BLOCKED", "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
+    return finishWithout(deps, claimed, finish, task, { kind: "untouched" }, "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
   }
 
   // The provider a synthesized receipt names before the router chose one: the task's own choice, if any.
@@ -99,7 +100,7 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   } catch (error) {
     // The executor contract is to always return a receipt; a throw is errand's own fault.
     const message = `The executor failed instead of returning a receipt: ${errorMessage(error)}`;
-    outcome = { receipt: synthesize(operation, task, "FAIL", "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
+    outcome = { receipt: synthesize(operation, task, { kind: "stopped", code: "internal_error" }, "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
   } finally {
     clearTimeout(overrun);
     clearTimeout(abandonTimer);
@@ -204,15 +205,15 @@ async function finishWithout(
   claimed: ClaimedOperation,
   finish: (resolve: (current: OperationRecord) => AttemptResolution) => Promise<FinishResult>,
   task: Task | null,
-  status: ReceiptStatus,
+  end: AttemptEnd,
   code: ErrorCode,
   message: string,
   startedAt: Date,
   provider = "",
 ): Promise<AttemptRun> {
   const { applied, next } = await finish((current) => {
-    const receipt = synthesize(current, task, status, code, message, startedAt, provider);
-    return { kind: "finish", phase: phaseForStatus(status), receipt, reason: code };
+    const receipt = synthesize(current, task, end, code, message, startedAt, provider);
+    return { kind: "finish", phase: phaseForStatus(receipt.status), receipt, reason: code };
   });
   if (applied === undefined) {
     deps.onEvent?.({ kind: "lease_lost", operationId: claimed.operation.operationId, attempt: claimed.attempt, loss: "taken", phase: null });
@@ -221,12 +222,13 @@ async function finishWithout(
   return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied), next };
 }
 
-function synthesize(operation: OperationRecord, task: Task | null, status: ReceiptStatus, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {
+function synthesize(operation: OperationRecord, task: Task | null, end: AttemptEnd, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {
   return synthesizeReceipt({
     operationId: operation.operationId,
     requestDigest: operation.requestDigest,
     task,
-    status,
+    risk: operation.risk,
+    end,
     error: { code, message },
     attempts: operation.attempts,
     mutationBoundary: operation.mutationBoundary,

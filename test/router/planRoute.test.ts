@@ -63,7 +63,8 @@ const ready: Setup = { configured: true, verified: true };
 const names = (steps: RouteStep[]) => steps.map((s) => (s.kind === "try" ? `try:${s.provider}` : `skip:${s.skip.provider}:${s.skip.code}`));
 
 function receiptWith(t: Task, code: string | null, status: Receipt["status"] = "FAIL"): Receipt {
-  return synthesizeReceipt({ operationId: t.operationId, requestDigest: "d", task: t, status, error: code === null ? null : { code: code as "provider_unavailable", message: "m" }, attempts: 1, mutationBoundary: "not_crossed", provider: "kernel", steps: "skipped", startedAt: new Date(NOW) });
+  const receipt = synthesizeReceipt({ operationId: t.operationId, requestDigest: "d", task: t, risk: t.risk, end: { kind: "untouched" }, error: code === null ? null : { code: code as "provider_unavailable", message: "m" }, attempts: 1, mutationBoundary: "not_crossed", provider: "kernel", steps: "skipped", startedAt: new Date(NOW) });
+  return { ...receipt, status };
 }
 
 describe("planRoute", () => {

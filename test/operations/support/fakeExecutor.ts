@@ -101,7 +101,8 @@ function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, cod
     risk: task.risk,
     provider,
     finalUrl: untrusted(task.target.url),
-    checks: [],
+    // As the executor's would: a PASS has a check that held, an expectation that failed one that did not.
+    checks: status === "PASS" || code === "expectation_failed" ? [{ step: task.steps.length - 1, action: "expect_text", expected: "fake", match: "contains", passed: status === "PASS" }] : [],
     steps: task.steps.map((step, index) => ({ index, action: step.action, status: "ok", durationMs: 1 })),
     error: code === null ? null : { code, message: `fake ${code}`, step: null },
     startedAt: "2026-01-01T00:00:00.000Z",
