@@ -33,6 +33,7 @@ import { refusalOutcome } from "./refusalOutcome.js";
 import { screenshotEvidence, wantsScreenshot } from "./screenshotEvidence.js";
 import type { ArtifactBytes } from "../receipt/artifactTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
+import { stepRoot } from "./stepFrame.js";
 import { untrusted } from "../receipt/untrustedText.js";
 import { stepLabel } from "../task/stepLabel.js";
 import { taskHosts } from "./taskHosts.js";
@@ -413,7 +414,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
         fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out during ${stepLabel(index)} (${step.action}) while ${PHASE_WORDS[phase]}, after ${waitedMs} ms waiting for the browser (the step began ${began - (deadline - taskBudgetMs)} ms into the task); the step's own time had not run out. Give the task more time (timeouts.taskMs) rather than changing the selector.`, index, error.detail, { phase, waitedMs });
       } else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
       else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
-      if (!context.signal.aborted) state.failure = await failureContextOf(current, step, redactor);
+      if (!context.signal.aborted) state.failure = await failureContextOf(current, step, redactor, hostAllowed);
       break;
     } finally {
       state.stepUnderway = null;
@@ -463,16 +464,27 @@ const PHASE_WORDS: Record<TimeoutTiming["phase"], string> = {
 
 /** Time the failure context may take: it is a hint, and the task's own time is already spent. */
 const FAILURE_CONTEXT_MS = 3_000;
+/** Of it, how long a frame step's frame may take to be reached again. */
+const FAILURE_FRAME_MS = 1_000;
 
 /** The failed step's page (URL, title, outline, candidate selectors), or null when the page is gone or too slow. */
-async function failureContextOf(page: Page, step: Task["steps"][number], redactor: Redactor): Promise<FailureContext | null> {
+async function failureContextOf(page: Page, step: Task["steps"][number], redactor: Redactor, onTaskHosts: (url: string) => boolean): Promise<FailureContext | null> {
   if (page.isClosed()) return null;
   const selector = "selector" in step ? step.selector : undefined;
+  const scrub = (text: string) => redactor.scrub(text);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), FAILURE_CONTEXT_MS);
   });
-  const read = readFailureContext(page, selector, (text) => redactor.scrub(text)).catch(() => null);
+  const read = (async () => {
+    if (step.frame === undefined) return readFailureContext(page, selector, scrub);
+    // A frame step's element is looked for in its frame, reached as the step reaches it (never one
+    // off the task's hosts); when the frame cannot be reached, the page is described without
+    // candidates, which would name elements of the wrong document.
+    const frame = await stepRoot(step, 0, { page, timeoutMs: FAILURE_FRAME_MS, onTaskHosts, scrub }).catch(() => null);
+    if (frame === null) return readFailureContext(page, undefined, scrub);
+    return { ...(await readFailureContext(frame, selector, scrub)), frame: step.frame };
+  })().catch(() => null);
   return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 

@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import type { FailureContext, SelectorCandidate } from "../receipt/outlineTypes.js";
 import { untrusted } from "../receipt/untrustedText.js";
 import type { RawButton, RawField, RawOutline } from "./outlineScript.js";
@@ -50,7 +50,7 @@ function score(words: readonly string[], element: RawField | RawButton): number 
   return total;
 }
 
-async function rankCandidates(page: Page, raw: RawOutline, failedSelector: string, scrub: (text: string) => string): Promise<SelectorCandidate[]> {
+async function rankCandidates(page: Page | Frame, raw: RawOutline, failedSelector: string, scrub: (text: string) => string): Promise<SelectorCandidate[]> {
   const words = selectorWords(failedSelector);
   const elements = raw.groups.flatMap((g) => [...g.fields.filter((f) => f.type !== "hidden"), ...g.buttons]);
   const ranked = elements
@@ -73,7 +73,7 @@ async function rankCandidates(page: Page, raw: RawOutline, failedSelector: strin
  * when it exists) and up to five selectors near the one that failed, ranked by how much each
  * element's id, name, label or text resembles it. Read-only, and every text wrapped as untrusted.
  */
-export async function readFailureContext(page: Page, failedSelector: string | undefined, scrub: (text: string) => string): Promise<FailureContext> {
+export async function readFailureContext(page: Page | Frame, failedSelector: string | undefined, scrub: (text: string) => string): Promise<FailureContext> {
   const matches = failedSelector === undefined ? 0 : await page.locator(failedSelector).count().catch(() => 0);
   const whole = await readRawOutline(page);
   const region = matches === 1 && failedSelector !== undefined ? await readRawOutline(page, failedSelector) : whole;

@@ -220,7 +220,8 @@ async function selectorCause(page: Page, root: Page | Frame, selector: string): 
     .locator(selector)
     .count()
     .catch(() => -1);
-  if (count === 0) return `: no element matches the selector ${JSON.stringify(selector)}. failure.candidates lists selectors errand found on the page.`;
+  const where = root === page ? "on the page" : "in the step's frame";
+  if (count === 0) return `: no element matches the selector ${JSON.stringify(selector)}. failure.candidates lists selectors errand found ${where}.`;
   if (count > 1) return `: the selector ${JSON.stringify(selector)} matches ${count} elements; a step needs one. failure.candidates lists selectors errand checked.`;
   if (count === 1) return `: the element matching ${JSON.stringify(selector)} exists but did not accept the action (hidden, disabled, covered, or not the right kind of element).`;
   return ".";

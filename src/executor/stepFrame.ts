@@ -1,6 +1,6 @@
-import type { Frame, Page } from "playwright-core";
+import type { ElementHandle, Frame, Page } from "playwright-core";
 import type { Step } from "../task/taskTypes.js";
-import { StepFailure } from "./stepFailure.js";
+import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 
 const POLL_MS = 100;
 
@@ -9,7 +9,8 @@ const POLL_MS = 100;
  * first). Every frame on the way must be on one of the task's hosts before anything in it is
  * touched: a frame elsewhere (or not yet loaded past about:blank within the step's time) fails the
  * step with navigation_blocked naming its origin, and nothing is waited for, typed or clicked in
- * it. Every locator of a selector step comes from the root this returns, so a step's waits and its
+ * it; an iframe selector that matches nothing within the step's time is a timeout naming that
+ * selector (not the step's own, which was never looked for). Every locator of a selector step comes from the root this returns, so a step's waits and its
  * action look in the same frame.
  */
 export async function stepRoot(
@@ -17,12 +18,22 @@ export async function stepRoot(
   index: number,
   env: { page: Page; timeoutMs: number; onTaskHosts: (url: string) => boolean; scrub: (text: string) => string },
 ): Promise<Page | Frame> {
-  if (step.frame === undefined) return env.page;
+  const frames = step.frame;
+  if (frames === undefined) return env.page;
   const deadline = Date.now() + env.timeoutMs;
   let root: Page | Frame = env.page;
-  for (const selector of step.frame) {
+  for (const [at, selector] of frames.entries()) {
     const remaining = () => Math.max(1, deadline - Date.now());
-    const iframe = await root.locator(selector).first().elementHandle({ timeout: remaining() });
+    const iframe: ElementHandle = await root
+      .locator(selector)
+      .first()
+      .elementHandle({ timeout: remaining() })
+      .catch((error: unknown): never => {
+        if (!isTimeout(error)) throw error;
+        // Named here: the step's own selector was never looked for, so its cause would mislead.
+        const which = frames.length > 1 ? ` (frame ${at + 1} of ${frames.length})` : "";
+        throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${env.timeoutMs} ms: no iframe matches the frame selector ${JSON.stringify(selector)}${which}. A look at the page lists its frames with the frame to name.`, env.scrub(firstLine(error)));
+      });
     const frame = await iframe.contentFrame();
     await iframe.dispose();
     if (frame === null) throw new StepFailure("step_failed", `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is not an iframe or frame element.`);

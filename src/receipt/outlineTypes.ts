@@ -80,5 +80,7 @@ export interface FailureContext {
   /** The region around the expected element when it exists (scoped: true), else the start of the page. */
   outline: { scoped: boolean; headings: PageOutline["headings"]; forms: OutlineForm[] };
   candidates: SelectorCandidate[];
+  /** The step's frame, when the context was read inside it (a frame step whose frame was reached). */
+  frame?: string[];
 }
 

@@ -174,6 +174,23 @@ describe("look and frames", { timeout: 120_000 }, () => {
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
+  test("a frame step's failure names what failed: an iframe selector that matches nothing is a timeout naming it; a mistyped selector inside the frame gets candidates from the frame", async () => {
+    const fill = (frame: string, selector: string) => execute(makeTask({ target: { url: `${site.origin}/checkout` }, steps: [{ action: "fill", frame, selector, value: "4242", timeoutMs: 1_500 }, { action: "expect_text", text: "paid" }] }), makeContext());
+    const noFrame = (await fill("#card-fraem", "#card")).receipt;
+    assert.equal(noFrame.error?.code, "timeout");
+    assert.match(noFrame.error?.message ?? "", /no iframe matches the frame selector "#card-fraem"/);
+    assert.ok(!(noFrame.error?.message ?? "").includes('"#card"'), "the step's own selector was never looked for");
+    assert.deepEqual(noFrame.failure?.candidates, [], "no candidates from the wrong document");
+    assert.equal(noFrame.failure?.frame, undefined);
+
+    const typo = (await fill("#card-frame", "#crad")).receipt;
+    assert.equal(typo.error?.code, "timeout");
+    assert.match(typo.error?.message ?? "", /no element matches the selector "#crad"\. failure\.candidates lists selectors errand found in the step's frame/);
+    assert.deepEqual(typo.failure?.frame, ["#card-frame"]);
+    assert.equal(typo.failure?.url.text, `${site.origin}/card`);
+    assert.equal(typo.failure?.candidates[0]?.selector, "#card");
+  });
+
   test("a page without iframes has no frames in its outline", async () => {
     const outline = await look(`${site.origin}/twins`);
     assert.equal(outline.frames, undefined);
