@@ -185,7 +185,10 @@ describe("errand demo", () => {
   });
 
   test("--json prints one envelope holding the three runs", async () => {
-    const r = await errand(["demo", "--json"]);
+    // Its own ERRAND_HOME: in this one test process, opening the database file that a spawned errand
+    // had just used and closed gave SQLite "disk I/O error" on its first PRAGMA (every connection
+    // opened here was closed); a separate errand process never sees that, as a user's would not.
+    const r = await errand(["demo", "--json"], { ERRAND_HOME: mkdtempSync(join(tmpdir(), "errand-demo-json-")) });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const body = JSON.parse(r.stdout) as { ok: boolean; status: string; data: { runs: { status: string }[] } };
     assert.equal(body.ok, true);
