@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreLocation } from "../../src/app/openStores.js";
 import { openAccessStoreAt, openFileStoreAt, openKeyRotationStoreAt, openOperationStore, openSecretStoreAt, openSiteStoreAt } from "../../src/app/openStores.js";
 import { createOwnerFiles } from "../../src/files/createOwnerFiles.js";
@@ -359,6 +360,52 @@ for (const backend of backends) {
         assert.ok((await verifyJournal(h.store, h.sealer)).ok);
         assert.equal((await h.secrets().reveal("portal_pw")).value, SECRET_CANARY);
         assert.ok((await h.service.submit(readTask(randomUUID()))).ok, "the old key goes on working");
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("submits racing the rotation from a process holding the old key are either in it (re-signed) or refused: the journal verifies under the new key", async () => {
+      const { h, clock } = openHome(backend);
+      try {
+        await populate(h, clock);
+        const next = randomBytes(32);
+        const nextSealer = journalSealerOf(next);
+        const outcomes = { created: 0, refused: 0 };
+        let rotating = true;
+        const racing = (async () => {
+          while (rotating) {
+            const answer: unknown = await h.service.submit(readTask(randomUUID())).catch((error: unknown) => error);
+            if ((answer as { ok?: unknown }).ok === true) outcomes.created += 1;
+            else {
+              assert.equal((answer as { code?: unknown }).code, "journal_tampered", JSON.stringify(answer));
+              outcomes.refused += 1;
+            }
+            await sleep(10);
+          }
+        })();
+        // Unfinished submits made before the rotation would refuse it: run them as they come.
+        let report;
+        for (;;) {
+          await h.service.runQueue();
+          try {
+            report = await rotate(h, next);
+            break;
+          } catch (error) {
+            if (!(error instanceof KeyRotationRefusedError && /not finished/.test(error.message))) throw error;
+          }
+        }
+        await sleep(50);
+        rotating = false;
+        await racing;
+        assert.ok(report.toKeyId === nextSealer.keyId && outcomes.refused > 0, JSON.stringify(outcomes));
+        const store = openOperationStore(h.location, { sealer: nextSealer });
+        try {
+          const verdict = await verifyJournal(store, nextSealer);
+          assert.ok(verdict.ok, JSON.stringify(verdict));
+        } finally {
+          await store.close();
+        }
       } finally {
         await h.close();
       }

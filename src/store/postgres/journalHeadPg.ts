@@ -22,10 +22,12 @@ export function requireWritable(tx: PgTx, head: JournalHead): JournalHead {
  * Locks and reads the head inside a write transaction, where it must exist. Only what changes the
  * head takes this lock (operation-less events, compaction, checkpoints), always last, after any
  * operation or breaker row it locks, so lock waits never form a cycle. Operation events never do.
+ * NO KEY UPDATE: head writers still wait for each other, but a submit reading the head's key id
+ * under a key-share lock (usageUnderThisKey) never waits for them.
  */
 export async function lockHead(tx: PgTx): Promise<JournalHead> {
   if (tx.head !== undefined) return tx.head;
-  const row = await tx.one<HeadRow>("SELECT * FROM journal_head WHERE id = 1 FOR UPDATE");
+  const row = await tx.one<HeadRow>("SELECT * FROM journal_head WHERE id = 1 FOR NO KEY UPDATE");
   if (row === undefined) throw new Error("the journal head is missing: the database was not initialized by errand or was damaged");
   const head = requireWritable(tx, toHead(row));
   tx.head = head;
