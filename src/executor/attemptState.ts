@@ -44,6 +44,8 @@ export class AttemptState {
   downloadFailure: ReceiptError | null = null;
   /** The last step that acted (a mutating step or a goto; null before the first): what a download that starts is attributed to. */
   runningStep: number | null = null;
+  /** When the last step that clicked or pressed a key on a download link ended: its download is announced a moment later, with no navigation to watch. */
+  pressedAtMs: number | null = null;
   /** The step running now and what it is doing, for a task errand has to stop at its budget. */
   stepUnderway: { phase: "navigation" | "waiting" | "acting"; began: number } | null = null;
   /** Why an artifact the task asked for is missing. */

@@ -397,6 +397,7 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
           current = opened.follow;
         }
       }
+      if (result.downloadLink === true) state.pressedAtMs = Date.now();
       if (result.output !== undefined) state.outputs[result.output.name] = result.output.value;
       for (const output of result.outputs ?? []) state.outputs[output.name] = output.value;
       if (result.check !== undefined) state.checks.push(result.check);

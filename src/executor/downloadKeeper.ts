@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import type { BrowserContext, Download, Page, Request } from "playwright-core";
+import type { BrowserContext, Download, Frame, Page, Request } from "playwright-core";
 import { ARTIFACT_LIMITS } from "../receipt/artifactTypes.js";
 import type { ArtifactBytes, DownloadRecord } from "../receipt/artifactTypes.js";
 import type { AttemptState } from "./attemptState.js";
@@ -48,31 +48,64 @@ export class DownloadKeeper {
    * more after its answer on a loaded machine.
    */
   private readonly unresolved = new Map<string, number>();
+  /** When each navigation was sent, to tell its own document from an earlier one at the same address. */
+  private readonly sentMs = new WeakMap<Request, number>();
+  /** Each frame's last committed document: its address and when it committed. */
+  private readonly committed = new WeakMap<Frame, { url: string; atMs: number }>();
 
   constructor(private readonly options: DownloadKeeperOptions) {}
 
   /** Watches the context's navigations, so settle can tell a download still on its way from none coming. */
   watch(context: BrowserContext, page: Page): void {
     context.on("request", (request) => {
-      if (request.isNavigationRequest()) this.navigating.add(request);
+      if (!request.isNavigationRequest()) return;
+      this.navigating.add(request);
+      this.sentMs.set(request, Date.now());
+      // The hop it was redirected from answered with this navigation, not with a download.
+      const from = request.redirectedFrom();
+      if (from !== null) this.unresolved.delete(from.url());
     });
     context.on("requestfinished", (request) => {
       if (!this.navigating.delete(request)) return;
+      // A redirect's answer is followed by a navigation of its own, watched in turn.
+      if (request.redirectedTo() !== null) return;
+      // A document usually commits before its body has finished arriving: it is no download then.
+      if (this.becameDocument(request)) return;
       this.unresolved.set(request.url(), Date.now());
     });
     context.on("requestfailed", (request) => {
       this.navigating.delete(request);
     });
-    page.on("framenavigated", (frame) => {
-      this.unresolved.delete(frame.url());
+    const commits = (watched: Page) =>
+      watched.on("framenavigated", (frame) => {
+        this.committed.set(frame, { url: withoutFragment(frame.url()), atMs: Date.now() });
+        this.unresolved.delete(withoutFragment(frame.url()));
+      });
+    commits(page);
+    context.on("page", (opened) => {
+      if (opened !== page) commits(opened);
     });
   }
 
-  /** True while a navigation is in flight, or one answered less than UNRESOLVED_MS ago is neither a page nor an announced download. */
+  /** True when the navigation's own frame committed a document at its address after it was sent. */
+  private becameDocument(request: Request): boolean {
+    let frame: Frame;
+    try {
+      frame = request.frame();
+    } catch {
+      return false;
+    }
+    const last = this.committed.get(frame);
+    const sent = this.sentMs.get(request);
+    return last !== undefined && sent !== undefined && last.atMs >= sent && last.url === withoutFragment(request.url());
+  }
+
+  /** True while a navigation is in flight, one answered less than UNRESOLVED_MS ago is neither a page nor an announced download, or a step on a download link ended less than PRESSED_MS ago. */
   private downloadMayCome(): boolean {
     const now = Date.now();
     for (const [url, answeredMs] of this.unresolved) if (now - answeredMs >= UNRESOLVED_MS) this.unresolved.delete(url);
-    return this.navigating.size > 0 || this.unresolved.size > 0;
+    const pressed = this.options.state.pressedAtMs;
+    return this.navigating.size > 0 || this.unresolved.size > 0 || (pressed !== null && now - pressed < PRESSED_MS);
   }
 
   /** The page's download event: judged at once, read when the browser has it all. */
@@ -177,7 +210,18 @@ export class DownloadKeeper {
 
 /** How long an answered navigation that is neither a page nor a download is waited for (a 204, say), in ms. */
 const UNRESOLVED_MS = 3_000;
+/**
+ * How long after a click or key press on a download link its download is waited for: the browser's
+ * download manager fetches it unseen by the page, so no navigation announces it, in ms.
+ */
+const PRESSED_MS = 1_000;
 const POLL_MS = 50;
+
+/** A URL without its #fragment, which a request's address never carries and a frame's may. */
+function withoutFragment(url: string): string {
+  const hash = url.indexOf("#");
+  return hash === -1 ? url : url.slice(0, hash);
+}
 
 /** Refused downloads listed in a receipt; all are counted. */
 const MAX_LISTED_REFUSALS = 10;

@@ -1,5 +1,5 @@
 import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
-import type { Frame, Page } from "playwright-core";
+import type { Frame, Locator, Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import { TASK_LIMITS } from "../task/limits.js";
 import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, UploadStep, WaitForStep } from "../task/taskTypes.js";
@@ -40,7 +40,18 @@ export const WAITS_THEN_CROSSES: ReadonlySet<string> = new Set(["click", "fill",
 /** The step's environment with the page or frame its selector looks in (stepRoot). */
 type Located = StepEnvironment & { root: Page | Frame };
 
-export type StepResult = { output?: { name: string; value: string }; outputs?: { name: string; value: string }[]; check?: Check };
+/** downloadLink: the step clicked or pressed a key on a link with a download attribute, whose download no navigation announces. */
+export type StepResult = { output?: { name: string; value: string }; outputs?: { name: string; value: string }[]; check?: Check; downloadLink?: true };
+
+/**
+ * Whether the element a step just acted on is, or sits inside, a link the browser downloads rather
+ * than opens (errand's own check, run in the page). Asked after the action: a download link leaves
+ * the page where it is, so the element is still there; a page that navigated away answers false.
+ */
+async function isDownloadLink(target: Locator): Promise<boolean> {
+  // evaluateAll does not wait for the element: a page that moved on answers with none (or throws).
+  return target.evaluateAll((elements) => elements.some((element) => element.closest("a[download]") !== null)).catch(() => false);
+}
 
 /** Performs one step. Failures throw StepFailure with a code; Playwright errors are translated here. */
 export async function performStep(step: Step, index: number, env: StepEnvironment): Promise<StepResult> {
@@ -67,7 +78,7 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
         return {};
       case "click":
         await root.locator(step.selector).click({ timeout: timeoutMs });
-        return {};
+        return (await isDownloadLink(root.locator(step.selector))) ? { downloadLink: true } : {};
       case "fill":
         await root.locator(step.selector).fill(step.value, { timeout: timeoutMs });
         return {};
@@ -92,7 +103,7 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       case "press":
         if (step.selector === undefined) await page.keyboard.press(step.key);
         else await root.locator(step.selector).press(step.key, { timeout: timeoutMs });
-        return {};
+        return (await isDownloadLink(root.locator(step.selector ?? ":focus"))) ? { downloadLink: true } : {};
       case "check":
       case "uncheck":
         await setChecked(step, index, located);
