@@ -177,12 +177,16 @@ describe("errand doctor", () => {
     const checks = parseEnvelope(missing.stdout).data["checks"] as { name: string; ok: boolean }[];
     assert.deepEqual(checks.filter((c) => !c.ok).map((c) => c.name).slice(0, 3), ["state directory", "master key", "database"]);
 
-    const damaged = fresh("damaged");
-    assert.equal((await errand(damaged, ["submit", taskFile(readTask())])).code, 0);
-    writeFileSync(join(damaged, "errand.db"), "garbage");
-    rmSync(join(damaged, "errand.db-wal"), { force: true });
-    rmSync(join(damaged, "errand.db-shm"), { force: true });
-    const run = await errand(damaged, ["doctor", "--offline", "--json"], { ERRAND_OWNER_PASSWORD: "a long enough password" });
+    // Each doctor run gets a home of its own, damaged the same way, so neither sees what the other did.
+    const damagedHome = async (name: string): Promise<string> => {
+      const home = fresh(name);
+      assert.equal((await errand(home, ["submit", taskFile(readTask())])).code, 0);
+      writeFileSync(join(home, "errand.db"), "garbage");
+      rmSync(join(home, "errand.db-wal"), { force: true });
+      rmSync(join(home, "errand.db-shm"), { force: true });
+      return home;
+    };
+    const run = await errand(await damagedHome("damaged"), ["doctor", "--offline", "--json"], { ERRAND_OWNER_PASSWORD: "a long enough password" });
     assert.equal(run.code, 1);
     const database = (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; fix: string }[]).find((c) => c.name === "database");
     assert.equal(database?.ok, false);
@@ -190,7 +194,7 @@ describe("errand doctor", () => {
     const owner = (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; detail: string }[]).find((c) => c.name === "owner password");
     assert.equal(owner?.ok, true, "the owner-password check still runs when the database cannot be read");
     assert.match(owner?.detail ?? "", /ERRAND_OWNER_PASSWORD/);
-    const unset = await errand(damaged, ["doctor", "--offline", "--json"]);
+    const unset = await errand(await damagedHome("damaged-unset"), ["doctor", "--offline", "--json"]);
     const unknown = (parseEnvelope(unset.stdout).data["checks"] as { name: string; ok: boolean; detail: string }[]).find((c) => c.name === "owner password");
     assert.equal(unknown?.ok, false);
     assert.match(unknown?.detail ?? "", /^unknown: .*cannot be read/);
