@@ -20,7 +20,7 @@ import { carriesCanary } from "../secrets/support/secretSites.js";
 import { makeContext, makeTask } from "./attemptSupport.js";
 import { loopbackGuard } from "./loopbackGuard.js";
 import { memoryVault } from "./memoryVault.js";
-import { FORM, GREEN, MASK, regionIs } from "./screenshotPixels.js";
+import { FORM, GREEN, MASK, regionIs, regionMismatch } from "./screenshotPixels.js";
 
 const CANARY = "Canary-Screenshot-Secret-5150";
 const provider = createLocalProvider({ env: process.env });
@@ -148,10 +148,10 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
     assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
     const image = outcome.artifacts?.[0]?.data;
     assert.ok(image !== undefined, outcome.receipt.artifactsOmitted);
-    assert.equal(site.count("/inner"), 1, "the iframe was loaded");
+    assert.ok(site.count("/inner") >= 1, "the iframe was loaded");
     const png = decodePng(image);
-    assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the framed password field's whole box is the mask colour");
-    assert.ok(regionIs(png, GREEN, { x0: Math.floor(png.width / 2), y0: 110, x1: png.width - 3, y1: 390 }), "the framed text field is left as it is");
+    assert.equal(regionMismatch(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), null, "the framed password field's whole box is the mask colour");
+    assert.equal(regionMismatch(png, GREEN, { x0: Math.floor(png.width / 2), y0: 110, x1: png.width - 3, y1: 390 }), null, "the framed text field is left as it is");
   });
 
   test("a declared secret the page draws on a canvas: the text check cannot see it, so the canvas is masked with every input", async () => {

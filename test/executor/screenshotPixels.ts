@@ -17,6 +17,22 @@ const near = (p: [number, number, number], q: [number, number, number]) => p.eve
 
 /** Every pixel of a region sampled on a grid is the colour. */
 export function regionIs(png: DecodedPng, colour: [number, number, number], box: { x0: number; y0: number; x1: number; y1: number }): boolean {
-  for (let y = box.y0; y <= box.y1; y += 4) for (let x = box.x0; x <= box.x1; x += 8) if (!near(png.pixel(x, y), colour)) return false;
-  return true;
+  return regionMismatch(png, colour, box) === null;
+}
+
+/** Where a region is not the colour, for an assertion's message: how many samples differ and the first of them; null when it all is. */
+export function regionMismatch(png: DecodedPng, colour: [number, number, number], box: { x0: number; y0: number; x1: number; y1: number }): string | null {
+  let samples = 0;
+  let wrong = 0;
+  let first = "";
+  for (let y = box.y0; y <= box.y1; y += 4) {
+    for (let x = box.x0; x <= box.x1; x += 8) {
+      samples += 1;
+      const pixel = png.pixel(x, y);
+      if (near(pixel, colour)) continue;
+      wrong += 1;
+      if (first === "") first = `(${x}, ${y}) is rgb(${pixel.join(", ")})`;
+    }
+  }
+  return wrong === 0 ? null : `${wrong} of ${samples} samples are not rgb(${colour.join(", ")}); the first, ${first} (image ${png.width}x${png.height})`;
 }
