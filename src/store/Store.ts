@@ -1,7 +1,19 @@
 import type { ChainHead, CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
-import type { OperationStateFields } from "../journal/operationEvent.js";
-import type { MutationBoundary, Receipt, ReceiptStatus } from "../receipt/receiptTypes.js";
-import type { Risk } from "../task/taskTypes.js";
+import type { ApprovalDecision, BlockedReceiptFactory, DecideApprovalResult } from "../core/approvalTypes.js";
+import type { AttemptResolution } from "../core/attemptResolution.js";
+import type { CancelResult } from "../core/cancelTypes.js";
+import type { OperationPhase } from "../core/operationPhase.js";
+import type { NewOperation, OperationRecord } from "../core/operationRecord.js";
+import type { Receipt } from "../receipt/receiptTypes.js";
+
+// The operation lifecycle's own types live in src/core; the port names them for every backend and caller.
+export type { ApprovalDecision, ApprovalEndCode, BlockedReceiptFactory, DecideApprovalResult } from "../core/approvalTypes.js";
+export type { AttemptResolution } from "../core/attemptResolution.js";
+export type { CancelOutcome, CancelResult } from "../core/cancelTypes.js";
+export type { OperationPhase, TerminalPhase } from "../core/operationPhase.js";
+export { OPERATION_PHASES, TERMINAL_PHASES, isTerminalPhase } from "../core/operationPhase.js";
+export type { NewOperation, OperationRecord } from "../core/operationRecord.js";
+export { operationState } from "../core/operationRecord.js";
 
 /**
  * The durable state of operations, attempts, leases, cancel requests, provider circuit breakers and
@@ -161,27 +173,6 @@ export type JournalSnapshot = Pick<
   "readJournalHead" | "readJournalEvents" | "readJournalChain" | "countOperationEvents" | "readTombstones" | "readCheckpoint" | "readOperationStates" | "readOperationEvents"
 >;
 
-/**
- * awaiting_approval ──owner approves──> queued; ──owner denies / TTL passes / cancel──> blocked | cancelled.
- * queued → running → completed | blocked | uncertain | cancelled; running → queued (retry, lost lease);
- * blocked → queued when a refusal that was errand's own fault is submitted again (reopenOperation).
- * Nothing claims an operation awaiting approval: no browser is touched before the owner says yes.
- */
-export const OPERATION_PHASES = ["awaiting_approval", "queued", "running", "completed", "blocked", "uncertain", "cancelled"] as const;
-export type OperationPhase = (typeof OPERATION_PHASES)[number];
-export type TerminalPhase = Exclude<OperationPhase, "awaiting_approval" | "queued" | "running">;
-export const TERMINAL_PHASES: ReadonlySet<OperationPhase> = new Set<OperationPhase>(["completed", "blocked", "uncertain", "cancelled"]);
-
-export function isTerminalPhase(phase: OperationPhase): phase is TerminalPhase {
-  return TERMINAL_PHASES.has(phase);
-}
-
-/** The fields of an operation that its journal events repeat (and that a stored row is checked against). */
-export function operationState(operation: OperationRecord): OperationStateFields {
-  const { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy } = operation;
-  return { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy };
-}
-
 /** An operation the store would not act on: its row does not match its journal. */
 export interface IntegrityRefusal {
   operationId: string;
@@ -195,68 +186,6 @@ export interface OperationStateRow {
   /** The end of the operation's chain as its row names it. */
   chainHead: ChainHead;
 }
-
-export interface OperationRecord {
-  operationId: string;
-  requestDigest: string;
-  risk: Risk;
-  phase: OperationPhase;
-  /** Increases by one with every journaled change of the operation. */
-  revision: number;
-  /** Attempts started so far, including attempts lost to a crash. */
-  attempts: number;
-  maxAttempts: number;
-  mutationBoundary: MutationBoundary;
-  runAfterMs: number;
-  createdMs: number;
-  updatedMs: number;
-  finishedMs: number | null;
-  cancelRequested: boolean;
-  receiptStatus: ReceiptStatus | null;
-  /** Runner holding the lease while running (diagnostic; the token itself never leaves the store and runner). */
-  leaseOwner: string | null;
-  leaseExpiresMs: number | null;
-  /** While awaiting approval: when the wait ends BLOCKED approval_expired. */
-  approvalExpiresMs: number | null;
-  /** Who submitted it (journal/operationEvent OWNER_SUBMITTER, "oauth:<familyId>", "api:<tokenId>"); never changes. */
-  submittedBy: string;
-}
-
-export interface NewOperation {
-  operationId: string;
-  requestDigest: string;
-  risk: Risk;
-  maxAttempts: number;
-  /** The normalized task as JSON; it is what the runner executes. */
-  taskJson: string;
-  /** Extra fields for the operation_created event (ids, counts, choices; no task content). */
-  details: Record<string, unknown>;
-  /** When set, the operation waits for the owner's approval this long (ms, from the store's clock) instead of being queued. */
-  approvalTtlMs?: number;
-  /** Who submits it (OperationRecord.submittedBy); the owner when absent. */
-  submittedBy?: string;
-}
-
-/** The owner's answer, bound to the request digest the owner was shown, who gave it, and how. */
-export interface ApprovalDecision {
-  approve: boolean;
-  requestDigest: string;
-  /** Who decided, e.g. "owner (cli: ada@host)" or "owner (console: 203.0.113.5)". */
-  decidedBy: string;
-  via: "cli" | "console";
-}
-
-export type ApprovalEndCode = "approval_denied" | "approval_expired";
-export type BlockedReceiptFactory = (operation: OperationRecord, taskJson: string, code: ApprovalEndCode) => Receipt;
-
-export type DecideApprovalResult =
-  | { kind: "approved" | "denied"; operation: OperationRecord }
-  /** The wait had expired: the operation is now (or already was) BLOCKED approval_expired. */
-  | { kind: "expired"; operation: OperationRecord }
-  | { kind: "not_awaiting"; operation: OperationRecord }
-  /** The operation under this id is not the request the owner was shown. */
-  | { kind: "digest_mismatch"; operation: OperationRecord }
-  | { kind: "not_found" };
 
 export type CreateOperationResult =
   | { kind: "created"; operation: OperationRecord }
@@ -323,11 +252,6 @@ export interface LeaseCheck {
 
 export type BoundaryResult = "crossed" | "lease_lost" | "lease_expired" | "cancel_requested";
 
-/** How an attempt ends: the operation finishes, or goes back to the queue to run again later. */
-export type AttemptResolution =
-  | { kind: "finish"; phase: TerminalPhase; receipt: Receipt; reason: string }
-  | { kind: "requeue"; delayMs: number; attemptOutcome: string; errorCode: string | null; provider: string | null; reason: string };
-
 export interface ExpiredLease {
   operation: OperationRecord;
   taskJson: string;
@@ -338,25 +262,6 @@ export interface RecoveredLease {
   resolution: AttemptResolution["kind"];
   phase: OperationPhase;
 }
-
-export type CancelOutcome =
-  /** The operation was queued and is now cancelled. */
-  | "cancelled"
-  /** It was running before its mutation boundary: the runner stops it at its next safe point. */
-  | "cancel_requested"
-  /** It was running past its mutation boundary: stopping now could not undo anything, so it is not interrupted. */
-  | "uncertain"
-  /** It had already finished; nothing was changed. */
-  | "already_terminal";
-
-export type CancelResult =
-  | { kind: "applied"; outcome: CancelOutcome; operation: OperationRecord }
-  /** This controlActionId was already applied to this operation: its first outcome, nothing repeated. */
-  | { kind: "repeated"; outcome: CancelOutcome; operation: OperationRecord }
-  /** This controlActionId was already used for another operation or action. */
-  | { kind: "control_id_reused"; operationId: string }
-  | { kind: "not_found" }
-  | { kind: "compacted"; tombstone: OperationTombstone };
 
 export const BREAKER_STATES = ["CLOSED", "OPEN", "HALF_OPEN"] as const;
 export type BreakerState = (typeof BREAKER_STATES)[number];

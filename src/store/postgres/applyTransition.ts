@@ -1,5 +1,5 @@
 import { sealChainEvent } from "../../journal/sealEvent.js";
-import type { Transition } from "../operationTransitions.js";
+import type { Transition } from "../../core/operationTransitions.js";
 import type { OperationRow } from "../rows/operationRows.js";
 import { chainHeadOf, rowAfter } from "../rows/operationRows.js";
 import { eventValues, INSERT_EVENT } from "./appendJournalEvent.js";
@@ -91,7 +91,7 @@ export interface TransitionOf {
 }
 
 /**
- * Persists transitions decided in src/store/operationTransitions.ts, each on a different locked
+ * Persists transitions decided in src/core/operationTransitions.ts, each on a different locked
  * operation: every event is sealed onto its operation's own chain (whose head the locked row names)
  * and every row rewritten with its chain's new head and byte count, all in one statement (one round
  * trip) inside the caller's write transaction. The journal head is not touched, so runners working

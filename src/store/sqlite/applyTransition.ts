@@ -1,5 +1,5 @@
 import { sealChainEvent } from "../../journal/sealEvent.js";
-import type { Transition } from "../operationTransitions.js";
+import type { Transition } from "../../core/operationTransitions.js";
 import { insertEvent } from "./appendJournalEvent.js";
 import { journalIdOf } from "./authenticRow.js";
 import { writeOperationRow } from "./operationRowSql.js";
@@ -8,7 +8,7 @@ import { chainHeadOf, rowAfter } from "../rows/operationRows.js";
 import type { SqliteContext } from "./sqliteContext.js";
 
 /**
- * Persists a transition decided in src/store/operationTransitions.ts: its event is sealed onto the
+ * Persists a transition decided in src/core/operationTransitions.ts: its event is sealed onto the
  * operation's own chain (whose head the row names) and the row rewritten with the chain's new head
  * and byte count, in the caller's write transaction. A finishing event becomes the operation's
  * receipt event. The journal head is not touched.

@@ -1,7 +1,7 @@
 import { eventStoredBytes, operationGenesis, sealChainEvent } from "../../../journal/sealEvent.js";
 import { canonicalJson } from "../../../task/canonicalJson.js";
 import type { CreateOperationResult, NewOperation } from "../../Store.js";
-import { create } from "../../operationTransitions.js";
+import { create } from "../../../core/operationTransitions.js";
 import type { OperationRow } from "../../rows/operationRows.js";
 import { newOperationRow, toOperation } from "../../rows/operationRows.js";
 import { eventValues, INSERT_EVENT } from "../appendJournalEvent.js";

@@ -1,6 +1,6 @@
 import type { AttemptResolution, ClaimRequest, ExpiredLease, FinishResult, LeaseRef, OperationRecord, RecoveredLease } from "../../Store.js";
 import { randomUUID } from "node:crypto";
-import { claim, resolve } from "../../operationTransitions.js";
+import { claim, resolve } from "../../../core/operationTransitions.js";
 import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";
 import type { TransitionOf } from "../applyTransition.js";

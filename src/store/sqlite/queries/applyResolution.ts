@@ -1,5 +1,5 @@
 import type { AttemptResolution } from "../../Store.js";
-import { resolve } from "../../operationTransitions.js";
+import { resolve } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";

@@ -1,6 +1,6 @@
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { CancelOutcome, CancelResult, OperationRecord } from "../../Store.js";
-import { cancel } from "../../operationTransitions.js";
+import { cancel } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { selectOperationRow } from "../operationRowSql.js";
 import { toOperation } from "../../rows/operationRows.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ClaimedOperation } from "../../Store.js";
-import { claim } from "../../operationTransitions.js";
+import { claim } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic } from "../authenticRow.js";
 import type { OperationRow } from "../../rows/operationRows.js";

@@ -3,7 +3,7 @@ import { canonicalJson } from "../../../task/canonicalJson.js";
 import type { CreateOperationResult, NewOperation } from "../../Store.js";
 import { insertEvent } from "../appendJournalEvent.js";
 import { journalUsage, requireHead } from "../journalHeadSql.js";
-import { create } from "../../operationTransitions.js";
+import { create } from "../../../core/operationTransitions.js";
 import { selectOperationRow } from "../operationRowSql.js";
 import { newOperationRow, toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";

@@ -1,5 +1,5 @@
 import type { BoundaryResult, LeaseRef } from "../../Store.js";
-import { crossBoundary } from "../../operationTransitions.js";
+import { crossBoundary } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { toOperation } from "../../rows/operationRows.js";
 import { isAuthentic } from "../authenticRow.js";

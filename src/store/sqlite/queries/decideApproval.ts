@@ -1,5 +1,5 @@
 import type { ApprovalDecision, ApprovalEndCode, BlockedReceiptFactory, DecideApprovalResult } from "../../Store.js";
-import { approve, endAwaiting } from "../../operationTransitions.js";
+import { approve, endAwaiting } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { selectOperationRow } from "../operationRowSql.js";
 import type { OperationRow } from "../../rows/operationRows.js";

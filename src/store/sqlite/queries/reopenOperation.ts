@@ -1,5 +1,5 @@
 import type { OperationRecord } from "../../Store.js";
-import { reopen } from "../../operationTransitions.js";
+import { reopen } from "../../../core/operationTransitions.js";
 import { applyTransition } from "../applyTransition.js";
 import { requireAuthentic } from "../authenticRow.js";
 import { selectOperationRow } from "../operationRowSql.js";

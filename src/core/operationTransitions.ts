@@ -1,8 +1,13 @@
 import type { EventDraft } from "../journal/journalTypes.js";
 import { OWNER_SUBMITTER, operationEvent } from "../journal/operationEvent.js";
 import type { Receipt } from "../receipt/receiptTypes.js";
-import type { ApprovalDecision, ApprovalEndCode, AttemptResolution, CancelOutcome, NewOperation, OperationPhase, OperationRecord } from "./Store.js";
-import { isTerminalPhase, operationState } from "./Store.js";
+import type { ApprovalDecision, ApprovalEndCode } from "./approvalTypes.js";
+import type { AttemptResolution } from "./attemptResolution.js";
+import type { CancelOutcome } from "./cancelTypes.js";
+import type { OperationPhase } from "./operationPhase.js";
+import { isTerminalPhase } from "./operationPhase.js";
+import type { NewOperation, OperationRecord } from "./operationRecord.js";
+import { operationState } from "./operationRecord.js";
 import { ErrandError } from "../errors/errandError.js";
 
 /**
