@@ -2,6 +2,7 @@ import type { ChainHead, CheckpointEntry, JournalEventRow, JournalEventType, Jou
 import type { MutationBoundary, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import type { Risk } from "../../task/taskTypes.js";
 import type { OperationStateFields } from "../../journal/operationEvent.js";
+import type { LiveOperation } from "../../core/liveOperation.js";
 import type { BreakerRecord, BreakerState, OperationPhase, OperationRecord } from "../Store.js";
 import { operationState } from "../Store.js";
 
@@ -60,6 +61,11 @@ export function toOperation(row: OperationRow): OperationRecord {
     approvalExpiresMs: row.approval_expires_ms,
     submittedBy: row.submitted_by,
   };
+}
+
+/** A row read for a decision in src/core: its record and task document, with the row itself to apply the decision to. */
+export function liveOperation(row: OperationRow): LiveOperation<OperationRow> {
+  return { row, operation: toOperation(row), taskJson: row.task_json };
 }
 
 /**

@@ -1,38 +1,26 @@
-import type { ApprovalDecision, ApprovalEndCode, BlockedReceiptFactory, DecideApprovalResult } from "../../Store.js";
-import { approve, endAwaiting } from "../../../core/operationTransitions.js";
+import type { ApprovalDecision, BlockedReceiptFactory, DecideApprovalResult } from "../../Store.js";
+import { decideApproval as decide, expireApproval } from "../../../core/decideApproval.js";
 import type { OperationRow } from "../../rows/operationRows.js";
-import { toOperation } from "../../rows/operationRows.js";
+import { liveOperation, toOperation } from "../../rows/operationRows.js";
 import { applyTransition } from "../applyTransition.js";
 import { isAuthentic, requireAuthentic } from "../authenticRow.js";
 import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
 
 /**
- * The owner's decision, judged on the locked row: only an operation still awaiting approval, under
- * the digest the owner was shown, before its expiry (database clock). Approval queues it; a denial
- * ends it BLOCKED approval_denied with a receipt; an expired wait is ended instead.
+ * The owner's decision on the locked row: read and authenticated here, decided by
+ * src/core/decideApproval on the database clock (awaiting, the digest the owner was shown, before
+ * its expiry), and the transition it returns applied here.
  */
 export async function decideApproval(tx: PgTx, operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {
   const row = await selectOperationRow(tx, operationId, true);
-  if (row === undefined) return { kind: "not_found" };
-  await requireAuthentic(tx, row);
-  if (row.request_digest !== decision.requestDigest) return { kind: "digest_mismatch", operation: toOperation(row) };
-  if (row.phase !== "awaiting_approval") {
-    const expired = row.phase === "blocked" && row.approval_expires_ms !== null && row.finished_ms !== null && row.finished_ms >= row.approval_expires_ms && row.receipt_status === "BLOCKED";
-    return { kind: expired ? "expired" : "not_awaiting", operation: toOperation(row) };
-  }
-  if (row.approval_expires_ms === null || tx.now >= row.approval_expires_ms) {
-    return { kind: "expired", operation: toOperation(await endAwaitingRow(tx, row, "approval_expired", blockedReceipt, {})) };
-  }
-  if (!decision.approve) {
-    const decided = { decidedBy: decision.decidedBy, via: decision.via, decidedMs: tx.now };
-    return { kind: "denied", operation: toOperation(await endAwaitingRow(tx, row, "approval_denied", blockedReceipt, decided)) };
-  }
-  const next = await applyTransition(tx, row, approve(toOperation(row), tx.now, decision));
-  return { kind: "approved", operation: toOperation(next) };
+  if (row !== undefined) await requireAuthentic(tx, row);
+  const verdict = decide(row === undefined ? undefined : liveOperation(row), tx.now, decision, blockedReceipt);
+  if (verdict.kind === "answer") return verdict.result;
+  return { kind: verdict.answer, operation: toOperation(await applyTransition(tx, verdict.row, verdict.transition)) };
 }
 
-/** Ends every operation whose wait for approval expired before now (oldest expiry first; rows another process holds are left to it). */
+/** Ends every operation whose wait for approval expired before now (oldest expiry first; rows another process holds are left to it; core/decideApproval.expireApproval). */
 export async function expireApprovals(tx: PgTx, blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
   const rows = await tx.rows<OperationRow>(
     "SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= $1 ORDER BY approval_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED",
@@ -41,13 +29,7 @@ export async function expireApprovals(tx: PgTx, blockedReceipt: BlockedReceiptFa
   const ended: string[] = [];
   for (const row of rows) {
     if (!(await isAuthentic(tx, row))) continue;
-    ended.push((await endAwaitingRow(tx, row, "approval_expired", blockedReceipt, {})).operation_id);
+    ended.push((await applyTransition(tx, row, expireApproval(liveOperation(row), tx.now, blockedReceipt))).operation_id);
   }
   return ended;
-}
-
-/** awaiting_approval → blocked, with a synthesized BLOCKED receipt in the operation_finished event (operationTransitions.endAwaiting). */
-function endAwaitingRow(tx: PgTx, row: OperationRow, code: ApprovalEndCode, blockedReceipt: BlockedReceiptFactory, details: Record<string, unknown>): Promise<OperationRow> {
-  const current = toOperation(row);
-  return applyTransition(tx, row, endAwaiting(current, tx.now, code, blockedReceipt(current, row.task_json, code), details));
 }

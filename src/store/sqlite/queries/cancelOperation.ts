@@ -1,20 +1,19 @@
 import type { Receipt } from "../../../receipt/receiptTypes.js";
-import type { CancelOutcome, CancelResult, OperationRecord } from "../../Store.js";
-import { cancel } from "../../../core/operationTransitions.js";
+import type { CancelResult, OperationRecord } from "../../Store.js";
+import type { UsedControlAction } from "../../../core/decideCancel.js";
+import { CANCEL_ACTION, decideCancel } from "../../../core/decideCancel.js";
 import { applyTransition } from "../applyTransition.js";
 import { selectOperationRow } from "../operationRowSql.js";
-import { toOperation } from "../../rows/operationRows.js";
+import { liveOperation, toOperation } from "../../rows/operationRows.js";
 import { requireAuthentic } from "../authenticRow.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { selectTombstone } from "./readOperation.js";
 
-const CANCEL = "cancel";
-
 /**
- * Applies a cancel once per controlActionId: the outcome is stored with the id, and a repeated id
- * returns that first outcome without acting again. What the cancel does is decided by
- * operationTransitions.cancel (queued → cancelled; running before the boundary → cancel requested;
- * past it → uncertain, not interrupted; finished → unchanged).
+ * A cancel inside BEGIN IMMEDIATE: reads the controlActionId's record, the operation's row (its
+ * tombstone when there is none), lets src/core/decideCancel decide (a repeated id answers its first
+ * outcome, the phase decides the rest), then authenticates the row, applies the transition and
+ * records the outcome with the id.
  */
 export function cancelOperation(
   ctx: SqliteContext,
@@ -22,24 +21,15 @@ export function cancelOperation(
   controlActionId: string,
   cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
 ): CancelResult {
-  const previous = ctx.sql("SELECT operation_id, action, outcome FROM control_actions WHERE control_action_id = ?").get(controlActionId) as
-    | { operation_id: string; action: string; outcome: string }
-    | undefined;
+  const used = ctx.sql("SELECT operation_id AS operationId, action, outcome FROM control_actions WHERE control_action_id = ?").get(controlActionId) as UsedControlAction | undefined;
   const row = selectOperationRow(ctx, operationId);
-  if (previous !== undefined) {
-    if (previous.operation_id !== operationId || previous.action !== CANCEL) return { kind: "control_id_reused", operationId: previous.operation_id };
-    if (row !== undefined) return { kind: "repeated", outcome: previous.outcome as CancelOutcome, operation: toOperation(row) };
-  }
-  if (row === undefined) {
-    const tombstone = selectTombstone(ctx, operationId);
-    return tombstone === undefined ? { kind: "not_found" } : { kind: "compacted", tombstone };
-  }
-
-  requireAuthentic(ctx, row);
+  const tombstone = row === undefined ? selectTombstone(ctx, operationId) : undefined;
   const now = ctx.clock();
-  const current = toOperation(row);
-  const { outcome, transition } = cancel(current, now, controlActionId, () => cancelledReceipt(current, row.task_json));
-  const next = transition === null ? row : applyTransition(ctx, row, transition);
-  ctx.sql("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)").run(controlActionId, operationId, CANCEL, outcome, now);
-  return { kind: "applied", outcome, operation: toOperation(next) };
+  const verdict = decideCancel({ used, live: row === undefined ? undefined : liveOperation(row), tombstone }, now, { operationId, controlActionId, cancelledReceipt });
+  if (verdict.kind === "answer") return verdict.result;
+
+  requireAuthentic(ctx, verdict.row);
+  const next = verdict.transition === null ? verdict.row : applyTransition(ctx, verdict.row, verdict.transition);
+  ctx.sql("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)").run(controlActionId, operationId, CANCEL_ACTION, verdict.outcome, now);
+  return { kind: "applied", outcome: verdict.outcome, operation: toOperation(next) };
 }
