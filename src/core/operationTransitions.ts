@@ -14,7 +14,8 @@ import { ErrandError } from "../errors/errandError.js";
  * The whole lifecycle of an operation on one screen. Each transition takes the operation as it
  * stands, the store's time and its input, checks the phase it comes from, and returns the next
  * record together with the journal event that records it. Backends persist decisions; they do not
- * make them (SQL in src/store/sqlite only selects, fences and writes what these return).
+ * make them (the SQL in src/store/sqlite and src/store/postgres selects, locks, fences and writes
+ * what these, and the decisions built on them here in src/core, return).
  *
  *   create ─────────────> queued | awaiting_approval
  *   approve               awaiting_approval → queued

@@ -1,5 +1,5 @@
 import type { OperationRecord } from "../../Store.js";
-import { reopen } from "../../../core/operationTransitions.js";
+import { decideReopen } from "../../../core/decideReopen.js";
 import { toOperation } from "../../rows/operationRows.js";
 import { applyTransition } from "../applyTransition.js";
 import { requireAuthentic } from "../authenticRow.js";
@@ -7,13 +7,15 @@ import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
 
 /**
- * Applies the reopen transition (blocked → queued) only while the locked row is still blocked at
- * the revision the caller judged (a concurrent change wins) and matches its journal. The transition
- * raises the attempt limit and clears the receipt status, which detaches the receipt event.
+ * Applies the reopen transition (blocked → queued) that src/core/decideReopen returns while the
+ * locked row is still blocked at the revision the caller judged (a concurrent change wins), once the
+ * row matches its journal. The transition raises the attempt limit and clears the receipt status,
+ * which detaches the receipt event.
  */
 export async function reopenOperation(tx: PgTx, operationId: string, expectedRevision: number, extraAttempts: number, reason: string): Promise<OperationRecord | undefined> {
   const row = await selectOperationRow(tx, operationId, true);
-  if (row === undefined || row.phase !== "blocked" || row.revision !== expectedRevision) return undefined;
+  const transition = decideReopen(row === undefined ? undefined : toOperation(row), expectedRevision, tx.now, extraAttempts, reason);
+  if (row === undefined || transition === undefined) return undefined;
   await requireAuthentic(tx, row);
-  return toOperation(await applyTransition(tx, row, reopen(toOperation(row), tx.now, extraAttempts, reason)));
+  return toOperation(await applyTransition(tx, row, transition));
 }
