@@ -22,7 +22,7 @@ import { DownloadKeeper } from "./downloadKeeper.js";
 import { sniffMediaType } from "./sniffMediaType.js";
 import { OwnerFileError } from "../files/createOwnerFiles.js";
 import type { OwnerFiles } from "../files/createOwnerFiles.js";
-import { flagNavigation, guardPages, installGuards } from "./installGuards.js";
+import { flagNavigation, guardPages, installGuards, stoppedNavigationMessage } from "./installGuards.js";
 import type { NetworkGuard } from "./networkGuard.js";
 import { NewTabs } from "./newTabs.js";
 import { WAITS_THEN_CROSSES, performStep } from "./performStep.js";
@@ -40,6 +40,8 @@ import { taskHosts } from "./taskHosts.js";
 import type { HeldSecret } from "./typeSecret.js";
 import { typeSecret } from "./typeSecret.js";
 import { guardUnload, unloadJudge } from "./unloadGuard.js";
+import { blockedKind } from "./judgeRequest.js";
+import type { RequestRules } from "./judgeRequest.js";
 import { ErrandError } from "../errors/errandError.js";
 
 export interface ExecutorOptions {
@@ -97,7 +99,15 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     let sessionId: string | undefined;
     let artifacts: ArtifactBytes[] = [];
     const siteRun: SiteRun = { targetLoaded: false, loggedOut: false };
-    const downloads = new DownloadKeeper({ state, hostAllowed: createHostAllowlist(task), guard, maxBytes: options.downloadMaxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES });
+    // The attempt's request rules: every hook of its browser, and the download keeper, ask judgeRequest with these.
+    const rules: RequestRules = {
+      guard,
+      onTaskHosts: createHostAllowlist(task),
+      readOnly: task.risk === "read_only",
+      secretEgress: new SecretEgressGuard(),
+      ...(admission.site === undefined ? {} : { siteOrigins: admission.site.definition.origins }),
+    };
+    const downloads = new DownloadKeeper({ state, rules, maxBytes: options.downloadMaxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES });
     let downloaded: ArtifactBytes[] | null = null;
     // Every download has settled (kept, or refused and counted) before a screenshot takes the next index or the session closes.
     const settleDownloads = async (timeoutMs: number) => {
@@ -131,7 +141,7 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       sessionId = session.sessionId;
       // The site's session goes into the context before any page of the task loads.
       if (admission.site?.session) await loadSiteSession(session.context, admission.site.session, admission.site.definition.origins);
-      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun, downloads });
+      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, rules, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun, downloads });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       await settleDownloads(Math.max(DOWNLOAD_SETTLE_MIN_MS, deadline - Date.now()));
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
@@ -184,8 +194,10 @@ interface RunDeps {
   redactor: Redactor;
   deadline: number;
   options: ExecutorOptions;
-  /** The network policy narrowed to this task's hosts. */
+  /** The network policy narrowed to this task's hosts (layer 1, for goto steps). */
   guard: NetworkGuard;
+  /** The attempt's request rules, for every browser hook (judgeRequest). */
+  rules: RequestRules;
   /** The task's declared secrets, revealed before the browser opened. */
   held: ReadonlyMap<string, HeldSecret>;
   /** The task's site and saved session, when it names one. */
@@ -227,10 +239,10 @@ async function saveSiteSession(session: ProviderSession, site: AdmittedSite, run
 
 /** Opens the target, then performs each step in order; stops at the first failure. Returns the page. */
 async function runSteps(task: Task, context: AttemptContext, session: ProviderSession, targetHref: string, deps: RunDeps): Promise<Page | null> {
-  const { state, redactor, deadline, options, guard, held, site } = deps;
-  const hostAllowed = createHostAllowlist(task);
-  const secretEgress = new SecretEgressGuard();
-  const write = task.risk !== "read_only";
+  const { state, redactor, deadline, options, guard, rules, held, site } = deps;
+  const hostAllowed = rules.onTaskHosts;
+  const secretEgress = rules.secretEgress;
+  const write = !rules.readOnly;
   let crossing: Promise<void> | null = null;
   const crossBoundary = (): Promise<void> => {
     crossing ??= context.beforeMutationBoundary().then(() => {
@@ -242,17 +254,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   let page: Page | null = null;
   const fetchDocument = session.fetchDocument;
   await installGuards(session.context, {
-    readOnly: !write,
-    guard,
-    hostAllowed,
+    rules,
     state,
     redactor,
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
     ...(fetchDocument === undefined ? {} : { fetchDocument }),
     ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
-    secretEgress,
-    ...(site === undefined ? {} : { siteOrigins: site.definition.origins }),
     refuseOversizeDownload: () => deps.downloads.refuseOversizeNavigation(),
   });
   // The guards above cover every page of the context, one the provider opened ahead included.
@@ -265,14 +273,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   // whatever a page does with a typed secret. This judges them by the same rules, on every page the task drives.
   const needsUnloadGuard = !write || task.steps.some((step) => step.action === "fill_secret");
   const guardUnloadOf = (driven: Page): Promise<void> =>
-    guardUnload(session.context, driven, unloadJudge({ guard, readOnly: !write, secretEgress, context: session.context }), (stopped, refusal) => {
+    guardUnload(session.context, driven, unloadJudge(rules, session.context), (stopped, refusal) => {
       const url = redactor.scrub(stopped.url);
       const reason = redactor.scrub(refusal.reason);
       // A navigation this guard stopped first stops the page as route()'s refusal would have.
-      const kind = refusal.kind;
-      const stopsPage = stopped.topLevelNavigation && kind !== "method";
-      if (stopsPage) flagNavigation(state, refusal.code, STOPPED_NAVIGATION[kind], `${url}: ${reason}`);
-      state.recordBlocked({ url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason }, stopsPage && kind === "policy" ? "navigation" : kind);
+      const stopsPage = stopped.topLevelNavigation && refusal.rule !== "method";
+      if (stopsPage) flagNavigation(state, refusal.code, stoppedNavigationMessage(refusal), `${url}: ${reason}`);
+      state.recordBlocked({ url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason }, blockedKind(refusal.rule, stopsPage));
     });
   if (needsUnloadGuard) await guardUnloadOf(page);
   /** Continues the task in a tab a click opened on a task host, under the same page guards as the first. */
@@ -449,12 +456,6 @@ function explainReadOnlyWrite(task: Task, state: AttemptState): void {
     message: `${state.error.message} Likely cause: this task is read_only and the page tried to send ${what} (a form submit, for example); errand aborted it. If the person wants this write, mark the task reversible_write with approved: true.`,
   };
 }
-
-/** What the receipt says when the unload guard stopped the page's own navigation, by the rule that refused it. */
-const STOPPED_NAVIGATION: Record<"policy" | "secret", string> = {
-  policy: "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.",
-  secret: "The page tried to take a typed secret to a site it is not bound to. Nothing was sent; error.detail has the address and why.",
-};
 
 /** The phase of a step a task_timeout message names, in words. */
 const PHASE_WORDS: Record<TimeoutTiming["phase"], string> = {

@@ -5,15 +5,14 @@ import type { BrowserContext, Download, Frame, Page, Request } from "playwright-
 import { ARTIFACT_LIMITS } from "../receipt/artifactTypes.js";
 import type { ArtifactBytes, DownloadRecord } from "../receipt/artifactTypes.js";
 import type { AttemptState } from "./attemptState.js";
-import type { NetworkGuard } from "./networkGuard.js";
+import { judgeRequest } from "./judgeRequest.js";
+import type { RequestRule, RequestRules } from "./judgeRequest.js";
 import { sniffMediaType } from "./sniffMediaType.js";
 
 export interface DownloadKeeperOptions {
   state: AttemptState;
-  /** The task's hosts (target and allowedHosts): a download from anywhere else is refused. */
-  hostAllowed: (url: string) => boolean;
-  /** The network policy narrowed to the task. */
-  guard: NetworkGuard;
+  /** The attempt's request rules: a download is judged as a top-level navigation to its URL, so one from off the task's hosts is refused. */
+  rules: RequestRules;
   /** ERRAND_DOWNLOAD_MAX_BYTES: bytes of the attempt's kept downloads together. */
   maxBytes: number;
 }
@@ -119,9 +118,10 @@ export class DownloadKeeper {
       this.refuse(step, "download_failed", "A download started after the attempt had stopped waiting for downloads (its steps had ended and the page was quiet); nothing of it was kept.", "step_failed");
       return;
     }
-    if (!this.options.hostAllowed(url) || !this.options.guard.checkRequest(url).allowed) {
+    const verdict = judgeRequest({ url, method: "GET", navigation: true, carries: {}, via: "request" }, this.options.rules);
+    if (!verdict.allowed) {
       void download.cancel().catch(() => undefined);
-      this.refuse(step, "download_off_host", "A download from a host that is not one of the task's hosts was cancelled; nothing of it was kept.");
+      this.refuse(step, "download_off_host", REFUSED_DOWNLOAD[verdict.rule]);
       return;
     }
     const ordinal = this.started;
@@ -222,6 +222,15 @@ function withoutFragment(url: string): string {
   const hash = url.indexOf("#");
   return hash === -1 ? url : url.slice(0, hash);
 }
+
+/** Why a download was cancelled, by the request rule that refused its address (the address itself is page-chosen and not named). */
+const REFUSED_DOWNLOAD: Record<RequestRule, string> = {
+  policy: "A download from a host that is not one of the task's hosts was cancelled; nothing of it was kept.",
+  hosts: "A download from a host that is not one of the task's hosts was cancelled; nothing of it was kept.",
+  site: "A download from another origin on the site's hosts (one the site's cookies would be sent to) was cancelled; nothing of it was kept.",
+  secret: "A download whose address carries a typed secret to a site that secret is not bound to was cancelled; nothing of it was kept.",
+  method: "A download that was not a GET was cancelled; nothing of it was kept.",
+};
 
 /** Refused downloads listed in a receipt; all are counted. */
 const MAX_LISTED_REFUSALS = 10;

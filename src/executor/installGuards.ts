@@ -3,21 +3,22 @@ import { isReadOnlyMethod } from "../policy/readOnlyMethods.js";
 import { DocumentFetchError } from "../providers/providerTypes.js";
 import type { DocumentRequest, DocumentResponse } from "../providers/providerTypes.js";
 import type { AttemptState } from "./attemptState.js";
-import type { NetworkGuard } from "./networkGuard.js";
+import { blockedKind, judgeRequest } from "./judgeRequest.js";
+import type { CarriedContent, RefusedRequest, RequestRule, RequestRules } from "./judgeRequest.js";
 import { originOf } from "./originOf.js";
 import type { Redactor } from "./redactor.js";
-import type { SecretEgressGuard } from "./secretEgressGuard.js";
 import type { NewTabs } from "./newTabs.js";
-import { sessionLeakReason } from "./sessionLeakReason.js";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** How many redirect hops a navigation may take before errand refuses it. */
 const MAX_REDIRECTS = 10;
 
 export interface GuardOptions {
-  readOnly: boolean;
-  guard: NetworkGuard;
-  hostAllowed: (url: string) => boolean;
+  /**
+   * The session's request rules (network policy, task hosts, read_only, typed secrets, a site's
+   * origins): every hook below asks judgeRequest with them, which decides what goes and in what order.
+   */
+  rules: RequestRules;
   state: AttemptState;
   redactor: Redactor;
   /** The page the task drives; every other page is a popup and is closed at once. */
@@ -31,25 +32,19 @@ export interface GuardOptions {
    * the tunnel Chromium opened ahead of it). Local provider; see ProviderSession.requestJudged.
    */
   requestJudged?: (url: string, stopped?: { code: string; reason: string }) => void;
-  /** Typed secrets and the sites each may travel to; consulted on every request once one is armed. */
-  secretEgress: SecretEgressGuard;
-  /**
-   * A site task's origins: a request to another origin on one of their hosts (another port or
-   * scheme, where the browser would send the site's cookies) is refused (session_egress_blocked).
-   */
-  siteOrigins?: readonly string[];
   /** A navigation answered with a download past ERRAND_DOWNLOAD_MAX_BYTES, which errand stopped reading: counted as a refused download. */
   refuseOversizeDownload?: () => void;
 }
 
 /**
  * Layer 2 of the network policy plus the page guards, on the whole context (so popups' first
- * requests are covered too): every request is checked; main-frame navigations must stay on the
- * task's hosts, including every redirect hop; read_only tasks send nothing but GET/HEAD/OPTIONS;
- * popups are closed, dialogs dismissed; downloads go to the download keeper (guardPages).
+ * requests are covered too): every request, redirect hop and WebSocket (and each of its messages)
+ * is judged by judgeRequest (main-frame navigations must stay on the task's hosts, read_only tasks
+ * send nothing but GET/HEAD/OPTIONS, a typed secret goes only to its own sites); popups are closed,
+ * dialogs dismissed; downloads go to the download keeper (guardPages).
  */
 export async function installGuards(context: BrowserContext, options: GuardOptions): Promise<void> {
-  const { state, redactor } = options;
+  const { state, redactor, rules } = options;
 
   const block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation" | "secret") => {
     // A stopped navigation's host may hold a tunnel Chromium opened ahead of the request: refuse it too.
@@ -64,80 +59,43 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
   await context.route("**/*", async (route) => {
     const request = route.request();
     const url = request.url();
-    const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
-    // Another tab's navigation is refused all the same, but it stops the task only when a step needs that tab (NewTabs).
-    const flagNavigation = flagFor(request, options);
+    // Headers (cookies included) and body are read once a secret is typed: before, no rule looks at them.
+    const carries = rules.secretEgress.active ? await contentOf(request) : {};
+    const verdict = judgeRequest({ url, method: request.method(), navigation, carries, via: "request" }, rules);
     if (!verdict.allowed) {
-      if (navigation) flagNavigation(state, verdict.code, "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.", `${redactor.scrub(url)}: ${verdict.reason}`);
-      return block(route, request, verdict.code, verdict.reason, navigation ? "navigation" : "policy");
+      // Another tab's navigation is refused all the same, but it stops the task only when a step needs that tab (NewTabs).
+      // A refused write is counted, and the page goes on without it.
+      if (navigation && verdict.rule !== "method") flagFor(request, options)(state, verdict.code, stoppedNavigationMessage(verdict), stoppedNavigationDetail(verdict, url, redactor));
+      return block(route, request, verdict.code, verdict.reason, blockedKind(verdict.rule, navigation));
     }
-    if (navigation && !options.hostAllowed(url)) {
-      const reason = `${hostOf(url)} is not the target's host or one of allowedHosts`;
-      flagNavigation(state, "navigation_blocked", "The page tried to navigate off the task's hosts (its target and allowedHosts); nothing was sent there. error.detail has the address.", redactor.scrub(url));
-      return block(route, request, "navigation_blocked", reason, "navigation");
-    }
-    const siteLeak = sessionLeakReason(url, options.siteOrigins);
-    if (siteLeak !== null) {
-      if (navigation) flagNavigation(state, "session_egress_blocked", "The page tried to go to an origin outside the task's site on a host the site's cookies would be sent to; nothing was sent. error.detail has the address.", originOf(url));
-      return block(route, request, "session_egress_blocked", siteLeak, navigation ? "navigation" : "secret");
-    }
-    let secretBearing = false;
-    if (options.secretEgress.active) {
-      const outgoing = await describeRequest(request);
-      const leaked = options.secretEgress.leak(outgoing);
-      if (leaked !== null) {
-        const reason = `it carries the secret ${leaked} to ${originOf(url)}, which that secret is not bound to`;
-        if (navigation) flagNavigation(state, "secret_egress_blocked", `The page tried to take the secret ${leaked} to a site it is not bound to. Nothing was sent; error.detail has the address.`, originOf(url));
-        return block(route, request, "secret_egress_blocked", reason, "secret");
-      }
-      secretBearing = options.secretEgress.carriesAny(outgoing);
-    }
-    const method = request.method().toUpperCase();
-    if (!isReadOnlyMethod(method)) {
-      if (options.readOnly) {
-        return block(route, request, "method_blocked", `${method} is not allowed in a read_only task`, "method");
-      }
-      await options.beforeMutationBoundary();
-    }
+    if (verdict.writes) await options.beforeMutationBoundary();
     // Announced before the browser (or errand) connects for it, so the proxy lets its tunnel through.
     options.requestJudged?.(url);
     // A request carrying a secret is sent by errand hop by hop, so no redirect can take it elsewhere.
-    if (secretBearing) return followSecretBearing(route, request, navigation, options, block);
+    if (verdict.carriesSecret) return followSecretBearing(route, request, navigation, options, block);
     if (navigation) return followNavigation(context, route, request, options, block);
     return route.continue().catch(() => undefined);
   });
 
   await context.routeWebSocket(/.*/, (socket) => {
     const httpUrl = socket.url().replace(/^ws/, "http");
-    const verdict = options.guard.checkRequest(httpUrl);
-    if (!verdict.allowed) {
-      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason }, "policy");
-      void socket.close({ code: 1008, reason: "blocked by errand network policy" }).catch(() => undefined);
-      return;
-    }
-    const siteLeak = sessionLeakReason(httpUrl, options.siteOrigins);
-    if (siteLeak !== null) {
-      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "session_egress_blocked", reason: siteLeak }, "secret");
-      void socket.close({ code: 1008, reason: "blocked by errand site session guard" }).catch(() => undefined);
-      return;
-    }
-    const refuseSecret = (name: string, how: string) => {
-      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: "secret_egress_blocked", reason: `${how} the secret ${name} to ${originOf(httpUrl)}, which that secret is not bound to` }, "secret");
-      void socket.close({ code: 1008, reason: "blocked by errand secret egress guard" }).catch(() => undefined);
+    const refuse = (verdict: RefusedRequest) => {
+      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason }, blockedKind(verdict.rule, false));
+      void socket.close({ code: 1008, reason: SOCKET_CLOSED_BY[verdict.rule] }).catch(() => undefined);
     };
     // Once a secret is typed, no socket opens to an origin it is not bound to. The handshake carries
     // the browser's cookies for that URL, and the page may have just put the value in one: reading
     // the cookie jar here raced the page's own document.cookie write (seen once under load), and the
     // browser's real handshake is never shown to errand, so the origin alone decides.
-    const unbound = options.secretEgress.active ? options.secretEgress.unboundAt(httpUrl) : null;
-    if (unbound !== null) return refuseSecret(unbound, "the socket's handshake could carry");
+    const handshake = judgeRequest({ url: httpUrl, method: "GET", navigation: false, carries: { unseen: "the socket's handshake carries the browser's cookies, which errand never sees" }, via: "request" }, rules);
+    if (!handshake.allowed) return refuse(handshake);
     options.requestJudged?.(socket.url());
     const server = socket.connectToServer();
-    // Messages from the page are forwarded by hand, so each one is checked once a secret is typed.
+    // Messages from the page are forwarded by hand, so each one is judged (a typed secret in it included).
     socket.onMessage((message) => {
-      const leaked = options.secretEgress.active ? options.secretEgress.leak({ url: httpUrl, body: typeof message === "string" ? message : Buffer.from(message) }) : null;
-      if (leaked !== null) return refuseSecret(leaked, "a message carried");
+      const verdict = judgeRequest({ url: httpUrl, method: "GET", navigation: false, carries: { body: typeof message === "string" ? message : Buffer.from(message) }, via: "socket message" }, rules);
+      if (!verdict.allowed) return refuse(verdict);
       server.send(message);
     });
   });
@@ -146,18 +104,15 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
   context.on("request", (request) => {
     if (request.redirectedFrom() === null) return;
     const url = request.url();
-    const verdict = options.guard.checkRequest(url);
     const navigation = isMainFrameNavigation(request);
-    const offHost = navigation && !options.hostAllowed(url);
     const popup = navigation && isPopupNavigation(request, options.mainPage());
     // A hop a site chose itself (its own redirect) that takes a typed secret elsewhere stops the page.
-    const leaked = options.secretEgress.active ? options.secretEgress.leak({ url, body: request.postDataBuffer() }) : null;
+    const verdict = judgeRequest({ url, method: request.method(), navigation, carries: { body: request.postDataBuffer() }, via: "redirect" }, rules);
     // route() never sees a hop the browser follows; its tunnel waits for this (an allowed hop's host is admitted).
-    if (verdict.allowed && !offHost && leaked === null) return options.requestJudged?.(url);
-    const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
-    const reason = leaked !== null ? `redirect hop carries the secret ${leaked} to ${originOf(url)}` : verdict.allowed ? `redirect hop to ${hostOf(url)} leaves the task's hosts` : verdict.reason;
+    if (verdict.allowed) return options.requestJudged?.(url);
+    const { code, reason } = verdict;
     options.requestJudged?.(url, { code, reason });
-    state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
+    state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, blockedKind(verdict.rule, navigation));
     if (popup) {
       void pageOf(request)?.close().catch(() => undefined);
     } else if (navigation) {
@@ -261,7 +216,7 @@ async function followNavigation(
   route: Route,
   request: Request,
   options: GuardOptions,
-  block: (route: Route, request: Request, code: string, reason: string, kind: "navigation") => Promise<void>,
+  block: Block,
 ): Promise<void> {
   const fetcher = hopFetcher(context, options);
   let response: FetchedHop;
@@ -278,20 +233,16 @@ async function followNavigation(
       const location = hopResponse.location;
       if (location === undefined) break;
       const next = new URL(location, hopUrl).href;
-      const verdict = options.guard.checkRequest(next);
-      const allowed = verdict.allowed && options.hostAllowed(next);
-      if (!allowed) {
-        const code = verdict.allowed ? "navigation_blocked" : verdict.code;
-        const reason = verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-        flagFor(request, options)(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
-        return block(route, request, code, reason, "navigation");
-      }
       const status = hopResponse.status;
-      if (status === 307 || status === 308) {
-        if (!isReadOnlyMethod(method)) break;
-      } else {
-        method = "GET";
+      const preserving = status === 307 || status === 308;
+      if (!preserving) method = "GET";
+      // errand's probe of the hop sends no body; the browser's own hop is judged again as it leaves (the request monitor).
+      const verdict = judgeRequest({ url: next, method, navigation: true, carries: {}, via: "redirect" }, options.rules);
+      if (!verdict.allowed) {
+        flagFor(request, options)(options.state, verdict.code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${verdict.reason}`);
+        return block(route, request, verdict.code, verdict.reason, blockedKind(verdict.rule, true));
       }
+      if (preserving && !isReadOnlyMethod(method)) break;
       const probe = await fetcher.next(next, request).catch(() => null);
       if (probe === null || !REDIRECT_STATUSES.has(probe.status)) break;
       hopUrl = next;
@@ -330,9 +281,9 @@ async function followSecretBearing(
   request: Request,
   navigation: boolean,
   options: GuardOptions,
-  block: (route: Route, request: Request, code: string, reason: string, kind: "policy" | "navigation" | "secret") => Promise<void>,
+  block: Block,
 ): Promise<void> {
-  const base = await describeRequest(request);
+  const content = await contentOf(request);
   let current = request.url();
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     let response;
@@ -345,14 +296,11 @@ async function followSecretBearing(
     if (location === undefined) return route.fulfill({ response }).catch(() => undefined);
     const next = new URL(location, current).href;
     const preserving = response.status() === 307 || response.status() === 308;
-    const leaked = options.secretEgress.leak(preserving ? { ...base, url: next } : { url: next });
-    const verdict = options.guard.checkRequest(next);
-    const offHost = navigation && !options.hostAllowed(next);
-    if (leaked !== null || !verdict.allowed || offHost) {
-      const code = leaked !== null ? "secret_egress_blocked" : verdict.allowed ? "navigation_blocked" : verdict.code;
-      const reason = leaked !== null ? `a redirect would carry the secret ${leaked} to ${originOf(next)}, which that secret is not bound to` : verdict.allowed ? `redirect to ${hostOf(next)} leaves the task's hosts` : verdict.reason;
-      if (navigation) flagFor(request, options)(options.state, code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${reason}`);
-      return block(route, request, code, reason, leaked !== null ? "secret" : navigation ? "navigation" : "policy");
+    // A method-preserving redirect re-sends the body and headers; any other is followed with a bare GET.
+    const verdict = judgeRequest({ url: next, method: preserving ? request.method() : "GET", navigation, carries: preserving ? content : {}, via: "redirect" }, options.rules);
+    if (!verdict.allowed) {
+      if (navigation) flagFor(request, options)(options.state, verdict.code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${verdict.reason}`);
+      return block(route, request, verdict.code, verdict.reason, blockedKind(verdict.rule, navigation));
     }
     options.requestJudged?.(next);
     if (!preserving) {
@@ -364,11 +312,52 @@ async function followSecretBearing(
   return block(route, request, "navigation_blocked", `more than ${MAX_REDIRECTS} redirects`, navigation ? "navigation" : "policy");
 }
 
-/** The parts of a request a secret could ride in: URL, every header (cookies included) and the body. */
-async function describeRequest(request: Request): Promise<{ url: string; headers: Record<string, string>; body: Buffer | null }> {
+/** The parts of a request beside its URL a secret could ride in: every header (cookies included) and the body. */
+async function contentOf(request: Request): Promise<CarriedContent> {
   const headers = await request.allHeaders().catch(() => request.headers());
-  return { url: request.url(), headers, body: request.postDataBuffer() };
+  return { headers, body: request.postDataBuffer() };
 }
+
+/** Aborts a refused request and records it, counted by `kind` (blockedKind). */
+type Block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation" | "secret") => Promise<void>;
+
+/** What the receipt says when a top-level navigation was refused, by the rule that refused it. */
+export function stoppedNavigationMessage(verdict: RefusedRequest): string {
+  switch (verdict.rule) {
+    case "policy":
+      return "The browser was stopped from loading an address the network policy refuses; error.detail has the address and why.";
+    case "hosts":
+      return "The page tried to navigate off the task's hosts (its target and allowedHosts); nothing was sent there. error.detail has the address.";
+    case "site":
+      return "The page tried to go to an origin outside the task's site on a host the site's cookies would be sent to; nothing was sent. error.detail has the address.";
+    case "secret":
+      return `The page tried to take the secret ${verdict.secret ?? "it typed"} to a site it is not bound to. Nothing was sent; error.detail has the address.`;
+    case "method":
+      return "The page tried to send a request other than GET in a read_only task; errand aborted it. error.detail has the address.";
+  }
+}
+
+/** The refused navigation's page-chosen address for error.detail: with the policy's reason, or just the origin where that is all the rule judged. */
+function stoppedNavigationDetail(verdict: RefusedRequest, url: string, redactor: Redactor): string {
+  switch (verdict.rule) {
+    case "policy":
+      return `${redactor.scrub(url)}: ${verdict.reason}`;
+    case "site":
+    case "secret":
+      return originOf(url);
+    default:
+      return redactor.scrub(url);
+  }
+}
+
+/** Why errand closed a WebSocket, in its close frame, by the rule that refused it. */
+const SOCKET_CLOSED_BY: Record<RequestRule, string> = {
+  policy: "blocked by errand network policy",
+  hosts: "blocked by errand network policy",
+  site: "blocked by errand site session guard",
+  secret: "blocked by errand secret egress guard",
+  method: "blocked by errand read_only guard",
+};
 
 
 /**
@@ -416,12 +405,4 @@ const REFUSED_REDIRECT = "A redirect would take the page to an address it may no
  */
 export function flagNavigation(state: AttemptState, code: string, message: string, detail: string): void {
   if (state.navigationViolation === null) state.navigationViolation = { code, message, detail };
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "an unparseable address";
-  }
 }

@@ -50,6 +50,18 @@ export interface RequestRules {
 /** Which rule refused a request, in the order they are checked. */
 export type RequestRule = "policy" | "hosts" | "site" | "secret" | "method";
 
+/** A request judgeRequest refused, and by which rule. */
+export interface RefusedRequest {
+  allowed: false;
+  rule: RequestRule;
+  /** The error code the receipt records (network.blocked[].code, and error.code when it stops the page). */
+  code: string;
+  /** Why, in one sentence; it names the page-chosen address, so the receipt wraps it as untrusted. */
+  reason: string;
+  /** The secret the request would have taken elsewhere (rule "secret"). */
+  secret?: string;
+}
+
 export type RequestVerdict =
   | {
       allowed: true;
@@ -58,16 +70,7 @@ export type RequestVerdict =
       /** Its method is not a read-only one: in a write task it crosses the mutation boundary first. */
       writes: boolean;
     }
-  | {
-      allowed: false;
-      rule: RequestRule;
-      /** The error code the receipt records (network.blocked[].code, and error.code when it stops the page). */
-      code: string;
-      /** Why, in one sentence; it names the page-chosen address, so the receipt wraps it as untrusted. */
-      reason: string;
-      /** The secret the request would have taken elsewhere (rule "secret"). */
-      secret?: string;
-    };
+  | RefusedRequest;
 
 /**
  * May this request go? Every browser hook (route, redirect hops, WebSockets, the unload guard,
@@ -145,7 +148,7 @@ const CARRIES: Record<RequestPath, string> = {
   unload: "it carries",
 };
 
-function secretRefusal(secret: string, reason: string): RequestVerdict {
+function secretRefusal(secret: string, reason: string): RefusedRequest {
   return { allowed: false, rule: "secret", code: "secret_egress_blocked", reason, secret };
 }
 

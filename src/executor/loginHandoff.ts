@@ -95,9 +95,7 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
     const opened = session;
     const fetchDocument = opened.fetchDocument;
     await installGuards(opened.context, {
-      readOnly: false,
-      guard,
-      hostAllowed: createHostsAllowlist([], hosts),
+      rules: { guard, onTaskHosts: createHostsAllowlist([], hosts), readOnly: false, secretEgress: new SecretEgressGuard(), siteOrigins: site.origins },
       state,
       redactor,
       mainPage: () => page,
@@ -105,8 +103,6 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
       beforeMutationBoundary: () => Promise.resolve(),
       ...(fetchDocument === undefined ? {} : { fetchDocument }),
       ...(opened.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => opened.requestJudged?.(url, stopped) }),
-      secretEgress: new SecretEgressGuard(),
-      siteOrigins: site.origins,
     });
     page = opened.page ?? (await opened.context.newPage());
     // The login page keeps nothing: a download there is cancelled and counted.

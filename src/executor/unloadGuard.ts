@@ -1,8 +1,6 @@
 import type { BrowserContext, CDPSession, Page } from "playwright-core";
-import { isReadOnlyMethod } from "../policy/readOnlyMethods.js";
-import type { NetworkGuard } from "./networkGuard.js";
-import { originOf } from "./originOf.js";
-import type { SecretEgressGuard } from "./secretEgressGuard.js";
+import { judgeRequest, secretRuleReadsContent } from "./judgeRequest.js";
+import type { CarriedContent, RefusedRequest, RequestRules, UnseenContent } from "./judgeRequest.js";
 
 /** A request as the browser paused it, before it was sent. */
 export interface PausedRequest {
@@ -18,12 +16,8 @@ export interface PausedRequest {
   topLevelNavigation: boolean;
 }
 
-/** Why a paused request was failed, for the receipt; `kind` picks the counter, as route()'s refusals do. */
-export interface UnloadRefusal {
-  code: string;
-  reason: string;
-  kind: "policy" | "method" | "secret";
-}
+/** Why a paused request was failed, for the receipt: judgeRequest's refusal (its rule picks the counter, as route()'s do). */
+export type UnloadRefusal = RefusedRequest;
 
 /** Decides each paused request: null lets it continue unchanged. */
 export type UnloadJudge = (request: PausedRequest) => Promise<UnloadRefusal | null>;
@@ -73,30 +67,27 @@ export async function guardUnload(context: BrowserContext, page: Page, judge: Un
 }
 
 /**
- * The rules route() applies to a request by itself, for guardUnload: the network policy's per
- * request check, read_only's methods, and (once a secret is typed) the secret egress rule. The
- * browser does not show a paused request's cookies, so they are read from the context's jar; a
- * body the browser withheld is refused toward any origin a typed secret is not bound to, since it
- * cannot be checked.
+ * The rules route() applies to a request by itself, for guardUnload: judgeRequest with the
+ * session's rules. The browser does not show a paused request's cookies, so they are read from the
+ * context's jar when the typed-secret rule would read them; a body the browser withheld, or a jar
+ * that cannot be read, is unseen content, refused toward any origin a typed secret is not bound to.
  */
-export function unloadJudge(options: { guard: NetworkGuard; readOnly: boolean; secretEgress: SecretEgressGuard; context: BrowserContext }): UnloadJudge {
+export function unloadJudge(rules: RequestRules, context: BrowserContext): UnloadJudge {
   return async (request) => {
-    const verdict = options.guard.checkRequest(request.url);
-    if (!verdict.allowed) return { code: verdict.code, reason: `${verdict.reason} (sent while the page unloaded)`, kind: "policy" };
-    const method = request.method.toUpperCase();
-    if (options.readOnly && !isReadOnlyMethod(method)) return { code: "method_blocked", reason: `${method} is not allowed in a read_only task (sent while the page unloaded)`, kind: "method" };
-    const egress = options.secretEgress;
-    const unbound = egress.active ? egress.unboundAt(request.url) : null;
-    if (unbound === null) return null;
-    if (request.bodyWithheld) return { code: "secret_egress_blocked", reason: `its body could not be read, and the secret ${unbound} is not bound to ${originOf(request.url)}`, kind: "secret" };
-    const cookies = await options.context.cookies(request.url).catch(() => null);
-    if (cookies === null) return { code: "secret_egress_blocked", reason: `its cookies could not be read, and the secret ${unbound} is not bound to ${originOf(request.url)}`, kind: "secret" };
-    const headers = { ...request.headers };
-    if (cookies.length > 0) headers["cookie"] = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
-    const leaked = egress.leak({ url: request.url, headers, body: request.body });
-    if (leaked === null) return null;
-    return { code: "secret_egress_blocked", reason: `it carries the secret ${leaked} to ${originOf(request.url)}, which that secret is not bound to (sent while the page unloaded)`, kind: "secret" };
+    const carries = secretRuleReadsContent(request.url, rules) ? await pausedContent(request, context) : { headers: request.headers, body: request.body };
+    const verdict = judgeRequest({ url: request.url, method: request.method, navigation: request.topLevelNavigation, carries, via: "unload" }, rules);
+    return verdict.allowed ? null : verdict;
   };
+}
+
+/** A paused request's headers with the context's cookies for its URL, and its body; unseen when either cannot be read. */
+async function pausedContent(request: PausedRequest, context: BrowserContext): Promise<CarriedContent | UnseenContent> {
+  if (request.bodyWithheld) return { unseen: "its body could not be read" };
+  const cookies = await context.cookies(request.url).catch(() => null);
+  if (cookies === null) return { unseen: "its cookies could not be read" };
+  const headers = { ...request.headers };
+  if (cookies.length > 0) headers["cookie"] = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  return { headers, body: request.body };
 }
 
 /** Pauses every request of the session's target: refused ones fail (BlockedByClient) and are reported; the rest continue unchanged. */
@@ -116,7 +107,7 @@ async function interceptRequests(cdp: CDPSession, mainFrameId: string | null, ju
       topLevelNavigation: event.resourceType === "Document" && event.frameId === mainFrameId,
     };
     void judge(paused)
-      .catch((): UnloadRefusal => ({ code: "internal_error", reason: "the request could not be judged", kind: "policy" }))
+      .catch((): UnloadRefusal => ({ allowed: false, code: "internal_error", reason: "the request could not be judged", rule: "policy" }))
       .then(async (refusal) => {
         if (refusal === null) {
           await cdp.send("Fetch.continueRequest", { requestId });
