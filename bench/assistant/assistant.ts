@@ -21,7 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
-import { buildRoutedExecutor } from "../../src/interfaces/cli/buildRoutedExecutor.js";
+import { buildRoutedExecutor } from "../../src/app/buildRoutedExecutor.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { obtainGrant } from "../../test/interfaces/http/support/oauthDance.js";
 import { formByHand } from "../support/formByHand.js";

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
-import { startSessionProxy } from "../../src/interfaces/cli/buildExecutor.js";
+import { startSessionProxy } from "../../src/app/buildExecutor.js";
 import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";

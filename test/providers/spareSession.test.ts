@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import type { ScopableSessionProxy } from "../../src/providers/local/localProvider.js";
 import type { BrowserProvider, ProviderSession, SessionScope } from "../../src/providers/providerTypes.js";
-import { operatorNetworkPolicy, startSessionProxy, startUnscopedSessionProxy } from "../../src/interfaces/cli/buildExecutor.js";
+import { operatorNetworkPolicy, startSessionProxy, startUnscopedSessionProxy } from "../../src/app/buildExecutor.js";
 import { startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 

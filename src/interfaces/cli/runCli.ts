@@ -3,6 +3,7 @@ import { resolveSecretFiles } from "../../config/secretFiles.js";
 import { KeyError, MissingKeyError } from "../../keys/loadKey.js";
 import { parseCommandArgs } from "./commandContext.js";
 import { settleRotationBeforeCommand } from "./settleRotation.js";
+import { exposedKeyWarning } from "../../app/masterKey.js";
 import type { Command } from "./commandContext.js";
 import { COMMANDS } from "./commands/index.js";
 import { EXIT } from "./exitCodes.js";
@@ -108,6 +109,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): P
     const { args, databaseUrl } = takeDatabaseUrl(rest);
     const resolvedEnv = resolveSecretFiles(databaseUrl === undefined ? env : { ...env, ERRAND_DATABASE_URL: databaseUrl, ERRAND_DATABASE_URL_FILE: undefined });
     const parsed = parseCommandArgs(command, args, resolvedEnv);
+    const exposed = exposedKeyWarning(parsed.errandHome);
+    if (exposed !== null) printErr(exposed);
     await settleRotationBeforeCommand(parsed.errandHome, resolvedEnv);
     return await command.run(parsed);
   } catch (error) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DAY } from "../../../src/config/units.js";
-import { compactionReporter } from "../../../src/interfaces/cli/compactionReporter.js";
+import { compactionReporter } from "../../../src/app/compactionReporter.js";
 import { createErrandMetrics } from "../../../src/interfaces/http/observability/errandMetrics.js";
 import { createPinoLogger } from "../../../src/interfaces/http/observability/pinoLogger.js";
 

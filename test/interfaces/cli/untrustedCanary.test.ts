@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { resolveRuntimeConfig } from "../../../src/config/runtimeConfig.js";
-import { openProviderStore } from "../../../src/interfaces/cli/openProviderStore.js";
+import { openProviderStore } from "../../../src/app/openProviderStore.js";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../../fixtures/fixtureSite.js";
 import { startKernelEmulator } from "../../fixtures/providerEmulators/kernelEmulator.js";

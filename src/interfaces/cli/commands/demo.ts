@@ -2,9 +2,9 @@ import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { startDemoSite, DEMO_PASSWORD } from "../../../demo/demoSite.js";
 import { DEMO_SECRET_NAME, demoLookalikeTask, demoReadTask, demoWriteTask } from "../../../demo/demoTasks.js";
 import { storeLocationFor } from "../../../app/openStores.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
-import type { BuiltExecutor } from "../buildExecutor.js";
+import type { BuiltExecutor } from "../../../app/buildExecutor.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { validateTask } from "../../../task/validateTask.js";
 import { flagOption } from "../commandContext.js";
@@ -12,7 +12,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { formatReceipt } from "../formatReceipt.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { openSecrets } from "../openSecrets.js";
+import { openSecrets } from "../../../app/openSecrets.js";
 import { addOutputSecret, printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
 
@@ -48,7 +48,7 @@ async function runDemo(ctx: CommandContext): Promise<number> {
   let runner: BuiltExecutor | undefined;
   try {
     // The demo sites are private (loopback) destinations: the demo, as operator, allows exactly them.
-    const { buildExecutor } = await import("../buildExecutor.js");
+    const { buildExecutor } = await import("../../../app/buildExecutor.js");
     runner = buildExecutor(ctx.env, [site.hostPort, site.lookalike.hostPort], config.browserTimeoutMs, secrets.registry);
     printErr(`demo site listening on ${site.origin}; look-alike copy on ${site.lookalike.origin}`);
     await secrets.registry.set(DEMO_SECRET_NAME, [site.origin], { kind: "stored", value: DEMO_PASSWORD });

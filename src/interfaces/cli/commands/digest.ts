@@ -1,5 +1,5 @@
 import { readHexKeyFile } from "../../../keys/loadKey.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
 import { requestDigest } from "../../../task/requestDigest.js";
 import { EXIT } from "../exitCodes.js";

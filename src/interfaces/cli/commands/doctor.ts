@@ -248,7 +248,7 @@ async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
 
 /** Forwarded headers the running errand serve could not use: from an untrusted peer, or a trusted proxy without X-Forwarded-For (forwardedHeaderStatus). */
 async function checkForwardedHeaders(home: string): Promise<DoctorCheck> {
-  const { readForwardedStatus } = await import("../forwardedHeaderStatus.js");
+  const { readForwardedStatus } = await import("../../../app/forwardedHeaderStatus.js");
   const seen = readForwardedStatus(home);
   if (seen === undefined) return pass("proxy headers", "errand serve has seen no forwarded headers it could not use since it started");
   const trusted = seen.trustedProxies.length === 0 ? "ERRAND_TRUSTED_PROXIES is empty" : `ERRAND_TRUSTED_PROXIES is ${seen.trustedProxies.join(",")}`;

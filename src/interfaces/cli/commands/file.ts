@@ -6,7 +6,7 @@ import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { openFiles } from "../openFiles.js";
+import { openFiles } from "../../../app/openFiles.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";

@@ -11,7 +11,7 @@ import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";

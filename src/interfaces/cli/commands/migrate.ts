@@ -6,7 +6,7 @@ import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import { printOut } from "../output.js";
 
 export const migrateCommand: Command = {

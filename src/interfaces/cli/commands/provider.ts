@@ -1,6 +1,6 @@
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { storeLocationFor } from "../../../app/openStores.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
 import type { ProviderStatus } from "../../../router/describeProvider.js";
 import { resolveRoutingConfig } from "../../../router/routingConfig.js";
@@ -12,7 +12,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { formatReceipt } from "../formatReceipt.js";
 import { exitCodeFor } from "../exitCodes.js";
-import { withProviderStore } from "../openProviderStore.js";
+import { withProviderStore } from "../../../app/openProviderStore.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";
 import { createProgressReporter } from "../progressReporter.js";
@@ -102,7 +102,7 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
 
   const config = resolveRuntimeConfig(ctx.env);
   const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
-  const { buildRoutedExecutor } = await import("../buildRoutedExecutor.js");
+  const { buildRoutedExecutor } = await import("../../../app/buildRoutedExecutor.js");
   const routed = buildRoutedExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), config, onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`) });
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
 import { storeLocationFor } from "../../../app/openStores.js";
-import { masterKeyFor } from "../masterKey.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import type { EphemeralEvidence, Receipt } from "../../../receipt/receiptTypes.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
 import { requestDigest } from "../../../task/requestDigest.js";
@@ -72,8 +72,10 @@ async function runRun(ctx: CommandContext): Promise<number> {
       return finish(ctx, await refuseUnapproved(text, masterKeyFor(config.errandHome, "write", storeLocationFor(config)), wired.execute));
     }
     const progress = createProgressReporter();
-    const execute: ExecuteTask = (task, attempt) => wired.execute(task, { ...attempt, onProgress: progress });
-    return await withOperations(ctx, (opened) => runThroughQueue(ctx, text, opened.service), (c) => openOperations(c, { execute }));
+    // The executor built above (the refusal needed it first) is the one the queue runs on; it is shut down below.
+    const kept = { ...wired, shutdown: () => Promise.resolve() };
+    const withProgress = (execute: ExecuteTask): ExecuteTask => (task, attempt) => execute(task, { ...attempt, onProgress: progress });
+    return await withOperations(ctx, (opened) => runThroughQueue(ctx, text, opened.service), (c) => openOperations(c, { executor: () => Promise.resolve(kept), aroundAttempt: withProgress }));
   } finally {
     await wired.shutdown();
   }

@@ -5,7 +5,8 @@ import { flagOption, listOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { createExecutor } from "../executorFactory.js";
-import type { ExecutorFactoryOptions, WiredExecutor } from "../executorFactory.js";
+import type { ExecutorSource } from "../../../app/wiredExecutor.js";
+import { ErrandError } from "../../../errors/errandError.js";
 import { integerOption } from "../integerOption.js";
 import { openOperations } from "../openOperations.js";
 import { printEnvelope } from "../jsonEnvelope.js";
@@ -15,8 +16,6 @@ import { printErr, printOut } from "../output.js";
 import { withOperations } from "../withOperations.js";
 import { errorMessage } from "../../../errors/errorMessage.js";
 
-
-type ExecutorSource = (options: ExecutorFactoryOptions) => WiredExecutor | Promise<WiredExecutor>;
 
 /** The runner command over a given executor source; the CLI uses createExecutor, tests a fake. */
 export function createRunnerCommand(source: ExecutorSource): Command {
@@ -65,15 +64,15 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
 
-  let executor: WiredExecutor | undefined;
   try {
     return await withOperations(
       ctx,
-      async ({ service, config }) => {
+      async ({ service, config, executor }) => {
         try {
-          executor = await source({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs, longLived: watch });
+          // Built before anything is claimed, so a setting it cannot use stops the runner with its words.
+          await executor();
         } catch (error) {
-          if (error instanceof UsageError) throw error;
+          if (error instanceof ErrandError) throw error;
           return printFailure({ code: "configuration_error", message: errorMessage(error) }, json);
         }
         const total: RunQueueReport = watch ? await watchQueue(service, config.shutdownGraceMs, concurrency, budgetMs, stop.signal, events) : await runOnce(service, max, budgetMs, stop.signal);
@@ -83,17 +82,18 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
       },
       (c) =>
         openOperations(c, {
+          executor: source,
+          allowPrivate: listOption(ctx, "allow-private"),
+          longLived: watch,
           onRunnerEvent: (event) => {
             if (!json) printEvent(event);
             for (const listener of events) listener(event);
           },
-          execute: (task, context) => requireExecutor(executor).execute(task, context),
         }),
     );
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await executor?.shutdown();
   }
 }
 
@@ -135,11 +135,6 @@ async function watchQueue(service: Service, graceMs: number, concurrency: number
   if (unfinished > 0) printErr(`stopping: ${unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
   events.delete(listener);
   return total;
-}
-
-function requireExecutor(executor: WiredExecutor | undefined): WiredExecutor {
-  if (executor === undefined) throw new Error("the executor is not ready");
-  return executor;
 }
 
 function printEvent(event: RunnerEvent): void {

@@ -6,7 +6,7 @@ import type { SecretSourceInput, SecretSummary } from "../../../secrets/secretTy
 import { flagOption, listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { openSecrets } from "../openSecrets.js";
+import { openSecrets } from "../../../app/openSecrets.js";
 import { printFailure } from "../operationOutput.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printErr, printOut } from "../output.js";

@@ -1,32 +1,18 @@
-import { join } from "node:path";
-import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { parseAllowPrivate } from "../../../policy/parseAllowPrivate.js";
-import type { ProviderCapability } from "../../http/httpDeps.js";
 import type { HttpLogger } from "../../http/httpLogger.js";
-import type { ErrandMetrics } from "../../http/observability/errandMetrics.js";
-import type { WorkerPool } from "../../../runner/workerPool.js";
 import { listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
-import { createExecutor } from "../executorFactory.js";
-import type { WiredExecutor } from "../executorFactory.js";
 import { openOperations } from "../openOperations.js";
-import { masterKeyFor } from "../masterKey.js";
+import type { ServedHttp } from "../../../app/serveHttp.js";
+import { masterKeyFor } from "../../../app/masterKey.js";
 import { serveProviderSmoke } from "../serveProviderSmoke.js";
-import { storeLocationFor } from "../../../app/openStores.js";
-import { openSites } from "../openSites.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut, setLineShape, setStderrWriter } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { BUILD_COMMIT, VERSION } from "../version.js";
 import { withOperations } from "../withOperations.js";
 import { errorMessage } from "../../../errors/errorMessage.js";
-import { formatDuration } from "../../../config/formatDuration.js";
-import { JOURNAL_COMPACTION_INTERVAL_MS, startCompactionSchedule } from "../../../operations/compactionSchedule.js";
-import type { CompactionSchedule } from "../../../operations/compactionSchedule.js";
-import { compactionReporter } from "../compactionReporter.js";
-
-const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 export const serveCommand: Command = {
   name: "serve",
@@ -134,27 +120,10 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
   // Loaded on demand: the HTTP stack is only needed by this command.
   const [
     { resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError },
-    { createApp },
-    { listenNode, nodeClientAddressReader, nodePeerAddress },
-    { createQueueDriver },
+    { listenNode },
     { hashOwnerPassword, ownerPasswordProblem },
-    { openAccess },
-    { findChromium },
     { parseTrustedProxies, TrustedProxiesError },
-    { createForwardedHeaderWatch },
-    { clearForwardedStatus, writeForwardedStatus },
-  ] = await Promise.all([
-    import("../../http/serveSettings.js"),
-    import("../../http/createApp.js"),
-    import("../../http/serveNode.js"),
-    import("../../http/queueDriver.js"),
-    import("../../http/oauth/ownerPassword.js"),
-    import("../openAccess.js"),
-    import("../../../providers/local/findChromium.js"),
-    import("../../http/clientAddress.js"),
-    import("../../http/forwardedHeaderWatch.js"),
-    import("../forwardedHeaderStatus.js"),
-  ]);
+  ] = await Promise.all([import("../../http/serveSettings.js"), import("../../http/serveNode.js"), import("../../http/oauth/ownerPassword.js"), import("../../http/clientAddress.js")]);
 
   let extraRedirects: string[];
   let mcpAllowedOrigins: string[];
@@ -176,36 +145,18 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
     if (problem !== null) return printFailure({ code: "configuration_error", message: `ERRAND_OWNER_PASSWORD: ${problem}` }, false);
   }
 
-  let executor: WiredExecutor | undefined;
-  let executorStarting: Promise<WiredExecutor> | undefined;
-  // The browser starts on the first task or look, so serving costs nothing until something runs.
-  const startedExecutor = async (): Promise<WiredExecutor> => {
-    // The login page a login_required receipt names is on this server's public URL, flag or variable.
-    const env = publicUrl === undefined ? ctx.env : { ...ctx.env, ERRAND_PUBLIC_URL: publicUrl };
-    executorStarting ??= createExecutor({ env, allowPrivate, browserTimeoutMs: resolveRuntimeConfig(ctx.env).browserTimeoutMs, longLived: true });
-    executor = await executorStarting;
-    return executor;
-  };
-  let metrics: ErrandMetrics | undefined;
+  // The login page a login_required receipt names is on this server's public URL, flag or variable.
+  const env = publicUrl === undefined ? ctx.env : { ...ctx.env, ERRAND_PUBLIC_URL: publicUrl };
+  let served: ServedHttp | undefined;
   return withOperations(
     ctx,
-    async (opened) => {
-      const { access, hasher } = openAccess(opened);
-      // No bearer-token route changes a site; only the owner console (behind the owner session) gives or revokes a grant.
-      const sites = openSites(opened.config, ctx.env, "read");
-      const siteRegistry = sites.registry;
-      const { LoginHandoffs } = await import("../../http/owner/loginHandoffs.js");
-      // The owner console's live login browsers: local Chromium under the site's network scope (ERRAND_LOGIN_TTL).
-      const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await startedExecutor()).openLogin?.(name, budgetMs)) ?? null, opened.config.loginTtlMs);
+    async (errand) => {
+      const { access } = errand.accessTables();
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
-      const queue = createQueueDriver({ service: opened.service, logger });
       let listener: Awaited<ReturnType<typeof listenNode>> | undefined;
-      let purge: NodeJS.Timeout | undefined;
-      let workers: WorkerPool | undefined;
-      let compaction: CompactionSchedule | undefined;
       try {
         // Read at every attempt, so "errand owner set-password" takes effect without a restart
         // (ERRAND_OWNER_PASSWORD, when set, wins, as documented).
@@ -220,92 +171,19 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           return printFailure({ code: "configuration_error", message: `Cannot listen on ${host}:${port}: ${errorMessage(error)}` }, false);
         }
         const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects, mcpAllowedOrigins });
-        const chromium = findChromium(ctx.env);
-        // Loaded here, not at the top: the provider SDKs would slow every other command's start.
-        const { CLOUD_PROVIDER_NAMES, createCloudProvider } = await import("../../../providers/createCloudProvider.js");
-        const providers = (): ProviderCapability[] => [
-          { name: "local", kind: "local", usable: chromium !== null, note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter." },
-          ...CLOUD_PROVIDER_NAMES.map((name) => {
-            const missing = createCloudProvider(name, { env: ctx.env }).missingConfiguration();
-            return missing === null
-              ? { name, kind: "cloud" as const, usable: true, note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').` }
-              : { name, kind: "cloud" as const, usable: false, note: missing };
-          }),
-        ];
-        const [{ createErrandMetrics }, { checkReadiness }, { readProviderUsage }, { readHexKeyFile }] = await Promise.all([
-          import("../../http/observability/errandMetrics.js"),
-          import("../../http/observability/readiness.js"),
-          import("../providerUsage.js"),
-          import("../../../keys/loadKey.js"),
-        ]);
-        metrics = createErrandMetrics({ status: () => opened.service.status(), usage: () => readProviderUsage(opened.config, ctx.env) }, { version: VERSION, commit: BUILD_COMMIT });
-        const keyFile = join(opened.config.errandHome, "keys", "master.key");
-        const readiness = () =>
-          checkReadiness([
-            { name: "store", check: async () => (await opened.service.status(), null) },
-            { name: "key", check: () => Promise.resolve((readHexKeyFile(keyFile), null)) },
-            {
-              name: "browser",
-              check: () =>
-                Promise.resolve(
-                  findChromium(ctx.env) !== null || providers().some((p) => p.kind === "cloud" && p.usable)
-                    ? null
-                    : "No Chromium found and no cloud provider configured: install Debian's chromium (or set CHROME_PATH), or set a provider credential.",
-                ),
-            },
-          ]);
-        // The worker pool resumes whatever is queued (and recovers expired leases) right away.
-        workers = await opened.service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) });
-        // Clients named by a metadata document URL: fetched under the operator's network policy, the one a task's URLs get.
-        const [{ operatorNetworkPolicy }, { createClientMetadataFetcher }, { createClientMetadataClients }] = await Promise.all([
-          import("../buildExecutor.js"),
-          import("../../http/oauth/clientMetadataFetch.js"),
-          import("../../http/oauth/clientMetadataClients.js"),
-        ]);
-        const network = operatorNetworkPolicy(ctx.env, allowPrivate);
-        const clientMetadata = createClientMetadataClients({ fetch: createClientMetadataFetcher({ resolver: network.resolver, allowPrivate: network.allowPrivate }), extraRedirects });
-        const app = createApp({
+        served = await errand.http({
           settings,
-          clientMetadata,
-          service: opened.service,
-          access,
-          hasher,
-          ownerSecret,
-          queue,
-          workers,
-          providers,
-          clientAddress: nodeClientAddressReader(trustedProxies),
           logger,
+          ownerSecret,
+          trustedProxies,
+          extraRedirects,
+          allowPrivate,
           version: VERSION,
           commit: BUILD_COMMIT,
-          metrics,
-          readiness,
-          ownerSites: {
-            allow: (site, grant) => siteRegistry.allow(site, { ...grant, via: "console" }),
-            revoke: (site) => siteRegistry.revoke(site),
-          },
-          budgets: () => readProviderUsage(opened.config, ctx.env),
-          sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
-          look: async (request) => (await import("../../../executor/lookAtPage.js")).lookAtPage((await startedExecutor()).execute, request),
-          loginHandoffs,
-          smokeProvider: serveProviderSmoke({ env: ctx.env, digestKey: masterKeyFor(opened.config.errandHome, "read", storeLocationFor(opened.config)), executor: startedExecutor }),
+          smokeProvider: serveProviderSmoke({ env, digestKey: masterKeyFor(errand.config.errandHome, "read", errand.location), executor: () => errand.executor() }),
         });
-        clearForwardedStatus(opened.config.errandHome);
-        const forwarded = createForwardedHeaderWatch({ trusted: trustedProxies, logger, record: (seen) => writeForwardedStatus(opened.config.errandHome, seen) });
-        listener.setHandler((request, env) => {
-          forwarded.observe(nodePeerAddress(env), request.headers);
-          return app.fetch(request, env);
-        });
-        await access.purgeExpired(Date.now());
-        purge = setInterval(() => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)), PURGE_EVERY_MS);
-        purge.unref();
-        const compactAfterMs = opened.config.compactAfterMs;
-        if (compactAfterMs === null) {
-          logger.info('journal compaction is off (ERRAND_COMPACT_AFTER=off): finished operations stay until "errand journal compact"');
-        } else {
-          logger.info("journal compaction scheduled", { compactAfter: formatDuration(compactAfterMs), every: formatDuration(JOURNAL_COMPACTION_INTERVAL_MS) });
-          compaction = startCompactionSchedule({ compact: (options) => opened.service.compactJournal(options), afterMs: compactAfterMs, report: compactionReporter(logger, metrics, compactAfterMs) });
-        }
+        const handler = served;
+        listener.setHandler((request, nodeEnv) => handler.fetch(request, nodeEnv));
 
         const bound = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
         if (publicUrl !== undefined && settings.secureCookies && trustedProxies.entries.length === 0) {
@@ -327,44 +205,41 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           if (stop.signal.aborted) resolve();
           stop.signal.addEventListener("abort", () => resolve(), { once: true });
         });
-        printErr(`errand serve: stopping; no new attempt starts, running ones get up to ${Math.round(opened.config.shutdownGraceMs / 1000)} s to finish (ERRAND_SHUTDOWN_GRACE_MS)`);
+        printErr(`errand serve: stopping; no new attempt starts, running ones get up to ${Math.round(errand.config.shutdownGraceMs / 1000)} s to finish (ERRAND_SHUTDOWN_GRACE_MS)`);
         return EXIT.pass;
       } finally {
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
-        if (purge !== undefined) clearInterval(purge);
         await listener?.close();
-        await compaction?.stop();
-        const left = await workers?.close(opened.config.shutdownGraceMs);
+        const left = await served?.close(errand.config.shutdownGraceMs);
         if (left !== undefined && left.unfinished > 0) printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
-        await queue.close();
-        await loginHandoffs.closeAll();
-        await (executor ?? (await executorStarting?.catch(() => undefined)))?.shutdown();
-        await access.close();
-        await sites.close();
       }
     },
     (c) =>
-      openOperations(c, {
-        execute: async (task, context) => {
-          const wired = executor ?? (await startedExecutor());
-          const started = Date.now();
-          const outcome = await wired.execute(task, context);
-          const ms = Date.now() - started;
-          metrics?.recordAttempt(outcome.receipt, ms);
-          // One line per attempt: ids, provider, status, duration; never the task's content or page text.
-          logger.info("attempt", { operationId: task.operationId, attempt: context.attempt, provider: outcome.receipt.provider, status: outcome.receipt.status, error: outcome.receipt.error?.code ?? null, ms });
-          return outcome;
+      openOperations(
+        { ...c, env },
+        {
+          allowPrivate,
+          longLived: true,
+          aroundAttempt: (execute) => async (task, context) => {
+            const started = Date.now();
+            const outcome = await execute(task, context);
+            const ms = Date.now() - started;
+            served?.metrics.recordAttempt(outcome.receipt, ms);
+            // One line per attempt: ids, provider, status, duration; never the task's content or page text.
+            logger.info("attempt", { operationId: task.operationId, attempt: context.attempt, provider: outcome.receipt.provider, status: outcome.receipt.status, error: outcome.receipt.error?.code ?? null, ms });
+            return outcome;
+          },
+          onRunnerEvent: (event) => {
+            if (event.kind === "finished") served?.metrics.recordFinished(event.status, event.provider);
+            else if (event.kind === "recovered") {
+              served?.metrics.recordLeaseRecovery(event.resolution);
+              logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
+            } else if (event.kind === "lease_lost") {
+              logger.warn("lease lost", { operationId: event.operationId, attempt: event.attempt, loss: event.loss, phase: event.phase });
+            }
+          },
         },
-        onRunnerEvent: (event) => {
-          if (event.kind === "finished") metrics?.recordFinished(event.status, event.provider);
-          else if (event.kind === "recovered") {
-            metrics?.recordLeaseRecovery(event.resolution);
-            logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
-          } else if (event.kind === "lease_lost") {
-            logger.warn("lease lost", { operationId: event.operationId, attempt: event.attempt, loss: event.loss, phase: event.phase });
-          }
-        },
-      }),
+      ),
   );
 }

@@ -3,7 +3,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
-import { readProviderUsage } from "../providerUsage.js";
+import { readProviderUsage } from "../../../app/providerUsage.js";
 import { withStoredOperations } from "../withOperations.js";
 
 export const statusCommand: Command = {

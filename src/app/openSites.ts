@@ -1,10 +1,10 @@
-import type { RuntimeConfig } from "../../config/runtimeConfig.js";
-import { createJournalSealer } from "../../journal/createJournalSealer.js";
-import { deriveSubkey } from "../../keys/loadKey.js";
-import { createSealedBox } from "../../keys/sealedBox.js";
-import { createSiteRegistry } from "../../sites/createSiteRegistry.js";
-import type { SiteRegistry } from "../../sites/createSiteRegistry.js";
-import { openSiteStoreAt, storeLocationFor } from "../../app/openStores.js";
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { createJournalSealer } from "../journal/createJournalSealer.js";
+import { deriveSubkey } from "../keys/loadKey.js";
+import { createSealedBox } from "../keys/sealedBox.js";
+import { createSiteRegistry } from "../sites/createSiteRegistry.js";
+import type { SiteRegistry } from "../sites/createSiteRegistry.js";
+import { openSiteStoreAt, storeLocationFor } from "./openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
 

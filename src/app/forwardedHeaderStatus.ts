@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { UntrustedForwarding } from "../http/forwardedHeaderWatch.js";
+import type { UntrustedForwarding } from "../interfaces/http/forwardedHeaderWatch.js";
 
 /**
  * What the running `errand serve` last saw of forwarded headers it could not use, for

@@ -1,7 +1,7 @@
-import type { RuntimeConfig } from "../../config/runtimeConfig.js";
-import { usageAgainstCaps } from "../../router/gatherFacts.js";
-import type { UsageAgainstCap } from "../../router/gatherFacts.js";
-import { resolveRoutingConfig } from "../../router/routingConfig.js";
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { usageAgainstCaps } from "../router/gatherFacts.js";
+import type { UsageAgainstCap } from "../router/gatherFacts.js";
+import { resolveRoutingConfig } from "../router/routingConfig.js";
 import { withProviderStore } from "./openProviderStore.js";
 
 /**

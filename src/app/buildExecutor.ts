@@ -1,21 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { createExecutor } from "../../executor/createExecutor.js";
-import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
-import type { NetworkGuard } from "../../executor/networkGuard.js";
-import { createPolicyNetworkGuard } from "../../executor/policyNetworkGuard.js";
-import { createDohResolver } from "../../policy/dohResolver.js";
-import { parseAllowPrivate } from "../../policy/parseAllowPrivate.js";
-import type { PrivateAllowance } from "../../policy/parseAllowPrivate.js";
-import type { Resolver } from "../../policy/resolver.js";
-import { scopeAllowances } from "../../policy/scopeAllowances.js";
-import { createSystemResolver } from "../../policy/systemResolver.js";
-import { hostMatchesPattern } from "../../task/normalizeHostPattern.js";
-import { startEgressProxy } from "../../providers/local/egressProxy.js";
-import { createLocalProvider } from "../../providers/local/localProvider.js";
-import type { SessionProxy } from "../../providers/local/localProvider.js";
-import type { BrowserProvider, SessionScope } from "../../providers/providerTypes.js";
-import type { SecretVault } from "../../secrets/secretTypes.js";
-import { UsageError } from "./usageError.js";
+import { createExecutor } from "../executor/createExecutor.js";
+import type { ExecuteTask } from "../executor/executeTaskTypes.js";
+import type { NetworkGuard } from "../executor/networkGuard.js";
+import { createPolicyNetworkGuard } from "../executor/policyNetworkGuard.js";
+import { createDohResolver } from "../policy/dohResolver.js";
+import { parseAllowPrivate } from "../policy/parseAllowPrivate.js";
+import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
+import type { Resolver } from "../policy/resolver.js";
+import { scopeAllowances } from "../policy/scopeAllowances.js";
+import { createSystemResolver } from "../policy/systemResolver.js";
+import { hostMatchesPattern } from "../task/normalizeHostPattern.js";
+import { startEgressProxy } from "../providers/local/egressProxy.js";
+import { createLocalProvider } from "../providers/local/localProvider.js";
+import type { SessionProxy } from "../providers/local/localProvider.js";
+import type { BrowserProvider, SessionScope } from "../providers/providerTypes.js";
+import type { SecretVault } from "../secrets/secretTypes.js";
+import { ErrandError } from "../errors/errandError.js";
 
 /** Per-step time when neither the step nor the task sets one. */
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
@@ -54,7 +54,7 @@ export interface OperatorNetworkPolicy {
 export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
   const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
   const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
-  if (!allowances.ok) throw new UsageError(allowances.errors.map((e) => e.message).join("; "));
+  if (!allowances.ok) throw new ErrandError("usage", allowances.errors.map((e) => e.message).join("; "));
   const resolver = chooseResolver(env);
   return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
 }
@@ -120,7 +120,7 @@ export async function startUnscopedSessionProxy(policy: OperatorNetworkPolicy): 
 function chooseResolver(env: NodeJS.ProcessEnv): Resolver {
   const kind = env["ERRAND_RESOLVER"] ?? "doh";
   if (kind === "system") return createSystemResolver();
-  if (kind !== "doh") throw new UsageError(`ERRAND_RESOLVER must be "doh" or "system", not "${kind}"`);
+  if (kind !== "doh") throw new ErrandError("usage", `ERRAND_RESOLVER must be "doh" or "system", not "${kind}"`);
   const endpoint = env["ERRAND_DOH_URL"];
   return createDohResolver(endpoint === undefined || endpoint === "" ? {} : { endpoint });
 }

@@ -1,28 +1,27 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { RuntimeConfig } from "../../config/runtimeConfig.js";
-import { admitTask } from "../../executor/admitTask.js";
-import { createExecutor } from "../../executor/createExecutor.js";
-import { openLoginHandoff } from "../../executor/loginHandoff.js";
-import type { LoginHandoff } from "../../executor/loginHandoff.js";
-import type { ExecuteTask } from "../../executor/executeTaskTypes.js";
-import type { ProviderEvent } from "../../providers/cloudProviderOptions.js";
-import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../../providers/createCloudProvider.js";
-import type { BrowserProvider, SessionScope } from "../../providers/providerTypes.js";
-import { withCappedDocuments } from "../../providers/withCappedDocuments.js";
-import { createRouter } from "../../router/createRouter.js";
-import { resolveRoutingConfig } from "../../router/routingConfig.js";
-import type { RoutableProvider, RoutingConfig } from "../../router/routingConfig.js";
-import { breakerPolicy } from "../../router/circuitBreaker.js";
-import type { ProviderStore } from "../../store/ProviderStore.js";
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { admitTask } from "../executor/admitTask.js";
+import { createExecutor } from "../executor/createExecutor.js";
+import { openLoginHandoff } from "../executor/loginHandoff.js";
+import type { LoginHandoff } from "../executor/loginHandoff.js";
+import type { ExecuteTask } from "../executor/executeTaskTypes.js";
+import type { ProviderEvent } from "../providers/cloudProviderOptions.js";
+import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../providers/createCloudProvider.js";
+import type { BrowserProvider, SessionScope } from "../providers/providerTypes.js";
+import { withCappedDocuments } from "../providers/withCappedDocuments.js";
+import { createRouter } from "../router/createRouter.js";
+import { resolveRoutingConfig } from "../router/routingConfig.js";
+import type { RoutableProvider, RoutingConfig } from "../router/routingConfig.js";
+import { breakerPolicy } from "../router/circuitBreaker.js";
+import type { ProviderStore } from "../store/ProviderStore.js";
 import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
 import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
 import { openFiles } from "./openFiles.js";
 import { openSites } from "./openSites.js";
-import { sessionValues } from "../../sites/sessionScope.js";
-import type { SiteDefinition, SiteSessions } from "../../sites/siteTypes.js";
-import { addOutputSecret } from "./output.js";
+import { sessionValues } from "../sites/sessionScope.js";
+import type { SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
 export function createCloudProviders(env: NodeJS.ProcessEnv, onEvent?: (event: ProviderEvent) => void): Record<Exclude<RoutableProvider, "local">, BrowserProvider> {
@@ -50,6 +49,8 @@ export interface RoutedExecutorOptions {
   onNotice?: (message: string) => void;
   /** A long-lived process: keep a spare local context and page ready between tasks (LocalProviderOptions.spareProxy). */
   keepSpare?: boolean;
+  /** Each secret or session value an attempt reveals, so the process can scrub it from everything it prints. */
+  onRevealed?: (value: string) => void;
 }
 
 /**
@@ -70,13 +71,14 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const providers: Record<RoutableProvider, BrowserProvider> = { local, ...cloud };
   const store = openProviderStore(config);
   const secrets = openSecrets(config, env);
+  const revealed = options.onRevealed ?? (() => undefined);
   // Every value an attempt reveals is also scrubbed from everything this process prints (progress, logs, errors).
   const vault = {
     lookup: (name: string) => secrets.registry.lookup(name),
     reveal: async (name: string) => {
       const secret = await secrets.registry.reveal(name);
       // A TOTP code is scrubbed by its attempt's redactor; a short code valid for seconds is not added to this process-wide filter for good.
-      if (secret.value !== undefined) addOutputSecret(secret.value);
+      if (secret.value !== undefined) revealed(secret.value);
       return secret;
     },
   };
@@ -87,11 +89,11 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     lookup: (name) => opened.registry.lookup(name),
     openSession: async (site) => {
       const session = await opened.registry.openSession(site);
-      for (const value of session === null ? [] : sessionValues(session)) addOutputSecret(value);
+      for (const value of session === null ? [] : sessionValues(session)) revealed(value);
       return session;
     },
     saveSession: (site, session, state) => {
-      for (const value of session === null ? [] : sessionValues(session)) addOutputSecret(value);
+      for (const value of session === null ? [] : sessionValues(session)) revealed(value);
       return opened.registry.saveSession(site, session, state);
     },
     loginPageUrl: (name) => opened.registry.loginPageUrl(name),

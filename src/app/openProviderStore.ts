@@ -1,9 +1,9 @@
-import type { RuntimeConfig } from "../../config/runtimeConfig.js";
-import { createJournalSealer } from "../../journal/createJournalSealer.js";
-import { deriveSubkey } from "../../keys/loadKey.js";
-import type { ProviderStore } from "../../store/ProviderStore.js";
-import { openProviderStoreAt, storeLocationFor } from "../../app/openStores.js";
-import type { StoreLocation } from "../../app/openStores.js";
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { createJournalSealer } from "../journal/createJournalSealer.js";
+import { deriveSubkey } from "../keys/loadKey.js";
+import type { ProviderStore } from "../store/ProviderStore.js";
+import { openProviderStoreAt, storeLocationFor } from "./openStores.js";
+import type { StoreLocation } from "./openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess, masterKeyFor } from "./masterKey.js";
 

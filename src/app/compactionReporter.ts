@@ -1,8 +1,8 @@
-import { formatDuration } from "../../config/formatDuration.js";
-import { ErrandError } from "../../errors/errandError.js";
-import type { CompactionRun } from "../../operations/compactionSchedule.js";
-import type { HttpLogger } from "../http/httpLogger.js";
-import type { ErrandMetrics } from "../http/observability/errandMetrics.js";
+import { formatDuration } from "../config/formatDuration.js";
+import { ErrandError } from "../errors/errandError.js";
+import type { CompactionRun } from "../operations/compactionSchedule.js";
+import type { HttpLogger } from "../interfaces/http/httpLogger.js";
+import type { ErrandMetrics } from "../interfaces/http/observability/errandMetrics.js";
 
 /**
  * How `errand serve` tells the operator about each scheduled compaction: one info line when it

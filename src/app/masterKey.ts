@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoreLocation } from "../../app/openStores.js";
-import { describeStoreLocation } from "../../app/openStores.js";
-import { loadMasterKey, masterKeyPath } from "../../keys/loadKey.js";
-import { sqliteStorePath } from "../../store/sqlite/openSqliteStore.js";
-import { exposedMode } from "../../keys/privateFiles.js";
-import { printErr } from "./output.js";
+import type { StoreLocation } from "./openStores.js";
+import { describeStoreLocation } from "./openStores.js";
+import { loadMasterKey, masterKeyPath } from "../keys/loadKey.js";
+import { sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
+import { exposedMode } from "../keys/privateFiles.js";
 
 /**
  * What a command does with ERRAND_HOME: "read" commands (inspect, collect, journal, the list
@@ -51,7 +50,6 @@ export function homeForAccess(errandHome: string, access: HomeAccess, location: 
  */
 export function masterKeyFor(errandHome: string, access: HomeAccess, location?: StoreLocation): Buffer {
   const file = masterKeyPath(errandHome);
-  warnIfExposed(file);
   if (location?.backend === "postgres") {
     if (access === "setup") return loadMasterKey(errandHome, { create: true });
     const where = describeStoreLocation(location);
@@ -69,8 +67,13 @@ export function masterKeyFor(errandHome: string, access: HomeAccess, location?: 
   return loadMasterKey(errandHome, { create: false, missing });
 }
 
-/** Loading tightens a loose key file to 600; the warning says it was exposed, since someone may have read it by then. */
-function warnIfExposed(file: string): void {
+/**
+ * Loading tightens a loose key file to 600, so the warning must be taken before anything opens the
+ * key: the words saying it was exposed (someone may have read it by then), or null. Each entry (the
+ * CLI before a command) prints it once.
+ */
+export function exposedKeyWarning(errandHome: string): string | null {
+  const file = masterKeyPath(errandHome);
   const mode = exposedMode(file);
-  if (mode !== null) printErr(`warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`);
+  return mode === null ? null : `warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`;
 }

@@ -1,0 +1,180 @@
+import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { resolveRuntimeConfig } from "../config/runtimeConfig.js";
+import type { ExecuteTask } from "../executor/executeTaskTypes.js";
+import { createJournalSealer } from "../journal/createJournalSealer.js";
+import { deriveSubkey } from "../keys/loadKey.js";
+import { createOperationsService } from "../operations/createOperationsService.js";
+import type { OperationsService } from "../operations/serviceTypes.js";
+import type { RunnerEvent } from "../runner/runnerTypes.js";
+import { siteRefusal } from "../sites/siteRefusal.js";
+import type { SiteRefusal } from "../sites/siteRefusal.js";
+import type { LiveSiteGrant } from "../sites/siteTypes.js";
+import type { Store } from "../store/Store.js";
+import type { Task } from "../task/taskTypes.js";
+import type { HomeAccess } from "./masterKey.js";
+import { homeForAccess } from "./masterKey.js";
+import { openAccessAt } from "./openAccess.js";
+import type { OpenedAccess } from "./openAccess.js";
+import { openFiles } from "./openFiles.js";
+import type { OpenedFiles } from "./openFiles.js";
+import { openSecrets } from "./openSecrets.js";
+import type { OpenedSecrets } from "./openSecrets.js";
+import { openSites } from "./openSites.js";
+import type { OpenedSites } from "./openSites.js";
+import { openArtifactStoreAt, openOperationStore, storeLocationFor } from "./openStores.js";
+import type { StoreLocation } from "./openStores.js";
+import type { HttpOptions, ServedHttp } from "./serveHttp.js";
+import type { ExecutorSettings, ExecutorSource, WiredExecutor } from "./wiredExecutor.js";
+import { wiredExecutor } from "./wiredExecutor.js";
+
+/** What an entry (a CLI command, serve, a bench, a test harness) tells errand when it puts it together. */
+export interface ErrandOptions {
+  /** ERRAND_* settings, provider credentials and --from-env secrets. */
+  env: NodeJS.ProcessEnv;
+  /** What the entry does with ERRAND_HOME (masterKey.ts): "write" (the default) may start a new home. */
+  access?: HomeAccess;
+  /** Where the executor comes from: errand's own by default; a fake in tests and benches. */
+  executor?: ExecutorSource;
+  /** How the executor is built: the operator's private allowances, a long-lived process, its notices. */
+  executorSettings?: Omit<ExecutorSettings, "env" | "browserTimeoutMs">;
+  /** Wraps every attempt the runner starts: a progress reporter, serve's metrics and log line. */
+  aroundAttempt?: (execute: ExecuteTask) => ExecuteTask;
+  /** The runner's events (claimed, finished, requeued, recovered ...), for the entry to print or count. */
+  onRunnerEvent?: (event: RunnerEvent) => void;
+}
+
+/** errand put together: its settings, the operations service, the executor and the owner's registries, and one close for all of it. */
+export interface Errand {
+  config: RuntimeConfig;
+  /** Where the stores are (the SQLite file, or the PostgreSQL database), with the key that checks them. */
+  location: StoreLocation;
+  service: OperationsService;
+  /** The executor attempts run on, built on the first call (the browser libraries load only then). */
+  executor: () => Promise<WiredExecutor>;
+  /** The executor when it has been built, without building it. */
+  executorIfBuilt(): WiredExecutor | undefined;
+  /** The access tables (API tokens, OAuth grants, the owner password) and their hasher, opened on the first call. */
+  accessTables(): OpenedAccess;
+  /**
+   * errand's HTTP side, started: the worker pool, the app (REST, MCP, OAuth, the owner console),
+   * metrics, readiness and the schedules; close it before errand itself. Loaded on demand: only a
+   * serving process needs the HTTP stack.
+   */
+  http(options: HttpOptions): Promise<ServedHttp>;
+  /** Releases everything opened: the executor (its browser), the registries and the stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * errand's composition root: configuration from the environment, the master key under ERRAND_HOME,
+ * the stores (app/openStores picks SQLite or PostgreSQL), the owner's secret, site and file
+ * registries, the operations service and the executor. Every entry (each CLI command, `serve`, the
+ * benches and the test harnesses) puts errand together here and nowhere else.
+ *
+ * The registries are opened only when something needs them (an approval summary naming a secret's
+ * sites, a site task's admission), and the executor only when an attempt runs, so a command that
+ * only reads stays fast.
+ */
+export function createErrand(options: ErrandOptions): Errand {
+  const { env } = options;
+  const config = resolveRuntimeConfig(env);
+  // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
+  const home = homeForAccess(config.errandHome, options.access ?? "write", storeLocationFor(config));
+  const { key, location } = home;
+  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
+  let store: Store;
+  try {
+    store = openOperationStore(location, { sealer });
+  } catch (error) {
+    home.dispose();
+    throw error;
+  }
+  let artifactStore;
+  try {
+    artifactStore = openArtifactStoreAt(location, { sealer });
+  } catch (error) {
+    void store.close();
+    home.dispose();
+    throw error;
+  }
+
+  let secrets: OpenedSecrets | undefined;
+  let sites: OpenedSites | undefined;
+  let files: OpenedFiles | undefined;
+  let access: OpenedAccess | undefined;
+  const secretSites = async (name: string): Promise<string[] | null> => {
+    secrets ??= openSecrets(config, env, "read");
+    return (await secrets.registry.lookup(name))?.sites ?? null;
+  };
+  const siteRefusalFor = async (task: Task): Promise<SiteRefusal | null> => {
+    if (task.site === undefined) return null;
+    sites ??= openSites(config, env, "read");
+    const registry = sites.registry;
+    let definition;
+    try {
+      definition = await registry.lookup(task.site);
+    } catch {
+      // A definition that fails its MAC is refused at admission, with its own code and words.
+      return null;
+    }
+    const loggedIn = definition === null ? false : ((await registry.show(task.site))?.loggedIn ?? false);
+    return siteRefusal(task, definition, loggedIn, registry.loginPageUrl(task.site));
+  };
+  const siteGrants = async (site: string): Promise<LiveSiteGrant[]> => {
+    sites ??= openSites(config, env, "read");
+    return sites.registry.liveGrants(site);
+  };
+  const fileKnown = async (name: string): Promise<boolean> => {
+    files ??= openFiles(config, "read");
+    return files.registry.has(name);
+  };
+
+  let built: WiredExecutor | undefined;
+  let building: Promise<WiredExecutor> | undefined;
+  const executor = async (): Promise<WiredExecutor> => {
+    building ??= Promise.resolve((options.executor ?? wiredExecutor)({ allowPrivate: [], ...options.executorSettings, env, browserTimeoutMs: config.browserTimeoutMs }));
+    built = await building;
+    return built;
+  };
+  const runAttempt: ExecuteTask = async (task, context) => (built ?? (await executor())).execute(task, context);
+  const service = createOperationsService({
+    secretSites,
+    fileKnown,
+    siteRefusal: siteRefusalFor,
+    siteGrants,
+    store,
+    ...(artifactStore === undefined ? {} : { artifactStore }),
+    sealer,
+    digestKey: key,
+    config,
+    execute: options.aroundAttempt === undefined ? runAttempt : options.aroundAttempt(runAttempt),
+    ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
+  });
+
+  const errand: Errand = {
+    config,
+    location,
+    service,
+    executor,
+    executorIfBuilt: () => built,
+    accessTables: () => (access ??= openAccessAt(location, key)),
+    async http(httpOptions) {
+      const { serveHttp } = await import("./serveHttp.js");
+      return serveHttp(errand, env, httpOptions);
+    },
+    async close() {
+      try {
+        await (built ?? (await building?.catch(() => undefined)))?.shutdown();
+      } finally {
+        await access?.access.close();
+        await secrets?.close();
+        await sites?.close();
+        await files?.close();
+        await artifactStore?.close();
+        await store.close();
+        home.dispose();
+      }
+    },
+  };
+  return errand;
+}
