@@ -4,13 +4,9 @@ import { emptyNetworkEvidence } from "../../src/receipt/emptyNetworkEvidence.js"
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
-import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
-import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";
-import { createOperationsService } from "../../src/operations/createOperationsService.js";
 import type { Receipt } from "../../src/receipt/receiptTypes.js";
-import { openSqliteStore, sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
+import { createErrand } from "../../src/app/createErrand.js";
 
 /** A realistic small read-only task (four steps). */
 export function benchTask(operationId: string = randomUUID()): Record<string, unknown> {
@@ -61,13 +57,15 @@ export function benchReceipt(operationId: string, requestDigest: string, attempt
 export const instantExecutor: ExecuteTask = (task, context) =>
   Promise.resolve({ receipt: benchReceipt(task.operationId, context.requestDigest, context.attempt), ephemeral: { ephemeral: true, outputs: {} } });
 
+/** errand's operations service in `home` (SQLite), put together as every entry does (app/createErrand), running the instant executor. */
 export function openErrand(home: string) {
-  const config = resolveRuntimeConfig({ ERRAND_HOME: home });
-  const key = loadOrCreateMasterKey(home);
-  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const store = openSqliteStore({ path: sqliteStorePath(home), sealer, busyTimeoutMs: config.busyTimeoutMs });
-  const service = createOperationsService({ store, sealer, digestKey: key, config, execute: instantExecutor, runnerId: `bench:${process.pid}` });
-  return { service, store };
+  return benchErrand({ ERRAND_HOME: home }, "write");
+}
+
+/** createErrand with the instant executor; `store` is what the bench waits on and closes. */
+export function benchErrand(env: NodeJS.ProcessEnv, access: "write" | "setup") {
+  const errand = createErrand({ env, access, executor: () => ({ execute: instantExecutor, shutdown: () => Promise.resolve() }), runnerId: `bench:${process.pid}` });
+  return { service: errand.service, store: { status: () => errand.service.status(), close: () => errand.close() } };
 }
 
 /**

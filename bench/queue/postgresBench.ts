@@ -3,12 +3,7 @@
 // Each measure gets its own fresh database. Not run directly.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { openOperationStore } from "../../src/app/openStores.js";
-import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
-import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";
-import { createOperationsService } from "../../src/operations/createOperationsService.js";
-import { benchReceipt, instantExecutor } from "./benchSupport.js";
+import { benchErrand, benchReceipt } from "./benchSupport.js";
 
 /** The server's admin database (CREATE/DROP DATABASE); ERRAND_BENCH_POSTGRES_URL overrides it. */
 export const ADMIN_URL = process.env["ERRAND_BENCH_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -32,14 +27,9 @@ export async function freshBenchDatabase(): Promise<{ url: string; drop(): Promi
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** errand's operations service on the PostgreSQL database `url` (the master key in `home`), opened as every command opens it. */
+/** errand's operations service on the PostgreSQL database `url` (the master key in `home`), put together as every entry does. */
 export function openErrandPg(home: string, url: string) {
-  const config = resolveRuntimeConfig({ ERRAND_HOME: home, ERRAND_DATABASE_URL: url });
-  const key = loadOrCreateMasterKey(home);
-  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const store = openOperationStore({ backend: "postgres", url }, { sealer });
-  const service = createOperationsService({ store, sealer, digestKey: key, config, execute: instantExecutor, runnerId: `bench:${process.pid}` });
-  return { service, store };
+  return benchErrand({ ERRAND_HOME: home, ERRAND_DATABASE_URL: url }, "setup");
 }
 
 /**

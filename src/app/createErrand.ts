@@ -41,6 +41,8 @@ export interface ErrandOptions {
   aroundAttempt?: (execute: ExecuteTask) => ExecuteTask;
   /** The runner's events (claimed, finished, requeued, recovered ...), for the entry to print or count. */
   onRunnerEvent?: (event: RunnerEvent) => void;
+  /** How this process names itself in leases and events; host, pid and a random suffix by default. */
+  runnerId?: string;
 }
 
 /** errand put together: its settings, the operations service, the executor and the owner's registries, and one close for all of it. */
@@ -149,6 +151,7 @@ export function createErrand(options: ErrandOptions): Errand {
     config,
     execute: options.aroundAttempt === undefined ? runAttempt : options.aroundAttempt(runAttempt),
     ...(options.onRunnerEvent === undefined ? {} : { onRunnerEvent: options.onRunnerEvent }),
+    ...(options.runnerId === undefined ? {} : { runnerId: options.runnerId }),
   });
 
   const errand: Errand = {
