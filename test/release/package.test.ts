@@ -71,6 +71,21 @@ describe("release", () => {
     }
   });
 
+  test("the package exports createErrand and nothing else: a deep import of an internal module is refused", async () => {
+    const exportsMap = (JSON.parse(readText("package.json")) as { exports: Record<string, string> }).exports;
+    assert.deepEqual(Object.keys(exportsMap).sort(), [".", "./package.json"]);
+    assert.equal(exportsMap["."], "./dist/src/index.js");
+    // The self-reference resolves through the map, as it would for a program that installed errand.
+    assert.equal(import.meta.resolve("errand"), new URL("dist/src/index.js", root).href);
+    for (const deep of ["errand/dist/src/app/createErrand.js", "errand/src/app/createErrand.ts", "errand/dist/src/store/sqlite/openSqliteStore.js"]) {
+      assert.throws(() => import.meta.resolve(deep), (error: NodeJS.ErrnoException) => error.code === "ERR_PACKAGE_PATH_NOT_EXPORTED", deep);
+    }
+    // The module behind "." (compiled to dist/src/index.js) offers the composition root.
+    const surface = (await import("../../src/index.js")) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(surface), ["createErrand"]);
+    assert.equal(typeof surface["createErrand"], "function");
+  });
+
   test("the version is package.json's, and --version names the build's commit", () => {
     assert.equal(VERSION, pkg.version);
     assert.equal(versionLine(), `errand ${pkg.version} (commit ${BUILD_COMMIT})`);
