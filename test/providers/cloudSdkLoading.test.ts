@@ -24,7 +24,7 @@ port1.on("message", (url) => loaded.add(url));
 const hooks = "export let port; export function initialize(data) { port = data.port; } export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r; }";
 register("data:text/javascript," + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
 const packagesLoaded = async () => { await new Promise((r) => setTimeout(r, 50)); return ${JSON.stringify(SDKS)}.filter((name) => [...loaded].some((url) => url.includes("/node_modules/" + name + "/"))); };
-const { buildRoutedExecutor } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "src/interfaces/cli/buildRoutedExecutor.ts")).href)});
+const { buildRoutedExecutor } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "src/app/buildRoutedExecutor.ts")).href)});
 const { resolveRuntimeConfig } = await import(${JSON.stringify(pathToFileURL(join(ROOT, "src/config/runtimeConfig.ts")).href)});
 const env = { ERRAND_HOME: process.argv[1] };
 const built = buildRoutedExecutor({ env, allowPrivate: [], config: resolveRuntimeConfig(env) });

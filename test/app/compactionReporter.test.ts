@@ -1,10 +1,10 @@
 // What errand serve logs and counts for each scheduled compaction.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DAY } from "../../../src/config/units.js";
-import { compactionReporter } from "../../../src/app/compactionReporter.js";
-import { createErrandMetrics } from "../../../src/interfaces/http/observability/errandMetrics.js";
-import { createPinoLogger } from "../../../src/interfaces/http/observability/pinoLogger.js";
+import { DAY } from "../../src/config/units.js";
+import { compactionReporter } from "../../src/app/compactionReporter.js";
+import { createErrandMetrics } from "../../src/interfaces/http/observability/errandMetrics.js";
+import { createPinoLogger } from "../../src/interfaces/http/observability/pinoLogger.js";
 
 test("a compaction is one info line with its counts, nothing to do is debug, a refusal or failure is an error line; /metrics counts each by outcome", async () => {
   const lines: Record<string, unknown>[] = [];
