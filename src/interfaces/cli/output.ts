@@ -1,18 +1,20 @@
 /**
  * The only place in src/ that writes to the terminal. Everything printed passes through here so
- * that the secret redactor can be installed once for all output, and so tests can run the CLI in
- * process by swapping the sink.
+ * that the secret redactor is applied once for all output, and so one CLI run can be given its own
+ * streams (runCli's `io`: tests run the CLI in process with captured output) without touching the
+ * process's.
+ *
+ * Where a line goes is decided per run: inside `withOutputSink(sink, body)` (an AsyncLocalStorage
+ * context, so runs in flight at once in one process stay apart) it goes to that sink, in that run's
+ * line shape; anywhere else it goes to the process's streams. Revealed secrets are the exception on
+ * purpose: a value revealed by any run is scrubbed from every line of every run and of the process,
+ * so giving a run its own streams never narrows what is scrubbed.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import { Redactor } from "../../executor/redactor.js";
 
-type Scrub = (text: string) => string;
-let extra: Scrub = (text) => text;
-/** Every declared secret this process has revealed; scrubbed from every line, whatever printed it. */
-const secrets = new Redactor();
-const scrub: Scrub = (text) => secrets.scrub(extra(text));
-
-/** Where output goes: the process's own streams unless a test installed another sink. */
+/** Where one run's output goes: the process's own streams unless the run was given other ones. */
 export interface OutputSink {
   out(text: string): void;
   err(text: string): void;
@@ -21,77 +23,94 @@ export interface OutputSink {
   readStdin(): string;
 }
 
-/** Where the process sink sends stderr text: process.stderr (synchronous for files and pipes) unless a server set a writer. */
-let stderrWriter: ((text: string) => void) | undefined;
+/** Turns one printed line into the log format in force, or leaves it as it is. */
+export type LineShape = (line: string) => string;
+
+/** The output settings of one run (or of the process, outside any run given its own sink). */
+interface OutputRun {
+  readonly sink: OutputSink;
+  shape: LineShape | undefined;
+  /** Where the process's stderr text goes instead of process.stderr; read by the process sink only. */
+  stderrWriter: ((text: string) => void) | undefined;
+}
+
+/** Every declared secret this process has revealed, in any run; scrubbed from every line, whatever printed it. */
+const secrets = new Redactor();
+
+const processRun: OutputRun = {
+  sink: {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => (processRun.stderrWriter === undefined ? void process.stderr.write(text) : processRun.stderrWriter(text)),
+    errIsTty: () => process.stderr.isTTY,
+    readStdin: () => readFileSync(0, "utf8"),
+  },
+  shape: undefined,
+  stderrWriter: undefined,
+};
+
+const runs = new AsyncLocalStorage<OutputRun>();
+
+function currentRun(): OutputRun {
+  return runs.getStore() ?? processRun;
+}
+
+/**
+ * Runs `body` with everything it prints (and everything started from it prints, however late)
+ * going to `sink`, and standard input read from it. Line shapes and stderr writers set inside
+ * apply to this run only.
+ */
+export function withOutputSink<T>(sink: OutputSink, body: () => Promise<T>): Promise<T> {
+  return runs.run({ sink, shape: undefined, stderrWriter: undefined }, body);
+}
 
 /**
  * Sends the process's stderr text through `write` instead of process.stderr (errand serve's
- * asynchronous writer, asyncWriter.ts); `undefined` goes back to process.stderr. A test's sink is
- * not affected.
+ * asynchronous writer, asyncWriter.ts); `undefined` goes back to process.stderr. Inside a run given
+ * its own sink it changes nothing that sink receives.
  */
 export function setStderrWriter(write: ((text: string) => void) | undefined): void {
-  stderrWriter = write;
+  currentRun().stderrWriter = write;
 }
-
-const processSink: OutputSink = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => (stderrWriter === undefined ? void process.stderr.write(text) : stderrWriter(text)),
-  errIsTty: () => process.stderr.isTTY,
-  readStdin: () => readFileSync(0, "utf8"),
-};
-let sink: OutputSink = processSink;
-
-/** Turns one printed line into the log format in force, or leaves it as it is. */
-export type LineShape = (line: string) => string;
-let shape: LineShape | undefined;
 
 /**
- * Makes every line printed on stdout or stderr pass through `next` (errand serve --log-format json
- * turns its banner and notices into JSON log lines this way); `undefined` prints lines as they are.
+ * Makes every line the current run prints on stdout or stderr pass through `next` (errand serve
+ * --log-format json turns its banner and notices into JSON log lines this way); `undefined` prints
+ * lines as they are.
  */
 export function setLineShape(next: LineShape | undefined): void {
-  shape = next;
+  currentRun().shape = next;
 }
 
-function shaped(text: string): string {
-  const shapeLine = shape;
+function shaped(run: OutputRun, text: string): string {
+  const shapeLine = run.shape;
   return shapeLine === undefined ? text : text.split("\n").map((line) => shapeLine(line)).join("\n");
 }
 
-/** Installs an additional filter applied to every line written to stdout or stderr. */
-export function setOutputScrubber(next: Scrub): void {
-  extra = next;
-}
-
-/** Registers a secret value revealed in this process, so no output line can carry it. */
+/** Registers a secret value revealed in this process, so no output line of any run can carry it. */
 export function addOutputSecret(value: string): void {
   secrets.add(value);
 }
 
-/** Sends output to `next` (in-process tests); `undefined` restores the process streams and drops any extra scrubber. */
-export function setOutputSink(next: OutputSink | undefined): void {
-  sink = next ?? processSink;
-  extra = (text) => text;
-}
-
 export function printOut(text: string): void {
-  sink.out(`${shaped(scrub(text))}\n`);
+  const run = currentRun();
+  run.sink.out(`${shaped(run, secrets.scrub(text))}\n`);
 }
 
 export function printErr(text: string): void {
-  sink.err(`${shaped(scrub(text))}\n`);
+  const run = currentRun();
+  run.sink.err(`${shaped(run, secrets.scrub(text))}\n`);
 }
 
 /** Writes to stderr without a newline (live progress on a TTY). */
 export function writeErrRaw(text: string): void {
-  sink.err(scrub(text));
+  currentRun().sink.err(secrets.scrub(text));
 }
 
 export function stderrIsTty(): boolean {
-  return sink.errIsTty();
+  return currentRun().sink.errIsTty();
 }
 
-/** Standard input as text (a test's sink supplies its own). */
+/** Standard input as text (a run given its own sink reads the sink's). */
 export function readStdinText(): string {
-  return sink.readStdin();
+  return currentRun().sink.readStdin();
 }

@@ -8,7 +8,8 @@ import type { Command } from "./commandContext.js";
 import { COMMANDS } from "./commands/index.js";
 import { EXIT } from "./exitCodes.js";
 import { printFailure } from "./operationOutput.js";
-import { printErr, printOut } from "./output.js";
+import { printErr, printOut, withOutputSink } from "./output.js";
+import type { OutputSink } from "./output.js";
 import { suggestNearest } from "./suggestNearest.js";
 import { UsageError } from "./usageError.js";
 import { printEnvelope } from "./jsonEnvelope.js";
@@ -73,9 +74,15 @@ function takeDatabaseUrl(rest: readonly string[]): { args: string[]; databaseUrl
 
 /**
  * The whole CLI as a function of its arguments and environment, returning the exit code. main.ts
- * calls it for the real process; tests call it in process with a captured output sink.
+ * calls it for the real process (output on the process's streams); `io` gives this one run its own
+ * stdout, stderr and stdin instead (tests run the CLI in process with captured output), kept apart
+ * from any other run in flight.
  */
-export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+export function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io?: OutputSink): Promise<number> {
+  return io === undefined ? runCommandLine(argv, env) : withOutputSink(io, () => runCommandLine(argv, env));
+}
+
+async function runCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [name, ...rest] = argv;
   const json = rest.includes("--json");
   if (name === undefined || name === "--help" || name === "-h") {

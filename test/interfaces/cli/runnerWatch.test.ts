@@ -6,11 +6,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
 import { parseCommandArgs } from "../../../src/interfaces/cli/commandContext.js";
 import { createRunnerCommand } from "../../../src/interfaces/cli/commands/runner.js";
-import { setOutputSink } from "../../../src/interfaces/cli/output.js";
 import type { ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
 import { createFakeExecutor } from "../../operations/support/fakeExecutor.js";
 import { openHarness } from "../../operations/support/harness.js";
 import { readTask } from "../../operations/support/tasks.js";
+import { capturingOutput } from "../../support/errandInProcess.js";
 
 describe("errand runner --watch", () => {
   test("runs queued work with --concurrency attempts at once until --budget-ms passes, and reports every attempt", async () => {
@@ -28,14 +28,7 @@ describe("errand runner --watch", () => {
     const ids = [0, 1, 2].map(() => randomUUID());
     for (const id of ids) await h.service.submit(readTask(id));
     const command = createRunnerCommand(() => ({ execute, shutdown: () => Promise.resolve() }));
-    let stdout = "";
-    setOutputSink({ out: (t) => void (stdout += t), err: () => undefined, errIsTty: () => false, readStdin: () => "" });
-    let code: number;
-    try {
-      code = await command.run(parseCommandArgs(command, ["--watch", "--concurrency", "3", "--budget-ms", "3000", "--json"], { ERRAND_HOME: h.home, PATH: process.env["PATH"] ?? "" }));
-    } finally {
-      setOutputSink(undefined);
-    }
+    const { value: code, stdout } = await capturingOutput(() => command.run(parseCommandArgs(command, ["--watch", "--concurrency", "3", "--budget-ms", "3000", "--json"], { ERRAND_HOME: h.home, PATH: process.env["PATH"] ?? "" })));
     try {
       assert.equal(code, 0);
       const envelope = JSON.parse(stdout) as { status: string; data: { attempts: { operationId: string; outcome: string; status: string | null }[] } };

@@ -1,16 +1,7 @@
-// Runs the errand CLI inside the test process: the same runCli that main.ts calls, with stdout,
-// stderr and stdin captured instead of a child process per command (much faster). Calls are
-// serialized because the output sink is process-wide.
-import { runCli } from "../../../../src/interfaces/cli/runCli.js";
-import { setOutputSink } from "../../../../src/interfaces/cli/output.js";
-
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let queue: Promise<unknown> = Promise.resolve();
+// What the in-process CLI tests share: the in-process runner (test/support/errandInProcess.ts), a
+// minimal environment, and the --json envelope's shape.
+export { errandInProcess } from "../../../support/errandInProcess.js";
+export type { CliRun } from "../../../support/errandInProcess.js";
 
 /** A minimal environment for a run: no ERRAND_* from the test's own environment leaks in. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {
@@ -20,23 +11,6 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
     if (value !== undefined) env[key] = value;
   }
   return { ...env, ...extra };
-}
-
-/** `errand ...args` in process with exactly `env`; stdin is `stdin` (empty by default). */
-export function errandInProcess(args: readonly string[], env: Record<string, string>, stdin = ""): Promise<CliRun> {
-  const run = queue.then(async () => {
-    let stdout = "";
-    let stderr = "";
-    setOutputSink({ out: (t) => void (stdout += t), err: (t) => void (stderr += t), errIsTty: () => false, readStdin: () => stdin });
-    try {
-      const code = await runCli(args, env);
-      return { code, stdout, stderr };
-    } finally {
-      setOutputSink(undefined);
-    }
-  });
-  queue = run.catch(() => undefined);
-  return run;
 }
 
 /** The keys every --json output has, in this order (docs/CLI.md); operationId only where relevant. */
