@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { runErrand } from "../../support/errandProcess.js";
+import { runErrandInProcess } from "../../support/errandInProcess.js";
 
 const home = mkdtempSync(join(tmpdir(), "errand-site-allow-"));
 after(() => rmSync(home, { recursive: true, force: true }));
-const errand = (args: string[]) => runErrand(args, { env: { ERRAND_HOME: home } });
+const errand = (args: string[]) => runErrandInProcess(args, { env: { ERRAND_HOME: home } });
 
 interface Listed {
   data: { sites: { name: string; grants: { id: string; risk: string; secrets: string[]; expiresAt: string }[] }[] };
