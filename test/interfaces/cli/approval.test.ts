@@ -1,7 +1,8 @@
 // Owner approval through the CLI (in process): submit/collect/run of a task that needs the owner exit
 // 7 with the approval summary; `errand approve --yes` queues it and it runs once; `errand deny`
 // ends it BLOCKED approval_denied and nothing reaches the site; approve refuses to act without a
-// terminal or --yes; `errand owner unlock` answers. The runner is the test-only runner process.
+// terminal or --yes; `errand owner unlock` answers. The runner is the runner command with the fake
+// executor, in process too.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
 import type { CountingServer } from "../../operations/support/countingServer.js";
-import { spawnRunner } from "../../operations/support/spawnRunner.js";
+import { runFakeRunnerInProcess } from "../../operations/support/fakeRunnerInProcess.js";
 import { writeTask } from "../../operations/support/tasks.js";
 import { errandInProcess, parseEnvelope } from "./support/runInProcess.js";
 
@@ -44,7 +45,7 @@ function errand(home: string, args: string[]) {
 }
 
 async function runQueue(home: string): Promise<void> {
-  const run = await spawnRunner({ ERRAND_HOME: home, FAKE_FIXTURE_ORIGIN: server.origin }).done;
+  const run = await runFakeRunnerInProcess({ PATH: process.env["PATH"] ?? "", ERRAND_HOME: home }, server.origin);
   assert.equal(run.code, 0, run.stderr);
 }
 
