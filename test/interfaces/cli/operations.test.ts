@@ -1,6 +1,6 @@
 // The operations commands (in process): JSON envelopes and exit codes of submit, inspect, collect,
-// cancel, status, runner and journal. Operations are run by the test-only runner (fake executor),
-// a real child process.
+// cancel, status, runner and journal. Operations are run by the runner command with the fake
+// executor, in process too.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { openSqliteDatabase } from "../../../src/store/sqlite/sqliteBinding.js";
 import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
 import type { CountingServer } from "../../operations/support/countingServer.js";
-import { spawnRunner } from "../../operations/support/spawnRunner.js";
+import { runFakeRunnerInProcess } from "../../operations/support/fakeRunnerInProcess.js";
 import { readTask, writeTask } from "../../operations/support/tasks.js";
 import { errandInProcess, parseEnvelope } from "./support/runInProcess.js";
 import type { Envelope } from "./support/runInProcess.js";
@@ -156,7 +156,7 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     assert.equal(repeated.json.status, "cancelled");
     assert.equal(repeated.data["repeated"], true);
 
-    const run = await spawnRunner({ ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "0", FAKE_FIXTURE_ORIGIN: server.origin }).done;
+    const run = await runFakeRunnerInProcess({ PATH: process.env["PATH"] ?? "", ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "0" }, server.origin);
     assert.equal(run.code, 0, run.stderr);
     for (const [task, exit, status] of [...cases, [readTask(cancelled), 6, "CANCELLED"] as [Record<string, unknown>, number, string]]) {
       const collected = await errand(home, ["collect", String(task["operationId"]), "--json"]);
