@@ -10,8 +10,9 @@
 // It is a text scan, not a parser: it finds literal words, so a decision written without them (a
 // boolean passed along, a number compared) is not seen. Read part 1 for that.
 // Usage: node scripts/decisionHomes.mjs
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
+import { importsOf, listTs } from "./sourceFiles.mjs";
 
 const SRC = "src";
 const CORE = join(SRC, "core");
@@ -38,21 +39,6 @@ const ALLOWED = new Map([
   // The IN list of compactable phases, an SQL fragment kept in a constant (PostgreSQL writes it inline).
   ["src/store/sqlite/queries/compact.ts", new Set(["completed", "blocked", "cancelled"])],
 ]);
-
-function listTs(dir) {
-  const found = [];
-  for (const entry of readdirSync(dir)) {
-    const full = join(dir, entry);
-    if (statSync(full).isDirectory()) found.push(...listTs(full));
-    else if (entry.endsWith(".ts")) found.push(full);
-  }
-  return found;
-}
-
-function importsOf(text) {
-  const statement = /^\s*(?:import|export)\b[^;"`]*?\bfrom\s*"([^"]+)"/gms;
-  return [...text.matchAll(statement)].map((match) => match[1]);
-}
 
 /** The folder a file is reported under: src/<folder>, or src/store/<subfolder> for the store. */
 function folderOf(file) {

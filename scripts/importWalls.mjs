@@ -7,19 +7,10 @@
 // Usage: node scripts/importWalls.mjs [--table]
 import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
+import { importsOf, listTs } from "./sourceFiles.mjs";
 
 const SRC = "src";
 const WALLS_LINE = /^Walls: may import (.+?); packages (.+?)\.\s*$/m;
-
-function listTs(dir) {
-  const found = [];
-  for (const entry of readdirSync(dir)) {
-    const full = join(dir, entry);
-    if (statSync(full).isDirectory()) found.push(...listTs(full));
-    else if (entry.endsWith(".ts")) found.push(full);
-  }
-  return found;
-}
 
 function names(list) {
   return list.trim() === "none" ? [] : list.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -30,15 +21,6 @@ function packageOf(specifier) {
   if (specifier.startsWith("node:")) return specifier.split("/")[0];
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
-}
-
-function importsOf(text) {
-  const found = [];
-  const statement = /^\s*(?:import|export)\b[^;"`]*?\bfrom\s*"([^"]+)"/gms;
-  const bare = /^\s*import\s*"([^"]+)"/gm;
-  const dynamic = /\bimport\(\s*"([^"]+)"\s*\)/g;
-  for (const pattern of [statement, bare, dynamic]) for (const match of text.matchAll(pattern)) found.push(match[1]);
-  return found;
 }
 
 const folders = readdirSync(SRC).filter((entry) => statSync(join(SRC, entry)).isDirectory()).sort();

@@ -1,4 +1,5 @@
 import type { Step } from "../task/taskTypes.js";
+import type { Check } from "../receipt/receiptTypes.js";
 
 /** The actions program mode can run; every other action of the closed set is refused (generateProgram). */
 export const PROGRAM_ACTIONS = [
@@ -70,15 +71,7 @@ export interface ProgramRefusal {
 export type ProgramResult = { ok: true; value: GeneratedProgram } | { ok: false; refusal: ProgramRefusal };
 
 /** A check as the program reports it (the receipt's Check before errand wraps `observed`). */
-export interface ProgramCheck {
-  step: number;
-  action: "expect_text" | "expect_url" | "expect_count";
-  expected: string;
-  match: string;
-  selector?: string;
-  passed: boolean;
-  observed?: string;
-}
+export type ProgramCheck = Omit<Check, "observed"> & { observed?: string };
 
 /**
  * What the program returns: the evidence errand builds a receipt from. Everything here came from
