@@ -2,9 +2,9 @@
 // files import (scripts/importWalls.mjs, run by npm run lint), and a file that climbs over one is reported.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 
 const SCRIPT = resolve("scripts/importWalls.mjs");
@@ -30,4 +30,14 @@ test("a task file importing a database driver or the store is reported with the 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the HTTP app never imports the composition root that builds it (only the CLI opens src/app)", async () => {
+  const { importsOf, listTs } = (await import(resolve("scripts/sourceFiles.mjs"))) as { importsOf: (text: string) => string[]; listTs: (dir: string) => string[] };
+  const climbing = listTs("src/interfaces/http").flatMap((file) =>
+    importsOf(readFileSync(file, "utf8"))
+      .filter((specifier) => specifier.startsWith(".") && resolve(dirname(file), specifier).startsWith(resolve("src/app")))
+      .map((specifier) => `${file}: ${specifier}`),
+  );
+  assert.deepEqual(climbing, []);
 });
