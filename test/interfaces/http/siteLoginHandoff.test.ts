@@ -28,7 +28,7 @@ import type { LoginSite } from "../../fixtures/loginSite.js";
 import { canaryHaystack } from "../../secrets/support/secretSites.js";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../../fixtures/fixtureSite.js";
-import { runErrand } from "../../support/errandProcess.js";
+import { runErrandInProcess } from "../../support/errandInProcess.js";
 import { OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
 import type { AppHarness } from "./support/appHarness.js";
 
@@ -287,16 +287,16 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
 
   test("errand site login NAME prints the console's login page of the site, or says no public URL is configured", async () => {
     const base = { ERRAND_HOME: home };
-    const printed = await runErrand(["site", "login", "library"], { env: { ...base, ERRAND_PUBLIC_URL: "https://errand.example/" } });
+    const printed = await runErrandInProcess(["site", "login", "library"], { env: { ...base, ERRAND_PUBLIC_URL: "https://errand.example/" } });
     assert.equal(printed.code, 0, printed.stderr);
     assert.equal(printed.stdout.trim(), "https://errand.example/owner/sites/library/login");
-    const unset = await runErrand(["site", "login", "library", "--json"], { env: base });
+    const unset = await runErrandInProcess(["site", "login", "library", "--json"], { env: base });
     assert.notEqual(unset.code, 0);
     const envelope = JSON.parse(unset.stdout) as { error: { code: string; message: string } };
     assert.equal(envelope.error.code, "configuration_error");
     assert.match(envelope.error.message, /ERRAND_PUBLIC_URL/);
     assert.match(envelope.error.message, /\/owner\/sites\/library\/login/);
-    const unknown = await runErrand(["site", "login", "nosuch"], { env: { ...base, ERRAND_PUBLIC_URL: "https://errand.example" } });
+    const unknown = await runErrandInProcess(["site", "login", "nosuch"], { env: { ...base, ERRAND_PUBLIC_URL: "https://errand.example" } });
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr + unknown.stdout, /site_unknown|No site named nosuch/);
   });
