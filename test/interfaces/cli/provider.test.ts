@@ -1,5 +1,6 @@
-// errand provider list / smoke, errand status and errand runner as real processes, with the cloud
-// adapters pointed at their loopback emulators (each session a real Chromium) and one SQLite file.
+// errand provider list / smoke and errand status (in process), and errand runner as real processes
+// (two at once sharing one SQLite file), with the cloud adapters pointed at their loopback emulators
+// (each session a real Chromium).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -16,6 +17,7 @@ import { startFixtureSites } from "../../fixtures/fixtureSite.js";
 import { startKernelEmulator } from "../../fixtures/providerEmulators/kernelEmulator.js";
 import type { ProviderEmulator } from "../../fixtures/providerEmulators/providerEmulator.js";
 import { openHarness } from "../../operations/support/harness.js";
+import { errandInProcess } from "../../support/errandInProcess.js";
 import type { Sites } from "../../providers/providerContract.js";
 
 const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
@@ -39,7 +41,13 @@ interface Run {
   stderr: string;
 }
 
+/** `errand ...args` in process, with PATH and `env` only. */
 function errand(args: string[], env: Record<string, string>): Promise<Run> {
+  return errandInProcess(args, { PATH: process.env["PATH"] ?? "", ...env });
+}
+
+/** `errand ...args` as a real process, with PATH and `env` only. */
+function errandProcess(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -161,7 +169,7 @@ describe("errand provider", () => {
     } finally {
       await h.store.close();
     }
-    const runners = await Promise.all([0, 1].map(() => errand(["runner", "--json", ...allow()], env)));
+    const runners = await Promise.all([0, 1].map(() => errandProcess(["runner", "--json", ...allow()], env)));
     const reports = runners.map((r) => {
       assert.equal(r.code, 0, r.stderr);
       return (JSON.parse(r.stdout) as { data: RunQueueReport }).data;
