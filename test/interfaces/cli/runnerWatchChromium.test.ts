@@ -1,6 +1,7 @@
 // errand runner --watch --concurrency N as a real process with the real executor on local Chromium:
-// a task submitted with `errand submit` (another process) while the runner watches is completed with
-// no further call, and the counting site on 127.0.0.1 sees its page exactly once.
+// a task submitted with `errand submit` (run in the test's own process, another process than the
+// runner's) while the runner watches is completed with no further call, and the counting site on
+// 127.0.0.1 sees its page exactly once.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -10,7 +11,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
-import { cleanEnv, runErrand } from "../../support/errandProcess.js";
+import { cleanEnv } from "../../support/errandProcess.js";
+import { runErrandInProcess } from "../../support/errandInProcess.js";
 
 const MAIN = fileURLToPath(new URL("../../../src/interfaces/cli/main.ts", import.meta.url));
 
@@ -36,10 +38,10 @@ test("errand runner --watch --concurrency 2 completes a task submitted while it 
     const operationId = randomUUID();
     const file = join(home, "task.json");
     writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: `${site.origin}/count` }, steps: [{ action: "expect_text", selector: "#n", text: "counted" }, { action: "extract_text", selector: "#n", name: "n" }] }));
-    const submitted = await runErrand(["submit", file], { env });
+    const submitted = await runErrandInProcess(["submit", file], { env });
     assert.equal(submitted.code, 0, submitted.stderr);
     // collect only reads the store: the runner alone claims and runs the task.
-    const collected = await runErrand(["collect", operationId, "--wait", "--timeout", "120000", "--json"], { env });
+    const collected = await runErrandInProcess(["collect", operationId, "--wait", "--timeout", "120000", "--json"], { env });
     const envelope = JSON.parse(collected.stdout) as { status: string; receipt?: { status: string; attempts: number }; data: { ephemeral?: { outputs: Record<string, unknown>; untrusted?: boolean; notice?: string } } };
     assert.equal(envelope.status, "PASS", collected.stdout + collected.stderr + stderr);
     assert.equal(envelope.receipt?.attempts, 1);
