@@ -1,5 +1,6 @@
-// errand serve, token and owner as real processes: the printed URLs, refusing to start unsafely,
-// tokens printed once and stored only as hashes, REST and /healthz against a running server.
+// errand serve as a real process (the printed URLs, refusing to start unsafely, REST and /healthz
+// against a running server) and errand token, owner and doctor in process: tokens printed once and
+// stored only as hashes, the owner's password only as a scrypt hash.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import { after, describe, test } from "node:test";
 import { startFixtureSites } from "../../fixtures/fixtureSite.js";
 import { runErrand, startServe } from "../../support/errandProcess.js";
 import type { ErrandRun, ServedErrand } from "../../support/errandProcess.js";
+import { runErrandInProcess } from "../../support/errandInProcess.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-serve-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -17,8 +19,14 @@ function home(name: string): string {
   return join(scratch, name);
 }
 
+/** `errand ...args` in process (a command that ends by itself). */
 function errand(errandHome: string, args: string[], stdin = "", extraEnv: Record<string, string> = {}): Promise<ErrandRun> {
-  return runErrand(args, { env: { ERRAND_HOME: errandHome, ...extraEnv }, stdin });
+  return runErrandInProcess(args, { env: { ERRAND_HOME: errandHome, ...extraEnv }, stdin });
+}
+
+/** `errand serve ...args` as a real process expected to refuse to start (a start it should have refused stays out of this process). */
+function serveRefusal(errandHome: string, args: string[], extraEnv: Record<string, string> = {}): Promise<ErrandRun> {
+  return runErrand(["serve", ...args], { env: { ERRAND_HOME: errandHome, ...extraEnv } });
 }
 
 /** Starts errand serve on an OS-chosen loopback port and waits for its start-up banner. */
@@ -47,15 +55,15 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
   });
 
   test("serve refuses to start without an owner password, or on a non-loopback address without a public https URL", async () => {
-    const none = await errand(home("nopass"), ["serve", "--port", "0"]);
+    const none = await serveRefusal(home("nopass"), ["--port", "0"]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /No owner password is set.*errand owner set-password.*\[configuration_error\]/s);
-    const wide = await errand(home("wide"), ["serve", "--host", "0.0.0.0", "--port", "0"], "", { ERRAND_OWNER_PASSWORD: PASSWORD });
+    const wide = await serveRefusal(home("wide"), ["--host", "0.0.0.0", "--port", "0"], { ERRAND_OWNER_PASSWORD: PASSWORD });
     assert.equal(wide.code, 1);
     assert.match(wide.stderr, /--public-url/);
-    const http = await errand(home("wide"), ["serve", "--public-url", "http://errand.example.com", "--port", "0"], "", { ERRAND_OWNER_PASSWORD: PASSWORD });
+    const http = await serveRefusal(home("wide"), ["--public-url", "http://errand.example.com", "--port", "0"], { ERRAND_OWNER_PASSWORD: PASSWORD });
     assert.match(http.stderr, /must use https/);
-    const redirects = await errand(home("wide"), ["serve", "--port", "0"], "", { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_OAUTH_EXTRA_REDIRECTS: "http://evil.example/cb" });
+    const redirects = await serveRefusal(home("wide"), ["--port", "0"], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_OAUTH_EXTRA_REDIRECTS: "http://evil.example/cb" });
     assert.match(redirects.stderr, /ERRAND_OAUTH_EXTRA_REDIRECTS/);
   });
 
@@ -231,13 +239,13 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
   });
 
   test("ERRAND_COMPACT_AFTER shorter than a day is refused at start, naming the variable and the rule", async () => {
-    const bad = await errand(home("badcompact"), ["serve"], "", { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_COMPACT_AFTER: "6m" });
+    const bad = await serveRefusal(home("badcompact"), [], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_COMPACT_AFTER: "6m" });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /ERRAND_COMPACT_AFTER="6m" is not usable: .*at least 1d.*"off"/);
   });
 
   test("ERRAND_PORT is refused when it is not a port, like --port", async () => {
-    const bad = await errand(home("badport"), ["serve"], "", { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_PORT: "eighty" });
+    const bad = await serveRefusal(home("badport"), [], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_PORT: "eighty" });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /ERRAND_PORT/);
   });
