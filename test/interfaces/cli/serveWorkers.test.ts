@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startRecordingServer } from "../../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../../fixtures/fixtureSite.js";
-import { runErrand, startServe } from "../../support/errandProcess.js";
+import { startServe } from "../../support/errandProcess.js";
+import { runErrandInProcess } from "../../support/errandInProcess.js";
 import type { ErrandRun, ServedErrand } from "../../support/errandProcess.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-serve-workers-"));
@@ -53,8 +54,9 @@ function baseEnv(errandHome: string, extra: Record<string, string> = {}): Record
   return { PATH: process.env["PATH"] ?? "", ERRAND_HOME: errandHome, ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length), ERRAND_RETRY_DELAY_MS: "500", ...extra };
 }
 
+/** `errand ...args` in process: another process than the server's, as the owner's shell would be. */
 function errand(errandHome: string, args: string[], extra: Record<string, string> = {}, stdin = ""): Promise<ErrandRun> {
-  return runErrand(args, { env: baseEnv(errandHome, extra), stdin });
+  return runErrandInProcess(args, { env: baseEnv(errandHome, extra), stdin });
 }
 
 function serve(errandHome: string, extra: Record<string, string> = {}): Promise<ServedErrand> {
