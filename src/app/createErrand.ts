@@ -8,8 +8,10 @@ import type { OperationsService } from "../operations/serviceTypes.js";
 import type { RunnerEvent } from "../runner/runnerTypes.js";
 import { siteRefusal } from "../sites/siteRefusal.js";
 import type { SiteRefusal } from "../sites/siteRefusal.js";
+import type { SiteRegistry } from "../sites/createSiteRegistry.js";
 import type { LiveSiteGrant } from "../sites/siteTypes.js";
 import type { Store } from "../store/Store.js";
+import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess } from "./masterKey.js";
@@ -48,15 +50,17 @@ export interface ErrandOptions {
 /** errand put together: its settings, the operations service, the executor and the owner's registries, and one close for all of it. */
 export interface Errand {
   config: RuntimeConfig;
-  /** Where the stores are (the SQLite file, or the PostgreSQL database), with the key that checks them. */
+  /** Where the stores are: the SQLite file, or the PostgreSQL database. */
   location: StoreLocation;
   service: OperationsService;
   /** The executor attempts run on, built on the first call (the browser libraries load only then). */
   executor: () => Promise<WiredExecutor>;
-  /** The executor when it has been built, without building it. */
-  executorIfBuilt(): WiredExecutor | undefined;
   /** The access tables (API tokens, OAuth grants, the owner password) and their hasher, opened on the first call. */
   accessTables(): OpenedAccess;
+  /** The owner's site registry, opened on the first call; the one admission and the owner console both read. */
+  siteRegistry(): SiteRegistry;
+  /** A task's request digest under this home's key (the key itself never leaves errand). */
+  requestDigest(task: Task): string;
   /**
    * errand's HTTP side, started: the worker pool, the app (REST, MCP, OAuth, the owner console),
    * metrics, readiness and the schedules; close it before errand itself. Loaded on demand: only a
@@ -108,10 +112,10 @@ export function createErrand(options: ErrandOptions): Errand {
     secrets ??= openSecrets(config, env, "read");
     return (await secrets.registry.lookup(name))?.sites ?? null;
   };
+  const siteRegistry = (): SiteRegistry => (sites ??= openSites(config, env, "read")).registry;
   const siteRefusalFor = async (task: Task): Promise<SiteRefusal | null> => {
     if (task.site === undefined) return null;
-    sites ??= openSites(config, env, "read");
-    const registry = sites.registry;
+    const registry = siteRegistry();
     let definition;
     try {
       definition = await registry.lookup(task.site);
@@ -122,10 +126,7 @@ export function createErrand(options: ErrandOptions): Errand {
     const loggedIn = definition === null ? false : ((await registry.show(task.site))?.loggedIn ?? false);
     return siteRefusal(task, definition, loggedIn, registry.loginPageUrl(task.site));
   };
-  const siteGrants = async (site: string): Promise<LiveSiteGrant[]> => {
-    sites ??= openSites(config, env, "read");
-    return sites.registry.liveGrants(site);
-  };
+  const siteGrants = (site: string): Promise<LiveSiteGrant[]> => siteRegistry().liveGrants(site);
   const fileKnown = async (name: string): Promise<boolean> => {
     files ??= openFiles(config, "read");
     return files.registry.has(name);
@@ -159,8 +160,9 @@ export function createErrand(options: ErrandOptions): Errand {
     location,
     service,
     executor,
-    executorIfBuilt: () => built,
     accessTables: () => (access ??= openAccessAt(location, key)),
+    siteRegistry,
+    requestDigest: (task) => requestDigest(key, task),
     async http(httpOptions) {
       const { serveHttp } = await import("./serveHttp.js");
       return serveHttp(errand, env, httpOptions);

@@ -24,7 +24,6 @@ import { operatorNetworkPolicy } from "./buildExecutor.js";
 import { compactionReporter } from "./compactionReporter.js";
 import type { Errand } from "./createErrand.js";
 import { clearForwardedStatus, writeForwardedStatus } from "./forwardedHeaderStatus.js";
-import { openSites } from "./openSites.js";
 import { readProviderUsage } from "./providerUsage.js";
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -66,8 +65,7 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   const { logger } = options;
   const { access, hasher } = errand.accessTables();
   // No bearer-token route changes a site; only the owner console (behind the owner session) gives or revokes a grant.
-  const sites = openSites(config, env, "read");
-  const siteRegistry = sites.registry;
+  const siteRegistry = errand.siteRegistry();
   // The owner console's live login browsers: local Chromium under the site's network scope (ERRAND_LOGIN_TTL).
   const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await errand.executor()).openLogin?.(name, budgetMs)) ?? null, config.loginTtlMs);
   const queue = createQueueDriver({ service, logger });
@@ -156,7 +154,6 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
     } finally {
       await queue.close();
       await loginHandoffs.closeAll();
-      await sites.close();
     }
   }
 

@@ -2,7 +2,7 @@ import { missingCredential } from "../../providers/providerCredentials.js";
 import type { CloudProviderName } from "../../providers/providerNames.js";
 import { runProviderSmoke, smokeTaskFor } from "../../router/providerSmoke.js";
 import type { SmokeOutcome } from "../../router/providerSmoke.js";
-import { requestDigest } from "../../task/requestDigest.js";
+import type { Task } from "../../task/taskTypes.js";
 import { errorMessage } from "../../errors/errorMessage.js";
 import { ApiError } from "../http/apiError.js";
 import type { WiredExecutor } from "./executorFactory.js";
@@ -15,7 +15,8 @@ import { defaultSmokeTask, readSmokeTask } from "./smokeTaskFile.js";
  */
 export function serveProviderSmoke(options: {
   env: NodeJS.ProcessEnv;
-  digestKey: Uint8Array;
+  /** The task's request digest under the home's key. */
+  digest: (task: Task) => string;
   executor: () => Promise<WiredExecutor>;
   /** The operator's smoke task file; docs/SMOKE_TASK.json unless given (tests point it at a loopback fixture). Never a caller's. */
   taskFile?: string;
@@ -32,7 +33,7 @@ export function serveProviderSmoke(options: {
     if (!checked.ok) throw new ApiError("configuration_error", "The smoke task of this errand is not a valid read_only task; check docs/SMOKE_TASK.json with errand validate.");
     const wired = await options.executor();
     if (wired.providerStore === undefined) throw new ApiError("configuration_error", "This server's executor keeps no provider states, so no smoke can be recorded.");
-    const outcome = await runProviderSmoke({ execute: wired.execute, store: wired.providerStore, digest: (task) => requestDigest(options.digestKey, task) }, name, checked.task, { signal: new AbortController().signal });
+    const outcome = await runProviderSmoke({ execute: wired.execute, store: wired.providerStore, digest: options.digest }, name, checked.task, { signal: new AbortController().signal });
     return { ok: true, outcome };
   };
 }

@@ -1,6 +1,7 @@
 // errand_provider_smoke and POST /v1/providers/NAME/smoke over real HTTP: the operator's smoke task
 // (never the caller's) runs through errand serve's own wiring (serveProviderSmoke, the routed
 // executor) on the kernel emulator, each session a real Chromium, against a loopback fixture site.
+import { requestDigest } from "../../../src/task/requestDigest.js";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -45,7 +46,7 @@ describe("provider activation over MCP and REST", { timeout: 240_000 }, () => {
     server = await startAppServer({ extraDeps: { smokeProvider: (name) => (smoke as NonNullable<typeof smoke>)(name) } });
     const env = { PATH: process.env["PATH"] ?? "", ERRAND_HOME: server.ops.home, ...kernel.env };
     routed = buildRoutedExecutor({ env, allowPrivate: [sites.site.origin.slice("http://".length)], config: resolveRuntimeConfig(env) });
-    smoke = serveProviderSmoke({ env, digestKey: server.ops.key, executor: () => Promise.resolve({ execute: routed.execute, providerStore: routed.store, shutdown: () => routed.shutdown() }), taskFile });
+    smoke = serveProviderSmoke({ env, digest: (task) => requestDigest(server.ops.key, task), executor: () => Promise.resolve({ execute: routed.execute, providerStore: routed.store, shutdown: () => routed.shutdown() }), taskFile });
     const { accessToken } = await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK);
     client = new Client({ name: "smoke-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));

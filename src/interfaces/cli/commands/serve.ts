@@ -5,7 +5,6 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { openOperations } from "../openOperations.js";
 import type { ServedHttp } from "../../../app/serveHttp.js";
-import { masterKeyFor } from "../../../app/masterKey.js";
 import { serveProviderSmoke } from "../serveProviderSmoke.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut, setLineShape, setStderrWriter } from "../output.js";
@@ -180,7 +179,7 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           allowPrivate,
           version: VERSION,
           commit: BUILD_COMMIT,
-          smokeProvider: serveProviderSmoke({ env, digestKey: masterKeyFor(errand.config.errandHome, "read", errand.location), executor: () => errand.executor() }),
+          smokeProvider: serveProviderSmoke({ env, digest: (task) => errand.requestDigest(task), executor: () => errand.executor() }),
         });
         const handler = served;
         listener.setHandler((request, nodeEnv) => handler.fetch(request, nodeEnv));
