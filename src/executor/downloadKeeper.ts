@@ -77,8 +77,9 @@ export class DownloadKeeper {
     });
     const commits = (watched: Page) =>
       watched.on("framenavigated", (frame) => {
-        this.committed.set(frame, { url: withoutFragment(frame.url()), atMs: Date.now() });
-        this.unresolved.delete(withoutFragment(frame.url()));
+        const url = withoutFragment(frame.url());
+        this.committed.set(frame, { url, atMs: Date.now() });
+        this.unresolved.delete(url);
       });
     commits(page);
     context.on("page", (opened) => {
