@@ -3,7 +3,7 @@
 // flight at once keep their output apart. Not a test file.
 import { runCli } from "../../src/interfaces/cli/runCli.js";
 import { withOutputSink } from "../../src/interfaces/cli/output.js";
-import type { OutputSink } from "../../src/interfaces/cli/output.js";
+import type { OutputSink, Terminal } from "../../src/interfaces/cli/output.js";
 import { cleanEnv } from "./errandProcess.js";
 
 export interface CliRun {
@@ -12,20 +12,38 @@ export interface CliRun {
   stderr: string;
 }
 
-/** An output sink that keeps what is printed, with `stdin` as standard input and no terminal. */
-export function capturedOutput(stdin = ""): { sink: OutputSink; stdout(): string; stderr(): string } {
+/**
+ * An output sink that keeps what is printed, with `stdin` as standard input. With `typed`, standard
+ * input is a terminal where a person types those lines in order, one per question (the question is
+ * printed on stderr, as a terminal shows it); without, input is piped and there is no terminal.
+ */
+export function capturedOutput(stdin = "", typed?: readonly string[]): { sink: OutputSink; stdout(): string; stderr(): string } {
   let stdout = "";
   let stderr = "";
+  const answers = typed === undefined ? undefined : [...typed];
+  const terminal: Terminal | undefined =
+    answers === undefined
+      ? undefined
+      : {
+          ask(prompt) {
+            stderr += `${prompt}\n`;
+            const answer = answers.shift();
+            return answer === undefined ? Promise.reject(new Error(`the test typed nothing for the question "${prompt}"`)) : Promise.resolve(answer);
+          },
+        };
   return {
-    sink: { out: (text) => void (stdout += text), err: (text) => void (stderr += text), errIsTty: () => false, readStdin: () => stdin },
+    sink: { out: (text) => void (stdout += text), err: (text) => void (stderr += text), errIsTty: () => false, readStdin: () => stdin, terminal: () => terminal },
     stdout: () => stdout,
     stderr: () => stderr,
   };
 }
 
-/** `errand ...args` in process with exactly `env` (nothing from process.env); stdin is `stdin` (empty by default). */
-export async function errandInProcess(args: readonly string[], env: Record<string, string>, stdin = ""): Promise<CliRun> {
-  const output = capturedOutput(stdin);
+/**
+ * `errand ...args` in process with exactly `env` (nothing from process.env); stdin is `stdin` (empty
+ * by default), or a terminal where `typed` is typed, answer by answer.
+ */
+export async function errandInProcess(args: readonly string[], env: Record<string, string>, stdin = "", typed?: readonly string[]): Promise<CliRun> {
+  const output = capturedOutput(stdin, typed);
   const code = await runCli(args, env, output.sink);
   return { code, stdout: output.stdout(), stderr: output.stderr() };
 }

@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import { Redactor } from "../../executor/redactor.js";
+import { processTerminal } from "./processTerminal.js";
 
 /** Where one run's output goes: the process's own streams unless the run was given other ones. */
 export interface OutputSink {
@@ -21,6 +22,14 @@ export interface OutputSink {
   errIsTty(): boolean;
   /** All of standard input, for "-" arguments. */
   readStdin(): string;
+  /** The terminal standard input is, when it is one: how errand asks the person at it; undefined when input is piped. */
+  terminal(): Terminal | undefined;
+}
+
+/** A person at a terminal that errand can ask a question (the prompt goes to stderr). */
+export interface Terminal {
+  /** One answered line; with `echo` false what is typed is not shown (passwords, secret values). */
+  ask(prompt: string, echo: boolean): Promise<string>;
 }
 
 /** Turns one printed line into the log format in force, or leaves it as it is. */
@@ -43,6 +52,7 @@ const processRun: OutputRun = {
     err: (text) => (processRun.stderrWriter === undefined ? void process.stderr.write(text) : processRun.stderrWriter(text)),
     errIsTty: () => process.stderr.isTTY,
     readStdin: () => readFileSync(0, "utf8"),
+    terminal: () => (process.stdin.isTTY === true ? processTerminal : undefined),
   },
   shape: undefined,
   stderrWriter: undefined,
@@ -108,6 +118,11 @@ export function writeErrRaw(text: string): void {
 
 export function stderrIsTty(): boolean {
   return currentRun().sink.errIsTty();
+}
+
+/** The terminal the current run may ask questions at, or undefined when its standard input is not one. */
+export function terminalInput(): Terminal | undefined {
+  return currentRun().sink.terminal();
 }
 
 /** Standard input as text (a run given its own sink reads the sink's). */

@@ -40,8 +40,9 @@ function consequentialTaskFile(operationId: string): string {
   return file;
 }
 
-function errand(home: string, args: string[]) {
-  return errandInProcess(args, { PATH: process.env["PATH"] ?? "", ERRAND_HOME: home, ERRAND_PUBLIC_URL: "https://errand.example.test" });
+/** `errand ...args` in process; with `typed`, standard input is a terminal where those answers are typed. */
+function errand(home: string, args: string[], typed?: string[]) {
+  return errandInProcess(args, { PATH: process.env["PATH"] ?? "", ERRAND_HOME: home, ERRAND_PUBLIC_URL: "https://errand.example.test" }, "", typed);
 }
 
 async function runQueue(home: string): Promise<void> {
@@ -92,6 +93,21 @@ describe("errand approve / deny / owner unlock", () => {
     assert.equal(again.code, 1, "an operation that no longer awaits approval cannot be approved again");
   });
 
+  test("approve at a terminal asks after showing the request: any answer but yes changes nothing (exit 2), y approves it", async () => {
+    const home = freshHome();
+    const id = randomUUID();
+    assert.equal((await errand(home, ["submit", consequentialTaskFile(id)])).code, 7);
+    const declined = await errand(home, ["approve", id], ["maybe"]);
+    assert.equal(declined.code, 2, declined.stderr);
+    assert.match(declined.stderr, /waits for your approval[\s\S]*Approve this task\? \[y\/N\][\s\S]*not approved; nothing was changed/);
+    assert.equal((await errand(home, ["collect", id])).code, 7, "still awaiting approval after the declined answer");
+    const approved = await errand(home, ["approve", id], ["y"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /approved and queued/);
+    await runQueue(home);
+    assert.equal(server.count("POST", `/write/${id}`), 1);
+  });
+
   test("deny ends the task BLOCKED approval_denied (collect exit 4) and nothing reaches the site", async () => {
     const home = freshHome();
     const id = randomUUID();
@@ -105,6 +121,18 @@ describe("errand approve / deny / owner unlock", () => {
     const envelope = parseEnvelope(collected.stdout);
     assert.equal(envelope.status, "BLOCKED");
     assert.equal((envelope.receipt?.["error"] as { code: string } | undefined)?.code, "approval_denied");
+  });
+
+  test("owner set-password at a terminal asks twice without showing it: two different entries change nothing, the same twice set it", async () => {
+    const home = freshHome();
+    const password = "terminal-owner-password-31";
+    const differ = await errand(home, ["owner", "set-password"], [password, `${password}!`]);
+    assert.equal(differ.code, 2, differ.stderr);
+    assert.match(differ.stderr, /New owner password: \nAgain: \n[\s\S]*The two entries differ; nothing was changed/);
+    const same = await errand(home, ["owner", "set-password"], [password, password]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.match(same.stderr, /owner password set/);
+    for (const run of [differ, same]) assert.ok(!`${run.stdout}${run.stderr}`.includes(password), "a typed password is never printed");
   });
 
   test("errand owner unlock answers 0", async () => {

@@ -42,6 +42,21 @@ describe("errand secret", () => {
     assert.match(again.stderr, /\[secret_unknown\]/);
   });
 
+  test("at a terminal secret set asks for the value twice without showing it: two different entries change nothing, the same twice declare it", async () => {
+    const env = baseEnv({ ERRAND_HOME: join(scratch, "terminal") });
+    const args = ["secret", "set", "portal", "--site", "https://portal.example.com"];
+    const differ = await errandInProcess(args, env, "", [CANARY, `${CANARY}x`]);
+    assert.equal(differ.code, 2, differ.stderr);
+    assert.match(differ.stderr, /Value of portal \(not shown\): \nAgain: \n[\s\S]*the two entries differ; nothing was changed/);
+    const none = await errandInProcess(["secret", "list"], env);
+    assert.doesNotMatch(none.stdout + none.stderr, /portal/, "nothing was declared");
+    const same = await errandInProcess(args, env, "", [CANARY, CANARY]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.match(same.stderr, /secret portal declared \(stored encrypted\)/);
+    assert.match((await errandInProcess(["secret", "list"], env)).stdout, /^portal {2}stored/m);
+    for (const run of [differ, same]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY), "a typed value is never printed");
+  });
+
   test("errand secret set refuses a value on the command line, errand's own variables and bad sites", async () => {
     const env = { ERRAND_HOME: join(scratch, "b"), ERRAND_OWNER_PASSWORD: CANARY };
     const argv = await secretCli(["secret", "set", "portal", CANARY, "--site", "https://portal.example.com"], { env, stdin: "" });

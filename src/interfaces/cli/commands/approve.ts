@@ -1,11 +1,11 @@
 import { hostname, userInfo } from "node:os";
-import { createInterface } from "node:readline/promises";
 import { flagOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { describeHandle, printFailure } from "../operationOutput.js";
-import { printErr, printOut } from "../output.js";
+import { printErr, printOut, terminalInput } from "../output.js";
+import type { Terminal } from "../output.js";
 import { UsageError } from "../usageError.js";
 import { withOperations } from "../withOperations.js";
 
@@ -36,13 +36,8 @@ export function cliDecider(): string {
   return `owner (cli: ${user}@${hostname()})`;
 }
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
+async function confirm(terminal: Terminal, question: string): Promise<boolean> {
+  return /^y(es)?$/i.test((await terminal.ask(question, true)).trim());
 }
 
 /** errand approve / errand deny: show the request, confirm an approval, record the decision bound to the digest shown. */
@@ -55,8 +50,9 @@ export async function decide(ctx: CommandContext, approve: boolean): Promise<num
     if (!request.ok) return printFailure(request, json);
     if (!json) printErr(`Operation ${request.handle.operationId} waits for your approval (until ${request.approval.expiresAt}):\n${request.approval.summary}`);
     if (approve && !flagOption(ctx, "yes")) {
-      if (process.stdin.isTTY !== true) throw new UsageError("standard input is not a terminal, so errand cannot ask; pass --yes to approve what was printed above");
-      if (!(await confirm("Approve this task? [y/N] "))) {
+      const terminal = terminalInput();
+      if (terminal === undefined) throw new UsageError("standard input is not a terminal, so errand cannot ask; pass --yes to approve what was printed above");
+      if (!(await confirm(terminal, "Approve this task? [y/N] "))) {
         printErr("not approved; nothing was changed.");
         return EXIT.usage;
       }

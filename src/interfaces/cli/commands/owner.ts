@@ -2,8 +2,8 @@ import { stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printFailure } from "../operationOutput.js";
-import { printErr } from "../output.js";
-import { readHidden, readPiped } from "../readHiddenInput.js";
+import { printErr, terminalInput } from "../output.js";
+import { readPiped } from "../readPipedInput.js";
 import { UsageError } from "../usageError.js";
 
 export const ownerCommand: Command = {
@@ -31,9 +31,10 @@ async function runOwner(ctx: CommandContext): Promise<number> {
   if (stringOption(ctx, "address") !== undefined) throw new UsageError("--address belongs to errand owner unlock");
   const { hashOwnerPassword, ownerPasswordProblem } = await import("../../http/oauth/ownerPassword.js");
   let password: string;
-  if (process.stdin.isTTY) {
-    password = await readHidden("New owner password: ");
-    if ((await readHidden("Again: ")) !== password) return printFailure({ code: "usage", message: "The two entries differ; nothing was changed." }, false);
+  const terminal = terminalInput();
+  if (terminal !== undefined) {
+    password = await terminal.ask("New owner password: ", false);
+    if ((await terminal.ask("Again: ", false)) !== password) return printFailure({ code: "usage", message: "The two entries differ; nothing was changed." }, false);
   } else {
     password = await readPiped();
   }

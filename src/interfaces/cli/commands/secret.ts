@@ -9,8 +9,8 @@ import { EXIT } from "../exitCodes.js";
 import { openSecrets } from "../../../app/openSecrets.js";
 import { printFailure } from "../operationOutput.js";
 import { printEnvelope } from "../jsonEnvelope.js";
-import { printErr, printOut } from "../output.js";
-import { readHidden, readPiped } from "../readHiddenInput.js";
+import { printErr, printOut, terminalInput } from "../output.js";
+import { readPiped } from "../readPipedInput.js";
 import { UsageError } from "../usageError.js";
 
 export const secretCommand: Command = {
@@ -114,9 +114,10 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
 
 /** The value comes from the terminal (no echo, asked twice) or piped standard input; never from argv. */
 async function readValue(name: string, what = "Value"): Promise<string> {
-  if (process.stdin.isTTY) {
-    const value = await readHidden(`${what} of ${name} (not shown): `);
-    if ((await readHidden("Again: ")) !== value) throw new UsageError("the two entries differ; nothing was changed");
+  const terminal = terminalInput();
+  if (terminal !== undefined) {
+    const value = await terminal.ask(`${what} of ${name} (not shown): `, false);
+    if ((await terminal.ask("Again: ", false)) !== value) throw new UsageError("the two entries differ; nothing was changed");
     return value;
   }
   return readPiped();
