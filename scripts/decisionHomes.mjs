@@ -36,6 +36,7 @@ const ALLOWED = new Map([
   // core's crossBoundary answers "cancel_requested"; the backends hand it on as the port's BoundaryResult.
   ["src/store/sqlite/queries/crossMutationBoundary.ts", new Set(["cancel_requested"])],
   ["src/store/postgres/queries/leases.ts", new Set(["cancel_requested"])],
+  ["src/store/libsql/queries/crossMutationBoundary.ts", new Set(["cancel_requested"])],
   // The IN list of compactable phases, an SQL fragment kept in a constant (PostgreSQL writes it inline).
   ["src/store/sqlite/queries/compact.ts", new Set(["completed", "blocked", "cancelled"])],
 ]);
