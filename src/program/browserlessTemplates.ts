@@ -27,9 +27,13 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
     const host = parsed.hostname;
     return host.endsWith(".") ? host.slice(0, -1) : host;
   };
+  // A port other than the scheme's own is let through only on a host:port the task itself named
+  // (its target or a goto step), which errand's preflight and the operator's allowance let go.
   const onTaskHosts = (url) => {
     const host = hostOf(url);
     if (host === null) return false;
+    const port = new URL(url).port;
+    if (port !== "" && !params.hosts.ports.includes(host + ":" + port)) return false;
     return params.hosts.exact.includes(host) || params.hosts.patterns.some((pattern) => (pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern));
   };
   const readOnlyMethod = (method) => params.readOnlyMethods.includes(String(method).toUpperCase());

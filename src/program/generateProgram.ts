@@ -56,7 +56,7 @@ export function generateProgram(task: Task, defaults: ProgramDefaults): ProgramR
       params: {
         v: 1,
         target: task.target.url,
-        hosts: { exact: [new URL(task.target.url).hostname], patterns: [...task.allowedHosts] },
+        hosts: { exact: [new URL(task.target.url).hostname], patterns: [...task.allowedHosts], ports: explicitPorts(task) },
         readOnly: task.risk === "read_only",
         readOnlyMethods: [...READ_ONLY_METHODS],
         taskMs: task.timeouts?.taskMs ?? defaults.taskMs,
@@ -66,6 +66,13 @@ export function generateProgram(task: Task, defaults: ProgramDefaults): ProgramR
       },
     },
   };
+}
+
+/** host:port of the target and each goto URL that names a port other than its scheme's own (URL.port is "" for those). */
+function explicitPorts(task: Task): string[] {
+  const urls = [task.target.url, ...task.steps.flatMap((step) => (step.action === "goto" ? [step.url] : []))];
+  const ports = urls.map((url) => new URL(url)).filter((url) => url.port !== "").map((url) => `${url.hostname}:${url.port}`);
+  return [...new Set(ports)];
 }
 
 function refusalOf(task: Task): { path: string; message: string } | null {

@@ -45,7 +45,12 @@ export interface ProgramParams {
   v: 1;
   target: string;
   /** The hosts every request must be on: the target's host exactly, and the task's allowedHosts patterns. */
-  hosts: { exact: string[]; patterns: string[] };
+  hosts: {
+    exact: string[];
+    patterns: string[];
+    /** host:port of each URL the task names with a port other than its scheme's own; no other such port is let through. */
+    ports: string[];
+  };
   /** True for a read_only task: every request whose method is not in readOnlyMethods is aborted. */
   readOnly: boolean;
   readOnlyMethods: string[];

@@ -6,6 +6,9 @@ import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
 import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
+import type { ProgramAnswer, ProgramRun } from "./programRun.js";
+import { ProgramRunError } from "./programRun.js";
+import { PROGRAM_ANSWER_GRACE_MS, sendProgram } from "./sendProgram.js";
 
 /** Browserless's hosted regions and their CDP endpoints. */
 export const BROWSERLESS_REGIONS = { sfo: "wss://production-sfo.browserless.io", lon: "wss://production-lon.browserless.io", ams: "wss://production-ams.browserless.io" } as const;
@@ -72,8 +75,72 @@ export function createBrowserlessProvider(options: CloudProviderOptions): Browse
         options,
       );
     },
+    programDialect: "browserless_function",
+    async runProgram(run: ProgramRun): Promise<ProgramAnswer> {
+      const secret = token();
+      if (secret === undefined) throw new ProgramRunError("provider_unconfigured", missing, false);
+      let url: URL;
+      try {
+        url = new URL("function", withTrailingSlash(browserlessHttpBase(options.env)));
+      } catch (error) {
+        throw ProgramRunError.from(error instanceof ProviderError ? error : new ProviderError("configuration_error", "BROWSERLESS_BASE_URL is not a URL."), false);
+      }
+      const timeoutMs = browserlessTimeoutMs(run.budgetMs, options.sessionGraceMs, readMaxSession(options.env));
+      const trackingId = `errand-${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+      url.searchParams.set("token", secret);
+      url.searchParams.set("timeout", String(timeoutMs));
+      url.searchParams.set("trackingId", trackingId);
+      const answer = await sendProgram({
+        url,
+        headers: {},
+        // The task's values go as the function's context, beside the code and never inside it.
+        body: JSON.stringify({ code: run.code, context: { params: run.params } }),
+        timeoutMs: timeoutMs + PROGRAM_ANSWER_GRACE_MS,
+        signal: run.signal,
+        maxAnswerBytes: run.maxAnswerBytes,
+        failure: { provider: "Browserless", action: "running the task's program (/function)", credentialEnv: "BROWSERLESS_TOKEN", secrets: [secret, url.toString()] },
+      });
+      return { value: functionResult(answer), sessionId: trackingId };
+    },
     shutdown: () => Promise.resolve(),
   };
+}
+
+function withTrailingSlash(url: URL): URL {
+  const copy = new URL(url);
+  if (!copy.pathname.endsWith("/")) copy.pathname += "/";
+  return copy;
+}
+
+/**
+ * The program's returned value from /function's answer: the open-source server sends the program's
+ * `{ data, type }` object as JSON; a server that honours `type` sends `data` alone. Anything else is
+ * handed on as it is, for the evidence schema to refuse.
+ */
+function functionResult(answer: unknown): unknown {
+  if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
+    const keys = Object.keys(answer);
+    const { data, type } = answer as { data?: unknown; type?: unknown };
+    if (keys.length === 2 && type === "application/json" && data !== undefined) return data;
+  }
+  return answer;
+}
+
+/**
+ * The server's HTTP base for its REST routes (/function): BROWSERLESS_BASE_URL or the region's
+ * endpoint, a ws(s) scheme turned into http(s).
+ */
+export function browserlessHttpBase(env: NodeJS.ProcessEnv): URL {
+  const url = new URL(readBase(env));
+  if (url.protocol === "ws:") url.protocol = "http:";
+  else if (url.protocol === "wss:") url.protocol = "https:";
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProviderError("configuration_error", `BROWSERLESS_BASE_URL must be an http(s) or ws(s) URL, not ${url.protocol}.`);
+  return url;
+}
+
+/** BROWSERLESS_MAX_SESSION_MS, or the default: the longest session (and /function call) errand asks for. */
+export function browserlessMaxSessionMs(env: NodeJS.ProcessEnv): number {
+  return readMaxSession(env);
 }
 
 function readBase(env: NodeJS.ProcessEnv): string {

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { ErrandError } from "../errors/errandError.js";
+import type { ProgramAnswer, ProgramDialect, ProgramRun } from "./programRun.js";
 
 /** One browser session on one provider, for one attempt. Release is always called, in finally. */
 export interface ProviderSession {
@@ -115,6 +116,16 @@ export interface BrowserProvider {
   /** Which configuration is missing, or null when the provider can be used. */
   missingConfiguration(): string | null;
   openSession(options: OpenSessionOptions): Promise<ProviderSession>;
+  /**
+   * Program mode: the runner this provider offers for a whole task sent as one program (its code
+   * written for this dialect). Absent: the provider is driven over CDP only.
+   */
+  programDialect?: ProgramDialect;
+  /**
+   * Sends one program and answers what it returned, unvalidated; throws a ProgramRunError saying
+   * whether it may have run. Present exactly when programDialect is.
+   */
+  runProgram?(run: ProgramRun): Promise<ProgramAnswer>;
   /** Frees process-wide resources (a warm browser); idempotent. */
   shutdown(): Promise<void>;
 }

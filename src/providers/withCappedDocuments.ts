@@ -27,6 +27,8 @@ export function withCappedDocuments(provider: BrowserProvider, options: CappedDo
     ...(provider.kind === undefined ? {} : { kind: provider.kind }),
     missingConfiguration: () => provider.missingConfiguration(),
     shutdown: () => provider.shutdown(),
+    // A program's documents load in the provider's browser: program mode has no errand-side fetch to cap (docs/SECURITY.md).
+    ...(provider.programDialect === undefined || provider.runProgram === undefined ? {} : { programDialect: provider.programDialect, runProgram: provider.runProgram.bind(provider) }),
     async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const session = await provider.openSession(open);
       if (session.fetchDocument !== undefined) return session;

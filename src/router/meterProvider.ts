@@ -1,5 +1,7 @@
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "../providers/providerTypes.js";
 import { ProviderError } from "../providers/providerTypes.js";
+import type { ProgramAnswer, ProgramRun } from "../providers/programRun.js";
+import { ProgramRunError } from "../providers/programRun.js";
 
 /** What the router learns about one attempt's session that the receipt does not carry. */
 export interface SessionMeter {
@@ -28,6 +30,26 @@ export function meterProvider(inner: BrowserProvider, clock: () => number = Date
     ...(inner.kind === undefined ? {} : { kind: inner.kind }),
     missingConfiguration: () => inner.missingConfiguration(),
     shutdown: () => inner.shutdown(),
+    // A program is one session from send to answer: billed like one, whatever its outcome, unless the provider clearly refused it.
+    ...(inner.programDialect === undefined || inner.runProgram === undefined
+      ? {}
+      : {
+          programDialect: inner.programDialect,
+          runProgram: async (run: ProgramRun): Promise<ProgramAnswer> => {
+            const send = inner.runProgram?.bind(inner);
+            if (send === undefined) throw new ProviderError("configuration_error", `${inner.name} has no program runner.`);
+            startedAt = clock();
+            try {
+              return await send(run);
+            } catch (error) {
+              if (error instanceof ProviderError) failure = error;
+              endedAt = error instanceof ProgramRunError && !error.mayHaveRun && CLEAR_REFUSALS.has(error.code) ? startedAt : clock();
+              throw error;
+            } finally {
+              endedAt ??= clock();
+            }
+          },
+        }),
     async openSession(options: OpenSessionOptions): Promise<ProviderSession> {
       startedAt = clock();
       let session: ProviderSession;

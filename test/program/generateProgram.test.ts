@@ -85,7 +85,7 @@ describe("generateProgram", () => {
     assert.deepEqual(steps[3], { action: "fill", selector: "#q", value: HOSTILE });
     assert.deepEqual(steps[4], { action: "type", selector: "#q2", text: HOSTILE });
     assert.deepEqual((JSON.parse(JSON.stringify(hostile.params)) as typeof hostile.params).steps[14], { action: "expect_text", text: HOSTILE, match: "contains" });
-    assert.deepEqual(hostile.params.hosts, { exact: ["other.example"], patterns: ["*.cdn.example"] });
+    assert.deepEqual(hostile.params.hosts, { exact: ["other.example"], patterns: ["*.cdn.example"], ports: [] });
     assert.equal(hostile.params.readOnly, false);
     await compiles(hostile.code);
   });
@@ -103,7 +103,7 @@ describe("generateProgram", () => {
     );
     assert.equal(program.params.readOnly, true);
     assert.deepEqual(program.params.readOnlyMethods, ["GET", "HEAD", "OPTIONS"]);
-    assert.deepEqual(program.params.hosts, { exact: ["shop.example"], patterns: ["api.example"] });
+    assert.deepEqual(program.params.hosts, { exact: ["shop.example"], patterns: ["api.example"], ports: [] });
     assert.equal(program.params.taskMs, 20_000);
     assert.equal(program.params.stepMs, 2_000);
     assert.equal(program.params.limits.valueChars, 10_000);
