@@ -1,14 +1,17 @@
 import { existsSync } from "node:fs";
-import { pendingKeyPath } from "../../keys/rotationKeyFiles.js";
+import { pendingKeyPath, rotationLockPath } from "../../keys/rotationKeyFiles.js";
 import { printErr } from "./output.js";
 
 /**
  * Run before every command: when a key rotation stopped part-way (keys/next.key is there), puts in
  * force the key the database is under (rotation/settleInterruptedRotation) and says which, on stderr.
- * One file check when no rotation was under way; nothing else is loaded then.
+ * A rotation stopped after its new key was in force but before it let go of keys/rotation.lock leaves
+ * only the lock: that is settled too (a dead holder's lock and leftovers are removed), so no command
+ * after a crash finds rotation files. Two file checks when no rotation was under way; nothing else is
+ * loaded then.
  */
 export async function settleRotationBeforeCommand(errandHome: string, env: NodeJS.ProcessEnv): Promise<void> {
-  if (!existsSync(pendingKeyPath(errandHome))) return;
+  if (!existsSync(pendingKeyPath(errandHome)) && !existsSync(rotationLockPath(errandHome))) return;
   const [{ settleInterruptedRotation }, { resolveRuntimeConfig }, { storeLocationFor }] = await Promise.all([
     import("../../rotation/settleInterruptedRotation.js"),
     import("../../config/runtimeConfig.js"),

@@ -118,6 +118,13 @@ describe("a key rotation stopped part-way", () => {
     assert.match(settled.stderr, /stopped before the database committed; nothing changed/);
   });
 
+  test("stopped after its new key was in force, before it let go of its lock: the next command removes the dead holder's lock", async () => {
+    const { home, location, oldKey } = copyOfTemplate();
+    lockAs(home, await deadPid());
+    const settled = await oneKeyInForce(home, location, oldKey);
+    assert.equal(settled.outcome, "old", "the key in force is the one in keys/master.key");
+  });
+
   test("stopped after the database committed, before the key files switched (and half-way through switching them): the new key is put in force", async () => {
     for (const halfway of [false, true]) {
       const { home, location, oldKey } = copyOfTemplate();
