@@ -14,19 +14,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import * as z from "zod/v4";
-import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
 import { createApp } from "../../src/interfaces/http/createApp.js";
 import { createQueueDriver } from "../../src/interfaces/http/queueDriver.js";
+import { createErrand } from "../../src/app/createErrand.js";
 import { silentLogger } from "../../src/interfaces/http/httpLogger.js";
-import { createSecretHasher } from "../../src/interfaces/http/secretHasher.js";
 import { listenNode, nodeClientAddress } from "../../src/interfaces/http/serveNode.js";
 import type { NodeListener } from "../../src/interfaces/http/serveNode.js";
 import { resolveServeSettings } from "../../src/interfaces/http/serveSettings.js";
-import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
-import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";
-import { createOperationsService } from "../../src/operations/createOperationsService.js";
-import { openSqliteAccessStore } from "../../src/store/sqlite/openSqliteAccessStore.js";
-import { openSqliteStore, sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
 
 const calls = Number(process.argv[2] ?? 1000);
 const chunk = Number(process.argv[3] ?? 20);
@@ -48,13 +42,10 @@ function p90(values: number[]): number {
 }
 
 async function errandServer(home: string): Promise<{ listener: NodeListener; accessToken: string; apiToken: string; close(): Promise<void> }> {
-  const config = resolveRuntimeConfig({ ERRAND_HOME: home });
-  const key = loadOrCreateMasterKey(home);
-  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const store = openSqliteStore({ path: sqliteStorePath(home), sealer, busyTimeoutMs: 1000 });
-  const service = createOperationsService({ store, sealer, digestKey: key, config });
-  const access = openSqliteAccessStore({ path: sqliteStorePath(home), sealer, busyTimeoutMs: 1000 });
-  const hasher = createSecretHasher(deriveSubkey(key, "http-secrets"));
+  // errand put together as every entry does; the app is built by hand so the bench needs no owner password.
+  const errand = createErrand({ env: { ERRAND_HOME: home } });
+  const { service } = errand;
+  const { access, hasher } = errand.accessTables();
   const listener = await listenNode({ host: "127.0.0.1", port: 0 });
   const settings = resolveServeSettings({ host: "127.0.0.1", port: listener.port });
   // A grant made directly in the store, as the consent page would: one client, one code, redeemed.
@@ -84,8 +75,7 @@ async function errandServer(home: string): Promise<{ listener: NodeListener; acc
     async close() {
       await listener.close();
       await queue.close();
-      await access.close();
-      await store.close();
+      await errand.close();
     },
   };
 }

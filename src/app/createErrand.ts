@@ -1,4 +1,7 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import type { ArtifactStore } from "../store/ArtifactStore.js";
+import type { SecretRegistry } from "../secrets/createSecretRegistry.js";
+import type { OwnerFileRegistry } from "../files/createOwnerFiles.js";
 import { resolveRuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import { createJournalSealer } from "../journal/createJournalSealer.js";
@@ -17,11 +20,11 @@ import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess } from "./masterKey.js";
 import { openAccessAt } from "./openAccess.js";
 import type { OpenedAccess } from "./openAccess.js";
-import { openFiles } from "./openFiles.js";
+import { openFilesAt } from "./openFiles.js";
 import type { OpenedFiles } from "./openFiles.js";
-import { openSecrets } from "./openSecrets.js";
+import { openSecretsAt } from "./openSecrets.js";
 import type { OpenedSecrets } from "./openSecrets.js";
-import { openSites } from "./openSites.js";
+import { openSitesAt } from "./openSites.js";
 import type { OpenedSites } from "./openSites.js";
 import { openArtifactStoreAt, openOperationStore, storeLocationFor } from "./openStores.js";
 import type { StoreLocation } from "./openStores.js";
@@ -45,6 +48,12 @@ export interface ErrandOptions {
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** How this process names itself in leases and events; host, pid and a random suffix by default. */
   runnerId?: string;
+  /** Settings that win over the environment's (a test's zero retry delay, a bench's lease). */
+  config?: Partial<RuntimeConfig>;
+  /** Where the stores are, instead of ERRAND_HOME/errand.db or ERRAND_DATABASE_URL (a test's own PostgreSQL schema). */
+  location?: StoreLocation;
+  /** The time the stores read; the process clock (or PostgreSQL's now()) by default. Tests move it by hand. */
+  clock?: () => number;
 }
 
 /** errand put together: its settings, the operations service, the executor and the owner's registries, and one close for all of it. */
@@ -53,12 +62,20 @@ export interface Errand {
   /** Where the stores are: the SQLite file, or the PostgreSQL database. */
   location: StoreLocation;
   service: OperationsService;
+  /** The operations store itself, for entries that read below the service (a test's assertions, a bench's counts). */
+  store: Store;
+  /** Screenshots and downloads kept with receipts; absent where the backend keeps none. */
+  artifactStore: ArtifactStore | undefined;
   /** The executor attempts run on, built on the first call (the browser libraries load only then). */
   executor: () => Promise<WiredExecutor>;
   /** The access tables (API tokens, OAuth grants, the owner password) and their hasher, opened on the first call. */
   accessTables(): OpenedAccess;
   /** The owner's site registry, opened on the first call; the one admission and the owner console both read. */
   siteRegistry(): SiteRegistry;
+  /** The owner's declared secrets, opened on the first call; the one admission reads a secret's sites from. */
+  secretRegistry(): SecretRegistry;
+  /** The owner's upload files, opened on the first call; the one admission checks a named file in. */
+  fileRegistry(): OwnerFileRegistry;
   /** A task's request digest under this home's key (the key itself never leaves errand). */
   requestDigest(task: Task): string;
   /**
@@ -83,21 +100,22 @@ export interface Errand {
  */
 export function createErrand(options: ErrandOptions): Errand {
   const { env } = options;
-  const config = resolveRuntimeConfig(env);
+  const config = resolveRuntimeConfig(env, options.config);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
-  const home = homeForAccess(config.errandHome, options.access ?? "write", storeLocationFor(config));
+  const home = homeForAccess(config.errandHome, options.access ?? "write", options.location ?? storeLocationFor(config));
   const { key, location } = home;
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
+  const clock = options.clock === undefined ? {} : { clock: options.clock };
   let store: Store;
   try {
-    store = openOperationStore(location, { sealer });
+    store = openOperationStore(location, { sealer, ...clock });
   } catch (error) {
     home.dispose();
     throw error;
   }
   let artifactStore;
   try {
-    artifactStore = openArtifactStoreAt(location, { sealer });
+    artifactStore = openArtifactStoreAt(location, { sealer, ...clock });
   } catch (error) {
     void store.close();
     home.dispose();
@@ -108,11 +126,11 @@ export function createErrand(options: ErrandOptions): Errand {
   let sites: OpenedSites | undefined;
   let files: OpenedFiles | undefined;
   let access: OpenedAccess | undefined;
-  const secretSites = async (name: string): Promise<string[] | null> => {
-    secrets ??= openSecrets(config, env, "read");
-    return (await secrets.registry.lookup(name))?.sites ?? null;
-  };
-  const siteRegistry = (): SiteRegistry => (sites ??= openSites(config, env, "read")).registry;
+  // The registries live in the stores just opened, under the key just read: never another location or key.
+  const secretRegistry = (): SecretRegistry => (secrets ??= openSecretsAt(location, key, env, config.errandHome)).registry;
+  const secretSites = async (name: string): Promise<string[] | null> => (await secretRegistry().lookup(name))?.sites ?? null;
+  const siteRegistry = (): SiteRegistry => (sites ??= openSitesAt(location, key, env)).registry;
+  const fileRegistry = (): OwnerFileRegistry => (files ??= openFilesAt(location, key)).registry;
   const siteRefusalFor = async (task: Task): Promise<SiteRefusal | null> => {
     if (task.site === undefined) return null;
     const registry = siteRegistry();
@@ -127,10 +145,7 @@ export function createErrand(options: ErrandOptions): Errand {
     return siteRefusal(task, definition, loggedIn, registry.loginPageUrl(task.site));
   };
   const siteGrants = (site: string): Promise<LiveSiteGrant[]> => siteRegistry().liveGrants(site);
-  const fileKnown = async (name: string): Promise<boolean> => {
-    files ??= openFiles(config, "read");
-    return files.registry.has(name);
-  };
+  const fileKnown = (name: string): Promise<boolean> => fileRegistry().has(name);
 
   let built: WiredExecutor | undefined;
   let building: Promise<WiredExecutor> | undefined;
@@ -159,9 +174,13 @@ export function createErrand(options: ErrandOptions): Errand {
     config,
     location,
     service,
+    store,
+    artifactStore,
     executor,
-    accessTables: () => (access ??= openAccessAt(location, key)),
+    accessTables: () => (access ??= openAccessAt(location, key, options.clock)),
     siteRegistry,
+    secretRegistry,
+    fileRegistry,
     requestDigest: (task) => requestDigest(key, task),
     async http(httpOptions) {
       const { serveHttp } = await import("./serveHttp.js");

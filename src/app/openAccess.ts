@@ -16,7 +16,7 @@ export interface OpenedAccess {
  * operations store is already open (and so created and migrated): the secrets hasher uses the master
  * key's "http-secrets" subkey, the journal its "journal" subkey, as every other errand process does.
  */
-export function openAccessAt(location: StoreLocation, key: Buffer): OpenedAccess {
-  const access = openAccessStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
+export function openAccessAt(location: StoreLocation, key: Buffer, clock?: () => number): OpenedAccess {
+  const access = openAccessStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")), ...(clock === undefined ? {} : { clock }) });
   return { access, hasher: createSecretHasher(deriveSubkey(key, "http-secrets")) };
 }

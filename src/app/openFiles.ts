@@ -5,6 +5,7 @@ import { createSealedBox } from "../keys/sealedBox.js";
 import { createOwnerFiles } from "../files/createOwnerFiles.js";
 import type { OwnerFileRegistry } from "../files/createOwnerFiles.js";
 import { openFileStoreAt, storeLocationFor } from "./openStores.js";
+import type { StoreLocation } from "./openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
 
@@ -19,7 +20,11 @@ export interface OpenedFiles {
  */
 export function openFiles(config: RuntimeConfig, access: HomeAccess = "write"): OpenedFiles {
   const location = storeLocationFor(config);
-  const key = masterKeyFor(config.errandHome, access, location);
+  return openFilesAt(location, masterKeyFor(config.errandHome, access, location));
+}
+
+/** The same registry in a store already located, under a key already read (the composition root holds both). */
+export function openFilesAt(location: StoreLocation, key: Buffer): OpenedFiles {
   const store = openFileStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
   return { registry: createOwnerFiles(store, createSealedBox(deriveSubkey(key, "owner-files"))), close: () => store.close() };
 }

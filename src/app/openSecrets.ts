@@ -5,6 +5,7 @@ import { createSealedBox } from "../keys/sealedBox.js";
 import { createSecretRegistry } from "../secrets/createSecretRegistry.js";
 import type { SecretRegistry } from "../secrets/createSecretRegistry.js";
 import { openSecretStoreAt, storeLocationFor } from "./openStores.js";
+import type { StoreLocation } from "./openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
 
@@ -21,8 +22,12 @@ export interface OpenedSecrets {
  */
 export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv, access: HomeAccess = "write"): OpenedSecrets {
   const location = storeLocationFor(config);
-  const key = masterKeyFor(config.errandHome, access, location);
+  return openSecretsAt(location, masterKeyFor(config.errandHome, access, location), env, config.errandHome);
+}
+
+/** The same registry in a store already located, under a key already read (the composition root holds both). */
+export function openSecretsAt(location: StoreLocation, key: Buffer, env: NodeJS.ProcessEnv, errandHome: string): OpenedSecrets {
   const store = openSecretStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
-  const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome: config.errandHome });
+  const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome });
   return { registry, close: () => store.close() };
 }

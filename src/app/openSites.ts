@@ -5,6 +5,7 @@ import { createSealedBox } from "../keys/sealedBox.js";
 import { createSiteRegistry } from "../sites/createSiteRegistry.js";
 import type { SiteRegistry } from "../sites/createSiteRegistry.js";
 import { openSiteStoreAt, storeLocationFor } from "./openStores.js";
+import type { StoreLocation } from "./openStores.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
 
@@ -20,7 +21,11 @@ export interface OpenedSites {
  */
 export function openSites(config: RuntimeConfig, env: NodeJS.ProcessEnv, access: HomeAccess = "write"): OpenedSites {
   const location = storeLocationFor(config);
-  const key = masterKeyFor(config.errandHome, access, location);
+  return openSitesAt(location, masterKeyFor(config.errandHome, access, location), env);
+}
+
+/** The same registry in a store already located, under a key already read (the composition root holds both). */
+export function openSitesAt(location: StoreLocation, key: Buffer, env: NodeJS.ProcessEnv): OpenedSites {
   const store = openSiteStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
   const publicUrl = (env["ERRAND_PUBLIC_URL"] ?? "").trim();
   const registry = createSiteRegistry({ store, box: createSealedBox(deriveSubkey(key, "sites")), publicUrl: publicUrl === "" ? null : publicUrl });

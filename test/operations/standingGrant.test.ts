@@ -7,19 +7,15 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
-import { openSiteStoreAt } from "../../src/app/openStores.js";
-import { deriveSubkey } from "../../src/keys/loadKey.js";
-import { createSealedBox } from "../../src/keys/sealedBox.js";
 import { decideOwnerApproval } from "../../src/operations/needsOwnerApproval.js";
-import { createSiteRegistry } from "../../src/sites/createSiteRegistry.js";
 import type { SiteRegistry } from "../../src/sites/createSiteRegistry.js";
 import type { LiveSiteGrant } from "../../src/sites/siteTypes.js";
-import type { SiteStore } from "../../src/store/SiteStore.js";
 import { validateTask } from "../../src/task/validateTask.js";
 import { startCountingServer } from "./support/countingServer.js";
 import type { CountingServer } from "./support/countingServer.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
 import { openHarness } from "./support/harness.js";
+import { defineLoggedInSite } from "./support/loggedInSite.js";
 import type { Harness } from "./support/harness.js";
 import { writeTask } from "./support/tasks.js";
 
@@ -35,21 +31,18 @@ const renewal = (extra: Record<string, unknown> = {}): Record<string, unknown> =
 
 describe("standing grants decide which writes run unattended", () => {
   let h: Harness;
-  let store: SiteStore;
   let registry: SiteRegistry;
   let fake: ReturnType<typeof createFakeExecutor>;
   before(async () => {
     fake = createFakeExecutor({ fixtureOrigin: counting.origin });
-    let siteGrants: (site: string) => Promise<LiveSiteGrant[]> = () => Promise.resolve([]);
-    h = openHarness({ execute: fake.execute, siteGrants: (site) => siteGrants(site) });
-    store = openSiteStoreAt(h.location, { sealer: h.sealer });
-    registry = createSiteRegistry({ store, box: createSealedBox(deriveSubkey(h.key, "sites")), publicUrl: null });
-    siteGrants = (site) => registry.liveGrants(site);
-    await registry.define({ name: "library", origins: [LIBRARY] });
-    await registry.define({ name: "bank", origins: ["https://bank.example.com"] });
+    h = openHarness({ execute: fake.execute });
+    // The registry admission reads, as errand serve's owner console writes it: both sites logged in,
+    // so what decides below is the grant alone.
+    registry = h.errand.siteRegistry();
+    await defineLoggedInSite(registry, "library", LIBRARY);
+    await defineLoggedInSite(registry, "bank", "https://bank.example.com");
   });
   after(async () => {
-    await store.close();
     await h.close();
   });
 

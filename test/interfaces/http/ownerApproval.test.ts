@@ -13,6 +13,7 @@ import { findChromium } from "../../../src/providers/local/findChromium.js";
 import { startCountingServer } from "../../operations/support/countingServer.js";
 import type { CountingServer } from "../../operations/support/countingServer.js";
 import { writeTask } from "../../operations/support/tasks.js";
+import { defineLoggedInSite } from "../../operations/support/loggedInSite.js";
 import { CALLBACK, OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
 import type { AppHarness } from "./support/appHarness.js";
 import { obtainGrant } from "./support/oauthDance.js";
@@ -195,7 +196,7 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     test("standing grant from the console at phone size: 'Approve and allow tasks like this on library for 24 hours' runs the task and the next one with 0 owner actions; Revoke on the main page makes the next wait; no token can give one by any route", async () => {
       const registry = server.sites;
       assert.ok(registry !== undefined);
-      await registry.define({ name: "library", origins: ["https://library.example.com"] });
+      await defineLoggedInSite(registry, "library", "https://library.example.com");
       const renewal = (id: string) => writeTask(id, "Renew my books", { site: "library", target: { url: "https://library.example.com/loans" }, steps: [{ action: "click", selector: "#renew" }, { action: "expect_text", text: "Renewed" }] });
       const run = async (id: string) => ((await client.callTool({ name: "errand_run", arguments: { task: renewal(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"];
       const first = randomUUID();

@@ -1,30 +1,24 @@
-// Builds a real store (SQLite in a temporary ERRAND_HOME, or PostgreSQL when `location` names a
-// database schema) and the operations service over it, opened through app/openStores as every
-// command opens it. Not a test file.
-import type { LiveSiteGrant } from "../../../src/sites/siteTypes.js";
+// Puts errand together for a test through the composition root (src/app/createErrand.ts), as every
+// command does: a real store (SQLite in a temporary ERRAND_HOME, or PostgreSQL when `location` names
+// a database schema), the operations service over it, the owner's registries, a clock the test moves
+// and the test's executor. Not a test file.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveRuntimeConfig } from "../../../src/config/runtimeConfig.js";
+import { createErrand } from "../../../src/app/createErrand.js";
+import type { Errand } from "../../../src/app/createErrand.js";
 import type { RuntimeConfig } from "../../../src/config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import type { JournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { deriveSubkey, loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
-import { createOperationsService } from "../../../src/operations/createOperationsService.js";
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
 import type { StoreLocation } from "../../../src/app/openStores.js";
-import { openArtifactStoreAt, openFileStoreAt, openOperationStore, openSecretStoreAt } from "../../../src/app/openStores.js";
-import { createOwnerFiles } from "../../../src/files/createOwnerFiles.js";
 import type { OwnerFileRegistry } from "../../../src/files/createOwnerFiles.js";
-import type { FileStore } from "../../../src/store/FileStore.js";
 import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
 import type { ArtifactStore } from "../../../src/store/ArtifactStore.js";
 import type { Store } from "../../../src/store/Store.js";
-import type { SecretStore } from "../../../src/store/SecretStore.js";
-import { createSealedBox } from "../../../src/keys/sealedBox.js";
-import { createSecretRegistry } from "../../../src/secrets/createSecretRegistry.js";
 import type { SecretRegistry } from "../../../src/secrets/createSecretRegistry.js";
 
 /** A clock tests move by hand. */
@@ -51,8 +45,9 @@ export interface Harness {
   key: Buffer;
   sealer: JournalSealer;
   config: RuntimeConfig;
+  /** errand as the composition root put it together for this test. */
+  errand: Errand;
   store: Store;
-  /** Absent on PostgreSQL (no ArtifactStore adapter yet). */
   artifactStore: ArtifactStore | undefined;
   service: OperationsService;
   events: RunnerEvent[];
@@ -60,7 +55,7 @@ export interface Harness {
   secrets(): SecretRegistry;
   /** The owner's upload files in the same store (opened on first use), as errand file add writes them; submit reads them. */
   files(): OwnerFileRegistry;
-  /** Opens another store + service on the same files (another "process"). */
+  /** Puts errand together again on the same files (another "process"), closed with the harness. */
   reopen(execute?: ExecuteTask): { store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined };
   close(): Promise<void>;
 }
@@ -77,74 +72,50 @@ export function makeTempHome(): string {
 }
 
 export function openHarness(
-  options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation; siteGrants?: (site: string) => Promise<LiveSiteGrant[]> } = {},
+  options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation } = {},
 ): Harness {
   const home = options.home ?? makeTempHome();
-  const config = resolveRuntimeConfig({ ERRAND_HOME: home }, { retryDelayMs: 0, ...options.config });
   const key = loadOrCreateMasterKey(home);
-  const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const dbPath = sqliteStorePath(home);
-  const location: StoreLocation = options.location ?? { backend: "sqlite", path: dbPath, busyTimeoutMs: config.busyTimeoutMs };
   const events: RunnerEvent[] = [];
-  const opened: (Store | ArtifactStore | SecretStore | FileStore)[] = [];
-  let registry: SecretRegistry | undefined;
-  const secrets = (): SecretRegistry => {
-    if (registry === undefined) {
-      const store = openSecretStoreAt(location, { sealer });
-      opened.push(store);
-      registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home });
-    }
-    return registry;
-  };
-  let fileRegistry: OwnerFileRegistry | undefined;
-  const files = (): OwnerFileRegistry => {
-    if (fileRegistry === undefined) {
-      const store = openFileStoreAt(location, { sealer });
-      opened.push(store);
-      fileRegistry = createOwnerFiles(store, createSealedBox(deriveSubkey(key, "owner-files")));
-    }
-    return fileRegistry;
-  };
-  const fileKnown = (name: string): Promise<boolean> => files().has(name);
-  const secretSites = async (name: string): Promise<string[] | null> => (await secrets().lookup(name))?.sites ?? null;
-  const open = (execute?: ExecuteTask) => {
-    const clock = options.clock === undefined ? {} : { clock: options.clock };
-    const store = openOperationStore(location, { sealer, ...clock });
-    const artifactStore = openArtifactStoreAt(location, { sealer, ...clock });
-    opened.push(store, ...(artifactStore === undefined ? [] : [artifactStore]));
-    const service = createOperationsService({
-      store,
-      secretSites,
-      fileKnown,
-      ...(options.siteGrants === undefined ? {} : { siteGrants: options.siteGrants }),
-      ...(artifactStore === undefined ? {} : { artifactStore }),
-      sealer,
-      digestKey: key,
-      config,
-      ...(execute === undefined ? {} : { execute }),
+  const opened: Errand[] = [];
+  const open = (execute?: ExecuteTask): Errand => {
+    const errand = createErrand({
+      env: { ERRAND_HOME: home },
+      config: { retryDelayMs: 0, ...options.config },
+      // A harness opened without an executor must never fall back to errand's own browsers.
+      executor: () => ({ execute: execute ?? noExecutor, shutdown: () => Promise.resolve() }),
       runnerId: options.runnerId ?? "test-runner",
       onRunnerEvent: (event) => events.push(event),
+      ...(options.location === undefined ? {} : { location: options.location }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
-    return { store, service, artifactStore };
+    opened.push(errand);
+    return errand;
   };
   const first = open(options.execute);
   return {
     home,
-    dbPath,
-    location,
+    dbPath: sqliteStorePath(home),
+    location: first.location,
     key,
-    sealer,
-    config,
+    sealer: createJournalSealer(deriveSubkey(key, "journal")),
+    config: first.config,
+    errand: first,
     store: first.store,
     artifactStore: first.artifactStore,
     service: first.service,
     events,
-    secrets,
-    files,
-    reopen: open,
+    secrets: () => first.secretRegistry(),
+    files: () => first.fileRegistry(),
+    reopen(execute) {
+      const again = open(execute);
+      return { store: again.store, service: again.service, artifactStore: again.artifactStore };
+    },
     async close() {
-      for (const store of opened) await store.close();
+      for (const errand of opened) await errand.close();
       if (options.home === undefined) rmSync(home, { recursive: true, force: true });
     },
   };
 }
+
+const noExecutor: ExecuteTask = () => Promise.reject(new Error("this test harness was opened without an executor, so it cannot run an attempt"));

@@ -1,12 +1,8 @@
 // Builds errand's HTTP app over a real temporary store and a fake executor, in process or on a
 // real loopback socket. Not a test file.
-import { openSiteStoreAt } from "../../../../src/app/openStores.js";
-import { createSealedBox } from "../../../../src/keys/sealedBox.js";
-import { createSiteRegistry } from "../../../../src/sites/createSiteRegistry.js";
 import type { SiteRegistry } from "../../../../src/sites/createSiteRegistry.js";
 import type { ExecuteTask } from "../../../../src/executor/executeTaskTypes.js";
 import { lookAtPage } from "../../../../src/executor/lookAtPage.js";
-import { deriveSubkey } from "../../../../src/keys/loadKey.js";
 import { createApp } from "../../../../src/interfaces/http/createApp.js";
 import type { AppDeps, ProviderCapability } from "../../../../src/interfaces/http/httpDeps.js";
 import type { HttpLogger } from "../../../../src/interfaces/http/httpLogger.js";
@@ -15,7 +11,6 @@ import type { ReadinessReport } from "../../../../src/interfaces/http/observabil
 import { hashOwnerPassword } from "../../../../src/interfaces/http/oauth/ownerPassword.js";
 import { createQueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
 import type { QueueDriver } from "../../../../src/interfaces/http/queueDriver.js";
-import { createSecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
 import type { SecretHasher } from "../../../../src/interfaces/http/secretHasher.js";
 import { parseTrustedProxies } from "../../../../src/interfaces/http/clientAddress.js";
 import { listenNode, nodeClientAddressReader, nodePeerAddress } from "../../../../src/interfaces/http/serveNode.js";
@@ -24,7 +19,6 @@ import type { UntrustedForwarding } from "../../../../src/interfaces/http/forwar
 import type { ServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import { resolveServeSettings } from "../../../../src/interfaces/http/serveSettings.js";
 import type { AccessStore } from "../../../../src/store/AccessStore.js";
-import { openSqliteAccessStore } from "../../../../src/store/sqlite/openSqliteAccessStore.js";
 import { createFakeExecutor } from "../../../operations/support/fakeExecutor.js";
 import type { Harness } from "../../../operations/support/harness.js";
 import { openHarness } from "../../../operations/support/harness.js";
@@ -91,16 +85,14 @@ export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "loc
 
 export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
   const fake = createFakeExecutor(options.fixtureOrigin === undefined ? {} : { fixtureOrigin: options.fixtureOrigin });
-  let registry: SiteRegistry | undefined;
   const ops = openHarness({
     execute: options.execute ?? fake.execute,
     ...(options.home === undefined ? {} : { home: options.home }),
-    ...(options.sites === true ? { siteGrants: (site: string) => registry?.liveGrants(site) ?? Promise.resolve([]) } : {}),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
-  const siteStore = options.sites === true ? openSiteStoreAt(ops.location, { sealer: ops.sealer }) : undefined;
-  if (siteStore !== undefined) registry = createSiteRegistry({ store: siteStore, box: createSealedBox(deriveSubkey(ops.key, "sites")), publicUrl: null });
-  const access = openSqliteAccessStore({ path: ops.dbPath, sealer: ops.sealer, busyTimeoutMs: 1000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
-  const hasher = createSecretHasher(deriveSubkey(ops.key, "http-secrets"));
+  // The same registry admission reads (createErrand's), as errand serve hands it to the owner console.
+  const registry: SiteRegistry | undefined = options.sites === true ? ops.errand.siteRegistry() : undefined;
+  const { access, hasher } = ops.errand.accessTables();
   ownerHash ??= hashOwnerPassword(OWNER_PASSWORD);
   const secret = await ownerHash;
   if (options.ownerSecretInStore === true) await access.writeOwnerSecret(secret);
@@ -160,8 +152,6 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     ...(registry === undefined ? {} : { sites: registry }),
     async close() {
       await queue.close();
-      await siteStore?.close();
-      await access.close();
       await ops.close();
     },
   };
