@@ -3,11 +3,13 @@ import { randomBytes } from "node:crypto";
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import { admitTask } from "../executor/admitTask.js";
 import { createExecutor } from "../executor/createExecutor.js";
+import { createProgramExecutor } from "../executor/createProgramExecutor.js";
+import { withProgramMode } from "../router/withProgramMode.js";
 import { openLoginHandoff } from "../executor/loginHandoff.js";
 import type { LoginHandoff } from "../executor/loginHandoff.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import type { ProviderEvent } from "../providers/cloudProviderOptions.js";
-import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../providers/createCloudProvider.js";
+import { CLOUD_PROVIDER_NAMES, createCloudProvider, isCloudProviderName } from "../providers/createCloudProvider.js";
 import type { BrowserProvider, SessionScope } from "../providers/providerTypes.js";
 import { withCappedDocuments } from "../providers/withCappedDocuments.js";
 import { createRouter } from "../router/createRouter.js";
@@ -103,7 +105,13 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     config: routing,
     providers,
     admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault, sites }),
-    executorFor: (provider) => createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes, files: files.registry }),
+    executorFor: (provider) =>
+      withProgramMode({
+        mode: isCloudProviderName(provider.name) ? routing.modes[provider.name] : "cdp",
+        provider,
+        cdp: createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes, files: files.registry }),
+        program: provider.runProgram === undefined ? null : createProgramExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+      }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,

@@ -5,6 +5,7 @@ import { createApp } from "../interfaces/http/createApp.js";
 import type { TrustedProxies } from "../interfaces/http/clientAddress.js";
 import { createForwardedHeaderWatch } from "../interfaces/http/forwardedHeaderWatch.js";
 import type { AppDeps, ProviderCapability } from "../interfaces/http/httpDeps.js";
+import { providerModeVariable, resolveProviderModes } from "../router/providerModes.js";
 import type { HttpLogger } from "../interfaces/http/httpLogger.js";
 import { createClientMetadataClients } from "../interfaces/http/oauth/clientMetadataClients.js";
 import { createClientMetadataFetcher } from "../interfaces/http/oauth/clientMetadataFetch.js";
@@ -70,13 +71,17 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await errand.executor()).openLogin?.(name, budgetMs)) ?? null, config.loginTtlMs);
   const queue = createQueueDriver({ service, logger });
   const chromium = findChromium(env);
+  // Read once, at start: a mode errand cannot use stops serve here, naming the variable, not at the first task.
+  const modes = resolveProviderModes(env);
   const providers = (): ProviderCapability[] => [
     { name: "local", kind: "local", usable: chromium !== null, note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter." },
     ...CLOUD_PROVIDER_NAMES.map((name) => {
       const missing = createCloudProvider(name, { env }).missingConfiguration();
+      const mode = modes[name];
+      const how = mode === "program" ? ` Program mode (${providerModeVariable(name)}): each task program mode can hold goes to its runner as one program; the rest run over CDP.` : "";
       return missing === null
-        ? { name, kind: "cloud" as const, usable: true, note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').` }
-        : { name, kind: "cloud" as const, usable: false, note: missing };
+        ? { name, kind: "cloud" as const, usable: true, mode, note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').${how}` }
+        : { name, kind: "cloud" as const, usable: false, mode, note: missing };
     }),
   ];
   const metrics = createErrandMetrics({ status: () => service.status(), usage: () => readProviderUsage(config, env) }, { version: options.version, commit: options.commit });

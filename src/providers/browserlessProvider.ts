@@ -6,6 +6,7 @@ import { openCdpSession } from "./openCdpSession.js";
 import type { BrowserProvider, OpenSessionOptions, ProviderSession } from "./providerTypes.js";
 import { ProviderError } from "./providerTypes.js";
 import { PROVIDER_CREDENTIALS } from "./providerCredentials.js";
+import { PROGRAM_DIALECTS } from "./programDialects.js";
 import type { ProgramAnswer, ProgramRun } from "./programRun.js";
 import { ProgramRunError } from "./programRun.js";
 import { PROGRAM_ANSWER_GRACE_MS, sendProgram } from "./sendProgram.js";
@@ -75,7 +76,7 @@ export function createBrowserlessProvider(options: CloudProviderOptions): Browse
         options,
       );
     },
-    programDialect: "browserless_function",
+    programDialect: PROGRAM_DIALECTS.browserless ?? "browserless_function",
     async runProgram(run: ProgramRun): Promise<ProgramAnswer> {
       const secret = token();
       if (secret === undefined) throw new ProgramRunError("provider_unconfigured", missing, false);

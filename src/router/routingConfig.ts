@@ -4,6 +4,8 @@ import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../providers/provider
 import type { CloudProviderName } from "../providers/providerNames.js";
 import { KERNEL_USD_PER_GB_SECOND } from "../providers/usageEstimate.js";
 import type { UsageEstimate } from "../providers/usageEstimate.js";
+import { resolveProviderModes } from "./providerModes.js";
+import type { ProviderMode } from "./providerModes.js";
 
 /** A provider the router can send a task to: a cloud provider or the local Chromium. */
 export type RoutableProvider = CloudProviderName | "local";
@@ -35,6 +37,7 @@ export interface BudgetCap {
  * - ERRAND_BACKOFF_MS: how long a 429 without Retry-After keeps a provider skipped (default 30 s).
  * - ERRAND_SLOT_WAIT_MS: how long a task waits for a slot when every provider it may use is at its
  *   cap or backing off (default 10 s, never more than a third of the task's budget).
+ * - ERRAND_MODE_<PROVIDER>: cdp (default) or program (providerModes.ts).
  */
 export interface RoutingConfig {
   order: RoutableProvider[];
@@ -42,6 +45,8 @@ export interface RoutingConfig {
   budgets: Record<CloudProviderName, BudgetCap>;
   backoffDefaultMs: number;
   slotWaitMs: number;
+  /** How each cloud provider is driven (ERRAND_MODE_<PROVIDER>). */
+  modes: Record<CloudProviderName, ProviderMode>;
 }
 
 export const DEFAULT_PROVIDER_ORDER: readonly CloudProviderName[] = CLOUD_PROVIDER_NAMES;
@@ -88,6 +93,7 @@ export function resolveRoutingConfig(env: NodeJS.ProcessEnv): RoutingConfig {
     budgets,
     backoffDefaultMs: readNumber(env, "ERRAND_BACKOFF_MS", { integer: true, max: HOUR }) ?? DEFAULT_BACKOFF_MS,
     slotWaitMs: readNumber(env, "ERRAND_SLOT_WAIT_MS", { integer: true, max: HOUR }) ?? DEFAULT_SLOT_WAIT_MS,
+    modes: resolveProviderModes(env),
   };
 }
 

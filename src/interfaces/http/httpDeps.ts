@@ -22,6 +22,8 @@ export interface ProviderCapability {
   kind: "local" | "cloud";
   /** True when tasks can run on it from this server now. */
   usable: boolean;
+  /** Cloud providers: how errand drives it (ERRAND_MODE_<PROVIDER>): a CDP session, or each task it can hold as one program. */
+  mode?: "cdp" | "program";
   note: string;
 }
 

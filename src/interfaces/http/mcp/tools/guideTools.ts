@@ -44,7 +44,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
       oauthScopes: z.array(z.string()).describe("OAuth scopes."),
       taskActions: z.array(z.object({ action: z.string(), changesSite: z.boolean(), fields: z.array(z.record(z.string(), z.unknown())) })).describe("Every step action, whether it can change the site, and its fields with their bounds (maxChars, pattern, oneOf, min/max)."),
       limits: z.record(z.string(), z.unknown()).describe("Task limits, wait bounds (s) per MCP tool and REST route, body limits (bytes), page text caps (characters)."),
-      providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
+      providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), mode: z.enum(["cdp", "program"]).optional().describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."), note: z.string() })).describe("Browser providers and whether tasks can run on them here."),
     }),
     listOutputFields: false,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },

@@ -92,7 +92,7 @@ export const statusTool = defineTool({
       .describe("The queue."),
     journal: z.object({ events: z.number().int(), storedBytes: z.number().int(), quotaBytes: z.number().int(), tombstones: z.number().int() }).describe("The authenticated journal: events, bytes stored against the quota, tombstones."),
     breakers: z.array(z.object({ provider: z.string(), state: z.string(), failures: z.number().int(), openUntil: z.string().nullable() })).describe("Provider circuit breakers (CLOSED, OPEN, HALF_OPEN)."),
-    providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), note: z.string() })).describe("Browser providers and whether this server can use them."),
+    providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), mode: z.enum(["cdp", "program"]).optional().describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."), note: z.string() })).describe("Browser providers and whether this server can use them."),
     budgets: z.object({ enforced: z.boolean(), note: z.string(), caps: z.array(z.record(z.string(), z.unknown())) }).describe("Cloud provider budget caps the router enforces, with their use."),
     schemaVersion: z.number().int().describe("Database schema version."),
     sites: z
