@@ -55,7 +55,12 @@ export function startServe(args: string[], options: { env: Record<string, string
     let stdout = "";
     let stderr = "";
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), options.startTimeoutMs ?? 30_000);
+    const limitMs = options.startTimeoutMs ?? 30_000;
+    // A serve that misses its start limit is killed, so it cannot outlive the test holding its port, home and browsers.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`serve did not start within ${limitMs} ms (killed): ${stderr}`));
+    }, limitMs);
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
