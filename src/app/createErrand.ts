@@ -54,6 +54,12 @@ export interface ErrandOptions {
   location?: StoreLocation;
   /** The time the stores read; the process clock (or PostgreSQL's now()) by default. Tests move it by hand. */
   clock?: () => number;
+  /**
+   * The master key, when the entry holds it: a host without a lasting file system gives it in an
+   * environment variable (keys/masterKeyFromEnv.ts). Then no key file is read or written. Absent,
+   * the key is ERRAND_HOME/keys/master.key under masterKey.ts's rules.
+   */
+  masterKey?: Buffer;
 }
 
 /** errand put together: its settings, the operations service, the executor and the owner's registries, and one close for all of it. */
@@ -102,7 +108,8 @@ export function createErrand(options: ErrandOptions): Errand {
   const { env } = options;
   const config = resolveRuntimeConfig(env, options.config);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
-  const home = homeForAccess(config.errandHome, options.access ?? "write", options.location ?? storeLocationFor(config));
+  const where = options.location ?? storeLocationFor(config);
+  const home = options.masterKey === undefined ? homeForAccess(config.errandHome, options.access ?? "write", where) : { location: where, key: options.masterKey, dispose: () => undefined };
   const { key, location } = home;
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
   const clock = options.clock === undefined ? {} : { clock: options.clock };
