@@ -72,6 +72,14 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
     target.page().then((opened) => (opened === null ? undefined : opened.close())).catch(() => {});
   });
   page.on("dialog", (dialog) => { dialog.dismiss().catch(() => {}); });
+  // WebSockets pass beside Fetch interception, so every document of the page gets a WebSocket that
+  // refuses to open, to any host (the task's included): a program cannot judge a socket's messages.
+  // It is a JavaScript-level hold, like CDP mode's (Playwright's routeWebSocket); a worker's sockets
+  // are not covered.
+  await page.evaluateOnNewDocument(() => {
+    const refuse = function WebSocket() { throw new DOMException("WebSockets are refused in errand's program mode.", "SecurityError"); };
+    Object.defineProperty(globalThis, "WebSocket", { value: refuse, writable: false, configurable: false });
+  });
 
   const stepTimeout = (step) => Math.max(1, Math.min(typeof step.timeoutMs === "number" ? step.timeoutMs : params.stepMs, deadline - Date.now()));
   const waitState = (selector, state, timeout) =>
