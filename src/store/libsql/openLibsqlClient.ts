@@ -16,7 +16,9 @@ export interface LibsqlFileOptions {
  */
 export async function openLibsqlClient(options: LibsqlFileOptions): Promise<LibsqlClientLike> {
   if (!options.url.startsWith("file:")) throw new Error(`openLibsqlClient opens a local file: URL only, not ${options.url.split(":")[0] ?? ""}:`);
-  const client = createClient({ url: options.url, timeout: options.busyTimeoutMs ?? 1000 });
+  // One connection per client: the binding runs every call synchronously, so a pool of them gains
+  // nothing inside one process; another process, or another client, is another connection.
+  const client = createClient({ url: options.url, timeout: options.busyTimeoutMs ?? 1000, concurrency: 1 });
   try {
     await client.execute({ sql: "PRAGMA journal_mode = WAL", args: [] });
     return client;
