@@ -5,7 +5,7 @@ import { toHead } from "../rows/operationRows.js";
 import { JournalKeyMismatchError, JournalNotConvertedError } from "../storeErrors.js";
 import { guard } from "./batchGuard.js";
 import type { LibsqlContext } from "./libsqlContext.js";
-import type { LibsqlResult, LibsqlStatement } from "./LibsqlClientLike.js";
+import type { LibsqlResult, LibsqlStatement, LibsqlValue } from "./LibsqlClientLike.js";
 import { statement } from "./LibsqlClientLike.js";
 import { firstRowIn } from "./libsqlRows.js";
 
@@ -38,22 +38,18 @@ export function headUnchanged(head: JournalHead): LibsqlStatement {
   return guard("EXISTS (SELECT 1 FROM journal_head WHERE id = 1 AND seq = ? AND checkpoint_mac = ?)", head.seq, head.checkpointMac);
 }
 
+/** The head's columns after its identity (journal id, key id), in the order both statements below name them. */
+function headState(head: JournalHead): LibsqlValue[] {
+  return [head.format, head.seq, head.mac, head.baseSeq, head.baseMac, head.storedBytes, head.tombstones, head.checkpointOperations, head.checkpointDigest, head.checkpointMac];
+}
+
 /** Rewrites the head row (the journal id and key id never change). */
 export function writeHead(head: JournalHead): LibsqlStatement {
   return statement(
     `UPDATE journal_head SET format = ?, seq = ?, mac = ?, base_seq = ?, base_mac = ?, stored_bytes = ?, tombstones = ?,
        checkpoint_operations = ?, checkpoint_digest = ?, checkpoint_mac = ?
      WHERE id = 1 AND journal_id = ? AND key_id = ?`,
-    head.format,
-    head.seq,
-    head.mac,
-    head.baseSeq,
-    head.baseMac,
-    head.storedBytes,
-    head.tombstones,
-    head.checkpointOperations,
-    head.checkpointDigest,
-    head.checkpointMac,
+    ...headState(head),
     head.journalId,
     head.keyId,
   );
@@ -66,15 +62,6 @@ export function insertHeadIfAbsent(head: JournalHead): LibsqlStatement {
      VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     head.journalId,
     head.keyId,
-    head.format,
-    head.seq,
-    head.mac,
-    head.baseSeq,
-    head.baseMac,
-    head.storedBytes,
-    head.tombstones,
-    head.checkpointOperations,
-    head.checkpointDigest,
-    head.checkpointMac,
+    ...headState(head),
   );
 }
