@@ -52,7 +52,7 @@ const REFUSING_CODES = new Set<ErrorCode>(["configuration_error", "provider_unco
  */
 export function createProgramExecutor(options: ProgramExecutorOptions): ProgramExecutor {
   const defaults = { taskMs: options.defaultTaskTimeoutMs, stepMs: options.defaultStepTimeoutMs };
-  const prepare = (task: Task, admitted: AdmittedTask) => prepareProgram(task, admitted, defaults);
+  const prepare = (task: Task, admitted: AdmittedTask) => prepareProgram(task, admitted, defaults, options.provider.programDialect);
 
   const run = async (task: Task, context: AttemptContext, given?: PreparedProgram): Promise<AttemptOutcome> => {
     const startedAt = new Date();

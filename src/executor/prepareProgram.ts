@@ -1,6 +1,6 @@
 import { generateProgram } from "../program/generateProgram.js";
 import type { ProgramDefaults } from "../program/generateProgram.js";
-import type { GeneratedProgram } from "../program/programTypes.js";
+import type { GeneratedProgram, ProgramDialectName } from "../program/programTypes.js";
 import type { Task } from "../task/taskTypes.js";
 import type { AdmittedTask, TargetVerdict } from "./admitTask.js";
 
@@ -27,8 +27,9 @@ function stepUrls(task: Task): string[] {
  * the allowed address, and a program has no such proxy. An allowance on an address literal cannot
  * be moved by DNS, so it may go.
  */
-export async function prepareProgram(task: Task, admitted: AdmittedTask, defaults: ProgramDefaults): Promise<PreparedProgram> {
-  const generated = generateProgram(task, defaults);
+export async function prepareProgram(task: Task, admitted: AdmittedTask, defaults: ProgramDefaults, dialect: ProgramDialectName = "browserless_function"): Promise<PreparedProgram> {
+  // The browser goes first where the preflight allowed it, exactly as CDP mode does.
+  const generated = generateProgram({ ...task, target: { ...task.target, url: admitted.targetHref } }, defaults, dialect);
   if (!generated.ok) return { ok: false, reason: `${generated.refusal.message} (${generated.refusal.path || "/"})` };
   const preflight: TargetVerdict[] = [...admitted.preflight];
   for (const url of [...new Set(stepUrls(task))]) {
@@ -43,7 +44,5 @@ export async function prepareProgram(task: Task, admitted: AdmittedTask, default
       return { ok: false, reason: `${verdict.host} is reached through an operator allowance by name, which only errand's egress proxy holds to the allowed address` };
     }
   }
-  // The browser goes first where the preflight allowed it, exactly as CDP mode does.
-  const program: GeneratedProgram = { code: generated.value.code, params: { ...generated.value.params, target: admitted.targetHref } };
-  return { ok: true, program, preflight: preflight.slice(admitted.preflight.length) };
+  return { ok: true, program: generated.value, preflight: preflight.slice(admitted.preflight.length) };
 }

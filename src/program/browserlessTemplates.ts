@@ -11,9 +11,24 @@ import type { ProgramAction } from "./programTypes.js";
  */
 
 /** Opens the program: the guards every program installs before the first page loads, and the helpers the actions share. */
-export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
+/** Opens a Browserless program: an ES module whose default export gets Puppeteer's page and the request's context. */
+export const BROWSERLESS_OPEN = `export default async ({ page, context }) => {
   const params = context.params;
-  const limits = params.limits;
+`;
+
+/** Browserless's CDP session on the browser target, through Puppeteer. */
+export const BROWSERLESS_SESSION = `  const browser = page.browser();
+  // Every request of every page of this browser (popups, frames, workers, redirect hops) pauses
+  // here first: Fetch enabled on the browser target, not on one page.
+  const session = await browser.target().createCDPSession();
+`;
+
+/**
+ * The rules every program carries, whichever runner it is written for: the evidence, the bounds,
+ * the task's hosts and methods, and the judge of each paused request (on \`session\`, the CDP
+ * session on the browser target the runner's opening part made).
+ */
+export const PROGRAM_RULES = `  const limits = params.limits;
   const started = Date.now();
   const deadline = started + params.taskMs;
   const evidence = { v: 1, status: "completed", targetStatus: null, steps: [], checks: [], failure: null, outputs: {}, finalUrl: "", blocked: [], blockedCount: 0, popupsClosed: 0, requestsAllowed: 0, writesSent: 0, durationMs: 0 };
@@ -42,10 +57,6 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
   }
   const isTimeout = (error) => error !== null && typeof error === "object" && error.name === "TimeoutError";
 
-  const browser = page.browser();
-  // Every request of every page of this browser (popups, frames, workers, redirect hops) pauses
-  // here first: Fetch enabled on the browser target, not on one page.
-  const session = await browser.target().createCDPSession();
   const judge = (event) => {
     const request = event.request;
     let code = null;
@@ -62,7 +73,10 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
     }
     return session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" });
   };
-  session.on("Fetch.requestPaused", (event) => { judge(event).catch(() => {}); });
+`;
+
+/** Browserless's guards: every request paused for the judge, the site's pages closed, dialogs dismissed, WebSockets refused. */
+export const BROWSERLESS_GUARDS = `  session.on("Fetch.requestPaused", (event) => { judge(event).catch(() => {}); });
   await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] });
   // A page the site opens (window.open, target=_blank) is closed; its requests were judged above.
   const ownTarget = page.target();
@@ -81,7 +95,10 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
     Object.defineProperty(globalThis, "WebSocket", { value: refuse, writable: false, configurable: false });
   });
 
-  const stepTimeout = (step) => Math.max(1, Math.min(typeof step.timeoutMs === "number" ? step.timeoutMs : params.stepMs, deadline - Date.now()));
+`;
+
+/** The page helpers every program's actions share (written against Puppeteer's page; Kernel's program adapts Playwright's to it). */
+export const PAGE_HELPERS = `  const stepTimeout = (step) => Math.max(1, Math.min(typeof step.timeoutMs === "number" ? step.timeoutMs : params.stepMs, deadline - Date.now()));
   const waitState = (selector, state, timeout) =>
     page.waitForFunction(
       (css, wanted) => {
@@ -115,6 +132,7 @@ export const PROGRAM_PRELUDE = `export default async ({ page, context }) => {
       : { step: index, action: step.action, expected, match: step.match, ...extra, passed: false, observed: cut(space(seen), limits.observedChars) };
   const handlers = {};
 `;
+
 
 /** check and uncheck share one handler (the step's action says which state it wants). */
 const SET_CHECKED = `  handlers.check = handlers.uncheck = async (step, index, timeout) => {
@@ -305,7 +323,7 @@ export const ACTION_TEMPLATES: Readonly<Record<ProgramAction, string>> = {
 `,
 };
 
-/** Closes the program: opens the target, runs the steps in order until the first failure, and returns the evidence. */
+/** Ends every program: opens the target, runs the steps in order until the first failure, and completes the evidence. */
 export const PROGRAM_EPILOGUE = `  const failWith = (index, error) => {
     const code = error instanceof StepFailure ? error.code : isTimeout(error) ? (Date.now() >= deadline ? "task_timeout" : "timeout") : /ERR_BLOCKED_BY_CLIENT/.test(String(error && error.message)) ? "navigation_blocked" : "step_failed";
     const message = error instanceof Error ? error.message : String(error);
@@ -341,6 +359,9 @@ export const PROGRAM_EPILOGUE = `  const failWith = (index, error) => {
   for (; next < params.steps.length; next += 1) evidence.steps.push({ step: next, action: params.steps[next].action, status: "skipped" });
   evidence.finalUrl = cut(page.url(), limits.urlChars);
   evidence.durationMs = Date.now() - started;
-  return { data: evidence, type: "application/json" };
+`;
+
+/** Closes a Browserless program: the evidence as JSON. */
+export const BROWSERLESS_CLOSE = `  return { data: evidence, type: "application/json" };
 };
 `;

@@ -2,10 +2,11 @@ import { READ_ONLY_METHODS } from "../policy/readOnlyMethods.js";
 import { UNTRUSTED_URL_CHARS, UNTRUSTED_TEXT_CHARS, UNTRUSTED_VALUE_CHARS } from "../receipt/untrustedText.js";
 import { TASK_LIMITS } from "../task/limits.js";
 import type { Step, Task } from "../task/taskTypes.js";
-import { ACTION_TEMPLATES, PROGRAM_EPILOGUE, PROGRAM_PRELUDE } from "./browserlessTemplates.js";
+import { ACTION_TEMPLATES, BROWSERLESS_CLOSE, BROWSERLESS_GUARDS, BROWSERLESS_OPEN, BROWSERLESS_SESSION, PAGE_HELPERS, PROGRAM_EPILOGUE, PROGRAM_RULES } from "./browserlessTemplates.js";
+import { KERNEL_CLOSE, KERNEL_GUARDS, KERNEL_OPEN, KERNEL_SESSION } from "./kernelTemplates.js";
 import { plainCssRefusal } from "./plainCssRefusal.js";
 import { PROGRAM_ACTIONS } from "./programTypes.js";
-import type { ProgramAction, ProgramLimits, ProgramResult } from "./programTypes.js";
+import type { ProgramAction, ProgramDialectName, ProgramLimits, ProgramParams, ProgramResult } from "./programTypes.js";
 
 /** The task's time and a step's time when the task names none: the caller's (errand's configured defaults). */
 export interface ProgramDefaults {
@@ -43,29 +44,29 @@ const isProgramAction = (action: string): action is ProgramAction => (PROGRAM_AC
  * context. A task program mode cannot run as CDP mode would is refused whole, with the reason,
  * never turned into a partial program.
  */
-export function generateProgram(task: Task, defaults: ProgramDefaults): ProgramResult {
+export function generateProgram(task: Task, defaults: ProgramDefaults, dialect: ProgramDialectName = "browserless_function"): ProgramResult {
   const refusal = refusalOf(task);
   if (refusal !== null) return { ok: false, refusal };
   const used = new Set(task.steps.map((step) => step.action));
   const templates = new Set(PROGRAM_ACTIONS.filter((action) => used.has(action)).map((action) => ACTION_TEMPLATES[action]));
-  const code = PROGRAM_PRELUDE + [...templates].join("") + PROGRAM_EPILOGUE;
-  return {
-    ok: true,
-    value: {
-      code,
-      params: {
-        v: 1,
-        target: task.target.url,
-        hosts: { exact: [new URL(task.target.url).hostname], patterns: [...task.allowedHosts], ports: explicitPorts(task) },
-        readOnly: task.risk === "read_only",
-        readOnlyMethods: [...READ_ONLY_METHODS],
-        taskMs: task.timeouts?.taskMs ?? defaults.taskMs,
-        stepMs: task.timeouts?.stepMs ?? defaults.stepMs,
-        steps: task.steps.map((step) => ({ ...step })),
-        limits: { ...LIMITS },
-      },
-    },
+  const actions = PAGE_HELPERS + [...templates].join("") + PROGRAM_EPILOGUE;
+  const params: ProgramParams = {
+    v: 1,
+    target: task.target.url,
+    hosts: { exact: [new URL(task.target.url).hostname], patterns: [...task.allowedHosts], ports: explicitPorts(task) },
+    readOnly: task.risk === "read_only",
+    readOnlyMethods: [...READ_ONLY_METHODS],
+    taskMs: task.timeouts?.taskMs ?? defaults.taskMs,
+    stepMs: task.timeouts?.stepMs ?? defaults.stepMs,
+    steps: task.steps.map((step) => ({ ...step })),
+    limits: { ...LIMITS },
   };
+  if (dialect === "kernel_execute") {
+    // Kernel takes only code: the params ride in one base64 literal, data that is decoded and parsed, never run.
+    const literal = Buffer.from(JSON.stringify(params), "utf8").toString("base64");
+    return { ok: true, value: { code: KERNEL_OPEN + literal + KERNEL_SESSION + PROGRAM_RULES + KERNEL_GUARDS + actions + KERNEL_CLOSE, params } };
+  }
+  return { ok: true, value: { code: BROWSERLESS_OPEN + BROWSERLESS_SESSION + PROGRAM_RULES + BROWSERLESS_GUARDS + actions + BROWSERLESS_CLOSE, params } };
 }
 
 /** host:port of the target and each goto URL that names a port other than its scheme's own (URL.port is "" for those). */

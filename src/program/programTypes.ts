@@ -20,6 +20,9 @@ export const PROGRAM_ACTIONS = [
 ] as const satisfies readonly Step["action"][];
 export type ProgramAction = (typeof PROGRAM_ACTIONS)[number];
 
+/** The runners errand writes programs for: Browserless's /function, Kernel's execute endpoint. */
+export type ProgramDialectName = "browserless_function" | "kernel_execute";
+
 /** Bounds the program applies inside the browser, before anything leaves it. */
 export interface ProgramLimits {
   /** Characters kept of one extracted value. */

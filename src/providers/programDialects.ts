@@ -7,5 +7,6 @@ import type { ProgramDialect } from "./programRun.js";
  * read it here.
  */
 export const PROGRAM_DIALECTS: Readonly<Partial<Record<CloudProviderName, ProgramDialect>>> = {
+  kernel: "kernel_execute",
   browserless: "browserless_function",
 };

@@ -14,6 +14,7 @@ import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createBrowserlessProvider } from "../../src/providers/browserlessProvider.js";
 import { CLOUD_PROVIDER_NAMES } from "../../src/providers/providerNames.js";
+import { createCloudProvider } from "../../src/providers/createCloudProvider.js";
 import { PROGRAM_DIALECTS } from "../../src/providers/programDialects.js";
 import type { BrowserProvider } from "../../src/providers/providerTypes.js";
 import { createRouter } from "../../src/router/createRouter.js";
@@ -51,8 +52,9 @@ describe("ERRAND_MODE_<PROVIDER>", () => {
           return false;
         }
       })();
-      const adapter = name === "browserless" ? createBrowserlessProvider({ env: {} }) : null;
-      if (adapter !== null) assert.equal(adapter.programDialect, PROGRAM_DIALECTS[name]);
+      const adapter = createCloudProvider(name, { env: {} });
+      assert.equal(adapter.programDialect, PROGRAM_DIALECTS[name], name);
+      assert.equal(adapter.runProgram !== undefined, PROGRAM_DIALECTS[name] !== undefined, name);
       assert.equal(accepts, PROGRAM_DIALECTS[name] !== undefined, name);
     }
   });
