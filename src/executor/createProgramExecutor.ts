@@ -46,7 +46,8 @@ const REFUSING_CODES = new Set<ErrorCode>(["configuration_error", "provider_unco
  * same builder and status rule as CDP mode's (buildReceipt, decideStatus).
  *
  * A write crosses its mutation boundary when its program is sent: the runner records that durably
- * first (beforeMutationBoundary), because nothing calls back between the program's steps. A program
+ * first (beforeMutationBoundary, called by the adapter right before the send, after any browser it
+ * had to create), because nothing calls back between the program's steps. A program
  * that may have run and did not answer (a timeout, a reset, a 5xx, an unreadable answer) leaves the
  * write UNCERTAIN; it is sent once and never again by this executor.
  */
@@ -94,22 +95,32 @@ export function createProgramExecutor(options: ProgramExecutorOptions): ProgramE
       return finish();
     };
     if (context.signal.aborted) return stopped();
-    if (write) {
-      // Recorded durably before the program leaves: the program crosses the boundary on its own, with no call back.
-      try {
-        await context.beforeMutationBoundary();
-      } catch {
-        return stopped();
+    // Called by the adapter right before the program itself leaves (after any browser it had to
+    // create): a write's boundary is recorded durably there, since the program crosses it on its
+    // own with no call back. Nothing is sent when this throws (a cancel, a lost lease).
+    let sent = false;
+    let stoppedBeforeSend = false;
+    const beforeSend = async () => {
+      if (write) {
+        try {
+          await context.beforeMutationBoundary();
+        } catch (error) {
+          stoppedBeforeSend = true;
+          throw error;
+        }
+        state.mutationBoundary = "crossed";
       }
-      state.mutationBoundary = "crossed";
-    }
+      sent = true;
+    };
     const taskMs = program.params.taskMs;
     let answer: ProgramAnswer;
     try {
-      answer = await provider.runProgram({ code: program.code, params: program.params, budgetMs: taskMs, signal: context.signal, maxAnswerBytes: evidenceByteBound(program.params) });
+      answer = await provider.runProgram({ code: program.code, params: program.params, budgetMs: taskMs, signal: context.signal, maxAnswerBytes: evidenceByteBound(program.params), beforeSend });
     } catch (error) {
+      if (stoppedBeforeSend) return stopped();
       const failure = error instanceof ProviderError ? error : new ProviderError("provider_unavailable", `${provider.name} failed while running the program: ${firstLine(error)}`);
-      const ran = failure instanceof ProgramRunError ? failure.mayHaveRun : true;
+      // Before the send nothing of the program ran, whatever the provider's error says.
+      const ran = sent && (failure instanceof ProgramRunError ? failure.mayHaveRun : true);
       const quoted = failure.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(failure.quoted)) };
       if (!ran && REFUSING_CODES.has(failure.code)) return refuse({ code: failure.code, message: redactor.scrub(failure.message), ...(failure.quoted === undefined ? {} : { detail: failure.quoted }) }, [...admission.preflight, ...prepared.preflight]);
       skipAll();

@@ -99,6 +99,7 @@ export function createBrowserlessProvider(options: CloudProviderOptions): Browse
         timeoutMs: timeoutMs + PROGRAM_ANSWER_GRACE_MS,
         signal: run.signal,
         maxAnswerBytes: run.maxAnswerBytes,
+        beforeSend: run.beforeSend,
         failure: { provider: "Browserless", action: "running the task's program (/function)", credentialEnv: "BROWSERLESS_TOKEN", secrets: [secret, url.toString()] },
       });
       return { value: functionResult(answer), sessionId: trackingId };

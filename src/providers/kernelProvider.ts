@@ -115,6 +115,7 @@ export function createKernelProvider(options: KernelProviderOptions): BrowserPro
           timeoutMs: timeoutSec * 1000 + PROGRAM_ANSWER_GRACE_MS,
           signal: run.signal,
           maxAnswerBytes: run.maxAnswerBytes,
+          beforeSend: run.beforeSend,
           failure: { ...failure, action: "running the task's program (playwright/execute)" },
         });
         return { value: executeResult(answer), sessionId };

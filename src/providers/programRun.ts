@@ -14,6 +14,12 @@ export interface ProgramRun {
   signal: AbortSignal;
   /** The largest answer errand reads (bytes): the most the program's evidence can weigh. */
   maxAnswerBytes: number;
+  /**
+   * Awaited right before the program itself is sent, after anything the provider needs first (a
+   * browser created): a write's mutation boundary is recorded there. When it throws, nothing is
+   * sent and its error propagates as it is.
+   */
+  beforeSend: () => Promise<void>;
 }
 
 /** What the provider's runner answered: the program's returned value, not yet validated. */

@@ -29,6 +29,8 @@ export interface ProgramPost {
   maxAnswerBytes: number;
   /** Who errand was talking to and which secrets never appear in a message. */
   failure: FailureContext;
+  /** Awaited before the request leaves (ProgramRun.beforeSend); its error propagates and nothing is sent. */
+  beforeSend: () => Promise<void>;
 }
 
 /**
@@ -37,6 +39,7 @@ export interface ProgramPost {
  * program that may have crossed a write's boundary is not sent twice by anyone.
  */
 export async function sendProgram(post: ProgramPost): Promise<unknown> {
+  await post.beforeSend();
   const context = { ...post.failure, timeoutMs: post.timeoutMs };
   // One controller with errand's own timer: the whole exchange (headers and body) ends by timeoutMs.
   const controller = new AbortController();

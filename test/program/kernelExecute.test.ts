@@ -141,4 +141,24 @@ describe("program mode on Kernel's execute endpoint (the emulator runs the code 
     assert.equal(new URLSearchParams(posted?.body ?? "").get("name"), hostile);
     assert.equal((globalThis as { x?: unknown }).x, undefined);
   });
+
+  it("a write whose browser Kernel refused to create (429) is BLOCKED: its boundary was never recorded and no program was sent", async () => {
+    kernel.core.inject("create", { status: 429 });
+    const before = executes();
+    let boundaries = 0;
+    const { receipt } = await execute()(
+      makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "click", selector: "#submit" }] }),
+      makeContext({
+        beforeMutationBoundary: () => {
+          boundaries += 1;
+          return Promise.resolve();
+        },
+      }),
+    );
+    assert.equal(receipt.status, "BLOCKED");
+    assert.equal(receipt.error?.code, "provider_capacity");
+    assert.equal(receipt.mutationBoundary, "not_crossed");
+    assert.equal(boundaries, 0);
+    assert.equal(executes(), before);
+  });
 });
