@@ -43,7 +43,21 @@ export default tseslint.config(
   {
     // Domain layers stay free of transports, drivers and the browser library.
     // The Store interface (src/store/*.ts, not its backends) and the config module count as domain too.
-    files: ["src/core/**", "src/task/**", "src/policy/**", "src/journal/**", "src/operations/**", "src/runner/**", "src/router/**", "src/config/**", "src/secrets/**", "src/sites/**", "src/files/**", "src/program/**", "src/store/*.ts"],
+    files: [
+      "src/core/**",
+      "src/task/**",
+      "src/policy/**",
+      "src/journal/**",
+      "src/operations/**",
+      "src/runner/**",
+      "src/router/**",
+      "src/config/**",
+      "src/secrets/**",
+      "src/sites/**",
+      "src/files/**",
+      "src/program/**",
+      "src/store/*.ts",
+    ],
     rules: {
       "no-restricted-imports": [
         "error",

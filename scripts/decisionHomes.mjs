@@ -24,9 +24,20 @@ const BACKENDS = join(SRC, "store");
  * "approved", "denied", "repeated", "applied": OAuth codes and tokens expire too) are left out.
  */
 const DECISION_WORDS = [
-  "awaiting_approval", "queued", "running", "completed", "blocked", "uncertain", "cancelled",
-  "not_awaiting", "digest_mismatch", "approval_denied", "approval_expired",
-  "cancel_requested", "already_terminal", "control_id_reused",
+  "awaiting_approval",
+  "queued",
+  "running",
+  "completed",
+  "blocked",
+  "uncertain",
+  "cancelled",
+  "not_awaiting",
+  "digest_mismatch",
+  "approval_denied",
+  "approval_expired",
+  "cancel_requested",
+  "already_terminal",
+  "control_id_reused",
 ];
 
 /** Known uses in the store that decide nothing, each with the reason it is there. */

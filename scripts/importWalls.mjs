@@ -13,7 +13,12 @@ const SRC = "src";
 const WALLS_LINE = /^Walls: may import (.+?); packages (.+?)\.\s*$/m;
 
 function names(list) {
-  return list.trim() === "none" ? [] : list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return list.trim() === "none"
+    ? []
+    : list
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
 }
 
 /** The package an import names: node:fs, pg, @scope/name (a subpath belongs to its package). */
@@ -23,7 +28,9 @@ function packageOf(specifier) {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
-const folders = readdirSync(SRC).filter((entry) => statSync(join(SRC, entry)).isDirectory()).sort();
+const folders = readdirSync(SRC)
+  .filter((entry) => statSync(join(SRC, entry)).isDirectory())
+  .sort();
 const problems = [];
 const table = [];
 for (const folder of folders) {

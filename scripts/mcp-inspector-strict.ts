@@ -33,7 +33,10 @@ if (major < 22 || (major === 22 && minor < 19)) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "errand-inspector-"));
-const served = await startServe([], { env: { ERRAND_HOME: home, ERRAND_OWNER_PASSWORD: OWNER_PASSWORD, ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK }, startTimeoutMs: 120_000 });
+const served = await startServe([], {
+  env: { ERRAND_HOME: home, ERRAND_OWNER_PASSWORD: OWNER_PASSWORD, ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK },
+  startTimeoutMs: 120_000,
+});
 let failed = false;
 try {
   const { accessToken } = await obtainGrant(fetch, served.origin, OWNER_PASSWORD, CALLBACK);
@@ -50,7 +53,9 @@ try {
     const stderr = result.stderr.trim();
     const clean = result.status === 0 && stderr === "";
     if (!clean) failed = true;
-    console.log(`${clean ? "clean" : "NOT CLEAN"}: mcp-inspector --cli <errand>/mcp ${run.join(" ")} (exit ${result.status ?? result.signal}, stdout ${result.stdout.length} bytes)`);
+    console.log(
+      `${clean ? "clean" : "NOT CLEAN"}: mcp-inspector --cli <errand>/mcp ${run.join(" ")} (exit ${result.status ?? result.signal}, stdout ${result.stdout.length} bytes)`,
+    );
     if (stderr !== "") console.log(stderr.replaceAll(accessToken, "<token>").replace(/^/gm, "  | "));
   }
 } finally {

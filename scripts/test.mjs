@@ -31,7 +31,8 @@ function findTests(dir) {
  * (runErrand/startServe: test/support/errandProcess.ts spawns `errand` for the file). A file that
  * starts Chromium in a way no name here shows (the CLI run in process) says so with a "@slow" line.
  */
-const SLOW = /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|runErrand\(|startServe\(|launchChromium|chromium\.launch\(|@slow\b/;
+const SLOW =
+  /startFixtureSites|createLocalProvider|startBrowserlessServer|spawnRunner\(|spawn\(|execFile\(|runErrand\(|startServe\(|launchChromium|chromium\.launch\(|@slow\b/;
 
 const args = process.argv.slice(2);
 const fast = args.includes("--fast");
@@ -99,7 +100,10 @@ if (files.some((f) => readFileSync(f, "utf8").includes("testPostgres"))) {
 const scratch = mkdtempSync(join(tmpdir(), "errand-test-"));
 const totals = new Map();
 const started = Date.now();
-if (lanes.length > 1) console.error(`test: ${lanes.map((lane) => `${lane.files.length} ${lane.name} one at a time`).join(", beside them ")} (the second lane's report comes at the end)`);
+if (lanes.length > 1)
+  console.error(
+    `test: ${lanes.map((lane) => `${lane.files.length} ${lane.name} one at a time`).join(", beside them ")} (the second lane's report comes at the end)`,
+  );
 const results = await Promise.all(lanes.map((lane, index) => runLane(lane, join(scratch, `lane-${index}.tap`))));
 let status = 0;
 for (const [index, result] of results.entries()) {
@@ -112,12 +116,24 @@ for (const [index, result] of results.entries()) {
 }
 rmSync(scratch, { recursive: true, force: true });
 if (lanes.length > 1) {
-  console.log(`\ntest: whole run, ${lanes.length} lanes side by side: ${["tests", "pass", "fail", "cancelled", "skipped", "todo"].map((key) => `${key} ${totals.get(key) ?? 0}`).join(", ")}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\ntest: whole run, ${lanes.length} lanes side by side: ${["tests", "pass", "fail", "cancelled", "skipped", "todo"].map((key) => `${key} ${totals.get(key) ?? 0}`).join(", ")}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 
 /** Runs one lane's files in one `node --test`; a held lane's report is kept and returned instead of printed. */
 function runLane(lane, tap) {
-  const args = ["--import", "tsx", "--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...lane.files];
+  const args = [
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${lane.concurrency}`,
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tap}`,
+    ...lane.files,
+  ];
   const child = spawn(process.execPath, args, { stdio: lane.held ? ["ignore", "pipe", "pipe"] : "inherit", env });
   const chunks = [];
   if (lane.held) {

@@ -69,10 +69,21 @@ const served = await startServeProcess(serveEnv);
 const grant = await obtainGrant((url, init) => fetch(url, init), served.origin, PASSWORD, CALLBACK);
 if (!grant.accessToken) throw new Error("no OAuth access token");
 const errand = new Client({ name: "bench-assistant", version: "1.0.0" });
-await errand.connect(new StreamableHTTPClientTransport(new URL(`${served.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${grant.accessToken}` } } }));
+await errand.connect(
+  new StreamableHTTPClientTransport(new URL(`${served.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${grant.accessToken}` } } }),
+);
 
 const playwrightMcpDir = join(scratch, "playwright-mcp");
-const playwrightMcpArgs = [PLAYWRIGHT_MCP, "--headless", "--isolated", "--executable-path", PLAYWRIGHT_MCP_CHROMIUM, "--output-dir", join(playwrightMcpDir, "out"), ...(process.getuid?.() === 0 ? ["--no-sandbox"] : [])];
+const playwrightMcpArgs = [
+  PLAYWRIGHT_MCP,
+  "--headless",
+  "--isolated",
+  "--executable-path",
+  PLAYWRIGHT_MCP_CHROMIUM,
+  "--output-dir",
+  join(playwrightMcpDir, "out"),
+  ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
+];
 const playwrightMcp = new Client({ name: "bench-assistant", version: "1.0.0" });
 await playwrightMcp.connect(new StdioClientTransport({ command: process.execPath, args: playwrightMcpArgs, cwd: scratch, stderr: "ignore" }));
 
@@ -157,7 +168,12 @@ async function executorTask(name: string): Promise<number> {
   const valid = validateTask(formTask(name));
   if (!valid.ok) throw new Error("form task");
   const started = performance.now();
-  const { receipt } = await inProcess.execute(valid.value, { requestDigest: "bench", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+  const { receipt } = await inProcess.execute(valid.value, {
+    requestDigest: "bench",
+    attempt: 1,
+    signal: new AbortController().signal,
+    beforeMutationBoundary: () => Promise.resolve(),
+  });
   const ms = performance.now() - started;
   if (receipt.status !== "PASS") throw new Error(`executor: ${receipt.status} ${JSON.stringify(receipt.error)}`);
   expectReceived(name);
@@ -201,9 +217,22 @@ const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
 const perRound = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!)).toFixed(2);
 console.log(`form task, ${rounds} rounds after ${warmup} warm-up rounds, sides in rotating order`);
 console.log("| side | median | p25 | p75 |\n| --- | --- | --- | --- |");
-for (const side of sides) console.log(`| ${side.label} | ${median(side.times).toFixed(0)} ms | ${quantile(side.times, 0.25).toFixed(0)} ms | ${quantile(side.times, 0.75).toFixed(0)} ms |`);
-console.log(`errand / Playwright MCP: ${ratio(errandSide.times, playwrightMcpSide.times)} (median of per-round ratios ${perRound(errandSide.times, playwrightMcpSide.times)}; target <= 0.7)`);
-console.log(`errand / plain: ${ratio(errandSide.times, plainSide.times)} (median of per-round ratios ${perRound(errandSide.times, plainSide.times)}; target <= 1.10)`);
-console.log(`errand executor in process / plain: ${ratio(executorSide.times, plainSide.times)}; errand_run minus executor (MCP, OAuth, store, queue, worker pool): ${(median(errandSide.times) - median(executorSide.times)).toFixed(0)} ms of medians`);
-console.log(`Playwright MCP per call, medians: ${Object.entries(playwrightMcpCalls).map(([label, xs]) => `${label} ${median(xs).toFixed(0)} ms`).join(", ")}`);
+for (const side of sides)
+  console.log(
+    `| ${side.label} | ${median(side.times).toFixed(0)} ms | ${quantile(side.times, 0.25).toFixed(0)} ms | ${quantile(side.times, 0.75).toFixed(0)} ms |`,
+  );
+console.log(
+  `errand / Playwright MCP: ${ratio(errandSide.times, playwrightMcpSide.times)} (median of per-round ratios ${perRound(errandSide.times, playwrightMcpSide.times)}; target <= 0.7)`,
+);
+console.log(
+  `errand / plain: ${ratio(errandSide.times, plainSide.times)} (median of per-round ratios ${perRound(errandSide.times, plainSide.times)}; target <= 1.10)`,
+);
+console.log(
+  `errand executor in process / plain: ${ratio(executorSide.times, plainSide.times)}; errand_run minus executor (MCP, OAuth, store, queue, worker pool): ${(median(errandSide.times) - median(executorSide.times)).toFixed(0)} ms of medians`,
+);
+console.log(
+  `Playwright MCP per call, medians: ${Object.entries(playwrightMcpCalls)
+    .map(([label, xs]) => `${label} ${median(xs).toFixed(0)} ms`)
+    .join(", ")}`,
+);
 console.log(`samples (ms): ${JSON.stringify(Object.fromEntries(sides.map((s) => [s.label, s.times.map((t) => Math.round(t))])))}`);

@@ -14,7 +14,10 @@ export async function startFormSite(): Promise<FormSite> {
   const received: string[] = [];
   const site = await serveLocalSite((req, res, url, html) => {
     if (req.method === "GET" && url.pathname === "/form") {
-      return html(`<h1>Contact</h1><form method="post" action="/submit"><label>Name <input id="name" name="name"></label><button id="send" type="submit">Send</button></form>`, "Form");
+      return html(
+        `<h1>Contact</h1><form method="post" action="/submit"><label>Name <input id="name" name="name"></label><button id="send" type="submit">Send</button></form>`,
+        "Form",
+      );
     }
     if (req.method === "POST" && url.pathname === "/submit") {
       let body = "";

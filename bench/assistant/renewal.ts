@@ -85,7 +85,9 @@ const served = await startServeProcess(env);
 const grant = await obtainGrant((url, init) => fetch(url, init), served.origin, OWNER_PASSWORD, CALLBACK);
 if (!grant.accessToken) throw new Error("no OAuth access token");
 const assistant = new Client({ name: "bench-renewal", version: "1.0.0" });
-await assistant.connect(new StreamableHTTPClientTransport(new URL(`${served.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${grant.accessToken}` } } }));
+await assistant.connect(
+  new StreamableHTTPClientTransport(new URL(`${served.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${grant.accessToken}` } } }),
+);
 
 /** What the model reads of one tool result: its text content and its structured content, as sent. */
 const bytesOf = (result: unknown): number => Buffer.byteLength(JSON.stringify(result), "utf8");
@@ -106,7 +108,8 @@ async function conversation(): Promise<Conversation> {
     calls += 1;
     const result = await assistant.callTool({ name, arguments: args });
     bytes += bytesOf({ content: result.content, structuredContent: result.structuredContent });
-    if (process.env["BENCH_DUMP"] !== undefined) console.error(name, JSON.stringify({ content: result.content, structuredContent: result.structuredContent }, null, 1));
+    if (process.env["BENCH_DUMP"] !== undefined)
+      console.error(name, JSON.stringify({ content: result.content, structuredContent: result.structuredContent }, null, 1));
     if (result.isError === true) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 500)}`);
     return result.structuredContent as Record<string, unknown>;
   };
@@ -130,7 +133,8 @@ async function conversation(): Promise<Conversation> {
   while (answer["status"] === "pending") answer = await call("errand_collect", { operationId: task.operationId, waitSeconds: 40 });
   const ownerActions = answer["status"] === "awaiting_approval" ? 1 : 0;
   const receipt = answer["receipt"] as { status?: string } | undefined;
-  if (fixture.renewals() - renewalsBefore !== 1 && ownerActions === 0) throw new Error(`the site received ${fixture.renewals() - renewalsBefore} renewals, not one`);
+  if (fixture.renewals() - renewalsBefore !== 1 && ownerActions === 0)
+    throw new Error(`the site received ${fixture.renewals() - renewalsBefore} renewals, not one`);
   return { calls, bytes, ownerActions, ms: performance.now() - started, status: receipt?.status ?? String(answer["status"]) };
 }
 

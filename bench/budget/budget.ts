@@ -29,7 +29,10 @@ function startRenewalSite(): Promise<LocalSite> {
   return serveLocalSite((req, res, url, html) => {
     if (req.method === "GET" && url.pathname === "/") return html(`<h1>Library</h1><a href="/renew">Renew loans</a>`, "Library");
     if (req.method === "GET" && url.pathname === "/renew") {
-      return html(`<h1>Renew</h1><form method="post" action="/renew"><label>Card <input id="card" name="card"></label><button id="go" type="submit">Renew all</button></form>`, "Renew");
+      return html(
+        `<h1>Renew</h1><form method="post" action="/renew"><label>Card <input id="card" name="card"></label><button id="go" type="submit">Renew all</button></form>`,
+        "Renew",
+      );
     }
     if (req.method === "POST" && url.pathname === "/renew") {
       req.resume();
@@ -38,7 +41,10 @@ function startRenewalSite(): Promise<LocalSite> {
     }
     if (req.method === "GET" && url.pathname === "/renewed") {
       // The result is drawn by the page after a short delay, as a client-side app would.
-      return html(`<div id="out"></div><script>setTimeout(() => { document.getElementById("out").innerHTML = '<p id="result">Renewed 3 loans</p><p id="due">Due 2027-01-02</p>'; }, 100);</script>`, "Renewed");
+      return html(
+        `<div id="out"></div><script>setTimeout(() => { document.getElementById("out").innerHTML = '<p id="result">Renewed 3 loans</p><p id="due">Due 2027-01-02</p>'; }, 100);</script>`,
+        "Renewed",
+      );
     }
     return false;
   });
@@ -86,7 +92,11 @@ const allow = parseAllowPrivate([site.hostPort]);
 if (!allow.ok) throw new Error("allowance");
 const plainBrowser = await launchPlainChromium();
 
-console.log(`${runs} runs per side per load, alternating; load average at start ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+console.log(
+  `${runs} runs per side per load, alternating; load average at start ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`,
+);
 console.log("| busy loops | load avg (1 min) | first task, cold launch | errand p50 | p90 | max | plain p50 | p90 | max | ratio p50 | ratio p90 |");
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const load of loads) {
@@ -105,7 +115,12 @@ for (const load of loads) {
       const valid = validateTask(renewalTask(site.origin));
       if (!valid.ok) throw new Error("task");
       const t = performance.now();
-      const { receipt } = await execute(valid.value, { requestDigest: "bench", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+      const { receipt } = await execute(valid.value, {
+        requestDigest: "bench",
+        attempt: 1,
+        signal: new AbortController().signal,
+        beforeMutationBoundary: () => Promise.resolve(),
+      });
       if (receipt.status !== "PASS") throw new Error(`errand: ${receipt.status} ${JSON.stringify(receipt.error)}`);
       return performance.now() - t;
     };
@@ -127,7 +142,9 @@ for (const load of loads) {
     const ms = (x: number) => `${x.toFixed(0)} ms`;
     const [e50, e90, eMax] = [quantile(errandTimes, 0.5), quantile(errandTimes, 0.9), Math.max(...errandTimes)];
     const [p50, p90, pMax] = [quantile(plainTimes, 0.5), quantile(plainTimes, 0.9), Math.max(...plainTimes)];
-    console.log(`| ${load} | ${loadavg()[0]!.toFixed(1)} | ${ms(cold)} | ${ms(e50)} | ${ms(e90)} | ${ms(eMax)} | ${ms(p50)} | ${ms(p90)} | ${ms(pMax)} | ${(e50 / p50).toFixed(2)} | ${(e90 / p90).toFixed(2)} |`);
+    console.log(
+      `| ${load} | ${loadavg()[0]!.toFixed(1)} | ${ms(cold)} | ${ms(e50)} | ${ms(e90)} | ${ms(eMax)} | ${ms(p50)} | ${ms(p90)} | ${ms(pMax)} | ${(e50 / p50).toFixed(2)} | ${(e90 / p90).toFixed(2)} |`,
+    );
   } finally {
     for (const loop of loops) loop.kill("SIGKILL");
   }

@@ -49,10 +49,29 @@ async function errandServer(home: string): Promise<{ listener: NodeListener; acc
   const listener = await listenNode({ host: "127.0.0.1", port: 0 });
   const settings = resolveServeSettings({ host: "127.0.0.1", port: listener.port });
   // A grant made directly in the store, as the consent page would: one client, one code, redeemed.
-  await access.registerClient({ clientId: "bench", secretHash: null, authMethod: "none", clientName: "bench", redirectUris: ["https://chatgpt.com/connector_platform_oauth_redirect"], metadata: {} }, 10);
+  await access.registerClient(
+    {
+      clientId: "bench",
+      secretHash: null,
+      authMethod: "none",
+      clientName: "bench",
+      redirectUris: ["https://chatgpt.com/connector_platform_oauth_redirect"],
+      metadata: {},
+    },
+    10,
+  );
   const accessToken = hasher.mint("access");
   const code = hasher.mint("code");
-  await access.saveAuthorizationCode({ codeHash: hasher.hash("code", code), clientId: "bench", redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect", codeChallenge: "x".repeat(43), scopes: ["tasks"], resource: settings.mcpResource, expiresMs: Date.now() + 60_000, usedMs: null });
+  await access.saveAuthorizationCode({
+    codeHash: hasher.hash("code", code),
+    clientId: "bench",
+    redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
+    codeChallenge: "x".repeat(43),
+    scopes: ["tasks"],
+    resource: settings.mcpResource,
+    expiresMs: Date.now() + 60_000,
+    usedMs: null,
+  });
   await access.redeemAuthorizationCode(hasher.hash("code", code), {
     familyId: "fam_bench",
     clientId: "bench",
@@ -66,7 +85,19 @@ async function errandServer(home: string): Promise<{ listener: NodeListener; acc
   const apiToken = hasher.mint("api");
   await access.createApiToken({ tokenId: "tok_bench", name: "bench", tokenHash: hasher.hash("api", apiToken) });
   const queue = createQueueDriver({ service, logger: silentLogger });
-  const app = createApp({ settings, service, access, hasher, ownerSecret: () => Promise.resolve(undefined), queue, providers: () => [], clientAddress: nodeClientAddress, logger: silentLogger, version: "bench", commit: "unknown" });
+  const app = createApp({
+    settings,
+    service,
+    access,
+    hasher,
+    ownerSecret: () => Promise.resolve(undefined),
+    queue,
+    providers: () => [],
+    clientAddress: nodeClientAddress,
+    logger: silentLogger,
+    version: "bench",
+    commit: "unknown",
+  });
   listener.setHandler((request, env) => app.fetch(request, env));
   return {
     listener,
@@ -85,8 +116,10 @@ async function bareServer(): Promise<NodeListener> {
   const app = new Hono();
   app.post("/mcp", async (c) => {
     const server = new McpServer({ name: "bare", version: "1.0.0" });
-    server.registerTool("ping", { description: "Answers ok.", inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }), annotations: { readOnlyHint: true } }, () =>
-      Promise.resolve({ content: [{ type: "text" as const, text: "ok" }], structuredContent: { ok: true } }),
+    server.registerTool(
+      "ping",
+      { description: "Answers ok.", inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }), annotations: { readOnlyHint: true } },
+      () => Promise.resolve({ content: [{ type: "text" as const, text: "ok" }], structuredContent: { ok: true } }),
     );
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
@@ -110,20 +143,26 @@ const home = mkdtempSync(join(tmpdir(), "errand-bench-mcp-"));
 const errand = await errandServer(home);
 const bare = await bareServer();
 const errandClient = new Client({ name: "bench", version: "1.0.0" });
-await errandClient.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${errand.listener.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${errand.accessToken}` } } }));
+await errandClient.connect(
+  new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${errand.listener.port}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${errand.accessToken}` } },
+  }),
+);
 const bareClient = new Client({ name: "bench", version: "1.0.0" });
 await bareClient.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${bare.port}/mcp`)));
 
 const sides = {
   mcpErrand: () => errandClient.callTool({ name: "errand_status", arguments: {} }),
   mcpBare: () => bareClient.callTool({ name: "ping", arguments: {} }),
-  restErrand: async () => (await fetch(`http://127.0.0.1:${errand.listener.port}/v1/status`, { headers: { authorization: `Bearer ${errand.apiToken}` } })).json() as Promise<unknown>,
+  restErrand: async () =>
+    (await fetch(`http://127.0.0.1:${errand.listener.port}/v1/status`, { headers: { authorization: `Bearer ${errand.apiToken}` } })).json() as Promise<unknown>,
   restBare: async () => (await fetch(`http://127.0.0.1:${bare.port}/status`)).json() as Promise<unknown>,
 };
 const samples: Record<keyof typeof sides, number[]> = { mcpErrand: [], mcpBare: [], restErrand: [], restBare: [] };
 for (const call of Object.values(sides)) await timeEach(WARMUP, call, []);
 for (let done = 0; done < calls; done += chunk) {
-  for (const [name, call] of Object.entries(sides) as [keyof typeof sides, () => Promise<unknown>][]) await timeEach(Math.min(chunk, calls - done), call, samples[name]);
+  for (const [name, call] of Object.entries(sides) as [keyof typeof sides, () => Promise<unknown>][])
+    await timeEach(Math.min(chunk, calls - done), call, samples[name]);
 }
 await errandClient.close();
 await bareClient.close();
@@ -131,7 +170,19 @@ await errand.close();
 await bare.close();
 rmSync(home, { recursive: true, force: true });
 
-const row = (label: string, a: number[], b: number[]) => ({ measure: label, errandP25Ms: +pct(a, 0.25).toFixed(3), baselineP25Ms: +pct(b, 0.25).toFixed(3), errandMedianMs: +median(a).toFixed(3), baselineMedianMs: +median(b).toFixed(3), ratio: +(median(a) / median(b)).toFixed(3), errandP90Ms: +p90(a).toFixed(3), baselineP90Ms: +p90(b).toFixed(3) });
-const rows = [row("MCP tools/call (errand_status vs bare ping)", samples.mcpErrand, samples.mcpBare), row("REST GET (/v1/status vs bare JSON route)", samples.restErrand, samples.restBare)];
+const row = (label: string, a: number[], b: number[]) => ({
+  measure: label,
+  errandP25Ms: +pct(a, 0.25).toFixed(3),
+  baselineP25Ms: +pct(b, 0.25).toFixed(3),
+  errandMedianMs: +median(a).toFixed(3),
+  baselineMedianMs: +median(b).toFixed(3),
+  ratio: +(median(a) / median(b)).toFixed(3),
+  errandP90Ms: +p90(a).toFixed(3),
+  baselineP90Ms: +p90(b).toFixed(3),
+});
+const rows = [
+  row("MCP tools/call (errand_status vs bare ping)", samples.mcpErrand, samples.mcpBare),
+  row("REST GET (/v1/status vs bare JSON route)", samples.restErrand, samples.restBare),
+];
 console.log(JSON.stringify({ calls, chunk, rows }, null, 2));
 if (process.env["ERRAND_BENCH_DUMP"] === "1") console.log(JSON.stringify(samples));

@@ -67,7 +67,10 @@ async function startDohServer(): Promise<{ endpoint: string; queries(): number; 
     const body =
       i === undefined
         ? { Status: 3, Answer: [] }
-        : { Status: 0, Answer: [type === "AAAA" ? { name, type: 28, TTL: 3600, data: answersFor(i).aaaa } : { name, type: 1, TTL: 3600, data: answersFor(i).a }] };
+        : {
+            Status: 0,
+            Answer: [type === "AAAA" ? { name, type: 28, TTL: 3600, data: answersFor(i).aaaa } : { name, type: 1, TTL: 3600, data: answersFor(i).a }],
+          };
     res.writeHead(200, { "content-type": "application/dns-json" }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -101,7 +104,9 @@ async function preflightRates(): Promise<void> {
   try {
     const urls = buildUrls();
     const dohResolver = createDohResolver({ endpoint: doh.endpoint });
-    const staticResolver = createStaticResolver(Object.fromEntries(Array.from({ length: hostCount }, (_, i) => [hostName(i), [answersFor(i).a, answersFor(i).aaaa]])));
+    const staticResolver = createStaticResolver(
+      Object.fromEntries(Array.from({ length: hostCount }, (_, i) => [hostName(i), [answersFor(i).a, answersFor(i).aaaa]])),
+    );
 
     // Warm the DoH cache (and the JIT): every name is asked once here, never again below.
     for (const resolver of [dohResolver, staticResolver]) {
@@ -147,7 +152,8 @@ async function preflightRates(): Promise<void> {
         if (round > 0) rates[kind].push((urls.length * (kind === "parse" ? PARSE_REPEAT : 1)) / seconds);
       }
     }
-    if (doh.queries() !== queriesAfterWarmup) throw new Error(`the timed passes asked the DoH server ${doh.queries() - queriesAfterWarmup} times: not the cached path`);
+    if (doh.queries() !== queriesAfterWarmup)
+      throw new Error(`the timed passes asked the DoH server ${doh.queries() - queriesAfterWarmup} times: not the cached path`);
 
     const parse = median(rates.parse);
     const cached = median(rates.doh);
@@ -220,10 +226,12 @@ async function proxyOverhead(): Promise<void> {
       let t1 = 0;
       let t2 = 0;
       let t3 = 0;
-      const context = await b.newContext({ serviceWorkers: "block", acceptDownloads: false, ...(proxy === null ? {} : { proxy: { server: proxy.url } }) }).catch(async (error: unknown) => {
-        await proxy?.close();
-        throw error;
-      });
+      const context = await b
+        .newContext({ serviceWorkers: "block", acceptDownloads: false, ...(proxy === null ? {} : { proxy: { server: proxy.url } }) })
+        .catch(async (error: unknown) => {
+          await proxy?.close();
+          throw error;
+        });
       try {
         const page = await context.newPage();
         t1 = performance.now();
@@ -235,7 +243,8 @@ async function proxyOverhead(): Promise<void> {
           images: Array.from(document.images).filter((img) => img.complete && img.naturalWidth > 0).length,
           sheets: Array.from(document.styleSheets).filter((sheet) => sheet.cssRules.length > 0).length,
         }));
-        if (seen.scripts !== scripts || seen.images !== images || seen.sheets !== stylesheets) throw new Error(`page incomplete (${proxied ? "proxied" : "direct"}): ${JSON.stringify(seen)}`);
+        if (seen.scripts !== scripts || seen.images !== images || seen.sheets !== stylesheets)
+          throw new Error(`page incomplete (${proxied ? "proxied" : "direct"}): ${JSON.stringify(seen)}`);
       } finally {
         t3 = performance.now();
         await context.close();
@@ -247,8 +256,17 @@ async function proxyOverhead(): Promise<void> {
       const requests = after.hits - before.hits;
       if (requests !== subresources + 1) throw new Error(`the site saw ${requests} requests, expected ${subresources + 1}`);
       const stats = proxy?.stats() ?? { allowed: 0, blocked: 0 };
-      if (proxy !== null && (stats.allowed < subresources + 1 || stats.blocked !== 0)) throw new Error(`proxy stats ${JSON.stringify(stats)}: the traffic did not all go through the proxy`);
-      return { total: t2 - t0 + (t4 - t3), setup: t1 - t0, load: t2 - t1, teardown: t4 - t3, cpu: (cpu.user + cpu.system) / 1000, upstream: stats.allowed, siteConnections: after.connections - before.connections };
+      if (proxy !== null && (stats.allowed < subresources + 1 || stats.blocked !== 0))
+        throw new Error(`proxy stats ${JSON.stringify(stats)}: the traffic did not all go through the proxy`);
+      return {
+        total: t2 - t0 + (t4 - t3),
+        setup: t1 - t0,
+        load: t2 - t1,
+        teardown: t4 - t3,
+        cpu: (cpu.user + cpu.system) / 1000,
+        upstream: stats.allowed,
+        siteConnections: after.connections - before.connections,
+      };
     }
 
     for (let i = 0; i < WARMUP_LOADS; i += 1) {
@@ -277,7 +295,9 @@ async function proxyOverhead(): Promise<void> {
     console.log(row("  teardown (context and proxy close)", "teardown"));
     console.log(row("CPU of this process (client + proxy)", "cpu"));
     console.log(`  target: total ratio <= 1.2`);
-    console.log(`  connections the site accepted per load (median): proxied ${pick(proxied, "siteConnections")}, direct ${pick(direct, "siteConnections")}; requests the proxy allowed per proxied load ${pick(proxied, "upstream")}`);
+    console.log(
+      `  connections the site accepted per load (median): proxied ${pick(proxied, "siteConnections")}, direct ${pick(direct, "siteConnections")}; requests the proxy allowed per proxied load ${pick(proxied, "upstream")}`,
+    );
   } finally {
     await browser?.close();
     await site.close();

@@ -52,7 +52,12 @@ for (let i = 0; i < runs; i += 1) {
   const valid = validateTask({ ...(demoReadTask(site.origin) as object), operationId: randomUUID() });
   if (!valid.ok) throw new Error("task");
   let t = performance.now();
-  const { receipt } = await execute(valid.value, { requestDigest: "bench", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+  const { receipt } = await execute(valid.value, {
+    requestDigest: "bench",
+    attempt: 1,
+    signal: new AbortController().signal,
+    beforeMutationBoundary: () => Promise.resolve(),
+  });
   if (receipt.status !== "PASS") throw new Error(`errand run ${i}: ${receipt.status} ${JSON.stringify(receipt.error)}`);
   errandTimes.push(performance.now() - t);
 
@@ -111,7 +116,10 @@ const coldPlain: number[] = [];
 for (let i = 0; i < coldRuns; i += 1) {
   writeFileSync(taskFile, JSON.stringify({ ...(demoReadTask(site.origin) as object), operationId: randomUUID() }));
   let t = performance.now();
-  const errandRun = await runProcess(["dist/src/interfaces/cli/main.js", "run", taskFile, "--allow-private", site.hostPort], { ...process.env, ERRAND_HOME: dir });
+  const errandRun = await runProcess(["dist/src/interfaces/cli/main.js", "run", taskFile, "--allow-private", site.hostPort], {
+    ...process.env,
+    ERRAND_HOME: dir,
+  });
   coldErrand.push(performance.now() - t);
   if (errandRun.status !== 0) throw new Error(`cold errand run exited ${errandRun.status}: ${errandRun.output}`);
   t = performance.now();

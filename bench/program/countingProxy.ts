@@ -16,7 +16,10 @@ export interface ProxyCounts {
  * frame per command. `oneWayDelayMs` holds every chunk that long in each direction (same-delay
  * timers fire in order), standing in for the network between errand and a cloud provider.
  */
-export async function startCountingProxy(target: { host: string; port: number }, oneWayDelayMs = 0): Promise<{ port: number; counts(): ProxyCounts; reset(): void; close(): Promise<void> }> {
+export async function startCountingProxy(
+  target: { host: string; port: number },
+  oneWayDelayMs = 0,
+): Promise<{ port: number; counts(): ProxyCounts; reset(): void; close(): Promise<void> }> {
   let counts: ProxyCounts = { httpRequests: 0, webSocketFrames: 0 };
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {

@@ -39,7 +39,10 @@ const env = { BROWSERLESS_TOKEN: TOKEN, BROWSERLESS_BASE_URL: `http://127.0.0.1:
 const policy = operatorNetworkPolicy({ ERRAND_RESOLVER: "system" }, [site.hostPort]);
 const ports = { guard: policy.guard, secrets: emptySecretVault(), defaultTaskTimeoutMs: 30_000, defaultStepTimeoutMs: 10_000 };
 const browserless = createBrowserlessProvider({ env });
-const cdp = createExecutor({ provider: withCappedDocuments(browserless, { proxyForSession: (scope) => startSessionProxy(policy, scope), maxDocumentBytes: 10 * 1024 * 1024 }), ...ports });
+const cdp = createExecutor({
+  provider: withCappedDocuments(browserless, { proxyForSession: (scope) => startSessionProxy(policy, scope), maxDocumentBytes: 10 * 1024 * 1024 }),
+  ...ports,
+});
 const program = createProgramExecutor({ provider: browserless, ...ports }).execute;
 
 const modes: { name: string; execute: ExecuteTask; times: number[]; http: number[]; frames: number[] }[] = [
@@ -54,7 +57,12 @@ try {
       if (!valid.ok) throw new Error("task");
       proxy.reset();
       const started = performance.now();
-      const { receipt } = await mode.execute(valid.value, { requestDigest: "bench", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+      const { receipt } = await mode.execute(valid.value, {
+        requestDigest: "bench",
+        attempt: 1,
+        signal: new AbortController().signal,
+        beforeMutationBoundary: () => Promise.resolve(),
+      });
       const took = performance.now() - started;
       if (receipt.status !== "PASS") throw new Error(`${mode.name} run ${i}: ${receipt.status} ${JSON.stringify(receipt.error)}`);
       // The first round of each mode warms the server and the processes; it is not counted.

@@ -41,12 +41,29 @@ export function benchReceipt(operationId: string, requestDigest: string, attempt
       { step: 2, action: "expect_text", expected: "Shipped", match: "contains", selector: "#order .status", passed: true },
       { step: 3, action: "expect_url", expected: "https://shop.example.com/orders/", match: "prefix", passed: true },
     ],
-    steps: [0, 1, 2, 3].map((index) => ({ index, action: ["wait_for", "extract_text", "expect_text", "expect_url"][index] ?? "", status: "ok", durationMs: 12 })),
+    steps: [0, 1, 2, 3].map((index) => ({
+      index,
+      action: ["wait_for", "extract_text", "expect_text", "expect_url"][index] ?? "",
+      status: "ok",
+      durationMs: 12,
+    })),
     error: null,
     startedAt: new Date().toISOString(),
     durationMs: 180,
     attempts: attempt,
-    network: { ...emptyNetworkEvidence(), preflight: [{ url: "https://shop.example.com/orders/1234", host: "shop.example.com", verdict: "allow", code: "ok", resolver: "doh", addresses: [{ ip: "93.184.215.14", verdict: "public" }] }] },
+    network: {
+      ...emptyNetworkEvidence(),
+      preflight: [
+        {
+          url: "https://shop.example.com/orders/1234",
+          host: "shop.example.com",
+          verdict: "allow",
+          code: "ok",
+          resolver: "doh",
+          addresses: [{ ip: "93.184.215.14", verdict: "public" }],
+        },
+      ],
+    },
     mutationBoundary: "not_crossed",
     evidenceRetention: "minimal",
     fallback: [],
@@ -64,7 +81,12 @@ export function openErrand(home: string) {
 
 /** createErrand with the instant executor; `store` is what the bench waits on and closes. */
 export function benchErrand(env: NodeJS.ProcessEnv, access: "write" | "setup") {
-  const errand = createErrand({ env, access, executor: () => ({ execute: instantExecutor, shutdown: () => Promise.resolve() }), runnerId: `bench:${process.pid}` });
+  const errand = createErrand({
+    env,
+    access,
+    executor: () => ({ execute: instantExecutor, shutdown: () => Promise.resolve() }),
+    runnerId: `bench:${process.pid}`,
+  });
   return { service: errand.service, store: { status: () => errand.service.status(), close: () => errand.close() } };
 }
 

@@ -59,7 +59,8 @@ export async function openBarePg(url: string) {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        if (held !== undefined) await client.query({ name: "complete", text: complete, values: [JSON.stringify(benchReceipt(held.id, "hmac-sha256:x", 1)), held.id, held.token] });
+        if (held !== undefined)
+          await client.query({ name: "complete", text: complete, values: [JSON.stringify(benchReceipt(held.id, "hmac-sha256:x", 1)), held.id, held.token] });
         const token = randomUUID();
         const job = (await client.query<{ id: string }>({ name: "claim", text: claim, values: [owner, token] })).rows[0];
         await client.query("COMMIT");

@@ -97,7 +97,9 @@ async function interleaved(): Promise<{ submit: [number, number]; cycle: [number
  * every worker to exit before returning cycles per second, so the next drain starts on a quiet machine.
  */
 async function timeWorkers(mode: string, args: string[], processes: number): Promise<number> {
-  const workers = Array.from({ length: processes }, () => fork(WORKER, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+  const workers = Array.from({ length: processes }, () =>
+    fork(WORKER, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+  );
   await Promise.all(workers.map((w) => new Promise<void>((resolve) => w.once("message", () => resolve()))));
   const started = performance.now();
   const reports = await Promise.all(
@@ -213,17 +215,18 @@ for (let run = 0; run < runs && stores.has("sqlite"); run += 1) {
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const ratio = (xs: number[]) => median(xs).toFixed(2);
 const lines: string[] = [];
-if (stores.has("sqlite")) lines.push(
-  `${operations} operations per measure, ${runs} runs, medians. Ratio = baseline rate / errand rate (1.00 = as fast as the bare loop, 2.00 = half as fast).`,
-  "",
-  "| measure | errand | bare loop, same pattern (fused) | ratio | bare loop, 2 transactions per job | ratio |",
-  "| --- | --- | --- | --- | --- | --- |",
-  `| submits/s, 1 process | ${fmt(median(one.map((r) => r.submit[0])))} | ${fmt(median(one.map((r) => r.submit[1])))} | ${ratio(one.map((r) => r.submit[1] / r.submit[0]))} | - | - |`,
-  `| claim+complete cycles/s, 1 runner process | ${fmt(median(one.map((r) => r.cycle[0])))} | ${fmt(median(one.map((r) => r.cycle[1])))} | ${ratio(one.map((r) => r.cycle[1] / r.cycle[0]))} | ${fmt(median(one.map((r) => r.cycle[2])))} | ${ratio(one.map((r) => r.cycle[2] / r.cycle[0]))} |`,
-  `| claim+complete cycles/s, 4 runner processes | ${fmt(median(four.map((r) => r.errand)))} | ${fmt(median(four.map((r) => r.fused)))} | ${ratio(four.map((r) => r.fused / r.errand))} | ${fmt(median(four.map((r) => r.bare)))} | ${ratio(four.map((r) => r.bare / r.errand))} |`,
-  `| CPU ms per cycle, 1 runner process (wall ms per cycle: errand ${(1000 / median(one.map((r) => r.cycle[0]))).toFixed(3)}, fused ${(1000 / median(one.map((r) => r.cycle[1]))).toFixed(3)}) | ${median(one.map((r) => r.cpuPerCycle[0])).toFixed(3)} | ${median(one.map((r) => r.cpuPerCycle[1])).toFixed(3)} | ${ratio(one.map((r) => r.cpuPerCycle[0] / r.cpuPerCycle[1]))} (errand / bare) | - | - |`,
-  `| journal verify events/s (${events} events) | ${fmt(median(verify))} | - | - | - | - |`,
-);
+if (stores.has("sqlite"))
+  lines.push(
+    `${operations} operations per measure, ${runs} runs, medians. Ratio = baseline rate / errand rate (1.00 = as fast as the bare loop, 2.00 = half as fast).`,
+    "",
+    "| measure | errand | bare loop, same pattern (fused) | ratio | bare loop, 2 transactions per job | ratio |",
+    "| --- | --- | --- | --- | --- | --- |",
+    `| submits/s, 1 process | ${fmt(median(one.map((r) => r.submit[0])))} | ${fmt(median(one.map((r) => r.submit[1])))} | ${ratio(one.map((r) => r.submit[1] / r.submit[0]))} | - | - |`,
+    `| claim+complete cycles/s, 1 runner process | ${fmt(median(one.map((r) => r.cycle[0])))} | ${fmt(median(one.map((r) => r.cycle[1])))} | ${ratio(one.map((r) => r.cycle[1] / r.cycle[0]))} | ${fmt(median(one.map((r) => r.cycle[2])))} | ${ratio(one.map((r) => r.cycle[2] / r.cycle[0]))} |`,
+    `| claim+complete cycles/s, 4 runner processes | ${fmt(median(four.map((r) => r.errand)))} | ${fmt(median(four.map((r) => r.fused)))} | ${ratio(four.map((r) => r.fused / r.errand))} | ${fmt(median(four.map((r) => r.bare)))} | ${ratio(four.map((r) => r.bare / r.errand))} |`,
+    `| CPU ms per cycle, 1 runner process (wall ms per cycle: errand ${(1000 / median(one.map((r) => r.cycle[0]))).toFixed(3)}, fused ${(1000 / median(one.map((r) => r.cycle[1]))).toFixed(3)}) | ${median(one.map((r) => r.cpuPerCycle[0])).toFixed(3)} | ${median(one.map((r) => r.cpuPerCycle[1])).toFixed(3)} | ${ratio(one.map((r) => r.cpuPerCycle[0] / r.cpuPerCycle[1]))} (errand / bare) | - | - |`,
+    `| journal verify events/s (${events} events) | ${fmt(median(verify))} | - | - | - | - |`,
+  );
 if (stores.has("postgres")) {
   const pgRow = (processes: 1 | 4) => {
     const rows = pg[processes];

@@ -6,7 +6,8 @@ import { openBarePg, openErrandPg } from "./postgresBench.js";
 
 const [mode, dir, url] = process.argv.slice(2);
 const MODES = ["errand", "bare", "fused", "pg-errand", "pg-bare", "pg-graphile"];
-if (mode === undefined || !MODES.includes(mode) || dir === undefined) throw new Error("usage: worker.ts errand|bare|fused <dir> | pg-errand <home> <url> | pg-bare <url> | pg-graphile <url>");
+if (mode === undefined || !MODES.includes(mode) || dir === undefined)
+  throw new Error("usage: worker.ts errand|bare|fused <dir> | pg-errand <home> <url> | pg-bare <url> | pg-graphile <url>");
 const send = (message: unknown) => process.send?.(message);
 const owner = `bench:${process.pid}`;
 

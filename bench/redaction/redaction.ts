@@ -15,7 +15,10 @@ const size = Math.round(megabytes * 1024 * 1024);
 
 const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 const line = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit; sed do eiusmod tempor 2024. <a href="/search?q=a+b&amp;page=2%20x">Next</a>\n';
-const longest = Array.from({ length: MAX_SECRET_CHARS }, (_, i) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~"[(i * 7919) % 90]).join("");
+const longest = Array.from(
+  { length: MAX_SECRET_CHARS },
+  (_, i) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~"[(i * 7919) % 90],
+).join("");
 
 function cpuMs(run: () => unknown): number {
   const samples: number[] = [];
@@ -30,7 +33,10 @@ function cpuMs(run: () => unknown): number {
 }
 
 console.log(`page ${(size / 1048576).toFixed(1)} MiB, ${rounds} rounds, median CPU ms`);
-for (const [label, secret] of [["22 chars", "Canary Egress 7f3Q zz9x"], [`${MAX_SECRET_CHARS} chars`, longest]] as const) {
+for (const [label, secret] of [
+  ["22 chars", "Canary Egress 7f3Q zz9x"],
+  [`${MAX_SECRET_CHARS} chars`, longest],
+] as const) {
   const redactor = new Redactor();
   const compile = cpuMs(() => new Redactor().add(secret));
   redactor.add(secret);

@@ -68,7 +68,10 @@ interface Served {
 
 function serve(processEnv: NodeJS.ProcessEnv): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", LOOP_DELAY, MAIN, "serve", "--port", "0"], { env: processEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", LOOP_DELAY, MAIN, "serve", "--port", "0"], {
+      env: processEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let out = "";
     child.stderr.resume();
     child.stdout.on("data", (d: Buffer) => {
@@ -118,9 +121,17 @@ async function errandBatch(served: Served, token: string, count: number, inFligh
         next += 1;
         const operationId = randomUUID();
         const submitted = performance.now();
-        const response = await fetch(`${served.origin}/v1/operations`, { method: "POST", headers, body: JSON.stringify({ ...(demoReadTask(site.origin) as object), operationId }) });
+        const response = await fetch(`${served.origin}/v1/operations`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ ...(demoReadTask(site.origin) as object), operationId }),
+        });
         if (response.status !== 201) throw new Error(`submit ${response.status}: ${await response.text()}`);
-        const collected = await fetch(`${served.origin}/v1/operations/${operationId}/collect`, { method: "POST", headers, body: JSON.stringify({ waitSeconds: 120 }) });
+        const collected = await fetch(`${served.origin}/v1/operations/${operationId}/collect`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ waitSeconds: 120 }),
+        });
         const body = (await collected.json()) as { receipt?: { status: string } };
         if (body.receipt?.status !== "PASS") throw new Error(`receipt ${JSON.stringify(body).slice(0, 300)}`);
         latencies.push(performance.now() - submitted);
@@ -180,7 +191,12 @@ for (const concurrency of concurrencies) {
     const delay = await takeLoopDelay(served, loopFile);
     await plainBatch(browser, concurrency, concurrency);
     const plain = await plainBatch(browser, tasks, concurrency);
-    const [e50, e90, p50, p90] = [percentile(errand.latencies, 50), percentile(errand.latencies, 90), percentile(plain.latencies, 50), percentile(plain.latencies, 90)];
+    const [e50, e90, p50, p90] = [
+      percentile(errand.latencies, 50),
+      percentile(errand.latencies, 90),
+      percentile(plain.latencies, 50),
+      percentile(plain.latencies, 90),
+    ];
     const row = `| ${concurrency} | ${ms(e50)} | ${ms(e90)} | ${perMin(errand)} | ${ms(p50)} | ${ms(p90)} | ${perMin(plain)} | ${(e50 / p50).toFixed(2)} | ${(e90 / p90).toFixed(2)} |`;
     const loopRow = `| ${concurrency} | ${delay.p50} ms | ${delay.p90} ms | ${delay.p99} ms | ${delay.max} ms | ${delay.stalledMs} ms | ${(delay.stalledMs / tasks).toFixed(1)} ms |`;
     console.log(row);
@@ -196,7 +212,9 @@ await browser.close();
 await site.close();
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${tasks} tasks per concurrency, that many in flight at once; load average at start ${startLoad}, at end ${load()}`);
-console.log("| in flight | errand p50 | errand p90 | errand tasks/min | plain p50 | plain p90 | plain tasks/min | ratio p50 | ratio p90 |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log(
+  "| in flight | errand p50 | errand p90 | errand tasks/min | plain p50 | plain p90 | plain tasks/min | ratio p50 | ratio p90 |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+);
 for (const row of rows) console.log(row);
 console.log("\nerrand serve's event loop during its batch (delay past the 5 ms sampling interval):");
 console.log("| in flight | p50 | p90 | p99 | max | stalled in all | stalled per task |\n| --- | --- | --- | --- | --- | --- | --- |");

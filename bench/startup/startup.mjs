@@ -12,12 +12,7 @@ const runs = Number(process.argv[2] ?? 15);
 const home = mkdtempSync(join(tmpdir(), "errand-bench-startup-"));
 const env = { PATH: process.env.PATH, HOME: home, ERRAND_HOME: join(home, "state") };
 const main = "dist/src/interfaces/cli/main.js";
-const sdkImports = [
-  "@browserbasehq/sdk",
-  "steel-sdk",
-  "@onkernel/sdk",
-  "playwright-core",
-].map((m) => `await import(${JSON.stringify(m)});`).join("");
+const sdkImports = ["@browserbasehq/sdk", "steel-sdk", "@onkernel/sdk", "playwright-core"].map((m) => `await import(${JSON.stringify(m)});`).join("");
 
 const cases = {
   "node -e ''": ["-e", ""],

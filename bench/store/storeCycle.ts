@@ -26,10 +26,18 @@ const QUOTA = 1024 * 1024 * 1024;
 async function cycle(store: Store): Promise<void> {
   const operationId = randomUUID();
   const requestDigest = `hmac-sha256:${randomBytes(32).toString("hex")}`;
-  await store.createOperation({ operationId, requestDigest, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(benchTask(operationId)), details: {} }, QUOTA);
+  await store.createOperation(
+    { operationId, requestDigest, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(benchTask(operationId)), details: {} },
+    QUOTA,
+  );
   const claimed = await store.claimNext("bench", 60_000);
   if (claimed === undefined) throw new Error("nothing to claim");
-  const done = await store.finishAttempt(claimed.lease, (op) => ({ kind: "finish", phase: "completed", receipt: benchReceipt(op.operationId, op.requestDigest, op.attempts), reason: "attempt_finished" }));
+  const done = await store.finishAttempt(claimed.lease, (op) => ({
+    kind: "finish",
+    phase: "completed",
+    receipt: benchReceipt(op.operationId, op.requestDigest, op.attempts),
+    reason: "attempt_finished",
+  }));
   if (done.applied === undefined) throw new Error("the attempt was not finished");
 }
 
@@ -67,5 +75,7 @@ for (let r = 0; r < ROUNDS; r += 1) {
 for (const [name, rounds] of perCycle) {
   const sorted = [...rounds].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  console.log(`${name.padEnd(24)} median ${median.toFixed(2)} ms per cycle (${(1000 / median).toFixed(0)} cycles/s); rounds: ${rounds.map((ms) => ms.toFixed(2)).join(", ")} ms`);
+  console.log(
+    `${name.padEnd(24)} median ${median.toFixed(2)} ms per cycle (${(1000 / median).toFixed(0)} cycles/s); rounds: ${rounds.map((ms) => ms.toFixed(2)).join(", ")} ms`,
+  );
 }

@@ -21,7 +21,9 @@ export async function serveLocalSite(route: (req: IncomingMessage, res: ServerRe
     const html: HtmlAnswer = (body, title) => {
       res
         .writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
-        .end(`<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><main>${body}</main></body></html>`);
+        .end(
+          `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><main>${body}</main></body></html>`,
+        );
       return true;
     };
     if (!route(req, res, url, html)) res.writeHead(404, { "content-type": "text/plain" }).end("not found");

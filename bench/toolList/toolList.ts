@@ -13,5 +13,7 @@ const task = run?.inputSchema.properties?.["task"];
 
 console.log(`tools/list ${bytes({ result: { tools: listing }, jsonrpc: "2.0", id: 1 })} bytes; the typed task schema ${bytes(task)} bytes`);
 for (const tool of listing) {
-  console.log(`  ${tool.name.padEnd(22)} ${String(bytes(tool)).padStart(5)}  description ${bytes(tool.description)}, input ${bytes(tool.inputSchema)}, output ${bytes(tool.outputSchema)}`);
+  console.log(
+    `  ${tool.name.padEnd(22)} ${String(bytes(tool)).padStart(5)}  description ${bytes(tool.description)}, input ${bytes(tool.inputSchema)}, output ${bytes(tool.outputSchema)}`,
+  );
 }

@@ -52,7 +52,10 @@ export interface OperatorNetworkPolicy {
 }
 
 export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
-  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
   if (!allowances.ok) throw new ErrandError("usage", allowances.errors.map((e) => e.message).join("; "));
   const resolver = chooseResolver(env);

@@ -26,7 +26,10 @@ import { sessionValues } from "../sites/sessionScope.js";
 import type { SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
-export function createCloudProviders(env: NodeJS.ProcessEnv, onEvent?: (event: ProviderEvent) => void): Record<Exclude<RoutableProvider, "local">, BrowserProvider> {
+export function createCloudProviders(
+  env: NodeJS.ProcessEnv,
+  onEvent?: (event: ProviderEvent) => void,
+): Record<Exclude<RoutableProvider, "local">, BrowserProvider> {
   const entries = CLOUD_PROVIDER_NAMES.map((name) => [name, createCloudProvider(name, { env, ...(onEvent === undefined ? {} : { onEvent }) })] as const);
   return Object.fromEntries(entries) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
 }
@@ -66,10 +69,17 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const { env, config } = options;
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
-  const local = createGuardedLocalProvider(env, policy, { maxDocumentBytes: config.maxDocumentBytes, maxDownloadBytes: config.downloadMaxBytes, keepSpare: options.keepSpare === true, ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) });
+  const local = createGuardedLocalProvider(env, policy, {
+    maxDocumentBytes: config.maxDocumentBytes,
+    maxDownloadBytes: config.downloadMaxBytes,
+    keepSpare: options.keepSpare === true,
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+  });
   // Cloud sessions get errand's capped document fetcher behind an egress proxy for the task, like local ones.
   const capped = { proxyForSession: (scope: SessionScope) => startSessionProxy(policy, scope), maxDocumentBytes: config.maxDocumentBytes };
-  const cloud = Object.fromEntries(Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)])) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
+  const cloud = Object.fromEntries(
+    Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)]),
+  ) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
   const providers: Record<RoutableProvider, BrowserProvider> = { local, ...cloud };
   const store = openProviderStore(config);
   const secrets = openSecrets(config, env);
@@ -109,8 +119,27 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
       withProgramMode({
         mode: isCloudProviderName(provider.name) ? routing.modes[provider.name] : "cdp",
         provider,
-        cdp: createExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS, downloadMaxBytes: config.downloadMaxBytes, files: files.registry }),
-        program: provider.runProgram === undefined ? null : createProgramExecutor({ provider, guard: policy.guard, secrets: vault, sites, defaultTaskTimeoutMs: config.browserTimeoutMs, defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS }),
+        cdp: createExecutor({
+          provider,
+          guard: policy.guard,
+          secrets: vault,
+          sites,
+          defaultTaskTimeoutMs: config.browserTimeoutMs,
+          defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
+          downloadMaxBytes: config.downloadMaxBytes,
+          files: files.registry,
+        }),
+        program:
+          provider.runProgram === undefined
+            ? null
+            : createProgramExecutor({
+                provider,
+                guard: policy.guard,
+                secrets: vault,
+                sites,
+                defaultTaskTimeoutMs: config.browserTimeoutMs,
+                defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
+              }),
       }),
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),

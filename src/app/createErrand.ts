@@ -109,7 +109,10 @@ export function createErrand(options: ErrandOptions): Errand {
   const config = resolveRuntimeConfig(env, options.config);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
   const where = options.location ?? storeLocationFor(config);
-  const home = options.masterKey === undefined ? homeForAccess(config.errandHome, options.access ?? "write", where) : { location: where, key: options.masterKey, dispose: () => undefined };
+  const home =
+    options.masterKey === undefined
+      ? homeForAccess(config.errandHome, options.access ?? "write", where)
+      : { location: where, key: options.masterKey, dispose: () => undefined };
   const { key, location } = home;
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
   const clock = options.clock === undefined ? {} : { clock: options.clock };
@@ -157,7 +160,9 @@ export function createErrand(options: ErrandOptions): Errand {
   let built: WiredExecutor | undefined;
   let building: Promise<WiredExecutor> | undefined;
   const executor = async (): Promise<WiredExecutor> => {
-    building ??= Promise.resolve((options.executor ?? wiredExecutor)({ allowPrivate: [], ...options.executorSettings, env, browserTimeoutMs: config.browserTimeoutMs }));
+    building ??= Promise.resolve(
+      (options.executor ?? wiredExecutor)({ allowPrivate: [], ...options.executorSettings, env, browserTimeoutMs: config.browserTimeoutMs }),
+    );
     built = await building;
     return built;
   };

@@ -30,7 +30,22 @@ export function readForwardedStatus(home: string): UntrustedForwarding | undefin
   }
   if (typeof parsed !== "object" || parsed === null) return undefined;
   const r = parsed as Record<string, unknown>;
-  if (typeof r["peer"] !== "string" || typeof r["header"] !== "string" || typeof r["firstSeenMs"] !== "number" || typeof r["lastSeenMs"] !== "number" || typeof r["requests"] !== "number") return undefined;
+  if (
+    typeof r["peer"] !== "string" ||
+    typeof r["header"] !== "string" ||
+    typeof r["firstSeenMs"] !== "number" ||
+    typeof r["lastSeenMs"] !== "number" ||
+    typeof r["requests"] !== "number"
+  )
+    return undefined;
   const trusted = Array.isArray(r["trustedProxies"]) ? r["trustedProxies"].filter((e): e is string => typeof e === "string") : [];
-  return { problem: r["problem"] === "no_x_forwarded_for" ? "no_x_forwarded_for" : "untrusted_peer", peer: r["peer"].slice(0, 100), header: r["header"].slice(0, 40), firstSeenMs: r["firstSeenMs"], lastSeenMs: r["lastSeenMs"], requests: r["requests"], trustedProxies: trusted };
+  return {
+    problem: r["problem"] === "no_x_forwarded_for" ? "no_x_forwarded_for" : "untrusted_peer",
+    peer: r["peer"].slice(0, 100),
+    header: r["header"].slice(0, 40),
+    firstSeenMs: r["firstSeenMs"],
+    lastSeenMs: r["lastSeenMs"],
+    requests: r["requests"],
+    trustedProxies: trusted,
+  };
 }

@@ -75,5 +75,7 @@ export function masterKeyFor(errandHome: string, access: HomeAccess, location?: 
 export function exposedKeyWarning(errandHome: string): string | null {
   const file = masterKeyPath(errandHome);
   const mode = exposedMode(file);
-  return mode === null ? null : `warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`;
+  return mode === null
+    ? null
+    : `warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`;
 }

@@ -46,7 +46,9 @@ export function storeLocationFor(config: RuntimeConfig): StoreLocation {
 
 /** The location for people: the file path, or the database URL without its password. */
 export function describeStoreLocation(location: StoreLocation): string {
-  return location.backend === "sqlite" ? location.path : describeDatabaseUrl(location.url) + (location.schema === undefined ? "" : ` (schema ${location.schema})`);
+  return location.backend === "sqlite"
+    ? location.path
+    : describeDatabaseUrl(location.url) + (location.schema === undefined ? "" : ` (schema ${location.schema})`);
 }
 
 export interface StoreOpenOptions {
@@ -57,7 +59,12 @@ export interface StoreOpenOptions {
 }
 
 function postgresOptions(location: Extract<StoreLocation, { backend: "postgres" }>, options: StoreOpenOptions) {
-  return { connectionString: location.url, sealer: options.sealer, ...(location.schema === undefined ? {} : { schema: location.schema }), ...(options.clock === undefined ? {} : { clock: options.clock }) };
+  return {
+    connectionString: location.url,
+    sealer: options.sealer,
+    ...(location.schema === undefined ? {} : { schema: location.schema }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  };
 }
 
 function sqliteOptions(location: Extract<StoreLocation, { backend: "sqlite" }>, options: StoreOpenOptions) {
@@ -77,7 +84,9 @@ export function openOperationStore(location: StoreLocation, options: StoreOpenOp
 
 /** The router's provider states, slots, usage and breakers. */
 export function openProviderStoreAt(location: StoreLocation, options: StoreOpenOptions): ProviderStore {
-  return location.backend === "sqlite" ? openSqliteProviderStore(sqliteOptions(location, options)) : openPostgresProviderStore(postgresOptions(location, options));
+  return location.backend === "sqlite"
+    ? openSqliteProviderStore(sqliteOptions(location, options))
+    : openPostgresProviderStore(postgresOptions(location, options));
 }
 
 /** The owner password, OAuth clients, codes, tokens, API tokens and lockouts. */
@@ -106,7 +115,9 @@ export function openFileStoreAt(location: StoreLocation, options: StoreOpenOptio
  * bytes were not kept, and reads answer artifact_not_found).
  */
 export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenOptions): ArtifactStore | undefined {
-  return location.backend === "sqlite" ? openSqliteArtifactStore(sqliteOptions(location, options)) : openPostgresArtifactStore(postgresOptions(location, options));
+  return location.backend === "sqlite"
+    ? openSqliteArtifactStore(sqliteOptions(location, options))
+    : openPostgresArtifactStore(postgresOptions(location, options));
 }
 
 /**
@@ -115,7 +126,9 @@ export function openArtifactStoreAt(location: StoreLocation, options: StoreOpenO
  * WAL (pages that held values sealed under the old key); PostgreSQL leaves that to its vacuum.
  */
 export function openKeyRotationStoreAt(location: StoreLocation, options: StoreOpenOptions): KeyRotationStore & { reclaimFreedPages?(): Promise<void> } {
-  return location.backend === "sqlite" ? openSqliteKeyRotationStore(sqliteOptions(location, options)) : openPostgresKeyRotationStore(postgresOptions(location, options));
+  return location.backend === "sqlite"
+    ? openSqliteKeyRotationStore(sqliteOptions(location, options))
+    : openPostgresKeyRotationStore(postgresOptions(location, options));
 }
 
 /** The key id the stored journal's head names, read without creating or migrating anything; undefined when there is no journal yet. */

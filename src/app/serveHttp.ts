@@ -74,17 +74,34 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   // Read once, at start: a mode errand cannot use stops serve here, naming the variable, not at the first task.
   const modes = resolveProviderModes(env);
   const providers = (): ProviderCapability[] => [
-    { name: "local", kind: "local", usable: chromium !== null, note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter." },
+    {
+      name: "local",
+      kind: "local",
+      usable: chromium !== null,
+      note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter.",
+    },
     ...CLOUD_PROVIDER_NAMES.map((name) => {
       const missing = createCloudProvider(name, { env }).missingConfiguration();
       const mode = modes[name];
-      const how = mode === "program" ? ` Program mode (${providerModeVariable(name)}): each task program mode can hold goes to its runner as one program; the rest run over CDP.` : "";
+      const how =
+        mode === "program"
+          ? ` Program mode (${providerModeVariable(name)}): each task program mode can hold goes to its runner as one program; the rest run over CDP.`
+          : "";
       return missing === null
-        ? { name, kind: "cloud" as const, usable: true, mode, note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').${how}` }
+        ? {
+            name,
+            kind: "cloud" as const,
+            usable: true,
+            mode,
+            note: `Credential set; "auto" tasks use it once 'errand provider smoke ${name}' has passed (see 'errand provider list').${how}`,
+          }
         : { name, kind: "cloud" as const, usable: false, mode, note: missing };
     }),
   ];
-  const metrics = createErrandMetrics({ status: () => service.status(), usage: () => readProviderUsage(config, env) }, { version: options.version, commit: options.commit });
+  const metrics = createErrandMetrics(
+    { status: () => service.status(), usage: () => readProviderUsage(config, env) },
+    { version: options.version, commit: options.commit },
+  );
   const keyFile = join(config.errandHome, "keys", "master.key");
   const readiness = () =>
     checkReadiness([
@@ -103,7 +120,10 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   const workers = await service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) });
   // Clients named by a metadata document URL: fetched under the operator's network policy, the one a task's URLs get.
   const network = operatorNetworkPolicy(env, options.allowPrivate);
-  const clientMetadata = createClientMetadataClients({ fetch: createClientMetadataFetcher({ resolver: network.resolver, allowPrivate: network.allowPrivate }), extraRedirects: [...options.extraRedirects] });
+  const clientMetadata = createClientMetadataClients({
+    fetch: createClientMetadataFetcher({ resolver: network.resolver, allowPrivate: network.allowPrivate }),
+    extraRedirects: [...options.extraRedirects],
+  });
   const app = createApp({
     settings: options.settings,
     clientMetadata,
@@ -125,7 +145,15 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
       revoke: (site) => siteRegistry.revoke(site),
     },
     budgets: () => readProviderUsage(config, env),
-    sites: async () => (await siteRegistry.list()).filter((site) => site.authentic).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })) })),
+    sites: async () =>
+      (await siteRegistry.list())
+        .filter((site) => site.authentic)
+        .map((site) => ({
+          name: site.name,
+          origins: site.origins,
+          loggedIn: site.loggedIn,
+          grants: site.grants.map((grant) => ({ id: grant.id, risk: grant.risk, secrets: grant.secrets, expiresAt: grant.expiresAt })),
+        })),
     look: async (request) => lookAtPage((await errand.executor()).execute, request),
     loginHandoffs,
     ...(options.smokeProvider === undefined ? {} : { smokeProvider: options.smokeProvider }),
@@ -137,14 +165,21 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   let compaction: CompactionSchedule | undefined;
   try {
     await access.purgeExpired(Date.now());
-    purge = setInterval(() => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)), PURGE_EVERY_MS);
+    purge = setInterval(
+      () => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)),
+      PURGE_EVERY_MS,
+    );
     purge.unref();
     const compactAfterMs = config.compactAfterMs;
     if (compactAfterMs === null) {
       logger.info('journal compaction is off (ERRAND_COMPACT_AFTER=off): finished operations stay until "errand journal compact"');
     } else {
       logger.info("journal compaction scheduled", { compactAfter: formatDuration(compactAfterMs), every: formatDuration(JOURNAL_COMPACTION_INTERVAL_MS) });
-      compaction = startCompactionSchedule({ compact: (compactOptions) => service.compactJournal(compactOptions), afterMs: compactAfterMs, report: compactionReporter(logger, metrics, compactAfterMs) });
+      compaction = startCompactionSchedule({
+        compact: (compactOptions) => service.compactJournal(compactOptions),
+        afterMs: compactAfterMs,
+        report: compactionReporter(logger, metrics, compactAfterMs),
+      });
     }
   } catch (error) {
     await stopAll(0);

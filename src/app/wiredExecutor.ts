@@ -55,5 +55,10 @@ export const wiredExecutor: ExecutorSource = async (settings) => {
     ...(settings.onRevealed === undefined ? {} : { onRevealed: settings.onRevealed }),
     keepSpare: settings.longLived === true,
   });
-  return { execute: built.execute, providerStore: built.store, openLogin: (name, budgetMs) => built.openLogin(name, budgetMs), shutdown: () => built.shutdown() };
+  return {
+    execute: built.execute,
+    providerStore: built.store,
+    openLogin: (name, budgetMs) => built.openLogin(name, budgetMs),
+    shutdown: () => built.shutdown(),
+  };
 };

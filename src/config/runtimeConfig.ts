@@ -122,7 +122,10 @@ export { ConfigError } from "./configError.js";
 
 interface IntegerSetting {
   env: string;
-  field: keyof Omit<RuntimeConfig, "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "compactAfterMs" | "databaseUrl">;
+  field: keyof Omit<
+    RuntimeConfig,
+    "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "compactAfterMs" | "databaseUrl"
+  >;
   min: number;
   max: number;
   /** Why the minimum is what it is, said when a value below it is refused. */
@@ -143,7 +146,8 @@ const ENV_SETTINGS: readonly IntegerSetting[] = [
     field: "leaseMs",
     min: MIN_LEASE_MS,
     max: 24 * 60 * MINUTE,
-    minReason: "a shorter lease is lost by a live runner that is merely stalled (a loaded machine, a paused process), and its reads run again; keep it at 30000 or more on a busy machine",
+    minReason:
+      "a shorter lease is lost by a live runner that is merely stalled (a loaded machine, a paused process), and its reads run again; keep it at 30000 or more on a busy machine",
   },
   { env: "ERRAND_RETRY_DELAY_MS", field: "retryDelayMs", min: 0, max: 24 * 60 * MINUTE },
   { env: "ERRAND_MAX_ATTEMPTS", field: "maxAttempts", min: 1, max: 10 },
@@ -191,7 +195,9 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
 function parseDatabaseUrl(raw: string): string {
   const text = raw.trim();
   if (!/^postgres(?:ql)?:\/\//i.test(text)) {
-    throw new ConfigError(`ERRAND_DATABASE_URL must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); unset it to use the embedded SQLite database.`);
+    throw new ConfigError(
+      `ERRAND_DATABASE_URL must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); unset it to use the embedded SQLite database.`,
+    );
   }
   return text;
 }
@@ -199,7 +205,9 @@ function parseDatabaseUrl(raw: string): string {
 function parseApprovalTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < APPROVAL_TTL_BOUNDS.min || ms > APPROVAL_TTL_BOUNDS.max) {
-    throw new ConfigError(`ERRAND_APPROVAL_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 7d written as a number and one unit (90s, 15m, 2h).`);
+    throw new ConfigError(
+      `ERRAND_APPROVAL_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 7d written as a number and one unit (90s, 15m, 2h).`,
+    );
   }
   return ms;
 }
@@ -207,7 +215,9 @@ function parseApprovalTtl(raw: string): number {
 function parseLoginTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < LOGIN_TTL_BOUNDS.min || ms > LOGIN_TTL_BOUNDS.max) {
-    throw new ConfigError(`ERRAND_LOGIN_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 30s to 1h written as a number and one unit (90s, 10m, 1h).`);
+    throw new ConfigError(
+      `ERRAND_LOGIN_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 30s to 1h written as a number and one unit (90s, 10m, 1h).`,
+    );
   }
   return ms;
 }
@@ -215,7 +225,9 @@ function parseLoginTtl(raw: string): number {
 function parseResultTtl(raw: string): number {
   const ms = parseDuration(raw);
   if (ms === undefined || ms < RESULT_TTL_BOUNDS.min || ms > RESULT_TTL_BOUNDS.max) {
-    throw new ConfigError(`ERRAND_RESULT_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 1d written as a number and one unit (90s, 10m, 1h).`);
+    throw new ConfigError(
+      `ERRAND_RESULT_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 1d written as a number and one unit (90s, 10m, 1h).`,
+    );
   }
   return ms;
 }

@@ -9,8 +9,7 @@ import { approve, endAwaiting } from "./operationTransitions.js";
  * row it was read from and then answer `answer` with the operation as written.
  */
 export type ApprovalVerdict<Row> =
-  | { kind: "answer"; result: DecideApprovalResult }
-  | { kind: "write"; row: Row; transition: Transition; answer: "approved" | "denied" | "expired" };
+  { kind: "answer"; result: DecideApprovalResult } | { kind: "write"; row: Row; transition: Transition; answer: "approved" | "denied" | "expired" };
 
 /**
  * The owner's decision on an operation, judged on its row as the backend read it inside its write
@@ -22,7 +21,12 @@ export type ApprovalVerdict<Row> =
  * - denied: ended BLOCKED approval_denied, recording who denied it, how and when;
  * - approved: queued, eligible at once (operation_approved names who, how and the digest).
  */
-export function decideApproval<Row>(live: LiveOperation<Row> | undefined, now: number, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): ApprovalVerdict<Row> {
+export function decideApproval<Row>(
+  live: LiveOperation<Row> | undefined,
+  now: number,
+  decision: ApprovalDecision,
+  blockedReceipt: BlockedReceiptFactory,
+): ApprovalVerdict<Row> {
   if (live === undefined) return { kind: "answer", result: { kind: "not_found" } };
   const { operation } = live;
   if (operation.requestDigest !== decision.requestDigest) return { kind: "answer", result: { kind: "digest_mismatch", operation } };
@@ -31,7 +35,11 @@ export function decideApproval<Row>(live: LiveOperation<Row> | undefined, now: n
     return { kind: "write", row: live.row, transition: expireApproval(live, now, blockedReceipt), answer: "expired" };
   }
   if (!decision.approve) {
-    const denied = endAwaiting(operation, now, "approval_denied", blockedReceipt(operation, live.taskJson, "approval_denied"), { decidedBy: decision.decidedBy, via: decision.via, decidedMs: now });
+    const denied = endAwaiting(operation, now, "approval_denied", blockedReceipt(operation, live.taskJson, "approval_denied"), {
+      decidedBy: decision.decidedBy,
+      via: decision.via,
+      decidedMs: now,
+    });
     return { kind: "write", row: live.row, transition: denied, answer: "denied" };
   }
   return { kind: "write", row: live.row, transition: approve(operation, now, decision), answer: "approved" };

@@ -36,9 +36,7 @@ export interface CancelReads<Row> {
  * it was read from, then answer "applied" with the operation as written. The backend authenticates
  * the row before it writes anything.
  */
-export type CancelVerdict<Row> =
-  | { kind: "answer"; result: CancelResult }
-  | { kind: "write"; row: Row; outcome: CancelOutcome; transition: Transition | null };
+export type CancelVerdict<Row> = { kind: "answer"; result: CancelResult } | { kind: "write"; row: Row; outcome: CancelOutcome; transition: Transition | null };
 
 /**
  * A cancel, once per controlActionId, judged on what the backend read inside its write transaction,

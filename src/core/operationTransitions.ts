@@ -141,7 +141,12 @@ export function resolve(op: OperationRecord, at: number, resolution: AttemptReso
  * crossed); running past it → uncertain, not interrupted (journaled, nothing else changes);
  * finished → nothing to do.
  */
-export function cancel(op: OperationRecord, at: number, controlActionId: string, cancelledReceipt: () => Receipt): { outcome: CancelOutcome; transition: Transition | null } {
+export function cancel(
+  op: OperationRecord,
+  at: number,
+  controlActionId: string,
+  cancelledReceipt: () => Receipt,
+): { outcome: CancelOutcome; transition: Transition | null } {
   if (isTerminalPhase(op.phase)) return { outcome: "already_terminal", transition: null };
   if (op.phase === "queued" || op.phase === "awaiting_approval") {
     const receipt = cancelledReceipt();
@@ -149,7 +154,10 @@ export function cancel(op: OperationRecord, at: number, controlActionId: string,
     return { outcome: "cancelled", transition: record("operation_finished", next, { reason: "cancelled", controlActionId, receipt }) };
   }
   if (op.mutationBoundary === "not_crossed") {
-    return { outcome: "cancel_requested", transition: record("cancel_requested", step(op, at, { cancelRequested: true }), { controlActionId, outcome: "cancel_requested" }) };
+    return {
+      outcome: "cancel_requested",
+      transition: record("cancel_requested", step(op, at, { cancelRequested: true }), { controlActionId, outcome: "cancel_requested" }),
+    };
   }
   return { outcome: "uncertain", transition: record("cancel_requested", step(op, at, {}), { controlActionId, outcome: "uncertain" }) };
 }

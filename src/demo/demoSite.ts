@@ -28,10 +28,22 @@ export async function startDemoSite(): Promise<DemoSite> {
     const url = new URL(req.url ?? "/", "http://demo");
     const html = (status: number, body: string): void => void res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(body);
     if (req.method === "GET" && url.pathname === "/") {
-      return html(200, page("Errand demo", `<h1 id="title">Library account</h1><p id="status">Status: all 3 books returned</p><p id="owner" data-plan="free">Display name: ${displayName}</p><a href="/settings">Settings</a>`));
+      return html(
+        200,
+        page(
+          "Errand demo",
+          `<h1 id="title">Library account</h1><p id="status">Status: all 3 books returned</p><p id="owner" data-plan="free">Display name: ${displayName}</p><a href="/settings">Settings</a>`,
+        ),
+      );
     }
     if (req.method === "GET" && url.pathname === "/settings") {
-      return html(200, page("Settings", `<form method="post" action="/settings"><label>Display name <input id="display-name" name="name"></label><label>Password <input id="password" name="password" type="password"></label><button id="save" type="submit">Save</button></form>`));
+      return html(
+        200,
+        page(
+          "Settings",
+          `<form method="post" action="/settings"><label>Display name <input id="display-name" name="name"></label><label>Password <input id="password" name="password" type="password"></label><button id="save" type="submit">Save</button></form>`,
+        ),
+      );
     }
     if (req.method === "POST" && url.pathname === "/settings") {
       let body = "";

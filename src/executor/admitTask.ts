@@ -94,14 +94,23 @@ export type Admission = AdmittedTask | RefusedTask;
 export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admission> {
   const redactor = new Redactor();
   const preflight: TargetVerdict[] = [];
-  const refuse = (code: ErrorCode, message: string): RefusedTask => ({ admitted: false, refusal: { code, message: redactor.scrub(message) }, redactor, preflight });
+  const refuse = (code: ErrorCode, message: string): RefusedTask => ({
+    admitted: false,
+    refusal: { code, message: redactor.scrub(message) },
+    redactor,
+    preflight,
+  });
 
   const approval = missingApprovals(task)[0];
   if (approval === "approval_required") return refuse(approval, `A ${task.risk} task runs only with "approved": true.`);
   if (approval === "secret_approval_required") return refuse(approval, `This task uses fill_secret; it runs only with "secretApproval": true.`);
   // Uploading sends a file to the site: a write, whatever the page does with it.
   const upload = task.risk === "read_only" ? task.steps.findIndex((step) => step.action === "upload") : -1;
-  if (upload !== -1) return refuse("upload_needs_write", `Step ${upload + 1} uploads a file, which sends it to the site: a read_only task never does. Mark the task "risk": "reversible_write" with "approved": true once the person agreed to it.`);
+  if (upload !== -1)
+    return refuse(
+      "upload_needs_write",
+      `Step ${upload + 1} uploads a file, which sends it to the site: a read_only task never does. Mark the task "risk": "reversible_write" with "approved": true once the person agreed to it.`,
+    );
 
   const types = task.steps.some((step) => step.action === "fill_secret");
   let site: AdmittedSite | undefined;
@@ -141,7 +150,10 @@ export async function admitTask(task: Task, ports: AdmissionPorts): Promise<Admi
   const target = await guard.preflight(task.target.url);
   preflight.push(target);
   if (target.verdict === "block" || target.href === null) {
-    return refuse(asErrorCode(target.code, "network_blocked"), `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`);
+    return refuse(
+      asErrorCode(target.code, "network_blocked"),
+      `The target ${redactor.scrub(task.target.url)} was refused before the browser opened: ${target.reason}`,
+    );
   }
   return { admitted: true, guard, targetHref: target.href, held, redactor, preflight, ...(site === undefined ? {} : { site }) };
 }

@@ -42,7 +42,11 @@ export function buildReceipt(facts: ReceiptFacts, state: AttemptState, redactor:
   const full = task.evidenceRetention === "full";
   const receipt: Receipt = {
     receiptVersion: "errand.receipt.v1",
-    status: decideStatus({ write: task.risk !== "read_only", crossed: state.mutationBoundary === "crossed", end: attemptEnd(task, state, facts.refusedBeforeBrowser === true) }),
+    status: decideStatus({
+      write: task.risk !== "read_only",
+      crossed: state.mutationBoundary === "crossed",
+      end: attemptEnd(task, state, facts.refusedBeforeBrowser === true),
+    }),
     operationId: task.operationId,
     requestDigest: facts.requestDigest,
     ...(task.label === undefined ? {} : { label: task.label }),

@@ -85,10 +85,21 @@ const SCREENSHOT_MIN_MS = 1_000;
 export function createExecutor(options: ExecutorOptions): ExecuteTask {
   return async (task, context) => {
     const startedAt = new Date();
-    const admission = context.admitted ?? (await admitTask(task, { guard: options.guard, secrets: options.secrets, ...(options.sites === undefined ? {} : { sites: options.sites }) }));
+    const admission =
+      context.admitted ??
+      (await admitTask(task, { guard: options.guard, secrets: options.secrets, ...(options.sites === undefined ? {} : { sites: options.sites }) }));
     // Every refusal before a browser gets its receipt from one builder, with the admission's evidence.
     const refuse = (refusal: Refusal): AttemptOutcome =>
-      refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: options.provider.name, startedAt, refusal, preflight: admission.preflight, redactor: admission.redactor });
+      refusalOutcome({
+        task,
+        requestDigest: context.requestDigest,
+        attempt: context.attempt,
+        provider: options.provider.name,
+        startedAt,
+        refusal,
+        preflight: admission.preflight,
+        redactor: admission.redactor,
+      });
     if (!admission.admitted) return refuse(admission.refusal);
     // The policy narrowed to this task's hosts, the task's revealed secrets and the redactor that knows them.
     const { guard, held, redactor } = admission;
@@ -121,7 +132,16 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         state.artifactsOmitted = "The attempt ended before a screenshot could be taken (stopped, timed out, or the browser was lost).";
       }
       const built = buildReceipt(
-        { task, requestDigest: context.requestDigest, attempt: context.attempt, provider, finalUrl, startedAt, durationMs: Date.now() - startedAt.getTime(), ...(sessionId === undefined ? {} : { sessionId }) },
+        {
+          task,
+          requestDigest: context.requestDigest,
+          attempt: context.attempt,
+          provider,
+          finalUrl,
+          startedAt,
+          durationMs: Date.now() - startedAt.getTime(),
+          ...(sessionId === undefined ? {} : { sessionId }),
+        },
         state,
         redactor,
       );
@@ -136,12 +156,27 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
     const deadline = Date.now() + taskMs;
     let session: ProviderSession | null = null;
     try {
-      session = await options.provider.openSession({ budgetMs: taskMs, signal: context.signal, scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" } });
+      session = await options.provider.openSession({
+        budgetMs: taskMs,
+        signal: context.signal,
+        scope: { hosts: taskHosts(task), readOnly: task.risk === "read_only" },
+      });
       provider = session.provider;
       sessionId = session.sessionId;
       // The site's session goes into the context before any page of the task loads.
       if (admission.site?.session) await loadSiteSession(session.context, admission.site.session, admission.site.definition.origins);
-      const outcome = runSteps(task, context, session, admission.targetHref, { state, redactor, deadline, options, guard, rules, held, ...(admission.site === undefined ? {} : { site: admission.site }), siteRun, downloads });
+      const outcome = runSteps(task, context, session, admission.targetHref, {
+        state,
+        redactor,
+        deadline,
+        options,
+        guard,
+        rules,
+        held,
+        ...(admission.site === undefined ? {} : { site: admission.site }),
+        siteRun,
+        downloads,
+      });
       const page = await withHardStop(untilSessionLost(outcome, session.whenLost), taskMs + HARD_STOP_GRACE_MS);
       await settleDownloads(Math.max(DOWNLOAD_SETTLE_MIN_MS, deadline - Date.now()));
       finalUrl = redactor.scrub(page === null || page.isClosed() ? (state.lastUrl ?? "") : page.url()) || null;
@@ -156,8 +191,14 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
       } else if (error instanceof ProviderError) {
         // Refusals before any browser action: nothing ran, so the attempt is BLOCKED.
         // The provider's own words (quoted) can carry anything, a page's text included: error.detail, wrapped.
-        if (REFUSING_PROVIDER_CODES.has(error.code)) return refuse({ code: error.code, message: redactor.scrub(error.message), ...(error.quoted === undefined ? {} : { detail: error.quoted }) });
-        state.error = { code: "provider_unavailable", message: redactor.scrub(error.message), step: null, ...(error.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(error.quoted)) }) };
+        if (REFUSING_PROVIDER_CODES.has(error.code))
+          return refuse({ code: error.code, message: redactor.scrub(error.message), ...(error.quoted === undefined ? {} : { detail: error.quoted }) });
+        state.error = {
+          code: "provider_unavailable",
+          message: redactor.scrub(error.message),
+          step: null,
+          ...(error.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(error.quoted)) }),
+        };
       } else if (error instanceof SessionLost) {
         if (state.error === null) state.error = { code: "provider_unavailable", message: error.message, step: null };
       } else if (error instanceof HardStop) {
@@ -166,12 +207,31 @@ export function createExecutor(options: ExecutorOptions): ExecuteTask {
         // Between steps, or after the last one (gathering evidence), no browser wait is to blame: no timing then.
         const underway = state.stepUnderway;
         const beforeSteps = underway === null && state.steps.length === 0;
-        const timing = underway !== null ? { timing: { phase: underway.phase, waitedMs: Date.now() - underway.began } } : beforeSteps ? { timing: { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } } : {};
-        const when = beforeSteps ? " before the first step began (opening the browser and the target took it all)" : underway === null ? " after the last step that ran" : "";
-        state.error = { code: "task_timeout", message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${when}. Give the task more time (timeouts.taskMs).`, step: null, ...timing };
+        const timing =
+          underway !== null
+            ? { timing: { phase: underway.phase, waitedMs: Date.now() - underway.began } }
+            : beforeSteps
+              ? { timing: { phase: "navigation" as const, waitedMs: Date.now() - startedAt.getTime() } }
+              : {};
+        const when = beforeSteps
+          ? " before the first step began (opening the browser and the target took it all)"
+          : underway === null
+            ? " after the last step that ran"
+            : "";
+        state.error = {
+          code: "task_timeout",
+          message: `The task's time (${taskMs} ms) ran out and the browser did not stop on its own, so errand stopped it${when}. Give the task more time (timeouts.taskMs).`,
+          step: null,
+          ...timing,
+        };
       } else if (state.error === null) {
         // The thrown words may be the browser's, quoting the page: they go to detail, wrapped.
-        state.error = { code: "internal_error", message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.", step: null, detail: untrusted(redactor.scrub(firstLine(error))) };
+        state.error = {
+          code: "internal_error",
+          message: "The attempt failed in a way errand did not anticipate; error.detail has the words of what failed.",
+          step: null,
+          detail: untrusted(redactor.scrub(firstLine(error))),
+        };
       }
     } finally {
       if (session !== null && admission.site !== undefined) await saveSiteSession(session, admission.site, siteRun, state, redactor, options.sites);
@@ -220,7 +280,14 @@ interface SiteRun {
  * the task started with a session (whatever its outcome: an old cookie may no longer be valid) or
  * logged in without error. Every value read is scrubbed from the receipt like a secret.
  */
-async function saveSiteSession(session: ProviderSession, site: AdmittedSite, run: SiteRun, state: AttemptState, redactor: Redactor, sites: SiteSessions | undefined): Promise<void> {
+async function saveSiteSession(
+  session: ProviderSession,
+  site: AdmittedSite,
+  run: SiteRun,
+  state: AttemptState,
+  redactor: Redactor,
+  sites: SiteSessions | undefined,
+): Promise<void> {
   if (sites === undefined) return;
   try {
     if (run.loggedOut) {
@@ -260,7 +327,9 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     mainPage: () => page,
     beforeMutationBoundary: crossBoundary,
     ...(fetchDocument === undefined ? {} : { fetchDocument }),
-    ...(session.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
+    ...(session.requestJudged === undefined
+      ? {}
+      : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => session.requestJudged?.(url, stopped) }),
     refuseOversizeDownload: () => deps.downloads.refuseOversizeNavigation(),
   });
   // The guards above cover every page of the context, one the provider opened ahead included.
@@ -279,7 +348,10 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       // A navigation this guard stopped first stops the page as route()'s refusal would have.
       const stopsPage = stopped.topLevelNavigation && refusal.rule !== "method";
       if (stopsPage) flagNavigation(state, refusal.code, stoppedNavigationMessage(refusal), `${url}: ${reason}`);
-      state.recordBlocked({ url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason }, blockedKind(refusal.rule, stopsPage));
+      state.recordBlocked(
+        { url, method: stopped.method, resourceType: stopped.resourceType, code: refusal.code, reason },
+        blockedKind(refusal.rule, stopsPage),
+      );
     });
   if (needsUnloadGuard) await guardUnloadOf(page);
   /** Continues the task in a tab a click opened on a task host, under the same page guards as the first. */
@@ -300,7 +372,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     state.error =
       violation !== null
         ? { code: asErrorCode(violation.code, "navigation_blocked"), message: violation.message, step, detail: untrusted(violation.detail) }
-        : { code, message: redactor.scrub(message), step, ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }), ...(timing === undefined ? {} : { timing }) };
+        : {
+            code,
+            message: redactor.scrub(message),
+            step,
+            ...(detail === undefined || detail === "" ? {} : { detail: untrusted(redactor.scrub(detail)) }),
+            ...(timing === undefined ? {} : { timing }),
+          };
   };
 
   const targetBegan = Date.now();
@@ -312,7 +390,14 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
   } catch (error) {
     const waitedMs = Date.now() - targetBegan;
     if (context.signal.aborted) fail("cancelled", "The operation was cancelled while the target was loading.", null);
-    else if (isTimeout(error) && targetBudgetBound) fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out while the target was loading, after ${waitedMs} ms waiting for the browser (the browser itself took the rest to start).`, null, firstLine(error), { phase: "navigation", waitedMs });
+    else if (isTimeout(error) && targetBudgetBound)
+      fail(
+        "task_timeout",
+        `The task's time (${taskBudgetMs} ms) ran out while the target was loading, after ${waitedMs} ms waiting for the browser (the browser itself took the rest to start).`,
+        null,
+        firstLine(error),
+        { phase: "navigation", waitedMs },
+      );
     else fail(isTimeout(error) ? "timeout" : "step_failed", "Opening the target failed; error.detail has the browser's reason.", null, firstLine(error));
     return page;
   }
@@ -346,11 +431,17 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
     },
     approveNavigation: async (url: string) => {
       // The task's own hosts first: an off-list host is named as such, not reported as whatever its lookup gives.
-      if (!hostAllowed(url)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} goes to ${hostOf(url)}, which is not one of the task's hosts; add it to allowedHosts if it is meant.`);
+      if (!hostAllowed(url))
+        throw new StepFailure(
+          "navigation_blocked",
+          `goto ${redactor.scrub(url)} goes to ${hostOf(url)}, which is not one of the task's hosts; add it to allowedHosts if it is meant.`,
+        );
       const verdict = await guard.preflight(url);
       state.network.preflight.push(verdict);
-      if (verdict.verdict === "block" || verdict.href === null) throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
-      if (!hostAllowed(verdict.href)) throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} leaves the task's hosts; add its host to allowedHosts if it is meant.`);
+      if (verdict.verdict === "block" || verdict.href === null)
+        throw new StepFailure(asErrorCode(verdict.code, "network_blocked"), `goto ${redactor.scrub(url)} was refused: ${verdict.reason}`);
+      if (!hostAllowed(verdict.href))
+        throw new StepFailure("navigation_blocked", `goto ${redactor.scrub(url)} leaves the task's hosts; add its host to allowedHosts if it is meant.`);
       return verdict.href;
     },
     uploadBytes: async (file: UploadStep["file"], timeoutMs: number) => {
@@ -409,7 +500,11 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       for (const output of result.outputs ?? []) state.outputs[output.name] = output.value;
       if (result.check !== undefined) state.checks.push(result.check);
       if (state.navigationViolation !== null) throw new StepFailure("navigation_blocked", "");
-      if (result.check?.passed === false) throw new StepFailure("expectation_failed", `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}"; what the page showed is in checks[].observed.`);
+      if (result.check?.passed === false)
+        throw new StepFailure(
+          "expectation_failed",
+          `Expectation at ${stepLabel(index)} did not hold: expected ${result.check.match} "${result.check.expected}"; what the page showed is in checks[].observed.`,
+        );
       state.steps.push({ index, action: step.action, status: "ok", durationMs: Date.now() - began });
       context.onProgress?.({ kind: "step_finished", index, action: step.action, ok: true, durationMs: Date.now() - began });
     } catch (error) {
@@ -419,7 +514,13 @@ async function runSteps(task: Task, context: AttemptContext, session: ProviderSe
       if (context.signal.aborted) fail("cancelled", `The operation was cancelled during ${stepLabel(index)} (${step.action}).`, index);
       else if (error instanceof StepFailure && error.code === "timeout" && budgetBound) {
         const waitedMs = Date.now() - began;
-        fail("task_timeout", `The task's time (${taskBudgetMs} ms) ran out during ${stepLabel(index)} (${step.action}) while ${PHASE_WORDS[phase]}, after ${waitedMs} ms waiting for the browser (the step began ${began - (deadline - taskBudgetMs)} ms into the task); the step's own time had not run out. Give the task more time (timeouts.taskMs) rather than changing the selector.`, index, error.detail, { phase, waitedMs });
+        fail(
+          "task_timeout",
+          `The task's time (${taskBudgetMs} ms) ran out during ${stepLabel(index)} (${step.action}) while ${PHASE_WORDS[phase]}, after ${waitedMs} ms waiting for the browser (the step began ${began - (deadline - taskBudgetMs)} ms into the task); the step's own time had not run out. Give the task more time (timeouts.taskMs) rather than changing the selector.`,
+          index,
+          error.detail,
+          { phase, waitedMs },
+        );
       } else if (error instanceof StepFailure) fail(error.code, error.message, index, error.detail);
       else fail("step_failed", `Step ${index} (${step.action}) failed; error.detail has the browser's reason.`, index, firstLine(error));
       if (!context.signal.aborted) state.failure = await failureContextOf(current, step, redactor, hostAllowed);
@@ -470,7 +571,12 @@ const FAILURE_CONTEXT_MS = 3_000;
 const FAILURE_FRAME_MS = 1_000;
 
 /** The failed step's page (URL, title, outline, candidate selectors), or null when the page is gone or too slow. */
-async function failureContextOf(page: Page, step: Task["steps"][number], redactor: Redactor, onTaskHosts: (url: string) => boolean): Promise<FailureContext | null> {
+async function failureContextOf(
+  page: Page,
+  step: Task["steps"][number],
+  redactor: Redactor,
+  onTaskHosts: (url: string) => boolean,
+): Promise<FailureContext | null> {
   if (page.isClosed()) return null;
   const selector = "selector" in step ? step.selector : undefined;
   const scrub = (text: string) => redactor.scrub(text);
@@ -509,7 +615,16 @@ function blameLostSession(session: ProviderSession, state: AttemptState): void {
 /** Adds the egress proxy's refusals to the receipt's network evidence. */
 function recordEgressBlocks(session: ProviderSession, state: AttemptState, redactor: Redactor): void {
   for (const refused of session.egressBlocked?.() ?? []) {
-    state.recordBlocked({ url: redactor.scrub(`${refused.host}:${refused.port}`), method: refused.method, resourceType: "connection", code: refused.code, reason: redactor.scrub(refused.reason) }, "egress");
+    state.recordBlocked(
+      {
+        url: redactor.scrub(`${refused.host}:${refused.port}`),
+        method: refused.method,
+        resourceType: "connection",
+        code: refused.code,
+        reason: redactor.scrub(refused.reason),
+      },
+      "egress",
+    );
   }
 }
 
@@ -521,7 +636,16 @@ function recordBrowserWriteStops(session: ProviderSession, state: AttemptState, 
   const stopped = session.writesStopped?.();
   if (stopped === undefined) return;
   for (const write of stopped.listed) {
-    state.recordBlocked({ url: redactor.scrub(write.url), method: write.method, resourceType: write.resourceType, code: "method_blocked", reason: `${write.method} is not allowed in a read_only task (stopped by the read_only browser)` }, "method");
+    state.recordBlocked(
+      {
+        url: redactor.scrub(write.url),
+        method: write.method,
+        resourceType: write.resourceType,
+        code: "method_blocked",
+        reason: `${write.method} is not allowed in a read_only task (stopped by the read_only browser)`,
+      },
+      "method",
+    );
   }
   state.network.nonGetAborted += Math.max(0, stopped.count - stopped.listed.length);
 }

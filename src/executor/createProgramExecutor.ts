@@ -60,11 +60,21 @@ export function createProgramExecutor(options: ProgramExecutorOptions): ProgramE
     const { provider } = options;
     const admission = context.admitted ?? (await admitTask(task, options));
     const refuse = (refusal: Refusal, preflight = admission.preflight): AttemptOutcome =>
-      refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: provider.name, startedAt, refusal, preflight, redactor: admission.redactor });
+      refusalOutcome({
+        task,
+        requestDigest: context.requestDigest,
+        attempt: context.attempt,
+        provider: provider.name,
+        startedAt,
+        refusal,
+        preflight,
+        redactor: admission.redactor,
+      });
     if (!admission.admitted) return refuse(admission.refusal);
     const missing = provider.missingConfiguration();
     if (missing !== null) return refuse({ code: "provider_unconfigured", message: missing });
-    if (provider.runProgram === undefined) return refuse({ code: "configuration_error", message: `${provider.name} has no program runner; its tasks run in CDP mode.` });
+    if (provider.runProgram === undefined)
+      return refuse({ code: "configuration_error", message: `${provider.name} has no program runner; its tasks run in CDP mode.` });
     const prepared = given ?? (await prepare(task, admission));
     if (!prepared.ok) return refuse({ code: "configuration_error", message: `This task cannot run in program mode: ${prepared.reason}.` });
     const { program } = prepared;
@@ -115,17 +125,35 @@ export function createProgramExecutor(options: ProgramExecutorOptions): ProgramE
     const taskMs = program.params.taskMs;
     let answer: ProgramAnswer;
     try {
-      answer = await provider.runProgram({ code: program.code, params: program.params, budgetMs: taskMs, signal: context.signal, maxAnswerBytes: evidenceByteBound(program.params), beforeSend });
+      answer = await provider.runProgram({
+        code: program.code,
+        params: program.params,
+        budgetMs: taskMs,
+        signal: context.signal,
+        maxAnswerBytes: evidenceByteBound(program.params),
+        beforeSend,
+      });
     } catch (error) {
       if (stoppedBeforeSend) return stopped();
-      const failure = error instanceof ProviderError ? error : new ProviderError("provider_unavailable", `${provider.name} failed while running the program: ${firstLine(error)}`);
+      const failure =
+        error instanceof ProviderError
+          ? error
+          : new ProviderError("provider_unavailable", `${provider.name} failed while running the program: ${firstLine(error)}`);
       // Before the send nothing of the program ran, whatever the provider's error says.
       const ran = sent && (failure instanceof ProgramRunError ? failure.mayHaveRun : true);
       const quoted = failure.quoted === undefined ? {} : { detail: untrusted(redactor.scrub(failure.quoted)) };
-      if (!ran && REFUSING_CODES.has(failure.code)) return refuse({ code: failure.code, message: redactor.scrub(failure.message), ...(failure.quoted === undefined ? {} : { detail: failure.quoted }) }, [...admission.preflight, ...prepared.preflight]);
+      if (!ran && REFUSING_CODES.has(failure.code))
+        return refuse({ code: failure.code, message: redactor.scrub(failure.message), ...(failure.quoted === undefined ? {} : { detail: failure.quoted }) }, [
+          ...admission.preflight,
+          ...prepared.preflight,
+        ]);
       skipAll();
       if (context.signal.aborted) {
-        state.error = { code: "cancelled", message: `The operation was cancelled while its program ran on ${provider.name}; what it did before then is unknown.`, step: null };
+        state.error = {
+          code: "cancelled",
+          message: `The operation was cancelled while its program ran on ${provider.name}; what it did before then is unknown.`,
+          step: null,
+        };
       } else {
         const unknown = ran ? " The program may have run some or all of its steps; what it did is unknown." : "";
         state.error = { code: ran ? "provider_unavailable" : failure.code, message: `${redactor.scrub(failure.message)}${unknown}`, step: null, ...quoted };

@@ -116,7 +116,12 @@ export class DownloadKeeper {
     this.unresolved.delete(url);
     if (this.ended) {
       void download.cancel().catch(() => undefined);
-      this.refuse(step, "download_failed", "A download started after the attempt had stopped waiting for downloads (its steps had ended and the page was quiet); nothing of it was kept.", "step_failed");
+      this.refuse(
+        step,
+        "download_failed",
+        "A download started after the attempt had stopped waiting for downloads (its steps had ended and the page was quiet); nothing of it was kept.",
+        "step_failed",
+      );
       return;
     }
     const verdict = judgeRequest({ url, method: "GET", navigation: true, carries: {}, via: "request" }, this.options.rules);
@@ -133,7 +138,12 @@ export class DownloadKeeper {
 
   /** Counts a download refused before errand saw it (a navigation's document over the download bound). */
   refuseOversizeNavigation(): void {
-    this.refuse(this.options.state.runningStep, "download_too_large", `A download was larger than ${this.options.maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it and kept nothing.`, "download_too_large");
+    this.refuse(
+      this.options.state.runningStep,
+      "download_too_large",
+      `A download was larger than ${this.options.maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it and kept nothing.`,
+      "download_too_large",
+    );
   }
 
   /** The bytes of download `ordinal` (from 0) once it settled, or why there are none. */
@@ -161,7 +171,8 @@ export class DownloadKeeper {
     const settled = all ?? (await Promise.all(this.pending.map((p) => withTimeout(p, 0))));
     const kept: ArtifactBytes[] = [];
     for (const [ordinal, outcome] of settled.entries()) {
-      if (outcome === null) this.refuse(null, "download_failed", `Download ${ordinal} had not finished when the attempt ended; nothing of it was kept.`, "step_failed");
+      if (outcome === null)
+        this.refuse(null, "download_failed", `Download ${ordinal} had not finished when the attempt ended; nothing of it was kept.`, "step_failed");
       else if ("kept" in outcome) kept.push(outcome.kept);
     }
     return kept;
@@ -173,7 +184,10 @@ export class DownloadKeeper {
       const path = await download.path();
       const size = (await stat(path)).size;
       if (this.keptCount >= ARTIFACT_LIMITS.downloadCount || this.keptBytes + size > maxBytes) {
-        const why = this.keptCount >= ARTIFACT_LIMITS.downloadCount ? `the attempt already kept ${ARTIFACT_LIMITS.downloadCount} downloads, the most one attempt keeps` : `its ${size} bytes would take the attempt's downloads past ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES)`;
+        const why =
+          this.keptCount >= ARTIFACT_LIMITS.downloadCount
+            ? `the attempt already kept ${ARTIFACT_LIMITS.downloadCount} downloads, the most one attempt keeps`
+            : `its ${size} bytes would take the attempt's downloads past ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES)`;
         this.refuse(step, "download_too_large", `Download ${ordinal} was refused: ${why}; nothing of it was kept.`, "download_too_large");
         return { refused: true };
       }
@@ -193,7 +207,12 @@ export class DownloadKeeper {
       return { kept: { ...record, data } };
     } catch {
       if (this.ended) return { refused: true };
-      this.refuse(step, "download_failed", `Download ${ordinal} failed or was cancelled before the browser had all of it; nothing of it was kept.`, "step_failed");
+      this.refuse(
+        step,
+        "download_failed",
+        `Download ${ordinal} failed or was cancelled before the browser had all of it; nothing of it was kept.`,
+        "step_failed",
+      );
       return { refused: true };
     } finally {
       void download.delete().catch(() => undefined);
@@ -201,7 +220,12 @@ export class DownloadKeeper {
   }
 
   /** Counts and lists a refused download; one errand refused for its size (or a failed one) fails the task at its step. */
-  private refuse(step: number | null, code: "download_off_host" | "download_too_large" | "download_failed", reason: string, fails?: "download_too_large" | "step_failed"): void {
+  private refuse(
+    step: number | null,
+    code: "download_off_host" | "download_too_large" | "download_failed",
+    reason: string,
+    fails?: "download_too_large" | "step_failed",
+  ): void {
     const { state } = this.options;
     state.network.downloadsRefused += 1;
     if (state.downloadRefusals.length < MAX_LISTED_REFUSALS) state.downloadRefusals.push({ step, code, reason });

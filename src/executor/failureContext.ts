@@ -37,7 +37,10 @@ function closeTo(a: string, b: string): boolean {
 
 /** How much an element looks like what the failed selector meant: ids and names weigh most, then labels and text. */
 function score(words: readonly string[], element: RawField | RawButton): number {
-  const idWords = `${element.id} ${element.name}`.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2);
+  const idWords = `${element.id} ${element.name}`
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 2);
   const text = ("label" in element ? element.label : element.text).toLowerCase();
   let total = 0;
   for (const word of words) {
@@ -60,7 +63,11 @@ async function rankCandidates(page: Page | Frame, raw: RawOutline, failedSelecto
   const picked: SelectorCandidate[] = [];
   for (const { element } of ranked) {
     if (picked.length >= MAX_CANDIDATES) break;
-    const shaped = await shapeOutline(page, { ...raw, groups: [{ candidates: [], fields: "label" in element ? [element] : [], buttons: "label" in element ? [] : [element] }] }, scrub);
+    const shaped = await shapeOutline(
+      page,
+      { ...raw, groups: [{ candidates: [], fields: "label" in element ? [element] : [], buttons: "label" in element ? [] : [element] }] },
+      scrub,
+    );
     const item = shaped.forms[0]?.fields[0] ?? shaped.forms[0]?.buttons[0];
     if (item === undefined || item.selector === null || item.selector === failedSelector) continue;
     picked.push({ selector: item.selector, kind: "label" in item ? item.type : "button", label: "label" in item ? item.label : item.text });
@@ -74,10 +81,21 @@ async function rankCandidates(page: Page | Frame, raw: RawOutline, failedSelecto
  * element's id, name, label or text resembles it. Read-only, and every text wrapped as untrusted.
  */
 export async function readFailureContext(page: Page | Frame, failedSelector: string | undefined, scrub: (text: string) => string): Promise<FailureContext> {
-  const matches = failedSelector === undefined ? 0 : await page.locator(failedSelector).count().catch(() => 0);
+  const matches =
+    failedSelector === undefined
+      ? 0
+      : await page
+          .locator(failedSelector)
+          .count()
+          .catch(() => 0);
   const whole = await readRawOutline(page);
   const region = matches === 1 && failedSelector !== undefined ? await readRawOutline(page, failedSelector) : whole;
-  const trimmed: RawOutline = { ...region, headings: region.headings.slice(0, FAILURE_OUTLINE.headings), groups: region.groups.slice(0, FAILURE_OUTLINE.forms), links: [] };
+  const trimmed: RawOutline = {
+    ...region,
+    headings: region.headings.slice(0, FAILURE_OUTLINE.headings),
+    groups: region.groups.slice(0, FAILURE_OUTLINE.forms),
+    links: [],
+  };
   const outline = await shapeOutline(page, trimmed, scrub);
   return {
     url: outline.url,

@@ -49,10 +49,7 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
   const block = (route: Route, request: Request, code: string, reason: string, kind: "policy" | "method" | "navigation" | "secret") => {
     // A stopped navigation's host may hold a tunnel Chromium opened ahead of the request: refuse it too.
     if (kind === "navigation") options.requestJudged?.(request.url(), { code, reason });
-    state.recordBlocked(
-      { url: redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code, reason },
-      kind,
-    );
+    state.recordBlocked({ url: redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code, reason }, kind);
     return route.abort("blockedbyclient").catch(() => undefined);
   };
 
@@ -66,7 +63,8 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     if (!verdict.allowed) {
       // Another tab's navigation is refused all the same, but it stops the task only when a step needs that tab (NewTabs).
       // A refused write is counted, and the page goes on without it.
-      if (navigation && verdict.rule !== "method") flagFor(request, options)(state, verdict.code, stoppedNavigationMessage(verdict), stoppedNavigationDetail(verdict, url, redactor));
+      if (navigation && verdict.rule !== "method")
+        flagFor(request, options)(state, verdict.code, stoppedNavigationMessage(verdict), stoppedNavigationDetail(verdict, url, redactor));
       return block(route, request, verdict.code, verdict.reason, blockedKind(verdict.rule, navigation));
     }
     if (verdict.writes) await options.beforeMutationBoundary();
@@ -81,20 +79,41 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
   await context.routeWebSocket(/.*/, (socket) => {
     const httpUrl = socket.url().replace(/^ws/, "http");
     const refuse = (verdict: RefusedRequest) => {
-      state.recordBlocked({ url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason }, blockedKind(verdict.rule, false));
+      state.recordBlocked(
+        { url: redactor.scrub(socket.url()), method: "GET", resourceType: "websocket", code: verdict.code, reason: verdict.reason },
+        blockedKind(verdict.rule, false),
+      );
       void socket.close({ code: 1008, reason: SOCKET_CLOSED_BY[verdict.rule] }).catch(() => undefined);
     };
     // Once a secret is typed, no socket opens to an origin it is not bound to. The handshake carries
     // the browser's cookies for that URL, and the page may have just put the value in one: reading
     // the cookie jar here raced the page's own document.cookie write (seen once under load), and the
     // browser's real handshake is never shown to errand, so the origin alone decides.
-    const handshake = judgeRequest({ url: httpUrl, method: "GET", navigation: false, carries: { unseen: "the socket's handshake carries the browser's cookies, which errand never sees" }, via: "request" }, rules);
+    const handshake = judgeRequest(
+      {
+        url: httpUrl,
+        method: "GET",
+        navigation: false,
+        carries: { unseen: "the socket's handshake carries the browser's cookies, which errand never sees" },
+        via: "request",
+      },
+      rules,
+    );
     if (!handshake.allowed) return refuse(handshake);
     options.requestJudged?.(socket.url());
     const server = socket.connectToServer();
     // Messages from the page are forwarded by hand, so each one is judged (a typed secret in it included).
     socket.onMessage((message) => {
-      const verdict = judgeRequest({ url: httpUrl, method: "GET", navigation: false, carries: { body: typeof message === "string" ? message : Buffer.from(message) }, via: "socket message" }, rules);
+      const verdict = judgeRequest(
+        {
+          url: httpUrl,
+          method: "GET",
+          navigation: false,
+          carries: { body: typeof message === "string" ? message : Buffer.from(message) },
+          via: "socket message",
+        },
+        rules,
+      );
       if (!verdict.allowed) return refuse(verdict);
       server.send(message);
     });
@@ -112,15 +131,27 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
     if (verdict.allowed) return options.requestJudged?.(url);
     const { code, reason } = verdict;
     options.requestJudged?.(url, { code, reason });
-    state.recordBlocked({ url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason }, blockedKind(verdict.rule, navigation));
+    state.recordBlocked(
+      { url: redactor.scrub(url), method: request.method(), resourceType: request.resourceType(), code, reason },
+      blockedKind(verdict.rule, navigation),
+    );
     if (popup) {
-      void pageOf(request)?.close().catch(() => undefined);
+      void pageOf(request)
+        ?.close()
+        .catch(() => undefined);
     } else if (navigation) {
-      flagNavigation(state, code, "A redirect took the page to an address it may not reach; the page was stopped. error.detail has the address and why.", `${redactor.scrub(url)}: ${reason}`);
-      void options.mainPage()?.close().catch(() => undefined);
+      flagNavigation(
+        state,
+        code,
+        "A redirect took the page to an address it may not reach; the page was stopped. error.detail has the address and why.",
+        `${redactor.scrub(url)}: ${reason}`,
+      );
+      void options
+        .mainPage()
+        ?.close()
+        .catch(() => undefined);
     }
   });
-
 }
 
 /**
@@ -129,7 +160,13 @@ export async function installGuards(context: BrowserContext, options: GuardOptio
  * make it the page the task continues in: follow()); dialogs are dismissed; every download, on
  * every page, goes to `onDownload` (the attempt's DownloadKeeper, which keeps it or refuses it).
  */
-export function guardPages(context: BrowserContext, mainPage: Page, state: AttemptState, onDownload: (download: Download) => void, tabs?: NewTabs): { follow(page: Page): void } {
+export function guardPages(
+  context: BrowserContext,
+  mainPage: Page,
+  state: AttemptState,
+  onDownload: (download: Download) => void,
+  tabs?: NewTabs,
+): { follow(page: Page): void } {
   let current = mainPage;
   const guardPage = (page: Page) => {
     page.on("dialog", (dialog) => {
@@ -175,10 +212,17 @@ interface FetchedHop {
  * provider has one (local: via the egress proxy, body streamed and capped), otherwise through
  * Playwright's request client (cloud), which holds the whole body in memory.
  */
-function hopFetcher(context: BrowserContext, options: GuardOptions): { first(route: Route, request: Request): Promise<FetchedHop>; next(url: string, request: Request): Promise<FetchedHop> } {
+function hopFetcher(
+  context: BrowserContext,
+  options: GuardOptions,
+): { first(route: Route, request: Request): Promise<FetchedHop>; next(url: string, request: Request): Promise<FetchedHop> } {
   const fetchDocument = options.fetchDocument;
   if (fetchDocument === undefined) {
-    const wrap = (response: APIResponse): FetchedHop => ({ status: response.status(), location: response.headers()["location"], fulfill: (route) => route.fulfill({ response }) });
+    const wrap = (response: APIResponse): FetchedHop => ({
+      status: response.status(),
+      location: response.headers()["location"],
+      fulfill: (route) => route.fulfill({ response }),
+    });
     return {
       first: async (route) => wrap(await route.fetch({ maxRedirects: 0 })),
       // The context's request client shares its cookies, so the probe sees what the browser would.
@@ -196,7 +240,11 @@ function hopFetcher(context: BrowserContext, options: GuardOptions): { first(rou
       const key = name.toLowerCase();
       grouped[key] = grouped[key] === undefined ? value : `${grouped[key]}${key === "set-cookie" ? "\n" : ", "}${value}`;
     }
-    return { status: response.status, location: grouped["location"], fulfill: (route) => route.fulfill({ status: response.status, headers: grouped, body: response.body }) };
+    return {
+      status: response.status,
+      location: grouped["location"],
+      fulfill: (route) => route.fulfill({ status: response.status, headers: grouped, body: response.body }),
+    };
   };
   return {
     first: (_route, request) => send(request.url(), request, request.method(), request.postDataBuffer()),
@@ -211,13 +259,7 @@ function hopFetcher(context: BrowserContext, options: GuardOptions): { first(rou
  * redirect of a write (307/308) is not walked ahead, since that would send the write twice. A
  * document past ERRAND_MAX_DOCUMENT_BYTES fails the step with document_too_large.
  */
-async function followNavigation(
-  context: BrowserContext,
-  route: Route,
-  request: Request,
-  options: GuardOptions,
-  block: Block,
-): Promise<void> {
+async function followNavigation(context: BrowserContext, route: Route, request: Request, options: GuardOptions, block: Block): Promise<void> {
   const fetcher = hopFetcher(context, options);
   let response: FetchedHop;
   try {
@@ -256,12 +298,25 @@ async function followNavigation(
 function abortFetch(route: Route, request: Request, options: GuardOptions, error: unknown): Promise<void> {
   if (error instanceof DocumentFetchError && error.reason === "document_too_large") {
     const reason = error.message;
-    flagFor(request, options)(options.state, "document_too_large", `The page was not loaded: ${reason}. error.detail has its address.`, options.redactor.scrub(request.url()));
-    options.state.recordBlocked({ url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason }, "navigation");
+    flagFor(request, options)(
+      options.state,
+      "document_too_large",
+      `The page was not loaded: ${reason}. error.detail has its address.`,
+      options.redactor.scrub(request.url()),
+    );
+    options.state.recordBlocked(
+      { url: options.redactor.scrub(request.url()), method: request.method(), resourceType: request.resourceType(), code: "document_too_large", reason },
+      "navigation",
+    );
     return route.abort("blockedbyclient").catch(() => undefined);
   }
   if (error instanceof DocumentFetchError && error.reason === "download_too_large") {
-    flagNavigation(options.state, "download_too_large", `A download was refused: ${error.message}; nothing of it was kept.`, options.redactor.scrub(request.url()));
+    flagNavigation(
+      options.state,
+      "download_too_large",
+      `A download was refused: ${error.message}; nothing of it was kept.`,
+      options.redactor.scrub(request.url()),
+    );
     options.refuseOversizeDownload?.();
     return route.abort("blockedbyclient").catch(() => undefined);
   }
@@ -276,13 +331,7 @@ function abortFetch(route: Route, request: Request, options: GuardOptions, error
  * is handed to the browser, which follows it with a GET and no body, after the Location was checked
  * for the secret. A 307/308 chain errand followed is fulfilled as the first URL's response.
  */
-async function followSecretBearing(
-  route: Route,
-  request: Request,
-  navigation: boolean,
-  options: GuardOptions,
-  block: Block,
-): Promise<void> {
+async function followSecretBearing(route: Route, request: Request, navigation: boolean, options: GuardOptions, block: Block): Promise<void> {
   const content = await contentOf(request);
   let current = request.url();
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
@@ -297,7 +346,10 @@ async function followSecretBearing(
     const next = new URL(location, current).href;
     const preserving = response.status() === 307 || response.status() === 308;
     // A method-preserving redirect re-sends the body and headers; any other is followed with a bare GET.
-    const verdict = judgeRequest({ url: next, method: preserving ? request.method() : "GET", navigation, carries: preserving ? content : {}, via: "redirect" }, options.rules);
+    const verdict = judgeRequest(
+      { url: next, method: preserving ? request.method() : "GET", navigation, carries: preserving ? content : {}, via: "redirect" },
+      options.rules,
+    );
     if (!verdict.allowed) {
       if (navigation) flagFor(request, options)(options.state, verdict.code, REFUSED_REDIRECT, `${options.redactor.scrub(next)}: ${verdict.reason}`);
       return block(route, request, verdict.code, verdict.reason, blockedKind(verdict.rule, navigation));
@@ -358,7 +410,6 @@ const SOCKET_CLOSED_BY: Record<RequestRule, string> = {
   secret: "blocked by errand secret egress guard",
   method: "blocked by errand read_only guard",
 };
-
 
 /**
  * True for a top-level navigation: the main page's, or a popup's (window.open, target=_blank links

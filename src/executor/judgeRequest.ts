@@ -95,7 +95,10 @@ export function judgeRequest(request: RequestToJudge, rules: RequestRules): Requ
   const policy = rules.guard.checkRequest(url);
   if (!policy.allowed) return { allowed: false, rule: "policy", code: policy.code, reason: `${policy.reason}${unloading}` };
   if (request.navigation && !rules.onTaskHosts(url)) {
-    const reason = via === "redirect" ? `a redirect to ${hostOf(url)} leaves the task's hosts` : `${hostOf(url)} is not the target's host or one of allowedHosts${unloading}`;
+    const reason =
+      via === "redirect"
+        ? `a redirect to ${hostOf(url)} leaves the task's hosts`
+        : `${hostOf(url)} is not the target's host or one of allowedHosts${unloading}`;
     return { allowed: false, rule: "hosts", code: "navigation_blocked", reason };
   }
   const siteLeak = sessionLeakReason(url, rules.siteOrigins);
@@ -110,13 +113,15 @@ export function judgeRequest(request: RequestToJudge, rules: RequestRules): Requ
     } else {
       const outgoing = { url, ...carries };
       const leaked = egress.leak(outgoing);
-      if (leaked !== null) return secretRefusal(leaked, `${CARRIES[via]} the secret ${leaked} to ${originOf(url)}, which that secret is not bound to${unloading}`);
+      if (leaked !== null)
+        return secretRefusal(leaked, `${CARRIES[via]} the secret ${leaked} to ${originOf(url)}, which that secret is not bound to${unloading}`);
       carriesSecret = egress.carriesAny(outgoing);
     }
   }
   const method = request.method.toUpperCase();
   const writes = !isReadOnlyMethod(method);
-  if (writes && rules.readOnly) return { allowed: false, rule: "method", code: "method_blocked", reason: `${method} is not allowed in a read_only task${unloading}` };
+  if (writes && rules.readOnly)
+    return { allowed: false, rule: "method", code: "method_blocked", reason: `${method} is not allowed in a read_only task${unloading}` };
   return { allowed: true, carriesSecret, writes };
 }
 

@@ -73,13 +73,22 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
   const originHosts = site.origins.map(hostOfOrigin).filter((host) => host !== "");
   const hosts = [...new Set([...originHosts, ...site.loginHosts])];
   const start = site.loginUrl ?? site.origins.find((origin) => !origin.includes("://*.")) ?? null;
-  if (start === null) throw new LoginHandoffError("invalid_site", `The site ${site.name} has no login URL and only wildcard origins: set one with errand site add ${site.name} --login-url URL.`);
+  if (start === null)
+    throw new LoginHandoffError(
+      "invalid_site",
+      `The site ${site.name} has no login URL and only wildcard origins: set one with errand site add ${site.name} --login-url URL.`,
+    );
   const guard = options.guard.forTask(hosts);
   const verdict = await guard.preflight(start);
-  if (verdict.href === null) throw new LoginHandoffError("network_blocked", `The site's login page ${verdict.url} is refused by the network policy: ${verdict.reason}`);
+  if (verdict.href === null)
+    throw new LoginHandoffError("network_blocked", `The site's login page ${verdict.url} is refused by the network policy: ${verdict.reason}`);
   const state = new AttemptState();
   const redactor = new Redactor();
-  let session: ProviderSession | null = await options.provider.openSession({ budgetMs: options.budgetMs, signal: options.signal ?? new AbortController().signal, scope: { hosts, readOnly: false } });
+  let session: ProviderSession | null = await options.provider.openSession({
+    budgetMs: options.budgetMs,
+    signal: options.signal ?? new AbortController().signal,
+    scope: { hosts, readOnly: false },
+  });
   let page: Page | null = null;
   let closed = false;
   const close = async (): Promise<void> => {
@@ -102,7 +111,9 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
       // The owner's own hands are the approval: nothing here is a task's write.
       beforeMutationBoundary: () => Promise.resolve(),
       ...(fetchDocument === undefined ? {} : { fetchDocument }),
-      ...(opened.requestJudged === undefined ? {} : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => opened.requestJudged?.(url, stopped) }),
+      ...(opened.requestJudged === undefined
+        ? {}
+        : { requestJudged: (url: string, stopped?: { code: string; reason: string }) => opened.requestJudged?.(url, stopped) }),
     });
     page = opened.page ?? (await opened.context.newPage());
     // The login page keeps nothing: a download there is cancelled and counted.
@@ -171,14 +182,27 @@ export async function openLoginHandoff(options: LoginHandoffOptions): Promise<Lo
     async done() {
       const current = live();
       if (site.loggedInSelector !== null && !(await showsLoggedIn(current, site.loggedInSelector, ACTION_MS))) {
-        return { saved: false, message: `errand does not see the site's logged-in sign (${site.loggedInSelector}) on this page yet. Finish logging in (or open a page that shows it), then tap Done again.` };
+        return {
+          saved: false,
+          message: `errand does not see the site's logged-in sign (${site.loggedInSelector}) on this page yet. Finish logging in (or open a page that shows it), then tap Done again.`,
+        };
       }
       const opened = session;
       const captured = opened === null ? null : await captureSiteSession(opened.context, site.origins);
-      if (captured === null || sessionIsEmpty(captured)) return { saved: false, message: "The browser holds no cookies or storage for the site's origins yet, so there is nothing to save. Finish logging in, then tap Done again." };
+      if (captured === null || sessionIsEmpty(captured))
+        return {
+          saved: false,
+          message: "The browser holds no cookies or storage for the site's origins yet, so there is nothing to save. Finish logging in, then tap Done again.",
+        };
       await options.sites.saveSession(site, captured, "saved");
       await close();
-      return { saved: true, message: site.loggedInSelector === null ? `Saved the session of ${site.name}. errand cannot check it is logged in (the site has no --logged-in selector).` : `Logged in: the session of ${site.name} is saved, sealed, for its origins only. Tasks naming the site now start logged in.` };
+      return {
+        saved: true,
+        message:
+          site.loggedInSelector === null
+            ? `Saved the session of ${site.name}. errand cannot check it is logged in (the site has no --logged-in selector).`
+            : `Logged in: the session of ${site.name} is saved, sealed, for its origins only. Tasks naming the site now start logged in.`,
+      };
     },
     close,
   };

@@ -67,15 +67,31 @@ function requestPath(path: string): string {
  * operation. Never types, clicks or submits.
  */
 export async function lookAtPage(execute: ExecuteTask, request: unknown): Promise<LookResult> {
-  if (typeof request !== "object" || request === null || Array.isArray(request)) return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "", message: "A look request is an object with url (and optionally allowedHosts, site and screenshot)." }] };
+  if (typeof request !== "object" || request === null || Array.isArray(request))
+    return {
+      ok: false,
+      kind: "invalid",
+      problems: [{ code: "invalid_type", path: "", message: "A look request is an object with url (and optionally allowedHosts, site and screenshot)." }],
+    };
   const fields = request as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((key) => !(LOOK_FIELDS as readonly string[]).includes(key));
-  if (unknown.length > 0) return { ok: false, kind: "invalid", problems: unknown.map((key) => ({ code: "unknown_field", path: `/${key.slice(0, 40)}`, message: `Unknown field; a look takes ${LOOK_FIELDS.join(", ")}.` })) };
-  if (!Object.hasOwn(fields, "url")) return { ok: false, kind: "invalid", problems: [{ code: "missing_field", path: "/url", message: "A look needs url: the http(s) page to open." }] };
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      kind: "invalid",
+      problems: unknown.map((key) => ({
+        code: "unknown_field",
+        path: `/${key.slice(0, 40)}`,
+        message: `Unknown field; a look takes ${LOOK_FIELDS.join(", ")}.`,
+      })),
+    };
+  if (!Object.hasOwn(fields, "url"))
+    return { ok: false, kind: "invalid", problems: [{ code: "missing_field", path: "/url", message: "A look needs url: the http(s) page to open." }] };
   const checked = validateTask(lookTask(fields));
   if (!checked.ok) return { ok: false, kind: "invalid", problems: checked.errors.map((p) => ({ ...p, path: requestPath(p.path) })) };
 
-  if (fields["screenshot"] !== undefined && typeof fields["screenshot"] !== "boolean") return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "/screenshot", message: "screenshot is true or false." }] };
+  if (fields["screenshot"] !== undefined && typeof fields["screenshot"] !== "boolean")
+    return { ok: false, kind: "invalid", problems: [{ code: "invalid_type", path: "/screenshot", message: "screenshot is true or false." }] };
   let outline: PageOutline | undefined;
   // A frame is read only where a step could act in it: on the task's hosts, as stepFrame.ts checks.
   const onTaskHosts = createHostAllowlist(checked.value);
@@ -91,13 +107,21 @@ export async function lookAtPage(execute: ExecuteTask, request: unknown): Promis
       if (fields["screenshot"] === true) {
         // Password fields masked; a look types nothing, so no other field holds a secret.
         const taken = await takeScreenshot(page, { mask: "passwords", maxBytes: LOOK_SCREENSHOT.maxBytes });
-        shot = taken.ok ? { mimeType: taken.shot.mimeType, bytes: taken.shot.bytes, sha256: taken.shot.sha256, data: taken.shot.image.toString("base64") } : taken.reason;
+        shot = taken.ok
+          ? { mimeType: taken.shot.mimeType, bytes: taken.shot.bytes, sha256: taken.shot.sha256, data: taken.shot.image.toString("base64") }
+          : taken.reason;
       }
     },
   });
   const { receipt } = outcome;
   const n = receipt.network;
-  const network: LookNetwork = { nonGetAborted: n.nonGetAborted, blockedRequests: n.blockedRequests, navigationsBlocked: n.navigationsBlocked, egressBlocked: n.egressBlocked, blocked: n.blocked };
+  const network: LookNetwork = {
+    nonGetAborted: n.nonGetAborted,
+    blockedRequests: n.blockedRequests,
+    navigationsBlocked: n.navigationsBlocked,
+    egressBlocked: n.egressBlocked,
+    blocked: n.blocked,
+  };
   if (receipt.error !== null || outline === undefined) {
     const error = receipt.error ?? { code: "internal_error" as const, message: "The page was opened but could not be outlined.", step: null };
     return { ok: false, kind: "failed", status: receipt.status, error, provider: receipt.provider, network };

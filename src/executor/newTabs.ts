@@ -101,11 +101,22 @@ export class NewTabs {
         await page.close().catch(() => undefined);
       }
       if (options.wanted && follow === null) {
-        if (onHost.length > 1) throw new StepFailure("step_failed", `The click opened ${onHost.length} tabs on the task's hosts; then: follow_new_tab needs exactly one. They were closed.`);
+        if (onHost.length > 1)
+          throw new StepFailure(
+            "step_failed",
+            `The click opened ${onHost.length} tabs on the task's hosts; then: follow_new_tab needs exactly one. They were closed.`,
+          );
         if (held.length > 0 && held.every(showsNoPage) && this.downloads > 0) {
-          throw new StepFailure("step_failed", "The tab the click opened downloaded a file instead of showing a page, so there is no page to continue in (a file errand kept is in the receipt's artifacts); a link that downloads needs no then: follow_new_tab.");
+          throw new StepFailure(
+            "step_failed",
+            "The tab the click opened downloaded a file instead of showing a page, so there is no page to continue in (a file errand kept is in the receipt's artifacts); a link that downloads needs no then: follow_new_tab.",
+          );
         }
-        if (held.length > 0) throw new StepFailure("navigation_blocked", "The click opened a tab outside the task's hosts (its target and allowedHosts); errand closed it and sent nothing there, and the step needed it. network.blocked lists the address.");
+        if (held.length > 0)
+          throw new StepFailure(
+            "navigation_blocked",
+            "The click opened a tab outside the task's hosts (its target and allowedHosts); errand closed it and sent nothing there, and the step needed it. network.blocked lists the address.",
+          );
         throw new StepFailure("step_failed", `The click opened no new tab within ${options.timeoutMs} ms; then: follow_new_tab needs one.`);
       }
       return { follow, closed };

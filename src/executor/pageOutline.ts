@@ -57,7 +57,12 @@ async function outlineField(page: Page | Frame, raw: RawField): Promise<OutlineF
 }
 
 async function outlineButton(page: Page | Frame, raw: RawButton): Promise<OutlineButton> {
-  return { text: untrusted(raw.text, OUTLINE_LIMITS.textChars), type: /^[a-z]{1,12}$/.test(raw.type) ? raw.type : "", selector: await verifiedSelector(page, raw.candidates), visible: raw.visible };
+  return {
+    text: untrusted(raw.text, OUTLINE_LIMITS.textChars),
+    type: /^[a-z]{1,12}$/.test(raw.type) ? raw.type : "",
+    selector: await verifiedSelector(page, raw.candidates),
+    visible: raw.visible,
+  };
 }
 
 /** Reads the raw outline in the page (or a frame): everything, or only the region around `scope` when it matches. */
@@ -88,7 +93,10 @@ export async function shapeOutline(page: Page | Frame, raw: RawOutline, scrub: (
     url: untrusted(scrub(raw.url), OUTLINE_LIMITS.hrefChars),
     title: untrusted(scrub(raw.title), OUTLINE_LIMITS.titleChars),
     headings: raw.headings.map((h) => ({ level: h.level, text: untrusted(scrub(h.text), OUTLINE_LIMITS.textChars) })),
-    landmarks: raw.landmarks.map((l) => ({ role: /^[a-z]{1,20}$/.test(l.role) ? l.role : "region", label: l.label === "" ? null : untrusted(scrub(l.label), OUTLINE_LIMITS.textChars) })),
+    landmarks: raw.landmarks.map((l) => ({
+      role: /^[a-z]{1,20}$/.test(l.role) ? l.role : "region",
+      label: l.label === "" ? null : untrusted(scrub(l.label), OUTLINE_LIMITS.textChars),
+    })),
     forms,
     links: raw.links.map((l) => ({ text: untrusted(scrub(l.text), OUTLINE_LIMITS.textChars), href: untrusted(scrub(l.href), OUTLINE_LIMITS.hrefChars) })),
   };

@@ -2,7 +2,18 @@ import { UNTRUSTED_VALUE_CHARS, untrusted } from "../receipt/untrustedText.js";
 import type { Frame, Locator, Page } from "playwright-core";
 import type { Check } from "../receipt/receiptTypes.js";
 import { TASK_LIMITS } from "../task/limits.js";
-import type { CheckStep, ExpectCountStep, ExpectTextStep, ExpectUrlStep, ExtractTextStep, FillSecretStep, SelectStep, Step, UploadStep, WaitForStep } from "../task/taskTypes.js";
+import type {
+  CheckStep,
+  ExpectCountStep,
+  ExpectTextStep,
+  ExpectUrlStep,
+  ExtractTextStep,
+  FillSecretStep,
+  SelectStep,
+  Step,
+  UploadStep,
+  WaitForStep,
+} from "../task/taskTypes.js";
 import { StepFailure, firstLine, isTimeout } from "./stepFailure.js";
 import { stepRoot } from "./stepFrame.js";
 
@@ -74,7 +85,11 @@ export async function performStep(step: Step, index: number, env: StepEnvironmen
       }
       case "wait_for":
         if ("url" in step) await waitForUrl(step, index, env);
-        else await root.locator(step.selector).first().waitFor({ state: step.state ?? "visible", timeout: timeoutMs });
+        else
+          await root
+            .locator(step.selector)
+            .first()
+            .waitFor({ state: step.state ?? "visible", timeout: timeoutMs });
         return {};
       case "click":
         await root.locator(step.selector).click({ timeout: timeoutMs });
@@ -146,7 +161,10 @@ async function setChecked(step: CheckStep, index: number, env: Located): Promise
   const wanted = step.action === "check";
   await target.setChecked(wanted, { timeout: env.timeoutMs });
   if ((await target.isChecked({ timeout: env.timeoutMs })) !== wanted) {
-    throw new StepFailure("step_failed", `Step ${index} (${step.action}): the element matching ${JSON.stringify(step.selector)} is ${wanted ? "still unchecked" : "still checked"} after the click; the page undid it.`);
+    throw new StepFailure(
+      "step_failed",
+      `Step ${index} (${step.action}): the element matching ${JSON.stringify(step.selector)} is ${wanted ? "still unchecked" : "still checked"} after the click; the page undid it.`,
+    );
   }
 }
 
@@ -199,7 +217,9 @@ async function selectOption(step: SelectStep, index: number, env: Located): Prom
   let chosen = -1;
   for (;;) {
     options = await select.evaluate((element) =>
-      element instanceof HTMLSelectElement ? Array.from(element.options, (option) => ({ value: option.value, label: option.label, disabled: option.disabled })) : [],
+      element instanceof HTMLSelectElement
+        ? Array.from(element.options, (option) => ({ value: option.value, label: option.label, disabled: option.disabled }))
+        : [],
     );
     chosen = options.findIndex((option) => option.value === step.value);
     if (chosen < 0) chosen = options.findIndex((option) => normalizeSpace(option.label) === wanted);
@@ -208,17 +228,25 @@ async function selectOption(step: SelectStep, index: number, env: Located): Prom
   }
   const option = options[chosen];
   if (option === undefined) {
-    const seen = options.slice(0, 20).map((o) => `${JSON.stringify(o.value)} (${normalizeSpace(o.label)})`).join(", ");
+    const seen = options
+      .slice(0, 20)
+      .map((o) => `${JSON.stringify(o.value)} (${normalizeSpace(o.label)})`)
+      .join(", ");
     throw new StepFailure(
       "step_failed",
       `Step ${index} (select): the element matching ${JSON.stringify(step.selector)} has no option whose value or visible label is ${JSON.stringify(step.value)}; nothing was chosen. error.detail lists the options seen.`,
       options.length === 0 ? "no options (or not a <select>)" : seen,
     );
   }
-  if (option.disabled) throw new StepFailure("step_failed", `Step ${index} (select): the option ${JSON.stringify(step.value)} in ${JSON.stringify(step.selector)} is disabled; nothing was chosen.`);
+  if (option.disabled)
+    throw new StepFailure(
+      "step_failed",
+      `Step ${index} (select): the option ${JSON.stringify(step.value)} in ${JSON.stringify(step.selector)} is disabled; nothing was chosen.`,
+    );
   await env.beforeAct();
   const selected = await select.selectOption({ index: chosen }, { timeout: Math.max(1, deadline - Date.now()) });
-  if (!selected.includes(option.value)) throw new StepFailure("step_failed", `Step ${index} (select): the option ${JSON.stringify(step.value)} was not selected; the page changed its options.`);
+  if (!selected.includes(option.value))
+    throw new StepFailure("step_failed", `Step ${index} (select): the option ${JSON.stringify(step.value)} was not selected; the page changed its options.`);
 }
 
 /**
@@ -233,8 +261,10 @@ async function selectorCause(page: Page, root: Page | Frame, selector: string): 
     .catch(() => -1);
   const where = root === page ? "on the page" : "in the step's frame";
   if (count === 0) return `: no element matches the selector ${JSON.stringify(selector)}. failure.candidates lists selectors errand found ${where}.`;
-  if (count > 1) return `: the selector ${JSON.stringify(selector)} matches ${count} elements; a step needs one. failure.candidates lists selectors errand checked.`;
-  if (count === 1) return `: the element matching ${JSON.stringify(selector)} exists but did not accept the action (hidden, disabled, covered, or not the right kind of element).`;
+  if (count > 1)
+    return `: the selector ${JSON.stringify(selector)} matches ${count} elements; a step needs one. failure.candidates lists selectors errand checked.`;
+  if (count === 1)
+    return `: the element matching ${JSON.stringify(selector)} exists but did not accept the action (hidden, disabled, covered, or not the right kind of element).`;
   return ".";
 }
 
@@ -264,7 +294,14 @@ async function expectText(step: ExpectTextStep, index: number, env: Located): Pr
     }
     await env.page.waitForTimeout(POLL_MS);
   }
-  return { step: index, action: step.action, expected: step.text, match: step.match, ...(step.selector === undefined ? {} : { selector: step.selector }), passed: true };
+  return {
+    step: index,
+    action: step.action,
+    expected: step.text,
+    match: step.match,
+    ...(step.selector === undefined ? {} : { selector: step.selector }),
+    passed: true,
+  };
 }
 
 /**
@@ -272,13 +309,21 @@ async function expectText(step: ExpectTextStep, index: number, env: Located): Pr
  * as a goto's must: a wait names only addresses the task may be at.
  */
 async function waitForUrl(step: Extract<WaitForStep, { url: string }>, index: number, env: StepEnvironment): Promise<void> {
-  if (!env.onTaskHosts(step.url)) throw new StepFailure("navigation_blocked", `Step ${index} (wait_for) waits for ${env.scrub(step.url)}, which is not on one of the task's hosts; add its host to allowedHosts if it is meant.`);
+  if (!env.onTaskHosts(step.url))
+    throw new StepFailure(
+      "navigation_blocked",
+      `Step ${index} (wait_for) waits for ${env.scrub(step.url)}, which is not on one of the task's hosts; add its host to allowedHosts if it is meant.`,
+    );
   const holds = (seen: string) => (step.match === "exact" ? seen === step.url : seen.startsWith(step.url));
   const deadline = Date.now() + env.timeoutMs;
   let seen = env.page.url();
   while (!holds(seen)) {
     if (Date.now() >= deadline) {
-      throw new StepFailure("timeout", `Step ${index} (wait_for) timed out after ${env.timeoutMs} ms: the page never was at ${step.match === "exact" ? "" : "an address starting with "}${env.scrub(step.url)}; error.detail has the address it was at.`, seen);
+      throw new StepFailure(
+        "timeout",
+        `Step ${index} (wait_for) timed out after ${env.timeoutMs} ms: the page never was at ${step.match === "exact" ? "" : "an address starting with "}${env.scrub(step.url)}; error.detail has the address it was at.`,
+        seen,
+      );
     }
     await env.page.waitForTimeout(POLL_MS);
     seen = env.page.url();

@@ -27,21 +27,30 @@ function stepUrls(task: Task): string[] {
  * the allowed address, and a program has no such proxy. An allowance on an address literal cannot
  * be moved by DNS, so it may go.
  */
-export async function prepareProgram(task: Task, admitted: AdmittedTask, defaults: ProgramDefaults, dialect: ProgramDialectName = "browserless_function"): Promise<PreparedProgram> {
+export async function prepareProgram(
+  task: Task,
+  admitted: AdmittedTask,
+  defaults: ProgramDefaults,
+  dialect: ProgramDialectName = "browserless_function",
+): Promise<PreparedProgram> {
   // The browser goes first where the preflight allowed it, exactly as CDP mode does.
   const generated = generateProgram({ ...task, target: { ...task.target, url: admitted.targetHref } }, defaults, dialect);
   if (!generated.ok) return { ok: false, reason: `${generated.refusal.message} (${generated.refusal.path || "/"})` };
   const preflight: TargetVerdict[] = [...admitted.preflight];
   for (const url of [...new Set(stepUrls(task))]) {
     const verdict = await admitted.guard.preflight(url);
-    if (verdict.verdict === "block" || verdict.href === null) return { ok: false, reason: `a step's address was refused by the network preflight (${verdict.code}); CDP mode refuses it at its step` };
+    if (verdict.verdict === "block" || verdict.href === null)
+      return { ok: false, reason: `a step's address was refused by the network preflight (${verdict.code}); CDP mode refuses it at its step` };
     preflight.push(verdict);
   }
   for (const verdict of preflight) {
     const allowance = verdict.addresses.some((address) => address.verdict.startsWith("allowed:"));
     // An address literal is checked without a resolver: no later DNS answer can move it.
     if (allowance && verdict.resolver !== "literal") {
-      return { ok: false, reason: `${verdict.host} is reached through an operator allowance by name, which only errand's egress proxy holds to the allowed address` };
+      return {
+        ok: false,
+        reason: `${verdict.host} is reached through an operator allowance by name, which only errand's egress proxy holds to the allowed address`,
+      };
     }
   }
   return { ok: true, program: generated.value, preflight: preflight.slice(admitted.preflight.length) };

@@ -25,15 +25,22 @@ const FAILURE_WORDS: Record<string, string> = {
  */
 export function recordProgramEvidence(task: Task, evidence: ProgramEvidence, state: AttemptState, redactor: Redactor): void {
   state.targetStatus = evidence.targetStatus;
-  for (const step of evidence.steps) state.steps.push({ index: step.step, action: step.action, status: step.status === "passed" ? "ok" : step.status, durationMs: 0 });
+  for (const step of evidence.steps)
+    state.steps.push({ index: step.step, action: step.action, status: step.status === "passed" ? "ok" : step.status, durationMs: 0 });
   for (const check of evidence.checks) {
     const { observed, ...rest } = check;
     state.checks.push({ ...rest, ...(observed === undefined ? {} : { observed: untrusted(redactor.scrub(observed)) }) });
   }
   Object.assign(state.outputs, evidence.outputs);
   for (const entry of evidence.blocked) {
-    const reason = entry.code === "method_blocked" ? `${entry.method} is not allowed in a read_only task (stopped in the provider's browser)` : "its host is not one of the task's hosts (stopped in the provider's browser)";
-    state.recordBlocked({ url: entry.url, method: entry.method, resourceType: entry.resourceType, code: entry.code, reason }, entry.code === "method_blocked" ? "method" : "policy");
+    const reason =
+      entry.code === "method_blocked"
+        ? `${entry.method} is not allowed in a read_only task (stopped in the provider's browser)`
+        : "its host is not one of the task's hosts (stopped in the provider's browser)";
+    state.recordBlocked(
+      { url: entry.url, method: entry.method, resourceType: entry.resourceType, code: entry.code, reason },
+      entry.code === "method_blocked" ? "method" : "policy",
+    );
   }
   // Requests past the listed ones were counted by the program without their kind: as policy blocks.
   state.network.blockedRequests += evidence.blockedCount - evidence.blocked.length;
@@ -43,6 +50,11 @@ export function recordProgramEvidence(task: Task, evidence: ProgramEvidence, sta
     const { step, code, message } = evidence.failure;
     const where = step === null ? "Opening the target" : `Step ${step} (${task.steps[step]?.action ?? "unknown"})`;
     const words = FAILURE_WORDS[code] ?? "it failed";
-    state.error = { code: asErrorCode(code, "step_failed"), message: `${where} failed in the provider's browser: ${words}; error.detail has the browser's words.`, step, detail: untrusted(redactor.scrub(message)) };
+    state.error = {
+      code: asErrorCode(code, "step_failed"),
+      message: `${where} failed in the provider's browser: ${words}; error.detail has the browser's words.`,
+      step,
+      detail: untrusted(redactor.scrub(message)),
+    };
   }
 }

@@ -32,10 +32,24 @@ export function refusalOutcome(facts: RefusalFacts): AttemptOutcome {
   const state = new AttemptState();
   state.network.preflight.push(...facts.preflight);
   state.steps.push(...task.steps.map((step, index) => ({ index, action: step.action, status: "skipped" as const, durationMs: 0 })));
-  state.error = { code: refusal.code, message: refusal.message, step: null, ...(refusal.detail === undefined ? {} : { detail: untrusted(redactor.scrub(refusal.detail)) }) };
+  state.error = {
+    code: refusal.code,
+    message: refusal.message,
+    step: null,
+    ...(refusal.detail === undefined ? {} : { detail: untrusted(redactor.scrub(refusal.detail)) }),
+  };
   if (wantsScreenshot(task, state)) state.artifactsOmitted = "The attempt was refused before any browser opened; there was no page to capture.";
   return buildReceipt(
-    { task, requestDigest: facts.requestDigest, attempt: facts.attempt, provider: facts.provider, finalUrl: null, startedAt: facts.startedAt, durationMs: Date.now() - facts.startedAt.getTime(), refusedBeforeBrowser: true },
+    {
+      task,
+      requestDigest: facts.requestDigest,
+      attempt: facts.attempt,
+      provider: facts.provider,
+      finalUrl: null,
+      startedAt: facts.startedAt,
+      durationMs: Date.now() - facts.startedAt.getTime(),
+      refusedBeforeBrowser: true,
+    },
     state,
     redactor,
   );

@@ -23,7 +23,13 @@ export function wantsScreenshot(task: Task, state: AttemptState): boolean {
  * a secret's spelling is dropped. Records the artifact (or why it is missing) in the attempt state
  * and returns its bytes for the runner to store.
  */
-export async function screenshotEvidence(page: Page | null, task: Task, state: AttemptState, redactor: Redactor, options: { holdsSecret: boolean; timeoutMs: number }): Promise<ArtifactBytes[]> {
+export async function screenshotEvidence(
+  page: Page | null,
+  task: Task,
+  state: AttemptState,
+  redactor: Redactor,
+  options: { holdsSecret: boolean; timeoutMs: number },
+): Promise<ArtifactBytes[]> {
   const deadline = Date.now() + options.timeoutMs;
   if (!wantsScreenshot(task, state)) return [];
   const omit = (reason: string): ArtifactBytes[] => {
@@ -31,10 +37,16 @@ export async function screenshotEvidence(page: Page | null, task: Task, state: A
     return [];
   };
   if (page === null || page.isClosed()) return omit("The page was gone when the attempt ended; no screenshot was taken.");
-  if (redactor.active && (await showsSecret(page, redactor, Math.min(TEXT_CHECK_MS, options.timeoutMs / 2)))) return omit("The page shows a declared secret (or could not be read to rule that out); no screenshot was taken.");
-  const taken = await takeScreenshot(page, { mask: options.holdsSecret ? "every_input" : "passwords", maxBytes: Math.min(ARTIFACT_LIMITS.imageBytes, ARTIFACT_LIMITS.screenshotBytes), timeoutMs: Math.max(1, Math.min(SCREENSHOT_LIMITS.timeoutMs, deadline - Date.now())) });
+  if (redactor.active && (await showsSecret(page, redactor, Math.min(TEXT_CHECK_MS, options.timeoutMs / 2))))
+    return omit("The page shows a declared secret (or could not be read to rule that out); no screenshot was taken.");
+  const taken = await takeScreenshot(page, {
+    mask: options.holdsSecret ? "every_input" : "passwords",
+    maxBytes: Math.min(ARTIFACT_LIMITS.imageBytes, ARTIFACT_LIMITS.screenshotBytes),
+    timeoutMs: Math.max(1, Math.min(SCREENSHOT_LIMITS.timeoutMs, deadline - Date.now())),
+  });
   if (!taken.ok) return omit(taken.reason);
-  if (redactor.active && redactor.carries(taken.shot.image.toString("latin1"))) return omit("The image's bytes carried a declared secret's spelling; it was left out.");
+  if (redactor.active && redactor.carries(taken.shot.image.toString("latin1")))
+    return omit("The image's bytes carried a declared secret's spelling; it was left out.");
   const record: ArtifactRecord = {
     index: state.artifacts.length,
     kind: "screenshot",

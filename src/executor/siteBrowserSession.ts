@@ -20,7 +20,10 @@ export async function loadSiteSession(context: BrowserContext, session: SavedSes
 /** True when the logged-in selector is on the page within LOGGED_IN_WAIT_MS (bounded by the step's time). */
 export async function showsLoggedIn(page: Page, selector: string, timeoutMs: number): Promise<boolean> {
   try {
-    await page.locator(selector).first().waitFor({ state: "attached", timeout: Math.max(1, Math.min(LOGGED_IN_WAIT_MS, timeoutMs)) });
+    await page
+      .locator(selector)
+      .first()
+      .waitFor({ state: "attached", timeout: Math.max(1, Math.min(LOGGED_IN_WAIT_MS, timeoutMs)) });
     return true;
   } catch {
     return false;
@@ -38,7 +41,9 @@ export async function captureSiteSession(context: BrowserContext, origins: reado
   });
   const read = context
     .storageState()
-    .then((state) => restrictSessionToSite({ cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) }, origins))
+    .then((state) =>
+      restrictSessionToSite({ cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) }, origins),
+    )
     .catch(() => null);
   return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }

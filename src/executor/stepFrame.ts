@@ -32,11 +32,16 @@ export async function stepRoot(
         if (!isTimeout(error)) throw error;
         // Named here: the step's own selector was never looked for, so its cause would mislead.
         const which = frames.length > 1 ? ` (frame ${at + 1} of ${frames.length})` : "";
-        throw new StepFailure("timeout", `Step ${index} (${step.action}) timed out after ${env.timeoutMs} ms: no iframe matches the frame selector ${JSON.stringify(selector)}${which}. A look at the page lists its frames with the frame to name.`, env.scrub(firstLine(error)));
+        throw new StepFailure(
+          "timeout",
+          `Step ${index} (${step.action}) timed out after ${env.timeoutMs} ms: no iframe matches the frame selector ${JSON.stringify(selector)}${which}. A look at the page lists its frames with the frame to name.`,
+          env.scrub(firstLine(error)),
+        );
       });
     const frame = await iframe.contentFrame();
     await iframe.dispose();
-    if (frame === null) throw new StepFailure("step_failed", `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is not an iframe or frame element.`);
+    if (frame === null)
+      throw new StepFailure("step_failed", `Step ${index} (${step.action}): the frame ${JSON.stringify(selector)} is not an iframe or frame element.`);
     while (frame.url() === "about:blank" && Date.now() < deadline) await env.page.waitForTimeout(POLL_MS);
     if (!/^https?:\/\//i.test(frame.url())) {
       // No page from the web: refused by the network policy, failed, still blank, or srcdoc; another host would not help.

@@ -41,10 +41,15 @@ export interface ScreenshotImage {
 export type ScreenshotEncoding = { type: "png" } | { type: "jpeg"; quality: number };
 
 /** The encodings tried, in order: PNG, then each JPEG quality of SCREENSHOT_LIMITS. */
-export const SCREENSHOT_ENCODINGS: readonly ScreenshotEncoding[] = [{ type: "png" }, ...SCREENSHOT_LIMITS.jpegQualities.map((quality) => ({ type: "jpeg" as const, quality }))];
+export const SCREENSHOT_ENCODINGS: readonly ScreenshotEncoding[] = [
+  { type: "png" },
+  ...SCREENSHOT_LIMITS.jpegQualities.map((quality) => ({ type: "jpeg" as const, quality })),
+];
 
 /** What was decided: the image (or why none), and each encoding tried with its size, in order. */
-export type ScreenshotResult = ({ ok: true; shot: ScreenshotImage } | { ok: false; reason: string }) & { tried: { encoding: ScreenshotEncoding; bytes: number }[] };
+export type ScreenshotResult = ({ ok: true; shot: ScreenshotImage } | { ok: false; reason: string }) & {
+  tried: { encoding: ScreenshotEncoding; bytes: number }[];
+};
 
 function masks(page: Page, mask: ScreenshotMask): Locator[] {
   if (mask === "every_input") return [page.locator(EVERY_INPUT)];
@@ -64,7 +69,11 @@ export const OUT_OF_TIME_REASON = "The page could not be captured in time (close
  * deadline passed before an image fits, ends it with the out-of-time reason. Takes no time itself,
  * so it is tested with made-up captures (test/executor/takeScreenshot.test.ts).
  */
-export async function firstWithinCap(capture: (encoding: ScreenshotEncoding) => Promise<Buffer>, maxBytes: number, outOfTime: () => boolean): Promise<ScreenshotResult> {
+export async function firstWithinCap(
+  capture: (encoding: ScreenshotEncoding) => Promise<Buffer>,
+  maxBytes: number,
+  outOfTime: () => boolean,
+): Promise<ScreenshotResult> {
   const tried: { encoding: ScreenshotEncoding; bytes: number }[] = [];
   try {
     for (const encoding of SCREENSHOT_ENCODINGS) {
@@ -77,7 +86,11 @@ export async function firstWithinCap(capture: (encoding: ScreenshotEncoding) => 
     // The browser's words are not needed (and may quote the page): the reason is errand's.
     return { ok: false, reason: OUT_OF_TIME_REASON, tried };
   }
-  return { ok: false, reason: `The screenshot is over ${maxBytes} bytes even as JPEG at quality ${SCREENSHOT_LIMITS.jpegQualities.at(-1)}; it was left out.`, tried };
+  return {
+    ok: false,
+    reason: `The screenshot is over ${maxBytes} bytes even as JPEG at quality ${SCREENSHOT_LIMITS.jpegQualities.at(-1)}; it was left out.`,
+    tried,
+  };
 }
 
 /**
@@ -89,6 +102,13 @@ export async function takeScreenshot(page: Page, options: { mask: ScreenshotMask
   const maxBytes = Math.min(options.maxBytes ?? SCREENSHOT_LIMITS.maxBytes, SCREENSHOT_LIMITS.maxBytes);
   const deadline = Date.now() + (options.timeoutMs ?? SCREENSHOT_LIMITS.timeoutMs);
   const capture = (encoding: ScreenshotEncoding): Promise<Buffer> =>
-    page.screenshot({ mask: masks(page, options.mask), maskColor: SCREENSHOT_LIMITS.maskColor, animations: "disabled", fullPage: false, timeout: Math.max(1, deadline - Date.now()), ...encoding });
+    page.screenshot({
+      mask: masks(page, options.mask),
+      maskColor: SCREENSHOT_LIMITS.maskColor,
+      animations: "disabled",
+      fullPage: false,
+      timeout: Math.max(1, deadline - Date.now()),
+      ...encoding,
+    });
   return firstWithinCap(capture, maxBytes, () => Date.now() >= deadline);
 }

@@ -22,7 +22,13 @@ export type HeldSecret = RevealedSecret;
  * arms the egress guard, so nothing the page does with the value can leave before the guard knows
  * it. A TOTP code is computed here, at typing time, so it is as fresh as it can be.
  */
-export async function typeSecret(page: Page, step: FillSecretStep, secret: HeldSecret, timeoutMs: number, beforeTyping: (text: string) => Promise<void>): Promise<void> {
+export async function typeSecret(
+  page: Page,
+  step: FillSecretStep,
+  secret: HeldSecret,
+  timeoutMs: number,
+  beforeTyping: (text: string) => Promise<void>,
+): Promise<void> {
   const handle = await page.locator(step.selector).elementHandle({ timeout: timeoutMs });
   try {
     const frame = await handle.ownerFrame();

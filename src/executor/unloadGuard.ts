@@ -41,7 +41,12 @@ export type UnloadJudge = (request: PausedRequest) => Promise<UnloadRefusal | nu
  * continue unchanged. If the guard cannot be installed, the page is closed: a page that needs it
  * never runs without it.
  */
-export async function guardUnload(context: BrowserContext, page: Page, judge: UnloadJudge, onStopped: (request: PausedRequest, refusal: UnloadRefusal) => void): Promise<void> {
+export async function guardUnload(
+  context: BrowserContext,
+  page: Page,
+  judge: UnloadJudge,
+  onStopped: (request: PausedRequest, refusal: UnloadRefusal) => void,
+): Promise<void> {
   try {
     const cdp = await context.newCDPSession(page);
     // A page target's id is its main frame's id: requests of that frame are its navigations.
@@ -91,7 +96,12 @@ async function pausedContent(request: PausedRequest, context: BrowserContext): P
 }
 
 /** Pauses every request of the session's target: refused ones fail (BlockedByClient) and are reported; the rest continue unchanged. */
-async function interceptRequests(cdp: CDPSession, mainFrameId: string | null, judge: UnloadJudge, onStopped: (request: PausedRequest, refusal: UnloadRefusal) => void): Promise<void> {
+async function interceptRequests(
+  cdp: CDPSession,
+  mainFrameId: string | null,
+  judge: UnloadJudge,
+  onStopped: (request: PausedRequest, refusal: UnloadRefusal) => void,
+): Promise<void> {
   cdp.on("Fetch.requestPaused", (event) => {
     const { requestId, request } = event;
     const entries = request.postDataEntries ?? [];

@@ -51,7 +51,11 @@ export function createOwnerFiles(store: FileStore, box: SealedBox): OwnerFileReg
     async add(name, data) {
       const problem = fileNameProblem(name);
       if (problem !== null) throw new OwnerFileError("invalid_file_name", `The file name ${JSON.stringify(name.slice(0, 120))} ${problem}.`);
-      if (data.length > OWNER_FILE_MAX_BYTES) throw new OwnerFileError("file_too_large", `The file is ${data.length} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes for uploads.`);
+      if (data.length > OWNER_FILE_MAX_BYTES)
+        throw new OwnerFileError(
+          "file_too_large",
+          `The file is ${data.length} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes for uploads.`,
+        );
       const sha256 = createHash("sha256").update(data).digest("hex");
       const { created } = await store.putFile({ name, bytes: data.length, sha256, sealed: box.seal(data, associatedData(name, data.length, sha256)) });
       return { created, info: { name, bytes: data.length, sha256 } };
@@ -66,9 +70,13 @@ export function createOwnerFiles(store: FileStore, box: SealedBox): OwnerFileReg
       try {
         data = box.open(stored.sealed, associatedData(stored.name, stored.bytes, stored.sha256));
       } catch {
-        throw new OwnerFileError("file_unreadable", `The file ${name} does not open under this master key with what its row records (moved, edited or another key).`);
+        throw new OwnerFileError(
+          "file_unreadable",
+          `The file ${name} does not open under this master key with what its row records (moved, edited or another key).`,
+        );
       }
-      if (data.length !== stored.bytes || createHash("sha256").update(data).digest("hex") !== stored.sha256) throw new OwnerFileError("file_unreadable", `The file ${name} does not hash to what its row records.`);
+      if (data.length !== stored.bytes || createHash("sha256").update(data).digest("hex") !== stored.sha256)
+        throw new OwnerFileError("file_unreadable", `The file ${name} does not hash to what its row records.`);
       return data;
     },
   };

@@ -4,7 +4,18 @@ import type { OperationStateFields } from "./operationEvent.js";
 import { OWNER_SUBMITTER } from "./operationEvent.js";
 
 /** The state fields, in the order a mismatch is reported. */
-const STATE_FIELDS: readonly (keyof OperationStateFields)[] = ["operationId", "requestDigest", "revision", "phase", "mutationBoundary", "attempts", "risk", "maxAttempts", "cancelRequested", "submittedBy"];
+const STATE_FIELDS: readonly (keyof OperationStateFields)[] = [
+  "operationId",
+  "requestDigest",
+  "revision",
+  "phase",
+  "mutationBoundary",
+  "attempts",
+  "risk",
+  "maxAttempts",
+  "cancelRequested",
+  "submittedBy",
+];
 
 /**
  * Fields that events written before errand recorded them do not carry. An authenticated event cannot
@@ -35,7 +46,13 @@ export type StateAuthentication = { ok: true; body: Record<string, unknown> } | 
  * an earlier event together is found only by a checkpoint taken after them (`errand journal verify`;
  * docs/SECURITY.md, "Per-operation chains and checkpoints").
  */
-export function authenticateOperationState(state: OperationStateFields, latest: JournalEventRow | undefined, sealer: JournalSealer, journalId: string, chainHead?: ChainHead): StateAuthentication {
+export function authenticateOperationState(
+  state: OperationStateFields,
+  latest: JournalEventRow | undefined,
+  sealer: JournalSealer,
+  journalId: string,
+  chainHead?: ChainHead,
+): StateAuthentication {
   const body = readAuthenticEventBody(latest, sealer, journalId, state.operationId);
   if (body === null) return { ok: false, reason: "its latest journal event is missing or does not match its MAC" };
   if (chainHead !== undefined && (latest?.chainSeq !== chainHead.seq || !sealer.macEquals(chainHead.mac, latest.mac))) {
@@ -50,7 +67,12 @@ export function authenticateOperationState(state: OperationStateFields, latest: 
 }
 
 /** The parsed body of an event that belongs to the operation and passes its MAC and body hash; null otherwise. */
-export function readAuthenticEventBody(event: JournalEventRow | undefined, sealer: JournalSealer, journalId: string, operationId: string): Record<string, unknown> | null {
+export function readAuthenticEventBody(
+  event: JournalEventRow | undefined,
+  sealer: JournalSealer,
+  journalId: string,
+  operationId: string,
+): Record<string, unknown> | null {
   if (event === undefined || event.body === null || event.operationId !== operationId) return null;
   const { body, mac, ...fields } = event;
   if (!sealer.macEquals(sealer.eventMac(journalId, fields), mac) || !sealer.macEquals(sealer.bodyHash(body), event.bodyHash)) return null;

@@ -8,8 +8,14 @@ import type { CheckpointEntry, JournalHead } from "./journalTypes.js";
  * (`regressed`, found by the store: store/rows/checkpointRegressionSql.ts), so writing one can never bless a deletion or a
  * rollback that the old one would still reveal.
  */
-export function checkpointRegression(sealer: JournalSealer, head: JournalHead, stored: readonly CheckpointEntry[], regressed: string | undefined): string | null {
-  if (stored.length !== head.checkpointOperations || !sealer.macEquals(head.checkpointDigest, checkpointDigest(stored))) return "the stored checkpoint is not the one the journal head signs";
+export function checkpointRegression(
+  sealer: JournalSealer,
+  head: JournalHead,
+  stored: readonly CheckpointEntry[],
+  regressed: string | undefined,
+): string | null {
+  if (stored.length !== head.checkpointOperations || !sealer.macEquals(head.checkpointDigest, checkpointDigest(stored)))
+    return "the stored checkpoint is not the one the journal head signs";
   if (regressed !== undefined) return `operation ${regressed}, listed in the last checkpoint, was deleted or rolled back to before the place recorded for it`;
   return null;
 }

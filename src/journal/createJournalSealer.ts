@@ -88,7 +88,18 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
     chainGenesis: (journalId, operationId) => mac(DOMAIN.chainGenesis, flatCanonicalJson({ journal: journalId, operation: operationId })),
     bodyHash: (body) => createHash("sha256").update(body, "utf8").digest("hex"),
     eventMac: (journalId, f) =>
-      mac(DOMAIN.chainEvent, flatCanonicalJson({ journal: journalId, operation: f.operationId, chainSeq: f.chainSeq, type: f.type, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+      mac(
+        DOMAIN.chainEvent,
+        flatCanonicalJson({
+          journal: journalId,
+          operation: f.operationId,
+          chainSeq: f.chainSeq,
+          type: f.type,
+          at: f.atMs,
+          bodyHash: f.bodyHash,
+          prev: f.prevMac,
+        }),
+      ),
     headMac: (h) =>
       mac(
         DOMAIN.chainHead,
@@ -108,9 +119,24 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
       ),
     genesis: (journalId) => mac(DOMAIN.genesis, canonicalJson({ journal: journalId })),
     legacyEventMac: (journalId, f) =>
-      mac(DOMAIN.event, flatCanonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac })),
+      mac(
+        DOMAIN.event,
+        flatCanonicalJson({ journal: journalId, seq: f.seq, type: f.type, operation: f.operationId, at: f.atMs, bodyHash: f.bodyHash, prev: f.prevMac }),
+      ),
     legacyHeadMac: (h) =>
-      mac(DOMAIN.head, flatCanonicalJson({ journal: h.journalId, keyId: h.keyId, seq: h.seq, mac: h.mac, baseSeq: h.baseSeq, baseMac: h.baseMac, storedBytes: h.storedBytes, tombstones: h.tombstones })),
+      mac(
+        DOMAIN.head,
+        flatCanonicalJson({
+          journal: h.journalId,
+          keyId: h.keyId,
+          seq: h.seq,
+          mac: h.mac,
+          baseSeq: h.baseSeq,
+          baseMac: h.baseMac,
+          storedBytes: h.storedBytes,
+          tombstones: h.tombstones,
+        }),
+      ),
     tombstoneMac: (journalId, t) =>
       mac(
         DOMAIN.tombstone,
@@ -133,7 +159,8 @@ export function createJournalSealer(key: Uint8Array): JournalSealer {
       createHmac("sha256", rowSecret)
         .update(`${DOMAIN.row}\u0000${canonicalJson({ table, key: rowKey, columns })}`, "utf8")
         .digest("hex"),
-    keyHandoverMac: (journalId, h) => mac(DOMAIN.keyHandover, flatCanonicalJson({ journal: journalId, from: h.fromKeyId, to: h.toKeyId, at: h.atMs, head: h.headMac })),
+    keyHandoverMac: (journalId, h) =>
+      mac(DOMAIN.keyHandover, flatCanonicalJson({ journal: journalId, from: h.fromKeyId, to: h.toKeyId, at: h.atMs, head: h.headMac })),
     macEquals: (expected, actual) => constantTimeHexEqual(expected, actual),
   };
 }

@@ -35,5 +35,9 @@ export const OWNER_SUBMITTER = "owner";
  */
 export function operationEvent(type: JournalEventType, state: OperationStateFields, details: Record<string, unknown> = {}): EventDraft {
   const { operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy } = state;
-  return { type, operationId, body: { ...details, operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy } };
+  return {
+    type,
+    operationId,
+    body: { ...details, operationId, requestDigest, revision, phase, mutationBoundary, attempts, risk, maxAttempts, cancelRequested, submittedBy },
+  };
 }

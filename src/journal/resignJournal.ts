@@ -74,7 +74,7 @@ export async function resignJournal(journal: JournalResigning, from: JournalSeal
   }
 
   const checkpoint: CheckpointEntry[] = [];
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const page = await journal.readOperationStates(after, PAGE);
     for (const { operation } of page) {
       const id = operation.operationId;
@@ -90,7 +90,7 @@ export async function resignJournal(journal: JournalResigning, from: JournalSeal
   }
 
   let tombstones = 0;
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const page = await journal.readTombstones(after, PAGE);
     for (const tombstone of page) await journal.writeTombstoneMac(tombstone.operationId, to.tombstoneMac(journalId, tombstoneFields(tombstone)));
     tombstones += page.length;
@@ -153,7 +153,12 @@ function tombstoneFields(t: OperationTombstone): TombstoneFields {
 }
 
 /** One chain's events (in chain order, already verified) re-signed under `sealer` from `start`. */
-function resignChain(sealer: JournalSealer, journalId: string, start: ChainHead, events: readonly JournalEventRow[]): { updates: EventMacUpdate[]; end: ChainHead } {
+function resignChain(
+  sealer: JournalSealer,
+  journalId: string,
+  start: ChainHead,
+  events: readonly JournalEventRow[],
+): { updates: EventMacUpdate[]; end: ChainHead } {
   let end = start;
   const updates: EventMacUpdate[] = [];
   for (const event of events) {

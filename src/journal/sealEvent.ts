@@ -58,7 +58,14 @@ export type SealedEvent = Omit<JournalEventRow, "seq">;
  * transaction that makes the change the event records, holding whatever lock keeps that chain's
  * appends in order (the operation's row; the head row for the journal's own chain).
  */
-export function sealChainEvent(sealer: JournalSealer, journalId: string, chain: ChainHead, draft: EventDraft, atMs: number, bodyText?: string): { event: SealedEvent; head: ChainHead; bytes: number } {
+export function sealChainEvent(
+  sealer: JournalSealer,
+  journalId: string,
+  chain: ChainHead,
+  draft: EventDraft,
+  atMs: number,
+  bodyText?: string,
+): { event: SealedEvent; head: ChainHead; bytes: number } {
   const body = bodyText ?? canonicalJson(draft.body);
   const fields = { chainSeq: chain.seq + 1, operationId: draft.operationId, type: draft.type, atMs, bodyHash: sealer.bodyHash(body), prevMac: chain.mac };
   const mac = sealer.eventMac(journalId, fields);

@@ -37,12 +37,17 @@ export interface JournalUpgrade {
  * live nor compacted means a deleted operation, and refuses the conversion. The head is re-signed in
  * format 2 with a checkpoint of every live operation, so the conversion itself is the first checkpoint.
  */
-export function upgradeLegacyJournal(legacy: LegacyJournal, sealer: JournalSealer): { ok: true; upgrade: JournalUpgrade } | { ok: false; verdict: JournalVerdict } {
+export function upgradeLegacyJournal(
+  legacy: LegacyJournal,
+  sealer: JournalSealer,
+): { ok: true; upgrade: JournalUpgrade } | { ok: false; verdict: JournalVerdict } {
   const verdict = verifyLegacyJournal(legacy.head, legacy.events, legacy.tombstones, sealer);
   if (!verdict.ok) return { ok: false, verdict };
   const journalId = legacy.head.journalId;
   const compacted = new Set(legacy.tombstones.map((t) => t.operationId));
-  const live = new Map(legacy.operations.map((op) => [op.operationId, { chain: operationGenesis(sealer, journalId, op.operationId), storedBytes: op.taskBytes }]));
+  const live = new Map(
+    legacy.operations.map((op) => [op.operationId, { chain: operationGenesis(sealer, journalId, op.operationId), storedBytes: op.taskBytes }]),
+  );
   let journalChain: ChainHead = { seq: 0, mac: sealer.chainGenesis(journalId, null) };
   let journalBytes = 0;
   const resealed: JournalUpgrade["resealed"] = [];
@@ -58,11 +63,21 @@ export function upgradeLegacyJournal(legacy: LegacyJournal, sealer: JournalSeale
           continue;
         }
         const message = `Event ${event.seq} belongs to operation ${event.operationId}, which is neither stored nor compacted: the operation was deleted. The journal was not converted.`;
-        return { ok: false, verdict: { ok: false, fault: "missing_operation", seq: event.seq, operationId: event.operationId, message, eventsChecked: verdict.events } };
+        return {
+          ok: false,
+          verdict: { ok: false, fault: "missing_operation", seq: event.seq, operationId: event.operationId, message, eventsChecked: verdict.events },
+        };
       }
       chain = op.chain;
     }
-    const fields = { chainSeq: chain.seq + 1, operationId: event.operationId, type: event.type, atMs: event.atMs, bodyHash: event.bodyHash, prevMac: chain.mac };
+    const fields = {
+      chainSeq: chain.seq + 1,
+      operationId: event.operationId,
+      type: event.type,
+      atMs: event.atMs,
+      bodyHash: event.bodyHash,
+      prevMac: chain.mac,
+    };
     const mac = sealer.eventMac(journalId, fields);
     resealed.push({ seq: event.seq, chainSeq: fields.chainSeq, prevMac: fields.prevMac, mac });
     const next = { seq: fields.chainSeq, mac };

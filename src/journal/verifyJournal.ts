@@ -15,7 +15,10 @@ export interface JournalSource {
   readJournalChain(afterChainSeq: number, limit: number): Promise<JournalEventRow[]>;
   readTombstones(afterOperationId: string, limit: number): Promise<OperationTombstone[]>;
   /** Live operations by id, each with its latest event and the chain head its row names. */
-  readOperationStates(afterOperationId: string, limit: number): Promise<{ operation: OperationStateFields; latestEvent: JournalEventRow | undefined; chainHead: ChainHead }[]>;
+  readOperationStates(
+    afterOperationId: string,
+    limit: number,
+  ): Promise<{ operation: OperationStateFields; latestEvent: JournalEventRow | undefined; chainHead: ChainHead }[]>;
   /** Every stored event of one operation, by stored seq. */
   readOperationEvents(operationId: string): Promise<JournalEventRow[]>;
   /** How many stored events belong to some operation (live or not). */
@@ -58,7 +61,14 @@ export type JournalVerdict =
       operations: number;
       checkpointed: number;
     }
-  | { ok: false; fault: JournalFault; /** The first bad event's stored sequence number (null when the fault is not one event's). */ seq: number | null; operationId: string | null; message: string; eventsChecked: number };
+  | {
+      ok: false;
+      fault: JournalFault;
+      /** The first bad event's stored sequence number (null when the fault is not one event's). */ seq: number | null;
+      operationId: string | null;
+      message: string;
+      eventsChecked: number;
+    };
 
 const PAGE = 1000;
 
@@ -81,44 +91,81 @@ const PAGE = 1000;
  */
 export async function verifyJournal(source: JournalSource, sealer: JournalSealer): Promise<JournalVerdict> {
   let checked = 0;
-  const fail = (fault: JournalFault, seq: number | null, message: string, operationId: string | null = null): JournalVerdict => ({ ok: false, fault, seq, operationId, message, eventsChecked: checked });
+  const fail = (fault: JournalFault, seq: number | null, message: string, operationId: string | null = null): JournalVerdict => ({
+    ok: false,
+    fault,
+    seq,
+    operationId,
+    message,
+    eventsChecked: checked,
+  });
 
   const head = await source.readJournalHead();
   if (head === undefined) {
     const any = await source.readJournalEvents(0, 1);
-    return any.length === 0 ? { ok: true, events: 0, headSeq: 0, baseSeq: 0, tombstones: 0, operations: 0, checkpointed: 0 } : fail("head_mac", null, "The journal has events but no head.");
+    return any.length === 0
+      ? { ok: true, events: 0, headSeq: 0, baseSeq: 0, tombstones: 0, operations: 0, checkpointed: 0 }
+      : fail("head_mac", null, "The journal has events but no head.");
   }
   if (!sealer.macEquals(sealer.keyId, head.keyId)) {
-    return fail("wrong_key", null, "The journal was written with a different key than the one given: no event can be authenticated (is ERRAND_HOME/keys/master.key the right one?).");
+    return fail(
+      "wrong_key",
+      null,
+      "The journal was written with a different key than the one given: no event can be authenticated (is ERRAND_HOME/keys/master.key the right one?).",
+    );
   }
-  if (head.format !== JOURNAL_FORMAT) return verifyLegacyJournal(head, await readAll<JournalEventRow, number>((after) => source.readJournalEvents(after, PAGE), (e) => e.seq, 0), await readTombstones(source), sealer);
+  if (head.format !== JOURNAL_FORMAT)
+    return verifyLegacyJournal(
+      head,
+      await readAll<JournalEventRow, number>(
+        (after) => source.readJournalEvents(after, PAGE),
+        (e) => e.seq,
+        0,
+      ),
+      await readTombstones(source),
+      sealer,
+    );
   const { checkpointMac, ...headFields } = head;
-  if (!sealer.macEquals(sealer.headMac(headFields), checkpointMac)) return fail("head_mac", null, "The journal head does not match its MAC: the record of where the journal ends and what it last checkpointed was altered.");
+  if (!sealer.macEquals(sealer.headMac(headFields), checkpointMac))
+    return fail("head_mac", null, "The journal head does not match its MAC: the record of where the journal ends and what it last checkpointed was altered.");
 
   // Tombstones: each authenticated; their number must match the head.
   const tombstones = await readTombstones(source);
   for (const tombstone of tombstones) {
     const { mac, ...fields } = tombstone;
-    if (!sealer.macEquals(sealer.tombstoneMac(head.journalId, fields), mac)) return fail("tombstone_mac", null, `The tombstone of operation ${tombstone.operationId} does not match its MAC.`, tombstone.operationId);
+    if (!sealer.macEquals(sealer.tombstoneMac(head.journalId, fields), mac))
+      return fail("tombstone_mac", null, `The tombstone of operation ${tombstone.operationId} does not match its MAC.`, tombstone.operationId);
   }
-  if (tombstones.length !== head.tombstones) return fail("tombstone_count", null, `The head records ${head.tombstones} tombstones but ${tombstones.length} are stored.`);
+  if (tombstones.length !== head.tombstones)
+    return fail("tombstone_count", null, `The head records ${head.tombstones} tombstones but ${tombstones.length} are stored.`);
   const compacted = new Set(tombstones.map((t) => t.operationId));
 
   // The checkpoint list: exactly the one the head signs.
   const entries: CheckpointEntry[] = [];
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const page = await source.readCheckpoint(after, PAGE);
     entries.push(...page);
     if (page.length < PAGE) break;
     after = page[page.length - 1]?.operationId ?? after;
   }
   if (entries.length !== head.checkpointOperations || !sealer.macEquals(head.checkpointDigest, checkpointDigest(entries))) {
-    return fail("checkpoint", null, `The stored checkpoint (${entries.length} operations) is not the one the head signs (${head.checkpointOperations}): it was edited, shortened or extended.`);
+    return fail(
+      "checkpoint",
+      null,
+      `The stored checkpoint (${entries.length} operations) is not the one the head signs (${head.checkpointOperations}): it was edited, shortened or extended.`,
+    );
   }
   const pending = new Map(entries.map((e) => [e.operationId, e]));
 
   // The journal's own chain.
-  const journalChain = await verifyChain(sealer, head.journalId, null, { seq: head.baseSeq, mac: head.baseMac }, (after) => source.readJournalChain(after, PAGE), head.seq);
+  const journalChain = await verifyChain(
+    sealer,
+    head.journalId,
+    null,
+    { seq: head.baseSeq, mac: head.baseMac },
+    (after) => source.readJournalChain(after, PAGE),
+    head.seq,
+  );
   checked += journalChain.checked;
   if (!journalChain.ok) return fail(journalChain.fault, journalChain.seq, journalChain.message);
   if (!sealer.macEquals(head.mac, journalChain.end.mac)) return fail("chain", head.seq, "The last event of the journal's own chain does not match its head.");
@@ -126,22 +173,38 @@ export async function verifyJournal(source: JournalSource, sealer: JournalSealer
   // Every live operation's chain, its row, and the checkpoint's record of it.
   let operations = 0;
   let operationEvents = 0;
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const page = await source.readOperationStates(after, PAGE);
     for (const { operation, latestEvent, chainHead } of page) {
       const id = operation.operationId;
       const events = await source.readOperationEvents(id);
       const macs: string[] = [];
-      const chain = await verifyChain(sealer, head.journalId, id, { seq: 0, mac: sealer.chainGenesis(head.journalId, id) }, onePage(events, macs), chainHead.seq);
+      const chain = await verifyChain(
+        sealer,
+        head.journalId,
+        id,
+        { seq: 0, mac: sealer.chainGenesis(head.journalId, id) },
+        onePage(events, macs),
+        chainHead.seq,
+      );
       checked += chain.checked;
       if (!chain.ok) return fail(chain.fault, chain.seq, chain.message, id);
-      if (!sealer.macEquals(chainHead.mac, chain.end.mac)) return fail("chain", null, `Operation ${id}'s last event is not the one its row names as the end of its chain.`, id);
+      if (!sealer.macEquals(chainHead.mac, chain.end.mac))
+        return fail("chain", null, `Operation ${id}'s last event is not the one its row names as the end of its chain.`, id);
       const state = authenticateOperationState(operation, latestEvent, sealer, head.journalId, chainHead);
       if (!state.ok) return fail("operation_state", null, `Operation ${id}'s stored row cannot be trusted: ${state.reason}.`, id);
       const recorded = pending.get(id);
       if (recorded !== undefined) {
-        if (recorded.chainSeq > macs.length || !sealer.macEquals(recorded.chainMac, macs[recorded.chainSeq - 1] ?? (recorded.chainSeq === 0 ? sealer.chainGenesis(head.journalId, id) : ""))) {
-          return fail("rolled_back", null, `Operation ${id}'s chain no longer passes through event ${recorded.chainSeq}, where the last checkpoint saw it: its row and events were rolled back or replaced.`, id);
+        if (
+          recorded.chainSeq > macs.length ||
+          !sealer.macEquals(recorded.chainMac, macs[recorded.chainSeq - 1] ?? (recorded.chainSeq === 0 ? sealer.chainGenesis(head.journalId, id) : ""))
+        ) {
+          return fail(
+            "rolled_back",
+            null,
+            `Operation ${id}'s chain no longer passes through event ${recorded.chainSeq}, where the last checkpoint saw it: its row and events were rolled back or replaced.`,
+            id,
+          );
         }
         pending.delete(id);
       }
@@ -152,11 +215,25 @@ export async function verifyJournal(source: JournalSource, sealer: JournalSealer
     after = page[page.length - 1]?.operation.operationId ?? after;
   }
   const stored = await source.countOperationEvents();
-  if (stored !== operationEvents) return fail("orphan_event", null, `${stored - operationEvents} stored event(s) belong to no stored operation: an operation's row was deleted and its events left.`);
+  if (stored !== operationEvents)
+    return fail(
+      "orphan_event",
+      null,
+      `${stored - operationEvents} stored event(s) belong to no stored operation: an operation's row was deleted and its events left.`,
+    );
   for (const id of pending.keys()) {
-    if (!compacted.has(id)) return fail("missing_operation", null, `Operation ${id} was in the last checkpoint but is neither stored nor compacted: it was deleted.`, id);
+    if (!compacted.has(id))
+      return fail("missing_operation", null, `Operation ${id} was in the last checkpoint but is neither stored nor compacted: it was deleted.`, id);
   }
-  return { ok: true, events: checked, headSeq: head.seq, baseSeq: head.baseSeq, tombstones: tombstones.length, operations, checkpointed: head.checkpointOperations };
+  return {
+    ok: true,
+    events: checked,
+    headSeq: head.seq,
+    baseSeq: head.baseSeq,
+    tombstones: tombstones.length,
+    operations,
+    checkpointed: head.checkpointOperations,
+  };
 }
 
 type ChainCheck = { ok: true; end: ChainHead; checked: number } | { ok: false; fault: JournalFault; seq: number | null; message: string; checked: number };
@@ -182,13 +259,26 @@ async function verifyChain(
     for (const event of page) {
       const place = end.seq + 1;
       if (event.operationId !== operationId) return fault("chain", event.seq, `Event ${event.seq} does not belong to ${owner}.`);
-      if (event.chainSeq > endSeq) return fault("beyond_head", event.seq, `Event ${event.seq} (place ${event.chainSeq} of ${owner}) lies beyond the end its head names (${endSeq}): it was inserted.`);
-      if (event.chainSeq !== place) return fault("missing_event", event.seq, `Place ${place} of ${owner} is missing: the next stored event (${event.seq}) is place ${event.chainSeq}.`);
-      if (!sealer.macEquals(end.mac, event.prevMac)) return fault("chain", event.seq, `Event ${event.seq} does not follow the event before it in ${owner}: events were inserted, removed or reordered here.`);
+      if (event.chainSeq > endSeq)
+        return fault(
+          "beyond_head",
+          event.seq,
+          `Event ${event.seq} (place ${event.chainSeq} of ${owner}) lies beyond the end its head names (${endSeq}): it was inserted.`,
+        );
+      if (event.chainSeq !== place)
+        return fault("missing_event", event.seq, `Place ${place} of ${owner} is missing: the next stored event (${event.seq}) is place ${event.chainSeq}.`);
+      if (!sealer.macEquals(end.mac, event.prevMac))
+        return fault(
+          "chain",
+          event.seq,
+          `Event ${event.seq} does not follow the event before it in ${owner}: events were inserted, removed or reordered here.`,
+        );
       const { chainSeq, type, atMs, bodyHash, prevMac } = event;
-      if (!sealer.macEquals(sealer.eventMac(journalId, { chainSeq, operationId, type, atMs, bodyHash, prevMac }), event.mac)) return fault("mac", event.seq, `Event ${event.seq} does not match its MAC: it was modified.`);
+      if (!sealer.macEquals(sealer.eventMac(journalId, { chainSeq, operationId, type, atMs, bodyHash, prevMac }), event.mac))
+        return fault("mac", event.seq, `Event ${event.seq} does not match its MAC: it was modified.`);
       if (event.body === null) return fault("missing_body", event.seq, `Event ${event.seq} has lost its body.`);
-      if (!sealer.macEquals(sealer.bodyHash(event.body), event.bodyHash)) return fault("body_hash", event.seq, `Event ${event.seq}'s body does not match its hash: it was modified.`);
+      if (!sealer.macEquals(sealer.bodyHash(event.body), event.bodyHash))
+        return fault("body_hash", event.seq, `Event ${event.seq}'s body does not match its hash: it was modified.`);
       end = { seq: place, mac: event.mac };
       checked += 1;
     }

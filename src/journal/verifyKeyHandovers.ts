@@ -28,7 +28,7 @@ export async function verifyKeyHandovers(source: JournalSource, formerKeys: read
   const head = await source.readJournalHead();
   if (head === undefined) return [];
   const records: KeyRotationRecord[] = [];
-  for (let after = head.baseSeq; ; ) {
+  for (let after = head.baseSeq; ;) {
     const page = await source.readJournalChain(after, PAGE);
     for (const event of page) {
       if (event.type !== "key_rotated" || event.body === null) continue;

@@ -9,10 +9,27 @@ import type { JournalFault, JournalVerdict } from "./verifyJournal.js";
  * body against its hash, nothing past the head. Used to refuse converting a journal that does not
  * verify (upgradeLegacyJournal) and by `journal verify` on a journal not converted yet.
  */
-export function verifyLegacyJournal(head: JournalHead, events: readonly JournalEventRow[], tombstones: readonly OperationTombstone[], sealer: JournalSealer): JournalVerdict {
-  const fail = (fault: JournalFault, seq: number | null, message: string, eventsChecked: number, operationId: string | null = null): JournalVerdict => ({ ok: false, fault, seq, operationId, message, eventsChecked });
+export function verifyLegacyJournal(
+  head: JournalHead,
+  events: readonly JournalEventRow[],
+  tombstones: readonly OperationTombstone[],
+  sealer: JournalSealer,
+): JournalVerdict {
+  const fail = (fault: JournalFault, seq: number | null, message: string, eventsChecked: number, operationId: string | null = null): JournalVerdict => ({
+    ok: false,
+    fault,
+    seq,
+    operationId,
+    message,
+    eventsChecked,
+  });
   if (!sealer.macEquals(sealer.keyId, head.keyId)) {
-    return fail("wrong_key", null, "The journal was written with a different key than the one given: no event can be authenticated (is ERRAND_HOME/keys/master.key the right one?).", 0);
+    return fail(
+      "wrong_key",
+      null,
+      "The journal was written with a different key than the one given: no event can be authenticated (is ERRAND_HOME/keys/master.key the right one?).",
+      0,
+    );
   }
   if (!sealer.macEquals(sealer.legacyHeadMac(head), head.checkpointMac)) {
     return fail("head_mac", null, "The head checkpoint does not match its MAC: the record of where the journal ends was altered.", 0);
@@ -25,22 +42,38 @@ export function verifyLegacyJournal(head: JournalHead, events: readonly JournalE
     }
     compactedThrough.set(tombstone.operationId, tombstone.lastSeq);
   }
-  if (tombstones.length !== head.tombstones) return fail("tombstone_count", null, `The head records ${head.tombstones} tombstones but ${tombstones.length} are stored.`, 0);
+  if (tombstones.length !== head.tombstones)
+    return fail("tombstone_count", null, `The head records ${head.tombstones} tombstones but ${tombstones.length} are stored.`, 0);
 
   let expected = head.baseSeq + 1;
   let prev = head.baseMac;
   let checked = 0;
   for (const event of events) {
-    if (event.seq > head.seq) return fail("beyond_head", event.seq, `Event ${event.seq} lies beyond the authenticated head (${head.seq}): it was inserted.`, checked, event.operationId);
+    if (event.seq > head.seq)
+      return fail(
+        "beyond_head",
+        event.seq,
+        `Event ${event.seq} lies beyond the authenticated head (${head.seq}): it was inserted.`,
+        checked,
+        event.operationId,
+      );
     if (event.seq !== expected) return fail("missing_event", expected, `Event ${expected} is missing: the next stored event is ${event.seq}.`, checked);
-    if (!sealer.macEquals(prev, event.prevMac)) return fail("chain", event.seq, `Event ${event.seq} does not follow event ${event.seq - 1}: events were inserted, removed or reordered here.`, checked, event.operationId);
+    if (!sealer.macEquals(prev, event.prevMac))
+      return fail(
+        "chain",
+        event.seq,
+        `Event ${event.seq} does not follow event ${event.seq - 1}: events were inserted, removed or reordered here.`,
+        checked,
+        event.operationId,
+      );
     const { seq, operationId, type, atMs, bodyHash, prevMac } = event;
     if (!sealer.macEquals(sealer.legacyEventMac(head.journalId, { seq, operationId, type, atMs, bodyHash, prevMac }), event.mac)) {
       return fail("mac", event.seq, `Event ${event.seq} does not match its MAC: it was modified.`, checked, event.operationId);
     }
     if (event.body === null) {
       const through = event.operationId === null ? undefined : compactedThrough.get(event.operationId);
-      if (through === undefined || through < event.seq) return fail("missing_body", event.seq, `Event ${event.seq} has lost its body, and no tombstone allows that.`, checked, event.operationId);
+      if (through === undefined || through < event.seq)
+        return fail("missing_body", event.seq, `Event ${event.seq} has lost its body, and no tombstone allows that.`, checked, event.operationId);
     } else if (!sealer.macEquals(sealer.bodyHash(event.body), event.bodyHash)) {
       return fail("body_hash", event.seq, `Event ${event.seq}'s body does not match its hash: it was modified.`, checked, event.operationId);
     }
@@ -48,7 +81,13 @@ export function verifyLegacyJournal(head: JournalHead, events: readonly JournalE
     expected += 1;
     checked += 1;
   }
-  if (expected - 1 !== head.seq) return fail("missing_event", expected, `Event ${expected} is missing: the journal ends at ${expected - 1} but its head says ${head.seq} (the tail was cut off).`, checked);
+  if (expected - 1 !== head.seq)
+    return fail(
+      "missing_event",
+      expected,
+      `Event ${expected} is missing: the journal ends at ${expected - 1} but its head says ${head.seq} (the tail was cut off).`,
+      checked,
+    );
   if (!sealer.macEquals(head.mac, prev)) return fail("chain", head.seq, "The last event's MAC does not match the head checkpoint.", checked);
   return { ok: true, events: checked, headSeq: head.seq, baseSeq: head.baseSeq, tombstones: tombstones.length, operations: 0, checkpointed: 0 };
 }

@@ -25,6 +25,7 @@ export function masterKeyFromEnv(env: Readonly<Record<string, string | undefined
   }
   const key = Buffer.from(text, "base64");
   // The pattern admits only canonical encodings of 32 bytes; checked again so no decoder leniency can shorten a key.
-  if (key.length !== KEY_BYTES || key.toString("base64") !== text) throw new ConfigError(`${MASTER_KEY_VARIABLE} does not decode to exactly ${KEY_BYTES} bytes; make one with: openssl rand -base64 32`);
+  if (key.length !== KEY_BYTES || key.toString("base64") !== text)
+    throw new ConfigError(`${MASTER_KEY_VARIABLE} does not decode to exactly ${KEY_BYTES} bytes; make one with: openssl rand -base64 32`);
   return key;
 }

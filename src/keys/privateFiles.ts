@@ -33,7 +33,9 @@ export function securePrivateDirectory(dir: string): void {
   try {
     chmodSync(dir, DIRECTORY_MODE);
   } catch (error) {
-    throw new PrivateFileError(`${dir} has mode ${mode.toString(8)} and errand cannot make it 700 (${describe(error)}); run "chmod 700 ${dir}" as its owner, or point ERRAND_HOME at a directory you own.`);
+    throw new PrivateFileError(
+      `${dir} has mode ${mode.toString(8)} and errand cannot make it 700 (${describe(error)}); run "chmod 700 ${dir}" as its owner, or point ERRAND_HOME at a directory you own.`,
+    );
   }
 }
 
@@ -59,7 +61,9 @@ export function securePrivateFile(path: string, create = true): void {
   try {
     chmodSync(path, FILE_MODE);
   } catch (error) {
-    throw new PrivateFileError(`${path} has mode ${mode.toString(8)} and errand cannot make it 600 (${describe(error)}); run "chmod 600 ${path}" as its owner.`);
+    throw new PrivateFileError(
+      `${path} has mode ${mode.toString(8)} and errand cannot make it 600 (${describe(error)}); run "chmod 600 ${path}" as its owner.`,
+    );
   }
 }
 

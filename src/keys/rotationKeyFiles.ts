@@ -133,7 +133,8 @@ export function promotePendingKey(errandHome: string, former: { keyId: string; k
     writeNewFile(path, `${Buffer.from(former.key).toString("hex")}\n`);
   } catch (error) {
     if (!isExists(error)) throw new KeyError(`Cannot keep the former key as ${path}: ${errorMessage(error)}`);
-    if (!readHexKeyFile(path).equals(Buffer.from(former.key))) throw new KeyError(`${path} holds another key than the one it is named after; errand leaves it, and keys/next.key, for you to look at.`);
+    if (!readHexKeyFile(path).equals(Buffer.from(former.key)))
+      throw new KeyError(`${path} holds another key than the one it is named after; errand leaves it, and keys/next.key, for you to look at.`);
   }
   syncDirectory(directory);
   try {

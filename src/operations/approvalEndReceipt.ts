@@ -4,7 +4,8 @@ import type { BlockedReceiptFactory } from "../store/Store.js";
 
 const MESSAGES = {
   approval_denied: "The owner denied this task; nothing was run. Do not resubmit it unchanged: ask the person what they want instead.",
-  approval_expired: "Nobody approved this task in time (ERRAND_APPROVAL_TTL); nothing was run. Submit it again under a new operationId if it is still wanted, and ask the owner to approve it.",
+  approval_expired:
+    "Nobody approved this task in time (ERRAND_APPROVAL_TTL); nothing was run. Submit it again under a new operationId if it is still wanted, and ask the owner to approve it.",
 } as const;
 
 /** The BLOCKED receipt of an operation that ended while it waited for the owner: no browser was touched. */

@@ -15,7 +15,11 @@ export async function buildApprovalRequest(ctx: ServiceContext, operation: Opera
   const stored = await ctx.store.readOperationTask(operation.operationId);
   const task = stored === undefined ? null : readStoredTask(stored.taskJson);
   if (task === null || requestDigest(ctx.digestKey, task) !== operation.requestDigest) {
-    return { ok: false, code: "journal_tampered", message: `Operation ${operation.operationId}: its stored task no longer matches its request digest, so it cannot be shown or approved. Run "errand journal verify".` };
+    return {
+      ok: false,
+      code: "journal_tampered",
+      message: `Operation ${operation.operationId}: its stored task no longer matches its request digest, so it cannot be shown or approved. Run "errand journal verify".`,
+    };
   }
   const sites = new Map<string, string[]>();
   const lookup = ctx.secretSites;
@@ -39,7 +43,12 @@ export async function approvalRequest(ctx: ServiceContext, operationId: string):
   const view = await readAuthenticated(ctx, operationId);
   if ("ok" in view) return view;
   if (view.kind === "compacted" || view.operation.phase !== "awaiting_approval") {
-    return { ok: false, code: "approval_not_pending", message: `Operation ${operationId} is not waiting for the owner's approval (it is ${view.handle.phase}); there is nothing to approve or deny.`, handle: view.handle };
+    return {
+      ok: false,
+      code: "approval_not_pending",
+      message: `Operation ${operationId} is not waiting for the owner's approval (it is ${view.handle.phase}); there is nothing to approve or deny.`,
+      handle: view.handle,
+    };
   }
   const approval = await buildApprovalRequest(ctx, view.operation);
   if ("ok" in approval) return approval;

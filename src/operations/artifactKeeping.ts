@@ -57,27 +57,48 @@ export function createArtifactKeeping(store: ArtifactStore, masterKey: Uint8Arra
         operationId,
         attempt,
         expiresMs,
-        artifacts: artifacts.map((a) => ({ index: a.index, mediaType: a.mediaType, bytes: a.data.length, sha256: a.sha256, sealed: box.seal(a.data, associatedData(operationId, requestDigest, attempt, a)) })),
+        artifacts: artifacts.map((a) => ({
+          index: a.index,
+          mediaType: a.mediaType,
+          bytes: a.data.length,
+          sha256: a.sha256,
+          sealed: box.seal(a.data, associatedData(operationId, requestDigest, attempt, a)),
+        })),
       });
     },
     async read(operation, receipt, index) {
       const record = receipt.artifacts?.find((a) => a.index === index);
-      const listed = receipt.artifacts === undefined || receipt.artifacts.length === 0 ? "its receipt lists no artifacts" : `its receipt lists artifacts 0 to ${receipt.artifacts.length - 1}`;
-      if (record === undefined) return { ok: false, code: "artifact_not_found", message: `Operation ${operation.operationId} has no artifact ${index}: ${listed}.` };
+      const listed =
+        receipt.artifacts === undefined || receipt.artifacts.length === 0
+          ? "its receipt lists no artifacts"
+          : `its receipt lists artifacts 0 to ${receipt.artifacts.length - 1}`;
+      if (record === undefined)
+        return { ok: false, code: "artifact_not_found", message: `Operation ${operation.operationId} has no artifact ${index}: ${listed}.` };
       const stored = await store.readArtifact(operation.operationId, index);
       if (stored === undefined || stored.attempt !== receipt.attempts) {
-        const kept = receipt.evidenceRetention === "full" ? "was not kept (see the runner's log)" : "is no longer kept: with evidenceRetention minimal artifacts are kept for ERRAND_RESULT_TTL after the attempt; use full to keep them until compaction";
+        const kept =
+          receipt.evidenceRetention === "full"
+            ? "was not kept (see the runner's log)"
+            : "is no longer kept: with evidenceRetention minimal artifacts are kept for ERRAND_RESULT_TTL after the attempt; use full to keep them until compaction";
         return { ok: false, code: "artifact_not_found", message: `Artifact ${index} of operation ${operation.operationId} ${kept}.` };
       }
       let data: Buffer;
       try {
         data = box.open(stored.sealed, associatedData(operation.operationId, operation.requestDigest, stored.attempt, record));
       } catch {
-        return { ok: false, code: "artifact_mismatch", message: `Artifact ${index} of operation ${operation.operationId} does not open under this master key with what its receipt records (moved, edited or another key); it is not served.` };
+        return {
+          ok: false,
+          code: "artifact_mismatch",
+          message: `Artifact ${index} of operation ${operation.operationId} does not open under this master key with what its receipt records (moved, edited or another key); it is not served.`,
+        };
       }
       const sha256 = createHash("sha256").update(data).digest("hex");
       if (sha256 !== record.sha256 || data.length !== record.bytes) {
-        return { ok: false, code: "artifact_mismatch", message: `Artifact ${index} of operation ${operation.operationId} hashes to ${sha256} (${data.length} bytes), not the receipt's ${record.sha256} (${record.bytes} bytes); it is not served.` };
+        return {
+          ok: false,
+          code: "artifact_mismatch",
+          message: `Artifact ${index} of operation ${operation.operationId} hashes to ${sha256} (${data.length} bytes), not the receipt's ${record.sha256} (${record.bytes} bytes); it is not served.`,
+        };
       }
       return { ok: true, artifact: record, data };
     },

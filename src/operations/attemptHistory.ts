@@ -13,7 +13,12 @@ import type { AttemptRecord, OperationRecord } from "../store/Store.js";
  * claimed → an attempt starts (runner, time); requeued or finished with an attempt number → it ends,
  * with the receipt's status, or "lost" when its runner stopped renewing the lease.
  */
-export function attemptHistory(events: readonly JournalEventRow[], operation: OperationRecord, sealer: JournalSealer, journalId: string): AttemptRecord[] | { reason: string } {
+export function attemptHistory(
+  events: readonly JournalEventRow[],
+  operation: OperationRecord,
+  sealer: JournalSealer,
+  journalId: string,
+): AttemptRecord[] | { reason: string } {
   const attempts = new Map<number, AttemptRecord>();
   let revision = 0;
   for (const event of events) {
@@ -26,7 +31,16 @@ export function attemptHistory(events: readonly JournalEventRow[], operation: Op
     const attempt = body["attempt"];
     if (typeof attempt !== "number") continue;
     if (event.type === "operation_claimed") {
-      attempts.set(attempt, { operationId: operation.operationId, attempt, runnerId: text(body["runner"]) ?? "", startedMs: event.atMs, endedMs: null, outcome: null, errorCode: null, provider: null });
+      attempts.set(attempt, {
+        operationId: operation.operationId,
+        attempt,
+        runnerId: text(body["runner"]) ?? "",
+        startedMs: event.atMs,
+        endedMs: null,
+        outcome: null,
+        errorCode: null,
+        provider: null,
+      });
     } else if (event.type === "operation_requeued" || event.type === "operation_finished") {
       const started = attempts.get(attempt);
       if (started !== undefined) attempts.set(attempt, { ...started, endedMs: event.atMs, ...howItEnded(event.type, body) });

@@ -26,7 +26,17 @@ export function authenticateView(view: OperationView, sealer: JournalSealer, jou
     const { mac, ...fields } = view.tombstone;
     if (!sealer.macEquals(sealer.tombstoneMac(journalId, fields), mac)) return tampered(view.tombstone.operationId, "its tombstone does not match its MAC");
     const t = view.tombstone;
-    return { kind: "compacted", tombstone: t, handle: makeHandle({ operationId: t.operationId, requestDigest: t.requestDigest, revision: t.revision, phase: t.phase as OperationPhase, mutationBoundary: t.mutationBoundary as MutationBoundary }) };
+    return {
+      kind: "compacted",
+      tombstone: t,
+      handle: makeHandle({
+        operationId: t.operationId,
+        requestDigest: t.requestDigest,
+        revision: t.revision,
+        phase: t.phase as OperationPhase,
+        mutationBoundary: t.mutationBoundary as MutationBoundary,
+      }),
+    };
   }
   const { operation } = view;
   const state = authenticateOperationState(operationState(operation), view.latestEvent, sealer, journalId);

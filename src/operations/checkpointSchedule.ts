@@ -11,7 +11,11 @@ export const JOURNAL_CHECKPOINT_INTERVAL_MS = 10 * MINUTE;
  * operation throws CheckpointRefusedError, which the pool reports), so the schedule never blesses
  * tampering; the next attempt waits a whole interval either way.
  */
-export function createCheckpointSchedule(store: Pick<Store, "writeCheckpoint">, intervalMs = JOURNAL_CHECKPOINT_INTERVAL_MS, now: () => number = Date.now): () => Promise<void> {
+export function createCheckpointSchedule(
+  store: Pick<Store, "writeCheckpoint">,
+  intervalMs = JOURNAL_CHECKPOINT_INTERVAL_MS,
+  now: () => number = Date.now,
+): () => Promise<void> {
   let last = now();
   return async () => {
     if (now() - last < intervalMs) return;

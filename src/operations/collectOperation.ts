@@ -21,7 +21,12 @@ export const COLLECT_LIMITS = {
  * provider session id of a finished operation come back with every collect, from any process on
  * this store, for ERRAND_RESULT_TTL after it finished (see heldResults).
  */
-export async function collectOperation(ctx: ServiceContext, operationId: string, options: CollectOptions = {}, requester: Requester = OWNER): Promise<CollectResult> {
+export async function collectOperation(
+  ctx: ServiceContext,
+  operationId: string,
+  options: CollectOptions = {},
+  requester: Requester = OWNER,
+): Promise<CollectResult> {
   const poll = checkBound("pollIntervalMs", options.pollIntervalMs, COLLECT_LIMITS.pollIntervalMs);
   if (typeof poll !== "number") return poll;
   const timeout = checkBound("timeoutMs", options.timeoutMs, COLLECT_LIMITS.timeoutMs);
@@ -36,7 +41,14 @@ export async function collectOperation(ctx: ServiceContext, operationId: string,
   }
 }
 
-async function collectUntil(ctx: ServiceContext, operationId: string, poll: number, deadline: number, watch: OperationWatch | undefined, requester: Requester): Promise<CollectResult> {
+async function collectUntil(
+  ctx: ServiceContext,
+  operationId: string,
+  poll: number,
+  deadline: number,
+  watch: OperationWatch | undefined,
+  requester: Requester,
+): Promise<CollectResult> {
   for (;;) {
     const view = await readAuthenticated(ctx, operationId, requester);
     if ("ok" in view) return view;

@@ -58,7 +58,9 @@ export function startCompactionSchedule(options: CompactionScheduleOptions): Com
     let result: CompactionRun;
     try {
       const compacted = await options.compact({ olderThanMs: options.afterMs });
-      result = compacted.ok ? { outcome: "compacted", report: compacted, ms: clock() - started } : { outcome: "refused", code: compacted.code, message: compacted.message, ms: clock() - started };
+      result = compacted.ok
+        ? { outcome: "compacted", report: compacted, ms: clock() - started }
+        : { outcome: "refused", code: compacted.code, message: compacted.message, ms: clock() - started };
     } catch (error) {
       result = { outcome: "failed", error, ms: clock() - started };
     }

@@ -22,7 +22,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * first outcome and never acts again. A requester that may not see the operation (another grant's)
  * gets the very answer an unknown id gets, and nothing is changed.
  */
-export async function controlOperation(ctx: ServiceContext, operationId: string, request: ControlRequest, requester: Requester = OWNER): Promise<ControlResult> {
+export async function controlOperation(
+  ctx: ServiceContext,
+  operationId: string,
+  request: ControlRequest,
+  requester: Requester = OWNER,
+): Promise<ControlResult> {
   if (request.action !== "cancel") return { ok: false, code: "invalid_enum", message: `action must be "cancel".` };
   if (!UUID.test(request.controlActionId)) {
     return { ok: false, code: "invalid_operation_id", message: "controlActionId must be a UUID you choose and reuse if you repeat this same request." };
@@ -55,12 +60,26 @@ export async function controlOperation(ctx: ServiceContext, operationId: string,
     case "not_found":
       return notFound;
     case "compacted":
-      return { ok: false, code: "operation_not_found", message: `Operation ${operationId} finished (${result.tombstone.receiptStatus ?? result.tombstone.phase}) and was compacted; there is nothing left to cancel.` };
+      return {
+        ok: false,
+        code: "operation_not_found",
+        message: `Operation ${operationId} finished (${result.tombstone.receiptStatus ?? result.tombstone.phase}) and was compacted; there is nothing left to cancel.`,
+      };
     case "control_id_reused":
-      return { ok: false, code: "identity_mismatch", message: `controlActionId ${request.controlActionId} was already used for another request${requester.seesAll ? ` (operation ${result.operationId})` : ""}; choose a new one.` };
+      return {
+        ok: false,
+        code: "identity_mismatch",
+        message: `controlActionId ${request.controlActionId} was already used for another request${requester.seesAll ? ` (operation ${result.operationId})` : ""}; choose a new one.`,
+      };
     case "applied":
     case "repeated":
       ctx.signals.notify(result.operation.operationId);
-      return { ok: true, status: statusOfPhase(result.operation.phase), outcome: result.outcome, repeated: result.kind === "repeated", handle: makeHandle(result.operation) };
+      return {
+        ok: true,
+        status: statusOfPhase(result.operation.phase),
+        outcome: result.outcome,
+        repeated: result.kind === "repeated",
+        handle: makeHandle(result.operation),
+      };
   }
 }

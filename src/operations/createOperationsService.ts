@@ -56,7 +56,9 @@ function runnerDeps(ctx: ServiceContext, runnerId: string): RunnerDeps {
       if (event.kind === "finished") ctx.signals.notify(event.operationId);
     },
     holdResult: (operationId, digest, attempt, ephemeral) => ctx.held.hold(operationId, digest, attempt, ephemeral),
-    ...(artifacts === undefined ? {} : { keepArtifacts: (operationId, digest, attempt, retention, taken) => artifacts.keep(operationId, digest, attempt, retention, taken) }),
+    ...(artifacts === undefined
+      ? {}
+      : { keepArtifacts: (operationId, digest, attempt, retention, taken) => artifacts.keep(operationId, digest, attempt, retention, taken) }),
   };
 }
 
@@ -133,10 +135,15 @@ export function createOperationsService(options: OperationsServiceOptions): Oper
     listOperations: (query, as) => listOperations(ctx, query, as),
     operationItem: (operationId, as) => readOperationItem(ctx, operationId, as),
     async compactJournal({ olderThanMs }) {
-      if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
+      if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)
+        return { ok: false, code: "invalid_number", message: "olderThanMs must be a non-negative integer (milliseconds)." };
       const verdict = await verifyLiveJournal(ctx);
       if (!verdict.ok) {
-        return { ok: false, code: "journal_tampered", message: `The journal does not verify (${verdict.fault} at event ${verdict.seq ?? "-"}); compaction would destroy the evidence, so nothing was compacted.` };
+        return {
+          ok: false,
+          code: "journal_tampered",
+          message: `The journal does not verify (${verdict.fault} at event ${verdict.seq ?? "-"}); compaction would destroy the evidence, so nothing was compacted.`,
+        };
       }
       const report = await ctx.store.compact((await ctx.store.now()) - olderThanMs);
       // The compacted operations' rows are gone; their artifacts go with them (and expired ones).

@@ -28,9 +28,19 @@ export async function decideApproval(ctx: ServiceContext, operationId: string, d
         handle: makeHandle(result.operation),
       };
     case "expired":
-      return { ok: false, code: "approval_expired", message: `Operation ${operationId} waited longer than its approval allowed and ended BLOCKED; it will not run. Ask for it to be submitted again under a new operationId.`, handle: makeHandle(result.operation) };
+      return {
+        ok: false,
+        code: "approval_expired",
+        message: `Operation ${operationId} waited longer than its approval allowed and ended BLOCKED; it will not run. Ask for it to be submitted again under a new operationId.`,
+        handle: makeHandle(result.operation),
+      };
     case "not_awaiting":
-      return { ok: false, code: "approval_not_pending", message: `Operation ${operationId} is not waiting for approval (it is ${result.operation.phase}); nothing was changed.`, handle: makeHandle(result.operation) };
+      return {
+        ok: false,
+        code: "approval_not_pending",
+        message: `Operation ${operationId} is not waiting for approval (it is ${result.operation.phase}); nothing was changed.`,
+        handle: makeHandle(result.operation),
+      };
     case "approved":
       ctx.workers?.wake();
       return { ok: true, outcome: "approved", status: "pending", handle: makeHandle(result.operation) };

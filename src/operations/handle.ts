@@ -15,6 +15,19 @@ export interface Handle {
   mutationBoundary: MutationBoundary;
 }
 
-export function makeHandle(state: { operationId: string; requestDigest: string; revision: number; phase: OperationPhase; mutationBoundary: MutationBoundary }): Handle {
-  return { v: 1, operationId: state.operationId, requestDigest: state.requestDigest, revision: state.revision, phase: state.phase, mutationBoundary: state.mutationBoundary };
+export function makeHandle(state: {
+  operationId: string;
+  requestDigest: string;
+  revision: number;
+  phase: OperationPhase;
+  mutationBoundary: MutationBoundary;
+}): Handle {
+  return {
+    v: 1,
+    operationId: state.operationId,
+    requestDigest: state.requestDigest,
+    revision: state.revision,
+    phase: state.phase,
+    mutationBoundary: state.mutationBoundary,
+  };
 }

@@ -32,7 +32,12 @@ export function heldResultsBox(masterKey: Uint8Array): SealedBox {
 }
 
 /** A held result under the next master key's box (key rotation); throws SealedBoxError when it does not open under `from`. */
-export function resealHeldResult(sealed: string, held: { operationId: string; requestDigest: string; attempt: number }, from: SealedBox, to: SealedBox): string {
+export function resealHeldResult(
+  sealed: string,
+  held: { operationId: string; requestDigest: string; attempt: number },
+  from: SealedBox,
+  to: SealedBox,
+): string {
   return reseal(from, to, sealed, associatedData(held.operationId, held.requestDigest, held.attempt));
 }
 
@@ -40,7 +45,10 @@ export function createHeldResults(store: Store, masterKey: Uint8Array, ttlMs: nu
   const box = heldResultsBox(masterKey);
   return {
     async hold(operationId, requestDigest, attempt, ephemeral) {
-      const plain = JSON.stringify({ outputs: ephemeral.outputs, ...(ephemeral.providerSessionId === undefined ? {} : { providerSessionId: ephemeral.providerSessionId }) });
+      const plain = JSON.stringify({
+        outputs: ephemeral.outputs,
+        ...(ephemeral.providerSessionId === undefined ? {} : { providerSessionId: ephemeral.providerSessionId }),
+      });
       const sealed = box.seal(plain, associatedData(operationId, requestDigest, attempt));
       await store.holdResult({ operationId, attempt, sealed, expiresMs: (await store.now()) + ttlMs });
     },
@@ -49,12 +57,17 @@ export function createHeldResults(store: Store, masterKey: Uint8Array, ttlMs: nu
       if (held === undefined || held.attempt !== operation.attempts) return undefined;
       let parsed: { outputs?: unknown; providerSessionId?: unknown };
       try {
-        parsed = JSON.parse(box.open(held.sealed, associatedData(operation.operationId, operation.requestDigest, held.attempt)).toString("utf8")) as typeof parsed;
+        parsed = JSON.parse(
+          box.open(held.sealed, associatedData(operation.operationId, operation.requestDigest, held.attempt)).toString("utf8"),
+        ) as typeof parsed;
       } catch {
         // Sealed under another key, or moved or edited: it fails closed and is simply not served.
         return undefined;
       }
-      const outputs = typeof parsed.outputs === "object" && parsed.outputs !== null ? Object.fromEntries(Object.entries(parsed.outputs).filter((entry): entry is [string, string] => typeof entry[1] === "string")) : {};
+      const outputs =
+        typeof parsed.outputs === "object" && parsed.outputs !== null
+          ? Object.fromEntries(Object.entries(parsed.outputs).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
+          : {};
       return { ephemeral: true, outputs, ...(typeof parsed.providerSessionId === "string" ? { providerSessionId: parsed.providerSessionId } : {}) };
     },
     dropExpired: () => store.dropExpiredResults(),

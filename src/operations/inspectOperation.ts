@@ -26,7 +26,11 @@ export function visibleTo(view: OperationView | undefined, requester: Requester)
 
 /** The one answer for an id nobody used and for another grant's operation, so neither tells them apart. */
 export function operationNotFound(operationId: string): ServiceFailure {
-  return { ok: false, code: "operation_not_found", message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.` };
+  return {
+    ok: false,
+    code: "operation_not_found",
+    message: `No operation has the id ${operationId}, and none was compacted under it. Check the id, or submit the task.`,
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ServiceContext } from "./serviceContext.js";
 export async function journalIdentity(ctx: ServiceContext): Promise<{ ok: true; journalId: string } | ServiceFailure> {
   if (ctx.journalId !== undefined) return { ok: true, journalId: ctx.journalId };
   const head = await ctx.store.readJournalHead();
-  if (head === undefined) return { ok: false, code: "journal_tampered", message: "The journal head is missing; run \"errand journal verify\"." };
+  if (head === undefined) return { ok: false, code: "journal_tampered", message: 'The journal head is missing; run "errand journal verify".' };
   if (!ctx.sealer.macEquals(ctx.sealer.keyId, head.keyId)) {
     return {
       ok: false,

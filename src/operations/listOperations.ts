@@ -11,7 +11,11 @@ import { OWNER } from "./requester.js";
  * everyone's, each authenticated against the journal (one that is not is left out rather than shown).
  * Expired waits are ended first.
  */
-export async function listOperations(ctx: ServiceContext, query: { awaitingApproval?: boolean; limit: number }, requester: Requester = OWNER): Promise<OperationListItem[]> {
+export async function listOperations(
+  ctx: ServiceContext,
+  query: { awaitingApproval?: boolean; limit: number },
+  requester: Requester = OWNER,
+): Promise<OperationListItem[]> {
   const records = await ctx.store.listOperations({
     ...(query.awaitingApproval === true ? { phase: "awaiting_approval" as const } : {}),
     ...(requester.seesAll ? {} : { submittedBy: requester.submitter }),
@@ -34,7 +38,12 @@ export async function listOperations(ctx: ServiceContext, query: { awaitingAppro
 export async function readOperationItem(ctx: ServiceContext, operationId: string, requester: Requester = OWNER): Promise<OperationListItem | ServiceFailure> {
   const view = await readAuthenticated(ctx, operationId, requester);
   if ("ok" in view) return view;
-  if (view.kind === "compacted") return { ok: false, code: "operation_not_found", message: `Operation ${operationId} finished long ago and was compacted; only its final status remains (${view.tombstone.receiptStatus ?? view.tombstone.phase}).` };
+  if (view.kind === "compacted")
+    return {
+      ok: false,
+      code: "operation_not_found",
+      message: `Operation ${operationId} finished long ago and was compacted; only its final status remains (${view.tombstone.receiptStatus ?? view.tombstone.phase}).`,
+    };
   const op = view.operation;
   const approval = op.phase === "awaiting_approval" ? await buildApprovalRequest(ctx, op) : undefined;
   if (approval !== undefined && "ok" in approval) return approval;
@@ -42,7 +51,10 @@ export async function readOperationItem(ctx: ServiceContext, operationId: string
 }
 
 /** The one shape both the list and the single read answer with. */
-function listItem(view: Extract<Awaited<ReturnType<typeof readAuthenticated>>, { kind: "live" }>, approval: Exclude<Awaited<ReturnType<typeof buildApprovalRequest>>, ServiceFailure> | undefined): OperationListItem {
+function listItem(
+  view: Extract<Awaited<ReturnType<typeof readAuthenticated>>, { kind: "live" }>,
+  approval: Exclude<Awaited<ReturnType<typeof buildApprovalRequest>>, ServiceFailure> | undefined,
+): OperationListItem {
   const op = view.operation;
   return {
     status: statusOfPhase(op.phase),

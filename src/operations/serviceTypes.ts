@@ -137,9 +137,7 @@ export interface ControlRequest {
   controlActionId: string;
 }
 
-export type ControlResult =
-  | { ok: true; status: OperationStatus; outcome: CancelOutcome; repeated: boolean; handle: Handle }
-  | ServiceFailure;
+export type ControlResult = { ok: true; status: OperationStatus; outcome: CancelOutcome; repeated: boolean; handle: Handle } | ServiceFailure;
 
 export interface StatusReport {
   store: StoreStatus & { backend: string };

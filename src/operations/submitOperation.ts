@@ -49,7 +49,11 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
     };
   }
   const task = validated.value;
-  const refusals = await submitRefusals(task, { ...(ctx.secretSites === undefined ? {} : { secretSites: ctx.secretSites }), ...(ctx.siteRefusal === undefined ? {} : { siteRefusal: ctx.siteRefusal }), ...(ctx.fileKnown === undefined ? {} : { fileKnown: ctx.fileKnown }) });
+  const refusals = await submitRefusals(task, {
+    ...(ctx.secretSites === undefined ? {} : { secretSites: ctx.secretSites }),
+    ...(ctx.siteRefusal === undefined ? {} : { siteRefusal: ctx.siteRefusal }),
+    ...(ctx.fileKnown === undefined ? {} : { fileKnown: ctx.fileKnown }),
+  });
   // A retry of an operation that already exists is answered from it (idempotency), whatever changed since.
   if (refusals.length > 0 && (await ctx.store.readOperation(task.operationId)) === undefined) {
     const first = refusals[0];
@@ -73,7 +77,12 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
       risk: task.risk,
       maxAttempts: ctx.config.maxAttempts,
       taskJson: canonicalJson(task),
-      details: { provider: task.provider, steps: task.steps.length, evidenceRetention: task.evidenceRetention, ...(!decision.needed && decision.grantId !== null ? { grant: decision.grantId } : {}) },
+      details: {
+        provider: task.provider,
+        steps: task.steps.length,
+        evidenceRetention: task.evidenceRetention,
+        ...(!decision.needed && decision.grantId !== null ? { grant: decision.grantId } : {}),
+      },
       ...(decision.needed ? { approvalTtlMs: ctx.config.approvalTtlMs } : {}),
       submittedBy: requester.submitter,
     },
@@ -89,13 +98,22 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
       };
     case "created":
       if (created.operation.phase === "queued") ctx.workers?.wake();
-      return withApproval(ctx, { ok: true, status: statusOfPhase(created.operation.phase), created: true, handle: makeHandle(created.operation) }, created.operation);
+      return withApproval(
+        ctx,
+        { ok: true, status: statusOfPhase(created.operation.phase), created: true, handle: makeHandle(created.operation) },
+        created.operation,
+      );
     case "existing":
     case "compacted": {
       const view = created.kind === "existing" ? await ctx.store.readOperation(task.operationId) : { kind: "compacted" as const, tombstone: created.tombstone };
-      if (view === undefined) return { ok: false, code: "internal_error", message: `Operation ${task.operationId} vanished while it was being read; submit again.` };
+      if (view === undefined)
+        return { ok: false, code: "internal_error", message: `Operation ${task.operationId} vanished while it was being read; submit again.` };
       if (!visibleTo(view, requester)) {
-        return { ok: false, code: "identity_mismatch", message: `operationId ${task.operationId} is already taken; nothing was created or run. Submit this task under a new operationId (a fresh random UUID).` };
+        return {
+          ok: false,
+          code: "identity_mismatch",
+          message: `operationId ${task.operationId} is already taken; nothing was created or run. Submit this task under a new operationId (a fresh random UUID).`,
+        };
       }
       const authenticated = authenticateView(view, ctx.sealer, identity.journalId);
       if ("ok" in authenticated) return authenticated;
@@ -107,17 +125,27 @@ export async function submitOperation(ctx: ServiceContext, input: unknown, reque
           handle: authenticated.handle,
         };
       }
-      if (authenticated.kind === "compacted") return { ok: true, status: statusOfPhase(authenticated.handle.phase), created: false, handle: authenticated.handle };
+      if (authenticated.kind === "compacted")
+        return { ok: true, status: statusOfPhase(authenticated.handle.phase), created: false, handle: authenticated.handle };
       const { operation, receipt } = authenticated;
       if (operation.phase === "blocked" && receipt !== undefined && isEnvironmentRefusal(receipt)) {
         // errand's own environment refused it before any browser opened: the same request runs again.
-        const reopened = await ctx.store.reopenOperation(operation.operationId, operation.revision, ctx.config.maxAttempts, receipt.error?.code ?? "environment");
+        const reopened = await ctx.store.reopenOperation(
+          operation.operationId,
+          operation.revision,
+          ctx.config.maxAttempts,
+          receipt.error?.code ?? "environment",
+        );
         if (reopened !== undefined) {
           ctx.workers?.wake();
           return { ok: true, status: statusOfPhase(reopened.phase), created: false, reopened: true, handle: makeHandle(reopened) };
         }
       }
-      return withApproval(ctx, { ok: true, status: statusOfPhase(authenticated.operation.phase), created: false, handle: authenticated.handle }, authenticated.operation);
+      return withApproval(
+        ctx,
+        { ok: true, status: statusOfPhase(authenticated.operation.phase), created: false, handle: authenticated.handle },
+        authenticated.operation,
+      );
     }
   }
 }

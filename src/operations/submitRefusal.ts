@@ -122,7 +122,15 @@ const filesTheTaskCannotUpload: SubmitCheck = async (task, facts) => {
 const SUBMIT_CHECKS: readonly SubmitCheck[] = [siteTheTaskCannotUse, offListGoto, secretsTheTaskCannotType, filesTheTaskCannotUpload];
 
 /** The codes submitRefusals gives: each interface answers them as a refusal (BLOCKED, HTTP 422). */
-export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["navigation_blocked", "secret_unknown", "secret_site_mismatch", "site_unknown", "site_target_outside", "login_required", "file_unknown"]);
+export const SUBMIT_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "navigation_blocked",
+  "secret_unknown",
+  "secret_site_mismatch",
+  "site_unknown",
+  "site_target_outside",
+  "login_required",
+  "file_unknown",
+]);
 
 /**
  * What is known to fail about a valid task before the owner is asked or anything is queued: every
@@ -136,5 +144,7 @@ export async function submitRefusals(task: Task, facts: SubmitFacts): Promise<Pr
 
 function describeHosts(task: Task): string {
   const target = new URL(task.target.url).hostname;
-  return task.allowedHosts.length === 0 ? `the target ${target}; allowedHosts is empty` : `the target ${target} and allowedHosts ${task.allowedHosts.join(", ")}`;
+  return task.allowedHosts.length === 0
+    ? `the target ${target}; allowedHosts is empty`
+    : `the target ${target} and allowedHosts ${task.allowedHosts.join(", ")}`;
 }

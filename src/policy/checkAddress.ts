@@ -55,7 +55,12 @@ export function checkAddress(
     };
   }
   if (!defaultPorts.has(port)) {
-    return { verdict: "block", code: "port_blocked", reason: `port ${port} is not ${describePorts(defaultPorts)} and no operator allowance names this destination`, evidence: { ip: address, verdict: "public" } };
+    return {
+      verdict: "block",
+      code: "port_blocked",
+      reason: `port ${port} is not ${describePorts(defaultPorts)} and no operator allowance names this destination`,
+      evidence: { ip: address, verdict: "public" },
+    };
   }
   return { verdict: "allow", evidence: { ip: address, verdict: "public" } };
 }

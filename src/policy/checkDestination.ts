@@ -49,7 +49,15 @@ function staticStage(rawHost: string, port: number, options: DestinationOptions)
     const extra = { addresses: [address.evidence], resolver: "literal", host: literal };
     if (address.verdict === "block") return block(address.code, address.reason, extra);
     if (!matchesAllowlist(literal, options.allowedHosts)) return block("host_not_allowed", notAllowedReason(literal, options.allowedHosts), extra);
-    return { done: { ...base, ...extra, verdict: "allow", code: "ok", reason: `${literal} is ${address.evidence.verdict === "public" ? "a public address" : "admitted by an operator allowance"}` } };
+    return {
+      done: {
+        ...base,
+        ...extra,
+        verdict: "allow",
+        code: "ok",
+        reason: `${literal} is ${address.evidence.verdict === "public" ? "a public address" : "admitted by an operator allowance"}`,
+      },
+    };
   }
 
   const exactAllowance = allowanceMatches(allowPrivate, host, port);
@@ -60,7 +68,16 @@ function staticStage(rawHost: string, port: number, options: DestinationOptions)
     return block("port_blocked", `port ${port} is not ${[...defaultPorts].join(" or ")} and no operator allowance names it`);
   }
   if (exactAllowance && (host === "localhost" || host.endsWith(".localhost"))) {
-    return { done: { ...base, verdict: "allow", code: "ok", reason: `"${host}" is loopback, admitted by an operator allowance`, resolver: "localhost", addresses: LOCALHOST_ADDRESSES.map((ip) => ({ ip, verdict: "allowed:loopback" })) } };
+    return {
+      done: {
+        ...base,
+        verdict: "allow",
+        code: "ok",
+        reason: `"${host}" is loopback, admitted by an operator allowance`,
+        resolver: "localhost",
+        addresses: LOCALHOST_ADDRESSES.map((ip) => ({ ip, verdict: "allowed:loopback" })),
+      },
+    };
   }
   return { resolve: host };
 }
@@ -73,7 +90,15 @@ function staticStage(rawHost: string, port: number, options: DestinationOptions)
 export function checkDestinationWithoutDns(host: string, port: number, options: DestinationOptions = {}): DestinationVerdict {
   const stage = staticStage(host, port, options);
   if ("done" in stage) return stage.done;
-  return { verdict: "allow", code: "ok", reason: `"${stage.resolve}" passes the name rules (not resolved here)`, host: stage.resolve, port, addresses: [], resolver: "none" };
+  return {
+    verdict: "allow",
+    code: "ok",
+    reason: `"${stage.resolve}" passes the name rules (not resolved here)`,
+    host: stage.resolve,
+    port,
+    addresses: [],
+    resolver: "none",
+  };
 }
 
 /**

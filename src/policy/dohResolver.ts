@@ -99,7 +99,8 @@ export function createDohResolver(options: DohResolverOptions = {}): Resolver {
       }
 
       const failed = results.find((r) => "error" in r && r.error !== "nxdomain");
-      if (failed !== undefined && "error" in failed) return failed.detail === undefined ? { error: failed.error } : { error: failed.error, detail: failed.detail };
+      if (failed !== undefined && "error" in failed)
+        return failed.detail === undefined ? { error: failed.error } : { error: failed.error, detail: failed.detail };
       if (results.some((r) => "error" in r)) return { error: "nxdomain" };
       const answers = results as { addresses: string[]; ttl: number }[];
       const addresses = answers.flatMap((r) => r.addresses);

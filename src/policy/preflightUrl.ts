@@ -27,7 +27,12 @@ function urlStage(raw: string): UrlStage {
     const shown = new URL(url.href);
     shown.username = "";
     shown.password = "";
-    return block("userinfo_blocked", "the URL carries a user name or password before the host (removed from this report); write the URL without credentials", shown.href, host);
+    return block(
+      "userinfo_blocked",
+      "the URL carries a user name or password before the host (removed from this report); write the URL without credentials",
+      shown.href,
+      host,
+    );
   }
   // WHATWG drops a port equal to the scheme's default, so any port left here is non-default.
   const port = url.port === "" ? schemePort : Number(url.port);

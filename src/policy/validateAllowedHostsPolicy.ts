@@ -21,7 +21,11 @@ export function validateAllowedHostsPolicy(patterns: readonly string[], basePath
     }
     const name = checked.pattern.startsWith("*.") ? checked.pattern.slice(2) : checked.pattern;
     if (canonicalIp(normalizeHost(name)) !== null) {
-      errors.push({ code: "invalid_allowed_host", path, message: `"${raw}" is an IP address; an IP may be listed only when an operator allowance (--allow-private) names that very IP` });
+      errors.push({
+        code: "invalid_allowed_host",
+        path,
+        message: `"${raw}" is an IP address; an IP may be listed only when an operator allowance (--allow-private) names that very IP`,
+      });
       continue;
     }
     const refused = classifyHostName(name);

@@ -133,7 +133,6 @@ export const PAGE_HELPERS = `  const stepTimeout = (step) => Math.max(1, Math.mi
   const handlers = {};
 `;
 
-
 /** check and uncheck share one handler (the step's action says which state it wants). */
 const SET_CHECKED = `  handlers.check = handlers.uncheck = async (step, index, timeout) => {
     const wanted = step.action === "check";

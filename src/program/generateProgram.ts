@@ -2,7 +2,16 @@ import { READ_ONLY_METHODS } from "../policy/readOnlyMethods.js";
 import { UNTRUSTED_URL_CHARS, UNTRUSTED_TEXT_CHARS, UNTRUSTED_VALUE_CHARS } from "../receipt/untrustedText.js";
 import { TASK_LIMITS } from "../task/limits.js";
 import type { Step, Task } from "../task/taskTypes.js";
-import { ACTION_TEMPLATES, BROWSERLESS_CLOSE, BROWSERLESS_GUARDS, BROWSERLESS_OPEN, BROWSERLESS_SESSION, PAGE_HELPERS, PROGRAM_EPILOGUE, PROGRAM_RULES } from "./browserlessTemplates.js";
+import {
+  ACTION_TEMPLATES,
+  BROWSERLESS_CLOSE,
+  BROWSERLESS_GUARDS,
+  BROWSERLESS_OPEN,
+  BROWSERLESS_SESSION,
+  PAGE_HELPERS,
+  PROGRAM_EPILOGUE,
+  PROGRAM_RULES,
+} from "./browserlessTemplates.js";
 import { KERNEL_CLOSE, KERNEL_GUARDS, KERNEL_OPEN, KERNEL_SESSION } from "./kernelTemplates.js";
 import { plainCssRefusal } from "./plainCssRefusal.js";
 import { PROGRAM_ACTIONS } from "./programTypes.js";
@@ -72,13 +81,20 @@ export function generateProgram(task: Task, defaults: ProgramDefaults, dialect: 
 /** host:port of the target and each goto URL that names a port other than its scheme's own (URL.port is "" for those). */
 function explicitPorts(task: Task): string[] {
   const urls = [task.target.url, ...task.steps.flatMap((step) => (step.action === "goto" ? [step.url] : []))];
-  const ports = urls.map((url) => new URL(url)).filter((url) => url.port !== "").map((url) => `${url.hostname}:${url.port}`);
+  const ports = urls
+    .map((url) => new URL(url))
+    .filter((url) => url.port !== "")
+    .map((url) => `${url.hostname}:${url.port}`);
   return [...new Set(ports)];
 }
 
 function refusalOf(task: Task): { path: string; message: string } | null {
   if (task.site !== undefined) {
-    return { path: "/site", message: "A site task starts in the site's saved session; program mode would hand that session's cookies to the provider's VM, so it runs only in CDP mode." };
+    return {
+      path: "/site",
+      message:
+        "A site task starts in the site's saved session; program mode would hand that session's cookies to the provider's VM, so it runs only in CDP mode.",
+    };
   }
   if (task.evidence !== undefined) {
     return { path: "/evidence", message: "Program mode takes no screenshots; a task that asks for them runs in CDP mode." };
@@ -89,7 +105,10 @@ function refusalOf(task: Task): { path: string; message: string } | null {
       return { path: `${path}/action`, message: `Step ${index} (${step.action}) cannot run in program mode: ${UNSUPPORTED_ACTIONS[step.action]}.` };
     }
     if (step.frame !== undefined) {
-      return { path: `${path}/frame`, message: `Step ${index} (${step.action}) looks inside a frame; program mode does not enter frames (their host check is CDP mode's).` };
+      return {
+        path: `${path}/frame`,
+        message: `Step ${index} (${step.action}) looks inside a frame; program mode does not enter frames (their host check is CDP mode's).`,
+      };
     }
     if (step.action === "click" && step.then !== undefined) {
       return { path: `${path}/then`, message: `Step ${index} (click) follows a new tab; program mode closes every page the site opens.` };

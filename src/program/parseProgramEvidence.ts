@@ -3,7 +3,15 @@ import { isExpectation } from "../task/taskTypes.js";
 import type { ProgramCheck, ProgramEvidence, ProgramParams } from "./programTypes.js";
 
 /** The failure codes a program reports (browserlessTemplates' StepFailure codes and failWith's). */
-export const PROGRAM_FAILURE_CODES = ["navigation_blocked", "step_failed", "expectation_failed", "timeout", "task_timeout", "internal_error", "value_attribute_forbidden"] as const;
+export const PROGRAM_FAILURE_CODES = [
+  "navigation_blocked",
+  "step_failed",
+  "expectation_failed",
+  "timeout",
+  "task_timeout",
+  "internal_error",
+  "value_attribute_forbidden",
+] as const;
 const BLOCK_CODES = ["host_not_allowed", "method_blocked"] as const;
 /** Above any count a real program reaches; a larger number is not a program's. */
 const COUNT_MAX = 1_000_000_000;
@@ -42,7 +50,22 @@ export function parseProgramEvidence(value: unknown, params: ProgramParams): Evi
 
 function readEvidence(value: unknown, params: ProgramParams): ProgramEvidence {
   const { limits } = params;
-  const root = record(value, "", ["v", "status", "targetStatus", "steps", "checks", "failure", "outputs", "finalUrl", "blocked", "blockedCount", "popupsClosed", "requestsAllowed", "writesSent", "durationMs"]);
+  const root = record(value, "", [
+    "v",
+    "status",
+    "targetStatus",
+    "steps",
+    "checks",
+    "failure",
+    "outputs",
+    "finalUrl",
+    "blocked",
+    "blockedCount",
+    "popupsClosed",
+    "requestsAllowed",
+    "writesSent",
+    "durationMs",
+  ]);
   if (root["v"] !== 1) throw new Malformed("/v", "must be 1");
   const status = oneOf(root["status"], "/status", ["completed", "failed"] as const);
   const targetStatus = root["targetStatus"] === null ? null : integer(root["targetStatus"], "/targetStatus", 100, 599);
@@ -63,7 +86,8 @@ function readEvidence(value: unknown, params: ProgramParams): ProgramEvidence {
     };
   });
   const blockedCount = integer(root["blockedCount"], "/blockedCount", blocked.length, COUNT_MAX);
-  if (blocked.length < limits.blockedEntries && blockedCount !== blocked.length) throw new Malformed("/blockedCount", "must equal the blocked list's length while the list is not full");
+  if (blocked.length < limits.blockedEntries && blockedCount !== blocked.length)
+    throw new Malformed("/blockedCount", "must equal the blocked list's length while the list is not full");
   const writesSent = integer(root["writesSent"], "/writesSent", 0, COUNT_MAX);
   if (params.readOnly && writesSent !== 0) throw new Malformed("/writesSent", "must be 0 in a read_only task, whose program aborts every write");
   const requestsAllowed = integer(root["requestsAllowed"], "/requestsAllowed", writesSent, COUNT_MAX);
@@ -113,7 +137,13 @@ function readSteps(value: unknown, taskSteps: readonly Step[], failure: ProgramE
 }
 
 /** One check per expectation that ran, with the expectation's own values; a passed expectation has a passed check. */
-function readChecks(value: unknown, taskSteps: readonly Step[], steps: ProgramEvidence["steps"], failure: ProgramEvidence["failure"], observedChars: number): ProgramCheck[] {
+function readChecks(
+  value: unknown,
+  taskSteps: readonly Step[],
+  steps: ProgramEvidence["steps"],
+  failure: ProgramEvidence["failure"],
+  observedChars: number,
+): ProgramCheck[] {
   const items = list(value, "/checks", taskSteps.length);
   const seen = new Set<number>();
   const checks = items.map((entry, index) => {
@@ -136,11 +166,20 @@ function readChecks(value: unknown, taskSteps: readonly Step[], steps: ProgramEv
     if (passed !== (steps[at]?.status === "passed")) throw new Malformed(`${path}/passed`, "must agree with the step's status");
     if (passed && item["observed"] !== undefined) throw new Malformed(`${path}/observed`, "is only given for a check that did not hold");
     const observed = passed ? undefined : text(item["observed"], `${path}/observed`, observedChars);
-    const check: ProgramCheck = { step: at, action: step.action, expected, match: step.match, passed, ...(selector === undefined ? {} : { selector }), ...(observed === undefined ? {} : { observed }) };
+    const check: ProgramCheck = {
+      step: at,
+      action: step.action,
+      expected,
+      match: step.match,
+      passed,
+      ...(selector === undefined ? {} : { selector }),
+      ...(observed === undefined ? {} : { observed }),
+    };
     return check;
   });
   for (const [index, step] of taskSteps.entries()) {
-    if (isExpectation(step) && steps[index]?.status === "passed" && !seen.has(index)) throw new Malformed("/checks", `must hold the check of step ${index}, which passed`);
+    if (isExpectation(step) && steps[index]?.status === "passed" && !seen.has(index))
+      throw new Malformed("/checks", `must hold the check of step ${index}, which passed`);
   }
   if (failure?.code === "expectation_failed" && (failure.step === null || checks.every((check) => check.step !== failure.step || check.passed))) {
     throw new Malformed("/failure/code", "expectation_failed must come with the failed expectation's check");
@@ -197,7 +236,8 @@ function text(value: unknown, path: string, maxChars: number): string {
 }
 
 function integer(value: unknown, path: string, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw new Malformed(path, `must be a whole number from ${min} to ${max}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
+    throw new Malformed(path, `must be a whole number from ${min} to ${max}`);
   return value;
 }
 

@@ -97,6 +97,7 @@ function readRegion(env: NodeJS.ProcessEnv): BrowserbaseRegion | undefined {
   const region = readEnv(env, "BROWSERBASE_REGION");
   if (region === undefined) return undefined;
   const known = BROWSERBASE_REGIONS.find((r) => r === region);
-  if (known === undefined) throw new ProviderError("configuration_error", `BROWSERBASE_REGION must be one of ${BROWSERBASE_REGIONS.join(", ")}, not "${region}".`);
+  if (known === undefined)
+    throw new ProviderError("configuration_error", `BROWSERBASE_REGION must be one of ${BROWSERBASE_REGIONS.join(", ")}, not "${region}".`);
   return known;
 }

@@ -12,7 +12,11 @@ import { ProgramRunError } from "./programRun.js";
 import { PROGRAM_ANSWER_GRACE_MS, sendProgram } from "./sendProgram.js";
 
 /** Browserless's hosted regions and their CDP endpoints. */
-export const BROWSERLESS_REGIONS = { sfo: "wss://production-sfo.browserless.io", lon: "wss://production-lon.browserless.io", ams: "wss://production-ams.browserless.io" } as const;
+export const BROWSERLESS_REGIONS = {
+  sfo: "wss://production-sfo.browserless.io",
+  lon: "wss://production-lon.browserless.io",
+  ams: "wss://production-ams.browserless.io",
+} as const;
 export type BrowserlessRegion = keyof typeof BROWSERLESS_REGIONS;
 /**
  * The longest session errand asks for unless BROWSERLESS_MAX_SESSION_MS says otherwise: the free
@@ -21,7 +25,11 @@ export type BrowserlessRegion = keyof typeof BROWSERLESS_REGIONS;
 export const BROWSERLESS_DEFAULT_MAX_SESSION_MS = 60 * SECOND;
 
 /** The attempt budget plus grace as Browserless's per-session timeout (ms), capped at the plan's maximum. */
-export function browserlessTimeoutMs(budgetMs: number, graceMs: number = DEFAULT_SESSION_GRACE_MS, maxSessionMs: number = BROWSERLESS_DEFAULT_MAX_SESSION_MS): number {
+export function browserlessTimeoutMs(
+  budgetMs: number,
+  graceMs: number = DEFAULT_SESSION_GRACE_MS,
+  maxSessionMs: number = BROWSERLESS_DEFAULT_MAX_SESSION_MS,
+): number {
   return Math.max(1, Math.min(maxSessionMs, Math.ceil(Math.max(0, budgetMs + graceMs))));
 }
 
@@ -33,7 +41,8 @@ export function browserlessCdpUrl(base: string, token: string, timeoutMs: number
   const url = new URL(base);
   if (url.protocol === "http:") url.protocol = "ws:";
   else if (url.protocol === "https:") url.protocol = "wss:";
-  if (url.protocol !== "ws:" && url.protocol !== "wss:") throw new ProviderError("configuration_error", `BROWSERLESS_BASE_URL must be an http(s) or ws(s) URL, not ${url.protocol}.`);
+  if (url.protocol !== "ws:" && url.protocol !== "wss:")
+    throw new ProviderError("configuration_error", `BROWSERLESS_BASE_URL must be an http(s) or ws(s) URL, not ${url.protocol}.`);
   url.searchParams.set("token", token);
   url.searchParams.set("timeout", String(timeoutMs));
   url.searchParams.set("trackingId", trackingId);
@@ -84,7 +93,10 @@ export function createBrowserlessProvider(options: CloudProviderOptions): Browse
       try {
         url = new URL("function", withTrailingSlash(browserlessHttpBase(options.env)));
       } catch (error) {
-        throw ProgramRunError.from(error instanceof ProviderError ? error : new ProviderError("configuration_error", "BROWSERLESS_BASE_URL is not a URL."), false);
+        throw ProgramRunError.from(
+          error instanceof ProviderError ? error : new ProviderError("configuration_error", "BROWSERLESS_BASE_URL is not a URL."),
+          false,
+        );
       }
       const timeoutMs = browserlessTimeoutMs(run.budgetMs, options.sessionGraceMs, readMaxSession(options.env));
       const trackingId = `errand-${randomUUID().replace(/-/g, "").slice(0, 24)}`;
@@ -100,7 +112,12 @@ export function createBrowserlessProvider(options: CloudProviderOptions): Browse
         signal: run.signal,
         maxAnswerBytes: run.maxAnswerBytes,
         beforeSend: run.beforeSend,
-        failure: { provider: "Browserless", action: "running the task's program (/function)", credentialEnv: "BROWSERLESS_TOKEN", secrets: [secret, url.toString()] },
+        failure: {
+          provider: "Browserless",
+          action: "running the task's program (/function)",
+          credentialEnv: "BROWSERLESS_TOKEN",
+          secrets: [secret, url.toString()],
+        },
       });
       return { value: functionResult(answer), sessionId: trackingId };
     },
@@ -136,7 +153,8 @@ export function browserlessHttpBase(env: NodeJS.ProcessEnv): URL {
   const url = new URL(readBase(env));
   if (url.protocol === "ws:") url.protocol = "http:";
   else if (url.protocol === "wss:") url.protocol = "https:";
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProviderError("configuration_error", `BROWSERLESS_BASE_URL must be an http(s) or ws(s) URL, not ${url.protocol}.`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ProviderError("configuration_error", `BROWSERLESS_BASE_URL must be an http(s) or ws(s) URL, not ${url.protocol}.`);
   return url;
 }
 
@@ -152,7 +170,8 @@ function readBase(env: NodeJS.ProcessEnv): string {
     return explicit;
   }
   const region = readEnv(env, "BROWSERLESS_REGION") ?? "sfo";
-  if (!Object.hasOwn(BROWSERLESS_REGIONS, region)) throw new ProviderError("configuration_error", `BROWSERLESS_REGION must be one of ${Object.keys(BROWSERLESS_REGIONS).join(", ")}, not "${region}".`);
+  if (!Object.hasOwn(BROWSERLESS_REGIONS, region))
+    throw new ProviderError("configuration_error", `BROWSERLESS_REGION must be one of ${Object.keys(BROWSERLESS_REGIONS).join(", ")}, not "${region}".`);
   return BROWSERLESS_REGIONS[region as BrowserlessRegion];
 }
 
@@ -160,6 +179,7 @@ function readMaxSession(env: NodeJS.ProcessEnv): number {
   const raw = readEnv(env, "BROWSERLESS_MAX_SESSION_MS");
   if (raw === undefined) return BROWSERLESS_DEFAULT_MAX_SESSION_MS;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1000) throw new ProviderError("configuration_error", `BROWSERLESS_MAX_SESSION_MS must be a whole number of milliseconds, at least 1000, not "${raw}".`);
+  if (!Number.isInteger(value) || value < 1000)
+    throw new ProviderError("configuration_error", `BROWSERLESS_MAX_SESSION_MS must be a whole number of milliseconds, at least 1000, not "${raw}".`);
   return value;
 }

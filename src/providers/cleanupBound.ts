@@ -13,10 +13,13 @@ export async function withinBound(boundMs: number, work: (signal: AbortSignal) =
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<BoundedOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve({ ok: false, reason: "timed_out" });
-    }, Math.max(0, boundMs));
+    timer = setTimeout(
+      () => {
+        controller.abort();
+        resolve({ ok: false, reason: "timed_out" });
+      },
+      Math.max(0, boundMs),
+    );
   });
   const done = work(controller.signal).then(
     (): BoundedOutcome => ({ ok: true }),

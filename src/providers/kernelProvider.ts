@@ -137,7 +137,9 @@ function executeResult(answer: unknown): unknown {
   if (answer === null || typeof answer !== "object" || Array.isArray(answer)) return answer;
   const { success, result, error } = answer as { success?: unknown; result?: unknown; error?: unknown };
   if (success === false) {
-    throw new ProgramRunError("provider_unavailable", "Kernel ran the task's program and it threw before it returned its evidence.", true, { quoted: typeof error === "string" ? error.slice(0, 200) : "" });
+    throw new ProgramRunError("provider_unavailable", "Kernel ran the task's program and it threw before it returned its evidence.", true, {
+      quoted: typeof error === "string" ? error.slice(0, 200) : "",
+    });
   }
   return success === true ? result : answer;
 }

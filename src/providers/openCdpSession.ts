@@ -88,7 +88,11 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
 
   const secrets = [created.cdpUrl, ...(created.secrets ?? [])];
   const { sessionId } = created;
-  emit({ kind: "session_created", ...(sessionId === undefined ? {} : { sessionId }), message: `${spec.displayName} session ${sessionId ?? "(unnamed)"} was created.` });
+  emit({
+    kind: "session_created",
+    ...(sessionId === undefined ? {} : { sessionId }),
+    message: `${spec.displayName} session ${sessionId ?? "(unnamed)"} was created.`,
+  });
 
   const endAtProvider = async (browser: Browser | null): Promise<void> => {
     const outcome = await withinBound(boundMs, async (signal) => {
@@ -96,7 +100,11 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
       if (spec.release !== undefined && sessionId !== undefined) await spec.release(sessionId, signal);
     });
     if (outcome.ok) {
-      emit({ kind: "session_released", ...(sessionId === undefined ? {} : { sessionId }), message: `${spec.displayName} session ${sessionId ?? "(unnamed)"} was released.` });
+      emit({
+        kind: "session_released",
+        ...(sessionId === undefined ? {} : { sessionId }),
+        message: `${spec.displayName} session ${sessionId ?? "(unnamed)"} was released.`,
+      });
     } else {
       emit({
         kind: "release_failed",
@@ -109,7 +117,8 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
   let browser: Browser;
   const connectTimeoutMs = remaining();
   try {
-    if (open.signal.aborted) throw new ProviderError("provider_unavailable", `The attempt was cancelled before errand connected to the ${spec.displayName} browser.`);
+    if (open.signal.aborted)
+      throw new ProviderError("provider_unavailable", `The attempt was cancelled before errand connected to the ${spec.displayName} browser.`);
     browser = await (options.connect ?? defaultConnect)(created.cdpUrl, connectTimeoutMs);
   } catch (error) {
     await endAtProvider(null);
@@ -156,6 +165,10 @@ async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-function describeBounded(outcome: { ok: false; reason: "timed_out" | "failed"; error?: unknown }, boundMs: number, explain: (error: unknown) => string): string {
+function describeBounded(
+  outcome: { ok: false; reason: "timed_out" | "failed"; error?: unknown },
+  boundMs: number,
+  explain: (error: unknown) => string,
+): string {
   return outcome.reason === "timed_out" ? `no answer within the ${boundMs} ms cleanup bound` : explain(outcome.error);
 }

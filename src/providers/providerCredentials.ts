@@ -7,8 +7,14 @@ import type { CloudProviderName } from "./providerNames.js";
  */
 export const PROVIDER_CREDENTIALS: Readonly<Record<CloudProviderName, { envVar: string; missing: string }>> = {
   kernel: { envVar: "KERNEL_API_KEY", missing: "Kernel needs KERNEL_API_KEY; set it on the errand host to use Kernel." },
-  browserless: { envVar: "BROWSERLESS_TOKEN", missing: "Browserless needs BROWSERLESS_TOKEN (and optionally BROWSERLESS_BASE_URL or BROWSERLESS_REGION); set it on the errand host to use Browserless." },
-  browserbase: { envVar: "BROWSERBASE_API_KEY", missing: "Browserbase needs BROWSERBASE_API_KEY (and optionally BROWSERBASE_PROJECT_ID); set it on the errand host to use Browserbase." },
+  browserless: {
+    envVar: "BROWSERLESS_TOKEN",
+    missing: "Browserless needs BROWSERLESS_TOKEN (and optionally BROWSERLESS_BASE_URL or BROWSERLESS_REGION); set it on the errand host to use Browserless.",
+  },
+  browserbase: {
+    envVar: "BROWSERBASE_API_KEY",
+    missing: "Browserbase needs BROWSERBASE_API_KEY (and optionally BROWSERBASE_PROJECT_ID); set it on the errand host to use Browserbase.",
+  },
   steel: { envVar: "STEEL_API_KEY", missing: "Steel needs STEEL_API_KEY; set it on the errand host to use Steel." },
 };
 

@@ -44,7 +44,8 @@ export function providerErrorFrom(error: unknown, context: FailureContext): Prov
     const mentionsCapacity = /concurren|too many|limit/i.test(failure.detail);
     if (status === 429 || ((status === 403 || status === 409) && /concurren/i.test(failure.detail)) || (status === 409 && mentionsCapacity)) {
       const retryAfterSeconds = failure.retryAfterSeconds;
-      const wait = retryAfterSeconds === undefined ? "it gave no Retry-After, so wait before trying it again" : `it asked for ${retryAfterSeconds} s before the next try`;
+      const wait =
+        retryAfterSeconds === undefined ? "it gave no Retry-After, so wait before trying it again" : `it asked for ${retryAfterSeconds} s before the next try`;
       return new ProviderError("provider_capacity", `${provider} is at its concurrency or rate limit (${said}) while ${action}; ${wait}.`, {
         status,
         quoted,
@@ -52,10 +53,18 @@ export function providerErrorFrom(error: unknown, context: FailureContext): Prov
       });
     }
     if (status === 401 || status === 403) {
-      return new ProviderError("provider_auth_failed", `${provider} refused errand's credential (${said}) while ${action}; check ${context.credentialEnv} and the account's plan or spending cap.`, { status, quoted });
+      return new ProviderError(
+        "provider_auth_failed",
+        `${provider} refused errand's credential (${said}) while ${action}; check ${context.credentialEnv} and the account's plan or spending cap.`,
+        { status, quoted },
+      );
     }
     if (status === 400 || status === 404 || status === 422) {
-      return new ProviderError("configuration_error", `${provider} rejected errand's request (${said}) while ${action}; check the provider settings errand was given.`, { status, quoted });
+      return new ProviderError(
+        "configuration_error",
+        `${provider} rejected errand's request (${said}) while ${action}; check the provider settings errand was given.`,
+        { status, quoted },
+      );
     }
     return new ProviderError("provider_unavailable", `${provider} failed (${said}) while ${action}.`, { status, quoted });
   }

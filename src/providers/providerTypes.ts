@@ -82,7 +82,13 @@ export interface DocumentResponse {
   body: Buffer;
 }
 
-const DOCUMENT_FETCH_CODES = { document_too_large: "document_too_large", download_too_large: "download_too_large", refused: "network_blocked", timeout: "timeout", failed: "provider_unavailable" } as const;
+const DOCUMENT_FETCH_CODES = {
+  document_too_large: "document_too_large",
+  download_too_large: "download_too_large",
+  refused: "network_blocked",
+  timeout: "timeout",
+  failed: "provider_unavailable",
+} as const;
 
 /**
  * Why a document fetch failed: document_too_large (past ERRAND_MAX_DOCUMENT_BYTES),

@@ -58,7 +58,13 @@ export async function sendProgram(post: ProgramPost): Promise<unknown> {
 async function exchange(post: ProgramPost, signal: AbortSignal, context: FailureContext): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: post.body, signal, redirect: "error" });
+    response = await fetch(post.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...post.headers },
+      body: post.body,
+      signal,
+      redirect: "error",
+    });
   } catch (error) {
     throw ProgramRunError.from(providerErrorFrom(error, context), !neverSent(error));
   }
@@ -72,14 +78,20 @@ async function exchange(post: ProgramPost, signal: AbortSignal, context: Failure
     text = await readBoundedText(response, post.maxAnswerBytes);
   } catch (error) {
     if (error instanceof BodyTooLarge) {
-      throw new ProgramRunError("provider_unavailable", `${post.failure.provider}'s answer to the program passed ${post.maxAnswerBytes} bytes, more than its evidence can take; errand stopped reading it.`, true);
+      throw new ProgramRunError(
+        "provider_unavailable",
+        `${post.failure.provider}'s answer to the program passed ${post.maxAnswerBytes} bytes, more than its evidence can take; errand stopped reading it.`,
+        true,
+      );
     }
     throw ProgramRunError.from(providerErrorFrom(error, context), true);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ProgramRunError("provider_unavailable", `${post.failure.provider} answered the program with a body that is not JSON.`, true, { quoted: text.slice(0, 200) });
+    throw new ProgramRunError("provider_unavailable", `${post.failure.provider} answered the program with a body that is not JSON.`, true, {
+      quoted: text.slice(0, 200),
+    });
   }
 }
 

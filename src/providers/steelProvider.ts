@@ -98,6 +98,10 @@ function readMaxSession(env: NodeJS.ProcessEnv): number {
   const raw = readEnv(env, "STEEL_MAX_SESSION_MS");
   if (raw === undefined) return STEEL_DEFAULT_MAX_SESSION_MS;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < STEEL_MIN_TIMEOUT_MS) throw new ProviderError("configuration_error", `STEEL_MAX_SESSION_MS must be a whole number of milliseconds, at least ${STEEL_MIN_TIMEOUT_MS}, not "${raw}".`);
+  if (!Number.isInteger(value) || value < STEEL_MIN_TIMEOUT_MS)
+    throw new ProviderError(
+      "configuration_error",
+      `STEEL_MAX_SESSION_MS must be a whole number of milliseconds, at least ${STEEL_MIN_TIMEOUT_MS}, not "${raw}".`,
+    );
   return value;
 }

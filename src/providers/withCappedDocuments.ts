@@ -28,7 +28,9 @@ export function withCappedDocuments(provider: BrowserProvider, options: CappedDo
     missingConfiguration: () => provider.missingConfiguration(),
     shutdown: () => provider.shutdown(),
     // A program's documents load in the provider's browser: program mode has no errand-side fetch to cap (docs/SECURITY.md).
-    ...(provider.programDialect === undefined || provider.runProgram === undefined ? {} : { programDialect: provider.programDialect, runProgram: provider.runProgram.bind(provider) }),
+    ...(provider.programDialect === undefined || provider.runProgram === undefined
+      ? {}
+      : { programDialect: provider.programDialect, runProgram: provider.runProgram.bind(provider) }),
     async openSession(open: OpenSessionOptions): Promise<ProviderSession> {
       const session = await provider.openSession(open);
       if (session.fetchDocument !== undefined) return session;
@@ -42,7 +44,8 @@ export function withCappedDocuments(provider: BrowserProvider, options: CappedDo
       const capped: ProviderSession = {
         ...session,
         egressBlocked: () => [...(session.egressBlocked?.() ?? []), ...proxy.blocked()],
-        fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes, timeoutMs: open.budgetMs }),
+        fetchDocument: (request: DocumentRequest) =>
+          fetchDocument(request, { proxyUrl: proxy.server, maxBytes: options.maxDocumentBytes, timeoutMs: open.budgetMs }),
         async release() {
           try {
             await session.release();

@@ -83,4 +83,3 @@ export interface FailureContext {
   /** The step's frame, when the context was read inside it (a frame step whose frame was reached). */
   frame?: string[];
 }
-

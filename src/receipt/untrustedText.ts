@@ -42,5 +42,10 @@ export function untrustedValues(values: Readonly<Record<string, string>>): Recor
 }
 
 export function isUntrustedText(value: unknown): value is UntrustedText {
-  return typeof value === "object" && value !== null && (value as { untrusted?: unknown }).untrusted === true && typeof (value as { text?: unknown }).text === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { untrusted?: unknown }).untrusted === true &&
+    typeof (value as { text?: unknown }).text === "string"
+  );
 }

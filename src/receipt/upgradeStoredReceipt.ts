@@ -19,8 +19,17 @@ export function upgradeStoredReceipt(stored: Receipt): Receipt {
     ...receipt,
     finalUrl: receipt.finalUrl === null || receipt.finalUrl === undefined ? null : wrap(receipt.finalUrl, UNTRUSTED_URL_CHARS),
     checks: (receipt.checks ?? []).map((check) => (check.observed === undefined ? check : { ...check, observed: wrap(check.observed, UNTRUSTED_TEXT_CHARS) })),
-    fallback: (receipt.fallback ?? []).map((record) => (record.reason === undefined ? record : { ...record, reason: wrap(record.reason, UNTRUSTED_TEXT_CHARS) })),
-    network: { ...receipt.network, blocked: (receipt.network?.blocked ?? []).map((entry) => ({ ...entry, url: wrap(entry.url, UNTRUSTED_URL_CHARS), reason: wrap(entry.reason, UNTRUSTED_TEXT_CHARS) })) },
+    fallback: (receipt.fallback ?? []).map((record) =>
+      record.reason === undefined ? record : { ...record, reason: wrap(record.reason, UNTRUSTED_TEXT_CHARS) },
+    ),
+    network: {
+      ...receipt.network,
+      blocked: (receipt.network?.blocked ?? []).map((entry) => ({
+        ...entry,
+        url: wrap(entry.url, UNTRUSTED_URL_CHARS),
+        reason: wrap(entry.reason, UNTRUSTED_TEXT_CHARS),
+      })),
+    },
     ...(receipt.outputs === undefined ? {} : { outputs: wrapValues(receipt.outputs) }),
   };
 }
@@ -28,7 +37,9 @@ export function upgradeStoredReceipt(stored: Receipt): Receipt {
 /** A full-retention receipt's extracted values: legacy plain strings wrapped whole (untrustedValue), wrapped ones kept, anything else empty. */
 function wrapValues(outputs: unknown): Record<string, UntrustedText> {
   if (typeof outputs !== "object" || outputs === null) return {};
-  return Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, isUntrustedText(value) ? value : untrustedValue(typeof value === "string" ? value : "")]));
+  return Object.fromEntries(
+    Object.entries(outputs).map(([name, value]) => [name, isUntrustedText(value) ? value : untrustedValue(typeof value === "string" ? value : "")]),
+  );
 }
 
 /** A legacy plain string is wrapped; a wrapped value stays; anything else becomes empty wrapped text (never passed through unmarked). */

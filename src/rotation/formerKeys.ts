@@ -13,7 +13,8 @@ export interface FormerKey {
 export function loadFormerKeys(errandHome: string): FormerKey[] {
   return readFormerKeys(errandHome).map(({ keyId, path, key }) => {
     const sealer = journalSealerOf(key);
-    if (sealer.keyId !== keyId) throw new KeyError(`${path} is named after key ${keyId} but holds key ${masterKeyId(key)}: errand does not guess which is meant; rename or remove it.`);
+    if (sealer.keyId !== keyId)
+      throw new KeyError(`${path} is named after key ${keyId} but holds key ${masterKeyId(key)}: errand does not guess which is meant; rename or remove it.`);
     return { keyId, path, sealer };
   });
 }

@@ -34,9 +34,12 @@ export interface RotationDone {
 export async function rotateMasterKey(errandHome: string, location: StoreLocation, current: Buffer): Promise<RotationDone> {
   const fromId = masterKeyId(current);
   const journalKeyId = await readJournalKeyIdAt(location);
-  if (journalKeyId === undefined) throw new KeyRotationRefusedError("The database holds no journal yet: nothing is sealed under the key, so there is nothing to rotate.");
+  if (journalKeyId === undefined)
+    throw new KeyRotationRefusedError("The database holds no journal yet: nothing is sealed under the key, so there is nothing to rotate.");
   if (journalKeyId !== fromId) {
-    throw new KeyRotationRefusedError(`The journal is under key ${journalKeyId}, not under the key in ${masterKeyPath(errandHome)} (${fromId}): nothing was rotated. Put the right key back first.`);
+    throw new KeyRotationRefusedError(
+      `The journal is under key ${journalKeyId}, not under the key in ${masterKeyPath(errandHome)} (${fromId}): nothing was rotated. Put the right key back first.`,
+    );
   }
   let holder = takeRotationLock(errandHome);
   if (holder !== null && !holder.alive) {

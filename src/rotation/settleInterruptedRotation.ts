@@ -2,7 +2,14 @@ import type { StoreLocation } from "../app/openStores.js";
 import { readJournalKeyIdAt } from "../app/openStores.js";
 import { masterKeyPath, MissingKeyError, readHexKeyFile } from "../keys/loadKey.js";
 import type { RotationLockOwner } from "../keys/rotationKeyFiles.js";
-import { discardPendingKey, promotePendingKey, readPendingKey, releaseRotationLock, rotationLockOwner, sweepRotationLeftovers } from "../keys/rotationKeyFiles.js";
+import {
+  discardPendingKey,
+  promotePendingKey,
+  readPendingKey,
+  releaseRotationLock,
+  rotationLockOwner,
+  sweepRotationLeftovers,
+} from "../keys/rotationKeyFiles.js";
 import { masterKeyId } from "./masterKeyId.js";
 
 export type SettledRotation =
@@ -23,7 +30,11 @@ export type SettledRotation =
  * Every command runs it before it starts (runCli), so nothing ever runs with the wrong key; the
  * rotation itself runs it (`byRotation`) when its transaction failed, to know which way it went.
  */
-export async function settleInterruptedRotation(errandHome: string, location: StoreLocation, options: { byRotation?: boolean } = {}): Promise<SettledRotation | null> {
+export async function settleInterruptedRotation(
+  errandHome: string,
+  location: StoreLocation,
+  options: { byRotation?: boolean } = {},
+): Promise<SettledRotation | null> {
   // next.key before the lock: a rotation takes the lock before it writes next.key and lets go of it
   // after next.key is gone, so a next.key seen here was written under a lock read after it.
   const next = readPendingKey(errandHome);

@@ -24,7 +24,13 @@ export async function passBreaker(store: BreakerStore, provider: string, policy:
 }
 
 /** Feeds an attempt's outcome to the provider's breaker. */
-export async function reportToBreaker(store: BreakerStore, provider: string, outcome: BreakerOutcome, policy: BreakerPolicy, probeToken: string | null): Promise<void> {
+export async function reportToBreaker(
+  store: BreakerStore,
+  provider: string,
+  outcome: BreakerOutcome,
+  policy: BreakerPolicy,
+  probeToken: string | null,
+): Promise<void> {
   for (let round = 0; round < CAS_ROUNDS; round += 1) {
     const record = await store.readBreaker(provider);
     const next = recordOutcome(record, outcome, await store.now(), policy, probeToken);

@@ -30,10 +30,7 @@ export interface BreakerPolicy {
 
 export type BreakerOutcome = "success" | "provider_failure" | "neutral";
 
-export type Admission =
-  | { kind: "admit" }
-  | { kind: "probe"; next: BreakerRecord }
-  | { kind: "refuse"; retryAtMs: number | null };
+export type Admission = { kind: "admit" } | { kind: "probe"; next: BreakerRecord } | { kind: "refuse"; retryAtMs: number | null };
 
 /** Decides whether an attempt may use the provider now; a probe must be claimed with writeBreaker. */
 export function admit(record: BreakerRecord, now: number, policy: BreakerPolicy, probeToken: string): Admission {
@@ -57,9 +54,22 @@ export function admit(record: BreakerRecord, now: number, policy: BreakerPolicy,
  * The breaker after an attempt's outcome, or null when the outcome does not move it. `probeToken`
  * is the token of the probe this attempt holds (null for an ordinary admitted attempt).
  */
-export function recordOutcome(record: BreakerRecord, outcome: BreakerOutcome, now: number, policy: BreakerPolicy, probeToken: string | null): BreakerRecord | null {
+export function recordOutcome(
+  record: BreakerRecord,
+  outcome: BreakerOutcome,
+  now: number,
+  policy: BreakerPolicy,
+  probeToken: string | null,
+): BreakerRecord | null {
   const closed = (): BreakerRecord => ({ ...record, state: "CLOSED", failures: 0, openUntilMs: null, probeToken: null, probeExpiresMs: null });
-  const open = (until: number): BreakerRecord => ({ ...record, state: "OPEN", failures: Math.max(record.failures, policy.threshold), openUntilMs: until, probeToken: null, probeExpiresMs: null });
+  const open = (until: number): BreakerRecord => ({
+    ...record,
+    state: "OPEN",
+    failures: Math.max(record.failures, policy.threshold),
+    openUntilMs: until,
+    probeToken: null,
+    probeExpiresMs: null,
+  });
 
   switch (record.state) {
     case "CLOSED":

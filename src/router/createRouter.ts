@@ -121,7 +121,12 @@ async function route(options: RouterOptions, task: Task, context: AttemptContext
       if (!gate.admitted) {
         if (slotId !== null) await store.releaseSlot(slotId, null);
         const when = gate.retryAtMs === null ? "after the probe in flight reports" : `at ${new Date(gate.retryAtMs).toISOString()}`;
-        skips.push({ provider: name, code: "circuit_open", reason: `${name} failed repeatedly, so its circuit is open; it lets one probe through ${when}.`, transient: false });
+        skips.push({
+          provider: name,
+          code: "circuit_open",
+          reason: `${name} failed repeatedly, so its circuit is open; it lets one probe through ${when}.`,
+          transient: false,
+        });
         continue;
       }
 
@@ -187,7 +192,8 @@ async function takeSlot(options: RouterOptions, name: Exclude<RoutableProvider, 
     budget: { limit: cap.limit, sinceMs: periodStartMs(cap, now) },
   });
   if (grant.kind === "acquired") return grant;
-  if (grant.kind === "at_cap") return { kind: "skipped", skip: { provider: name, code: "provider_capacity", reason: atCapReason(name, config.concurrency[name]), transient: true } };
+  if (grant.kind === "at_cap")
+    return { kind: "skipped", skip: { provider: name, code: "provider_capacity", reason: atCapReason(name, config.concurrency[name]), transient: true } };
   const held = grant.reserved > 0 ? ` plus ${grant.reserved} held by live sessions` : "";
   return {
     kind: "skipped",
@@ -201,7 +207,13 @@ async function takeSlot(options: RouterOptions, name: Exclude<RoutableProvider, 
 }
 
 /** What one attempt teaches the router about its provider: a 429 starts a back-off; a 401/403 un-verifies it. */
-async function learnFrom(options: RouterOptions, name: RoutableProvider, receipt: Receipt, openError: { code: string; retryAfterSeconds?: number; message: string } | null, nowMs: number): Promise<void> {
+async function learnFrom(
+  options: RouterOptions,
+  name: RoutableProvider,
+  receipt: Receipt,
+  openError: { code: string; retryAfterSeconds?: number; message: string } | null,
+  nowMs: number,
+): Promise<void> {
   const code = openError?.code ?? receipt.error?.code;
   if (code === "provider_capacity") {
     const asked = openError?.retryAfterSeconds;
@@ -220,7 +232,16 @@ function usageEntry(name: RoutableProvider, task: Task, context: AttemptContext,
   if (!opened || sessionMs === 0) return null;
   const estimate = estimateUsage(name, sessionMs);
   if (estimate === null) return null;
-  return { provider: name, operationId: task.operationId, attempt: context.attempt, sessionMs: estimate.sessionMs, unit: estimate.unit, amount: estimate.amount, usd: estimate.usd ?? null, estimate: estimate.estimate };
+  return {
+    provider: name,
+    operationId: task.operationId,
+    attempt: context.attempt,
+    sessionMs: estimate.sessionMs,
+    unit: estimate.unit,
+    amount: estimate.amount,
+    usd: estimate.usd ?? null,
+    estimate: estimate.estimate,
+  };
 }
 
 // A fallback reason is wrapped as untrusted where it is made: a failed attempt's reason carries the
@@ -248,20 +269,46 @@ function unrouted(task: Task): string {
 
 /** The admission step refused the task: BLOCKED before any provider was considered, so no fallback is listed. */
 function refused(task: Task, context: AttemptContext, startedAt: Date, admission: RefusedTask): AttemptOutcome {
-  return refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: unrouted(task), startedAt, refusal: admission.refusal, preflight: admission.preflight, redactor: admission.redactor });
+  return refusalOutcome({
+    task,
+    requestDigest: context.requestDigest,
+    attempt: context.attempt,
+    provider: unrouted(task),
+    startedAt,
+    refusal: admission.refusal,
+    preflight: admission.preflight,
+    redactor: admission.redactor,
+  });
 }
 
 /**
  * No provider could take the admitted task: BLOCKED, nothing ran, with the most telling skip's
  * code and every provider's reason; the admission's preflight evidence stays in the receipt.
  */
-function nothingRan(task: Task, context: AttemptContext, admission: AdmittedTask, startedAt: Date, pinned: boolean, skips: Skip[], records: FallbackRecord[]): AttemptOutcome {
+function nothingRan(
+  task: Task,
+  context: AttemptContext,
+  admission: AdmittedTask,
+  startedAt: Date,
+  pinned: boolean,
+  skips: Skip[],
+  records: FallbackRecord[],
+): AttemptOutcome {
   const chosen = blockingSkip(skips);
   const code: ErrorCode = chosen?.code ?? "provider_unconfigured";
   const detail = skips.map((s) => `${s.provider}: ${s.reason}`).join(" ");
   const message = pinned
     ? `This task is pinned to ${task.provider} and never falls back; ${task.provider} could not take it now. ${detail} Nothing was run.`
     : `No provider could take this task, so nothing was run. ${detail}`;
-  const outcome = refusalOutcome({ task, requestDigest: context.requestDigest, attempt: context.attempt, provider: unrouted(task), startedAt, refusal: { code, message }, preflight: admission.preflight, redactor: admission.redactor });
+  const outcome = refusalOutcome({
+    task,
+    requestDigest: context.requestDigest,
+    attempt: context.attempt,
+    provider: unrouted(task),
+    startedAt,
+    refusal: { code, message },
+    preflight: admission.preflight,
+    redactor: admission.redactor,
+  });
   return withFallback(outcome, records);
 }

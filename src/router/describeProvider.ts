@@ -97,11 +97,18 @@ export function circuitReason(breaker: BreakerRecord, nowMs: number): { reason: 
     return { reason: `${breaker.provider} failed repeatedly; one probe is in flight and decides whether its circuit closes.`, untilMs: breaker.probeExpiresMs };
   }
   const until = breaker.openUntilMs ?? nowMs;
-  return { reason: `${breaker.failures} consecutive provider failures opened ${breaker.provider}'s circuit; it lets one probe through at ${new Date(until).toISOString()}.`, untilMs: until };
+  return {
+    reason: `${breaker.failures} consecutive provider failures opened ${breaker.provider}'s circuit; it lets one probe through at ${new Date(until).toISOString()}.`,
+    untilMs: until,
+  };
 }
 
 /** Describes the budget: what was used against the cap and why another session would not fit. */
-export function budgetReason(facts: Pick<ProviderFacts, "name" | "usage" | "cap">, budgetMs: number, nowMs: number): { reason: string; untilMs: number | null } {
+export function budgetReason(
+  facts: Pick<ProviderFacts, "name" | "usage" | "cap">,
+  budgetMs: number,
+  nowMs: number,
+): { reason: string; untilMs: number | null } {
   const cap = facts.cap;
   const usage = facts.usage;
   if (cap === null || usage === null) return { reason: `${facts.name} has no budget.`, untilMs: null };
@@ -109,7 +116,10 @@ export function budgetReason(facts: Pick<ProviderFacts, "name" | "usage" | "cap"
   const period = cap.period === "month" ? "this month" : "in all (a one-time credit)";
   const held = usage.reserved > 0 ? ` plus ${round(usage.reserved)} held by live sessions` : "";
   const next = `another session of this budget could cost up to ${round(worstCaseUsage(facts.name, budgetMs))}`;
-  const resets = end === null ? `; it does not reset: raise the cap (${cap.source}) only once the provider has credit` : `; the budget resets at ${new Date(end).toISOString()}`;
+  const resets =
+    end === null
+      ? `; it does not reset: raise the cap (${cap.source}) only once the provider has credit`
+      : `; the budget resets at ${new Date(end).toISOString()}`;
   return { reason: `${facts.name} used ${round(usage.amount)} of ${round(cap.limit)} ${cap.unit} ${period}${held}; ${next}${resets}.`, untilMs: end };
 }
 
@@ -120,7 +130,10 @@ export function describeProvider(facts: ProviderFacts, nowMs: number, nextBudget
   const details = {
     configured: facts.missing === null,
     verified,
-    lastSmoke: record.smokeStatus === null || record.smokeMs === null ? null : { status: record.smokeStatus, operationId: record.smokeOperationId, code: record.smokeErrorCode, at: new Date(record.smokeMs).toISOString() },
+    lastSmoke:
+      record.smokeStatus === null || record.smokeMs === null
+        ? null
+        : { status: record.smokeStatus, operationId: record.smokeOperationId, code: record.smokeErrorCode, at: new Date(record.smokeMs).toISOString() },
     // Wrapped when shown, not when recorded: both stores keep the words in the plain text column
     // they always had, so rows recorded before this rule read exactly like new ones (no migration,
     // no upgrade step), and this is the one reader of authReason, so no path shows them unwrapped.
@@ -130,7 +143,14 @@ export function describeProvider(facts: ProviderFacts, nowMs: number, nextBudget
     concurrency: facts.concurrency === null ? null : { cap: facts.concurrency, inUse: facts.usage?.liveSlots ?? 0 },
     budget: budgetStatus(facts, nowMs),
   };
-  const status = (state: ProviderStateName, reason: string, until: string | null): ProviderStatus => ({ name: facts.name, kind: facts.kind, state, reason, until, ...details });
+  const status = (state: ProviderStateName, reason: string, until: string | null): ProviderStatus => ({
+    name: facts.name,
+    kind: facts.kind,
+    state,
+    reason,
+    until,
+    ...details,
+  });
   if (facts.missing !== null) return status("UNCONFIGURED", facts.missing, null);
   if (circuitRefuses(breaker, nowMs)) {
     const circuit = circuitReason(breaker, nowMs);
@@ -141,7 +161,10 @@ export function describeProvider(facts: ProviderFacts, nowMs: number, nextBudget
     return status("BUDGET_EXHAUSTED", budget.reason, iso(budget.untilMs));
   }
   if (verified) {
-    const reason = facts.kind === "local" ? "Chromium on this host, behind errand's egress filter; it needs no smoke." : `Its smoke PASSed at ${iso(record.verifiedMs) ?? ""} (operation ${record.smokeOperationId ?? "-"}).`;
+    const reason =
+      facts.kind === "local"
+        ? "Chromium on this host, behind errand's egress filter; it needs no smoke."
+        : `Its smoke PASSed at ${iso(record.verifiedMs) ?? ""} (operation ${record.smokeOperationId ?? "-"}).`;
     return status("OPERATIONAL", reason, null);
   }
   return status("UNVERIFIED", unverifiedReason(facts), null);

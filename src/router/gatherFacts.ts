@@ -6,7 +6,12 @@ import type { ProviderFacts, ProviderStatus } from "./describeProvider.js";
 import type { RoutableProvider, RoutingConfig } from "./routingConfig.js";
 
 /** Reads what the router knows about every provider: configuration, activation, breaker, usage in the budget's period. */
-export async function gatherFacts(store: ProviderStore, config: RoutingConfig, providers: Readonly<Partial<Record<RoutableProvider, Pick<BrowserProvider, "missingConfiguration">>>>, nowMs: number): Promise<Map<RoutableProvider, ProviderFacts>> {
+export async function gatherFacts(
+  store: ProviderStore,
+  config: RoutingConfig,
+  providers: Readonly<Partial<Record<RoutableProvider, Pick<BrowserProvider, "missingConfiguration">>>>,
+  nowMs: number,
+): Promise<Map<RoutableProvider, ProviderFacts>> {
   const facts = new Map<RoutableProvider, ProviderFacts>();
   for (const [name, provider] of Object.entries(providers) as [RoutableProvider, Pick<BrowserProvider, "missingConfiguration"> | undefined][]) {
     if (provider === undefined) continue;
@@ -34,7 +39,12 @@ export async function gatherFacts(store: ProviderStore, config: RoutingConfig, p
  * Every provider's state and why, cloud providers first in routing order, for `errand provider
  * list` and `errand status`. `nextBudgetMs` is the session a default task would ask for.
  */
-export async function listProviderStatuses(store: ProviderStore, config: RoutingConfig, providers: Readonly<Partial<Record<RoutableProvider, Pick<BrowserProvider, "missingConfiguration">>>>, nextBudgetMs: number): Promise<ProviderStatus[]> {
+export async function listProviderStatuses(
+  store: ProviderStore,
+  config: RoutingConfig,
+  providers: Readonly<Partial<Record<RoutableProvider, Pick<BrowserProvider, "missingConfiguration">>>>,
+  nextBudgetMs: number,
+): Promise<ProviderStatus[]> {
   const now = await store.now();
   const facts = await gatherFacts(store, config, providers, now);
   const ordered = [...config.order, ...(Object.keys(providers) as RoutableProvider[])].filter((name, index, all) => all.indexOf(name) === index);

@@ -74,7 +74,12 @@ function availability(provider: ProviderFacts, nowMs: number, budgetMs: number):
   if (circuitRefuses(provider.breaker, nowMs)) return skip(name, "circuit_open", circuitReason(provider.breaker, nowMs).reason, false);
   const backoff = provider.record.backoffUntilMs;
   if (backoff !== null && backoff > nowMs) {
-    return skip(name, "provider_capacity", `${name} answered 429 (${provider.record.backoffReason ?? "at capacity"}); errand leaves it alone until ${new Date(backoff).toISOString()}.`, true);
+    return skip(
+      name,
+      "provider_capacity",
+      `${name} answered 429 (${provider.record.backoffReason ?? "at capacity"}); errand leaves it alone until ${new Date(backoff).toISOString()}.`,
+      true,
+    );
   }
   if (provider.kind === "cloud") {
     if (budgetWouldPass(provider, budgetMs)) return skip(name, "budget_exhausted", budgetReason(provider, budgetMs, nowMs).reason, false);

@@ -8,7 +8,16 @@ import type { Task } from "../task/taskTypes.js";
 import { validateTask } from "../task/validateTask.js";
 
 /** Error codes that show the smoke reached the provider, so its outcome says something about it. */
-const REACHED_PROVIDER = new Set(["provider_unavailable", "provider_auth_failed", "provider_capacity", "step_failed", "expectation_failed", "timeout", "navigation_blocked", "method_blocked"]);
+const REACHED_PROVIDER = new Set([
+  "provider_unavailable",
+  "provider_auth_failed",
+  "provider_capacity",
+  "step_failed",
+  "expectation_failed",
+  "timeout",
+  "navigation_blocked",
+  "method_blocked",
+]);
 
 /** The provider's state after a smoke: OPERATIONAL on PASS, UNVERIFIED when it reached the provider otherwise, else unchanged. */
 export interface SmokeVerdict {
@@ -24,7 +33,8 @@ export interface SmokeOutcome {
   verdict: SmokeVerdict;
 }
 
-export type SmokeTaskCheck = { ok: true; task: Task } | { ok: false; kind: "invalid"; problems: Problem[] } | { ok: false; kind: "not_read_only"; risk: string };
+export type SmokeTaskCheck =
+  { ok: true; task: Task } | { ok: false; kind: "invalid"; problems: Problem[] } | { ok: false; kind: "not_read_only"; risk: string };
 
 /**
  * The operator's smoke task as it runs on NAME: under a fresh operationId (a smoke runs again and
@@ -61,9 +71,20 @@ async function recordSmokeVerdict(store: Pick<ProviderStore, "recordSmoke">, nam
   const passed = receipt.status === "PASS" && receipt.provider === name;
   const reached = passed || (receipt.provider === name && (receipt.status === "FAIL" || REACHED_PROVIDER.has(receipt.error?.code ?? "")));
   if (!reached) {
-    return { name, state: "unchanged", verified: false, message: `The smoke did not reach ${name} (${receipt.error?.code ?? receipt.status}); its state is unchanged. See "errand provider list".` };
+    return {
+      name,
+      state: "unchanged",
+      verified: false,
+      message: `The smoke did not reach ${name} (${receipt.error?.code ?? receipt.status}); its state is unchanged. See "errand provider list".`,
+    };
   }
   await store.recordSmoke({ provider: name, operationId: receipt.operationId, status: receipt.status, errorCode: receipt.error?.code ?? null });
-  if (passed) return { name, state: "OPERATIONAL", verified: true, message: `${name} passed its smoke and is now OPERATIONAL: "provider": "auto" tasks may use it.` };
-  return { name, state: "UNVERIFIED", verified: false, message: `${name} did not pass its smoke (${receipt.status}${receipt.error === null ? "" : `, ${receipt.error.code}`}); it is UNVERIFIED and auto routing will not use it.` };
+  if (passed)
+    return { name, state: "OPERATIONAL", verified: true, message: `${name} passed its smoke and is now OPERATIONAL: "provider": "auto" tasks may use it.` };
+  return {
+    name,
+    state: "UNVERIFIED",
+    verified: false,
+    message: `${name} did not pass its smoke (${receipt.status}${receipt.error === null ? "" : `, ${receipt.error.code}`}); it is UNVERIFIED and auto routing will not use it.`,
+  };
 }

@@ -85,7 +85,8 @@ export function resolveRoutingConfig(env: NodeJS.ProcessEnv): RoutingConfig {
     if (cap !== undefined) concurrency[name] = cap;
     const variable = BUDGET_VARIABLES[name];
     const limit = readNumber(env, variable, { integer: name !== "kernel", max: 1e9 });
-    if (limit !== undefined) budgets[name] = name === "kernel" ? kernelCap(limit, `${variable}=${limit}`) : { ...budgets[name], limit, source: `${variable}=${limit}` };
+    if (limit !== undefined)
+      budgets[name] = name === "kernel" ? kernelCap(limit, `${variable}=${limit}`) : { ...budgets[name], limit, source: `${variable}=${limit}` };
   }
   return {
     order: readOrder(env),
@@ -100,11 +101,16 @@ export function resolveRoutingConfig(env: NodeJS.ProcessEnv): RoutingConfig {
 function readOrder(env: NodeJS.ProcessEnv): RoutableProvider[] {
   const raw = env["ERRAND_PROVIDER_ORDER"];
   if (raw === undefined || raw.trim() === "") return [...DEFAULT_PROVIDER_ORDER];
-  const names = raw.split(",").map((part) => part.trim().toLowerCase()).filter((part) => part !== "");
+  const names = raw
+    .split(",")
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== "");
   const order: RoutableProvider[] = [];
   for (const name of names) {
     if (name !== "local" && !isCloudProviderName(name)) {
-      throw new ConfigError(`ERRAND_PROVIDER_ORDER names "${name.slice(0, 40)}", which is not a provider: use ${[...CLOUD_PROVIDER_NAMES, "local"].join(", ")}.`);
+      throw new ConfigError(
+        `ERRAND_PROVIDER_ORDER names "${name.slice(0, 40)}", which is not a provider: use ${[...CLOUD_PROVIDER_NAMES, "local"].join(", ")}.`,
+      );
     }
     if (order.includes(name)) throw new ConfigError(`ERRAND_PROVIDER_ORDER names "${name}" twice.`);
     order.push(name);

@@ -46,10 +46,20 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
   const { operation } = facts;
   const crossed = operation.mutationBoundary === "crossed" || facts.receipt.mutationBoundary === "crossed";
   const { outputs, providerSessionId, ...rest } = facts.receipt;
-  const kept = facts.retention === "full" ? { ...(outputs === undefined ? {} : { outputs }), ...(providerSessionId === undefined ? {} : { providerSessionId }) } : {};
+  const kept =
+    facts.retention === "full" ? { ...(outputs === undefined ? {} : { outputs }), ...(providerSessionId === undefined ? {} : { providerSessionId }) } : {};
   const code = rest.error?.code;
   const status = decideStatus({ write: operation.risk !== "read_only", crossed, end: endOfReceipt(facts.receipt) });
-  const retry = status === "FAIL" ? decideRetry({ risk: operation.risk, receipt: { ...rest, status }, attempts: operation.attempts, maxAttempts: operation.maxAttempts, cancelRequested: operation.cancelRequested }) : undefined;
+  const retry =
+    status === "FAIL"
+      ? decideRetry({
+          risk: operation.risk,
+          receipt: { ...rest, status },
+          attempts: operation.attempts,
+          maxAttempts: operation.maxAttempts,
+          cancelRequested: operation.cancelRequested,
+        })
+      : undefined;
   const receipt: Receipt = {
     ...rest,
     ...kept,
@@ -62,7 +72,14 @@ export function decideAttempt(facts: AttemptFacts): AttemptResolution {
     evidenceRetention: facts.retention,
   };
   if (retry?.decision === "retry") {
-    return { kind: "requeue", delayMs: facts.retryDelayMs, attemptOutcome: status, errorCode: code ?? null, provider: receipt.provider || null, reason: "retry_read_only_failure" };
+    return {
+      kind: "requeue",
+      delayMs: facts.retryDelayMs,
+      attemptOutcome: status,
+      errorCode: code ?? null,
+      provider: receipt.provider || null,
+      reason: "retry_read_only_failure",
+    };
   }
   return { kind: "finish", phase: phaseForStatus(status), receipt, reason: "attempt_finished" };
 }

@@ -32,7 +32,8 @@ export function decideRetry(facts: RetryFacts): RetryVerdict {
   if (facts.cancelRequested) return { decision: "final", reason: "A cancel was requested." };
   const cause = transientCause(facts.receipt);
   if (cause === null) return { decision: "final", reason: finalReason(facts.receipt) };
-  if (facts.attempts >= facts.maxAttempts) return { decision: "final", reason: `${cause} But all ${facts.maxAttempts} attempts are used (ERRAND_MAX_ATTEMPTS).` };
+  if (facts.attempts >= facts.maxAttempts)
+    return { decision: "final", reason: `${cause} But all ${facts.maxAttempts} attempts are used (ERRAND_MAX_ATTEMPTS).` };
   return { decision: "retry", reason: cause };
 }
 
@@ -42,13 +43,15 @@ function transientCause(receipt: RetryFacts["receipt"]): string | null {
   const status = receipt.targetStatus;
   if (status !== undefined && status !== null && status >= 500) return `The target answered HTTP ${status}; a server error may pass.`;
   // The target never answered at all (connection refused or reset, DNS in the browser, TLS): a network error.
-  if (code === "step_failed" && receipt.error?.step === null && (status === undefined || status === null)) return "The target did not load (a navigation or network error); it may load on another attempt.";
+  if (code === "step_failed" && receipt.error?.step === null && (status === undefined || status === null))
+    return "The target did not load (a navigation or network error); it may load on another attempt.";
   return null;
 }
 
 function finalReason(receipt: RetryFacts["receipt"]): string {
   const code = receipt.error?.code;
-  const loaded = receipt.targetStatus === undefined || receipt.targetStatus === null ? "a page that loaded" : `a page that loaded (HTTP ${receipt.targetStatus})`;
+  const loaded =
+    receipt.targetStatus === undefined || receipt.targetStatus === null ? "a page that loaded" : `a page that loaded (HTTP ${receipt.targetStatus})`;
   if (code === "expectation_failed") return `An expectation did not hold on ${loaded}; another attempt would read the same page.`;
   if (code === "step_failed") return `A step failed (for example its element is absent) on ${loaded}; another attempt would meet the same page.`;
   if (code === "cancelled") return "The attempt was cancelled.";

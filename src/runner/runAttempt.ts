@@ -48,12 +48,27 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   const { operation, lease, attempt } = claimed;
   const startedAt = new Date();
   const finish = async (resolve: Parameters<typeof store.finishAttempt>[1]): Promise<FinishResult> =>
-    store.finishAttempt(lease, resolve, (await wantsNext()) ? { runnerId: deps.runnerId, leaseMs: config.leaseMs, ...(deps.onlyOperationId === undefined ? {} : { onlyOperationId: deps.onlyOperationId }) } : undefined);
+    store.finishAttempt(
+      lease,
+      resolve,
+      (await wantsNext())
+        ? { runnerId: deps.runnerId, leaseMs: config.leaseMs, ...(deps.onlyOperationId === undefined ? {} : { onlyOperationId: deps.onlyOperationId }) }
+        : undefined,
+    );
 
   const task = readStoredTask(claimed.taskJson);
   // The risk the runner decides from (retry, UNCERTAIN) must be the one the digest vouches for.
   if (task === null || requestDigest(deps.digestKey, task) !== operation.requestDigest || task.risk !== operation.risk) {
-    return finishWithout(deps, claimed, finish, task, { kind: "untouched" }, "journal_tampered", "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).", startedAt);
+    return finishWithout(
+      deps,
+      claimed,
+      finish,
+      task,
+      { kind: "untouched" },
+      "journal_tampered",
+      "The stored task no longer matches the request digest it was submitted with, so it was not run. Inspect the journal (errand journal verify).",
+      startedAt,
+    );
   }
 
   // The provider a synthesized receipt names before the router chose one: the task's own choice, if any.
@@ -100,7 +115,10 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   } catch (error) {
     // The executor contract is to always return a receipt; a throw is errand's own fault.
     const message = `The executor failed instead of returning a receipt: ${errorMessage(error)}`;
-    outcome = { receipt: synthesize(operation, task, { kind: "stopped", code: "internal_error" }, "internal_error", message, startedAt, provider), ephemeral: { ephemeral: true, outputs: {} } };
+    outcome = {
+      receipt: synthesize(operation, task, { kind: "stopped", code: "internal_error" }, "internal_error", message, startedAt, provider),
+      ephemeral: { ephemeral: true, outputs: {} },
+    };
   } finally {
     clearTimeout(overrun);
     clearTimeout(abandonTimer);
@@ -117,7 +135,16 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
   try {
     // Renewals go on between the resolution's store calls, never beside one (LeaseKeeper.exclusive).
     const alone = <T>(work: () => Promise<T>): Promise<T> => keeper.exclusive(work);
-    return await resolveOutcome(deps, claimed, keeper.lost, stoppedForTime(controller.signal, outcome), task, (resolve) => alone(() => finish(resolve)), () => alone(wantsNext), alone);
+    return await resolveOutcome(
+      deps,
+      claimed,
+      keeper.lost,
+      stoppedForTime(controller.signal, outcome),
+      task,
+      (resolve) => alone(() => finish(resolve)),
+      () => alone(wantsNext),
+      alone,
+    );
   } finally {
     keeper.stop();
   }
@@ -140,7 +167,9 @@ async function resolveOutcome(
     // token still holds the row unless someone recovered it since, so the runner ends the attempt
     // as recovery would, and says why. It resolves before it asks for more work, since asking may
     // run this process's own lease recovery, which would take the expired lease without knowing why.
-    const { applied } = await alone(() => deps.store.finishAttempt(claimed.lease, (current) => decideExpiredLease({ operation: current, taskJson: claimed.taskJson }, new Date(), "own_runner")));
+    const { applied } = await alone(() =>
+      deps.store.finishAttempt(claimed.lease, (current) => decideExpiredLease({ operation: current, taskJson: claimed.taskJson }, new Date(), "own_runner")),
+    );
     const next = (await wantsNext()) ? await alone(() => deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId)) : undefined;
     const phase = applied === undefined ? null : applied.kind === "requeue" ? "queued" : applied.phase;
     deps.onEvent?.({ kind: "lease_lost", operationId: operation.operationId, attempt, loss: applied === undefined ? "taken" : "expired", phase });
@@ -157,12 +186,22 @@ async function resolveOutcome(
     try {
       await deps.holdResult(operation.operationId, operation.requestDigest, attempt, finalOutcome.ephemeral);
     } catch (error) {
-      deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message: `The extracted values could not be held for collect: ${errorMessage(error)}` });
+      deps.onEvent?.({
+        kind: "store_error",
+        operationId: operation.operationId,
+        message: `The extracted values could not be held for collect: ${errorMessage(error)}`,
+      });
     }
   }
   const artifacts = finalOutcome.artifacts ?? [];
   if (deps.keepArtifacts === undefined && artifacts.length > 0) {
-    finalOutcome = { ...finalOutcome, receipt: { ...finalOutcome.receipt, artifactsOmitted: "This errand was put together without an artifact store; the receipt lists each artifact's hash, the bytes were not kept." } };
+    finalOutcome = {
+      ...finalOutcome,
+      receipt: {
+        ...finalOutcome.receipt,
+        artifactsOmitted: "This errand was put together without an artifact store; the receipt lists each artifact's hash, the bytes were not kept.",
+      },
+    };
   } else if (deps.keepArtifacts !== undefined && artifacts.length > 0) {
     try {
       await deps.keepArtifacts(operation.operationId, operation.requestDigest, attempt, task.evidenceRetention, artifacts);
@@ -222,7 +261,15 @@ async function finishWithout(
   return { report: reportApplied(deps, claimed.operation.operationId, claimed.attempt, applied), next };
 }
 
-function synthesize(operation: OperationRecord, task: Task | null, end: AttemptEnd, code: ErrorCode, message: string, startedAt: Date, provider: string): Receipt {
+function synthesize(
+  operation: OperationRecord,
+  task: Task | null,
+  end: AttemptEnd,
+  code: ErrorCode,
+  message: string,
+  startedAt: Date,
+  provider: string,
+): Receipt {
   return synthesizeReceipt({
     operationId: operation.operationId,
     requestDigest: operation.requestDigest,

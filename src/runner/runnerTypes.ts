@@ -30,7 +30,13 @@ export interface RunnerDeps {
    * attempt is resolved. A failure is reported as a store_error and noted in the receipt's
    * artifactsOmitted; the receipt is still stored.
    */
-  keepArtifacts?: (operationId: string, requestDigest: string, attempt: number, retention: Task["evidenceRetention"], artifacts: readonly ArtifactBytes[]) => Promise<void>;
+  keepArtifacts?: (
+    operationId: string,
+    requestDigest: string,
+    attempt: number,
+    retention: Task["evidenceRetention"],
+    artifacts: readonly ArtifactBytes[],
+  ) => Promise<void>;
 }
 
 export type RunnerEvent =

@@ -40,7 +40,8 @@ export function synthesizeReceipt(input: SynthesizedReceiptInput): Receipt {
     provider: input.provider === "" ? "none" : input.provider,
     finalUrl: null,
     checks: [],
-    steps: input.steps === "skipped" && task !== null ? task.steps.map((step, index) => ({ index, action: step.action, status: "skipped", durationMs: 0 })) : [],
+    steps:
+      input.steps === "skipped" && task !== null ? task.steps.map((step, index) => ({ index, action: step.action, status: "skipped", durationMs: 0 })) : [],
     error: input.error === null ? null : { ...input.error, step: null },
     startedAt: input.startedAt.toISOString(),
     durationMs: 0,

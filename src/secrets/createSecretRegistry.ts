@@ -53,15 +53,23 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
   const openPayload = (record: SecretRecord): Payload => {
     // The row's MAC covers its name, sites, source kind and sealed payload; the box's associated data
     // binds the payload to the same fields. Either failing means the row was written without the key.
-    if (!record.authentic) throw new SecretError("secret_unreadable", `The declared secret ${record.name} cannot be used: its stored row fails its MAC under the master key (it was changed without the key). Declare it again with errand secret set.`);
+    if (!record.authentic)
+      throw new SecretError(
+        "secret_unreadable",
+        `The declared secret ${record.name} cannot be used: its stored row fails its MAC under the master key (it was changed without the key). Declare it again with errand secret set.`,
+      );
     let payload: unknown;
     try {
       payload = JSON.parse(box.open(record.sealed, aad(record.name, record.sites, record.sourceKind)).toString("utf8"));
     } catch (error) {
       const reason = error instanceof SealedBoxError ? error.reason : "malformed";
-      throw new SecretError("secret_unreadable", `The declared secret ${record.name} cannot be opened (${reason}): it was stored under another master key, or its row was modified. Declare it again with errand secret set.`);
+      throw new SecretError(
+        "secret_unreadable",
+        `The declared secret ${record.name} cannot be opened (${reason}): it was stored under another master key, or its row was modified. Declare it again with errand secret set.`,
+      );
     }
-    if (!isPayload(payload) || sourceKindOf(payload) !== record.sourceKind) throw new SecretError("secret_unreadable", `The declared secret ${record.name} has a malformed record; declare it again with errand secret set.`);
+    if (!isPayload(payload) || sourceKindOf(payload) !== record.sourceKind)
+      throw new SecretError("secret_unreadable", `The declared secret ${record.name} has a malformed record; declare it again with errand secret set.`);
     return payload;
   };
 
@@ -73,7 +81,11 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
         const refused = refusedVariableReason(payload.variable);
         if (refused !== null) throw new SecretError("secret_source_refused", `The declared secret ${name} cannot be read: ${refused}.`);
         const value = options.env[payload.variable];
-        if (value === undefined || value === "") throw new SecretError("secret_missing", `The declared secret ${name} reads the environment variable ${payload.variable}, which is not set for this errand process.`);
+        if (value === undefined || value === "")
+          throw new SecretError(
+            "secret_missing",
+            `The declared secret ${name} reads the environment variable ${payload.variable}, which is not set for this errand process.`,
+          );
         return value;
       }
       case "file": {
@@ -84,7 +96,10 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
           if (statSync(payload.path).size > MAX_SECRET_FILE_BYTES) throw new Error("too large");
           text = readFileSync(payload.path, "utf8");
         } catch {
-          throw new SecretError("secret_missing", `The declared secret ${name} reads the file ${payload.path}, which cannot be read (missing, unreadable or over ${MAX_SECRET_FILE_BYTES} bytes).`);
+          throw new SecretError(
+            "secret_missing",
+            `The declared secret ${name} reads the file ${payload.path}, which cannot be read (missing, unreadable or over ${MAX_SECRET_FILE_BYTES} bytes).`,
+          );
         }
         const value = dropOneTrailingNewline(text);
         if (value === "") throw new SecretError("secret_missing", `The declared secret ${name} reads the file ${payload.path}, which is empty.`);
@@ -100,7 +115,11 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
   };
 
   const requireName = (name: string): void => {
-    if (!isSecretName(name)) throw new SecretError("invalid_secret_name", `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`);
+    if (!isSecretName(name))
+      throw new SecretError(
+        "invalid_secret_name",
+        `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`,
+      );
   };
 
   /** A stored record may hold a TOTP seed; a record that does not open is listed by its column (its use reports it). */
@@ -127,7 +146,8 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
         case "env": {
           const refused = refusedVariableReason(source.variable);
           if (refused !== null) throw new SecretError("secret_source_refused", `--from-env ${source.variable} is refused: ${refused}.`);
-          if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(source.variable)) throw new SecretError("secret_source_refused", `--from-env needs an environment variable name (letters, digits and "_").`);
+          if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(source.variable))
+            throw new SecretError("secret_source_refused", `--from-env needs an environment variable name (letters, digits and "_").`);
           payload = { kind: "env", variable: source.variable };
           break;
         }
@@ -182,7 +202,11 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
 
     async reveal(name) {
       const record = isSecretName(name) ? await store.readSecret(name) : null;
-      if (record === null) throw new SecretError("secret_unknown", `No secret named ${name.slice(0, 64)} is declared; the owner declares it with: errand secret set ${name.slice(0, 64)} --site https://...`);
+      if (record === null)
+        throw new SecretError(
+          "secret_unknown",
+          `No secret named ${name.slice(0, 64)} is declared; the owner declares it with: errand secret set ${name.slice(0, 64)} --site https://...`,
+        );
       const payload = openPayload(record);
       if (payload.kind === "totp") {
         // The seed stays here: the attempt gets only a way to ask for the code of the moment.
@@ -196,7 +220,13 @@ export function createSecretRegistry(options: SecretRegistryOptions): SecretRegi
 }
 
 function summarize(record: SecretRecord, kind: SecretKind): SecretSummary {
-  return { name: record.name, sites: [...record.sites], sourceKind: kind, createdAt: new Date(record.createdMs).toISOString(), updatedAt: new Date(record.updatedMs).toISOString() };
+  return {
+    name: record.name,
+    sites: [...record.sites],
+    sourceKind: kind,
+    createdAt: new Date(record.createdMs).toISOString(),
+    updatedAt: new Date(record.updatedMs).toISOString(),
+  };
 }
 
 function isPayload(value: unknown): value is Payload {

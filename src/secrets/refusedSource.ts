@@ -24,7 +24,8 @@ export function refusedFileReason(path: string, errandHome: string): string | nu
   const home = canonical(resolve(errandHome));
   const file = canonical(resolve(path));
   const inside = relative(home, file);
-  if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))) return `${path} is inside ERRAND_HOME (${errandHome}), where errand keeps its own keys and database`;
+  if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside)))
+    return `${path} is inside ERRAND_HOME (${errandHome}), where errand keeps its own keys and database`;
   return null;
 }
 

@@ -15,6 +15,11 @@ export function secretAssociatedData(name: string, sites: readonly string[], sou
 }
 
 /** A secret's sealed payload under the next master key's "secrets" box (key rotation); throws SealedBoxError when it does not open under `from`. */
-export function resealSecret(sealed: string, secret: { name: string; sites: readonly string[]; sourceKind: SecretSourceKind }, from: SealedBox, to: SealedBox): string {
+export function resealSecret(
+  sealed: string,
+  secret: { name: string; sites: readonly string[]; sourceKind: SecretSourceKind },
+  from: SealedBox,
+  to: SealedBox,
+): string {
   return reseal(from, to, sealed, secretAssociatedData(secret.name, secret.sites, secret.sourceKind));
 }

@@ -17,7 +17,14 @@ const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
  * trailing slash. A path, query, fragment or user name is refused, never silently dropped.
  */
 export function normalizeSecretSite(raw: string, path: string, subject = "a site a secret can be bound to"): Result<string> {
-  const refuse = (why: string) => failed<string>([{ code: "invalid_secret_site", path, message: `"${shorten(raw)}" is not ${subject}: ${why}. Write an origin such as https://portal.example.com, http://127.0.0.1:8080 or https://*.example.com.` }]);
+  const refuse = (why: string) =>
+    failed<string>([
+      {
+        code: "invalid_secret_site",
+        path,
+        message: `"${shorten(raw)}" is not ${subject}: ${why}. Write an origin such as https://portal.example.com, http://127.0.0.1:8080 or https://*.example.com.`,
+      },
+    ]);
   if (raw.length > MAX_SITE_CHARS) return refuse(`it is longer than ${MAX_SITE_CHARS} characters`);
   const shape = ORIGIN_SHAPE.exec(raw.trim() === raw ? raw : "");
   if (shape === null) return refuse("it must be scheme://host[:port] with http or https and nothing after the host (no path, query or fragment)");
@@ -44,8 +51,12 @@ export function normalizeSecretSite(raw: string, path: string, subject = "a site
 
 /** Normalizes, de-duplicates and sorts a secret's sites; at least one and at most MAX_SECRET_SITES. */
 export function normalizeSecretSites(raw: readonly string[], path: string): Result<string[]> {
-  if (raw.length === 0) return failed([{ code: "invalid_secret_site", path, message: "A secret needs at least one site it may be typed into (--site https://portal.example.com)." }]);
-  if (raw.length > MAX_SECRET_SITES) return failed([{ code: "invalid_secret_site", path, message: `A secret may be bound to at most ${MAX_SECRET_SITES} sites; it has ${raw.length}.` }]);
+  if (raw.length === 0)
+    return failed([
+      { code: "invalid_secret_site", path, message: "A secret needs at least one site it may be typed into (--site https://portal.example.com)." },
+    ]);
+  if (raw.length > MAX_SECRET_SITES)
+    return failed([{ code: "invalid_secret_site", path, message: `A secret may be bound to at most ${MAX_SECRET_SITES} sites; it has ${raw.length}.` }]);
   const sites = new Set<string>();
   const problems = [];
   for (const [index, entry] of raw.entries()) {

@@ -43,7 +43,8 @@ export interface SecretSummary extends DeclaredSecret {
  * Where a secret's value comes from: typed into errand (stored encrypted), read from outside at use,
  * or a TOTP seed (an otpauth:// URI or base32 key, stored encrypted) whose current code is typed.
  */
-export type SecretSourceInput = { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string } | { kind: "totp"; seed: string };
+export type SecretSourceInput =
+  { kind: "stored"; value: string } | { kind: "env"; variable: string } | { kind: "file"; path: string } | { kind: "totp"; seed: string };
 
 /** A refusal about a secret, with its code; messages never carry a value. */
 export class SecretError extends ErrandError {}

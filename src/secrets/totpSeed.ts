@@ -45,7 +45,8 @@ function parseOtpauth(text: string): TotpSeed {
   } catch {
     throw new TotpSeedError("the otpauth URI cannot be parsed; paste it whole (otpauth://totp/Label?secret=...)");
   }
-  if (url.host.toLowerCase() !== "totp") throw new TotpSeedError(`the otpauth URI is of type "${url.host.slice(0, 20)}"; errand types time-based codes only (otpauth://totp/...)`);
+  if (url.host.toLowerCase() !== "totp")
+    throw new TotpSeedError(`the otpauth URI is of type "${url.host.slice(0, 20)}"; errand types time-based codes only (otpauth://totp/...)`);
   const secret = url.searchParams.get("secret");
   if (secret === null || secret === "") throw new TotpSeedError("the otpauth URI has no secret= parameter");
   const digits = integerParam(url, "digits", 6);
@@ -53,7 +54,8 @@ function parseOtpauth(text: string): TotpSeed {
   const period = integerParam(url, "period", 30);
   if (period < 15 || period > 300) throw new TotpSeedError(`period=${period} is not usable: give a time step from 15 to 300 seconds (30 is usual)`);
   const algorithm = (url.searchParams.get("algorithm") ?? "SHA1").toUpperCase();
-  if (!(TOTP_ALGORITHMS as readonly string[]).includes(algorithm)) throw new TotpSeedError(`algorithm=${algorithm.slice(0, 20)} is not usable: give SHA1, SHA256 or SHA512`);
+  if (!(TOTP_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw new TotpSeedError(`algorithm=${algorithm.slice(0, 20)} is not usable: give SHA1, SHA256 or SHA512`);
   return { key: normalizeKey(secret, "secret="), digits, period, algorithm: algorithm as TotpAlgorithm };
 }
 

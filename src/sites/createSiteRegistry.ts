@@ -78,7 +78,11 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
   const aad = siteSessionAssociatedData;
 
   const requireName = (name: string): void => {
-    if (!isSiteName(name)) throw new SiteError("invalid_site", `"${name.slice(0, 70)}" is not a site name: start with a letter, then letters, digits, "_" or "-", at most 64 characters.`);
+    if (!isSiteName(name))
+      throw new SiteError(
+        "invalid_site",
+        `"${name.slice(0, 70)}" is not a site name: start with a letter, then letters, digits, "_" or "-", at most 64 characters.`,
+      );
   };
 
   const openRecord = (record: SiteRecord): SavedSession | null => {
@@ -95,7 +99,12 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
 
   const clock = options.clock ?? Date.now;
   const isLive = (grant: SiteGrantRecord, site: SiteRecord, now: number): boolean =>
-    grant.authentic && site.authentic && grant.site === site.name && grant.siteDefinedMs === site.definedMs && grant.revokedMs === null && grant.expiresMs > now;
+    grant.authentic &&
+    site.authentic &&
+    grant.site === site.name &&
+    grant.siteDefinedMs === site.definedMs &&
+    grant.revokedMs === null &&
+    grant.expiresMs > now;
   const summaries = async (records: SiteRecord[]): Promise<SiteSummary[]> => {
     const grants = await store.listGrants(records.length === 1 ? (records[0]?.name ?? null) : null);
     const now = clock();
@@ -112,21 +121,29 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
         if (!checked.ok) throw new SiteError("invalid_site", `--login-host: ${checked.problem.message}`);
         if (!loginHosts.includes(checked.pattern)) loginHosts.push(checked.pattern);
       }
-      if (loginHosts.length > MAX_LOGIN_HOSTS) throw new SiteError("invalid_site", `A site may have at most ${MAX_LOGIN_HOSTS} login hosts; it has ${loginHosts.length}.`);
+      if (loginHosts.length > MAX_LOGIN_HOSTS)
+        throw new SiteError("invalid_site", `A site may have at most ${MAX_LOGIN_HOSTS} login hosts; it has ${loginHosts.length}.`);
       let loginUrl: string | null = null;
       if (input.loginUrl !== undefined) {
         const checked = normalizeHttpUrl(input.loginUrl, "/loginUrl");
         if (!checked.ok) throw new SiteError("invalid_site", `--login-url: ${checked.problem.message}`);
         const host = checked.url.hostname;
         if (!originMatchesSites(checked.href, origins.value) && !loginHosts.some((pattern) => hostMatchesPattern(host, pattern))) {
-          throw new SiteError("invalid_site", `--login-url ${checked.url.origin} is neither one of the site's origins (${origins.value.join(", ")}) nor a --login-host.`);
+          throw new SiteError(
+            "invalid_site",
+            `--login-url ${checked.url.origin} is neither one of the site's origins (${origins.value.join(", ")}) nor a --login-host.`,
+          );
         }
         loginUrl = checked.href;
       }
       let loggedInSelector: string | null = null;
       if (input.loggedInSelector !== undefined) {
         const selector = input.loggedInSelector;
-        if (selector.trim() === "" || selector.length > TASK_LIMITS.selectorChars) throw new SiteError("invalid_site", `--logged-in needs a selector of 1 to ${TASK_LIMITS.selectorChars} characters (one that is on the site's pages only when logged in, e.g. "#sign-out").`);
+        if (selector.trim() === "" || selector.length > TASK_LIMITS.selectorChars)
+          throw new SiteError(
+            "invalid_site",
+            `--logged-in needs a selector of 1 to ${TASK_LIMITS.selectorChars} characters (one that is on the site's pages only when logged in, e.g. "#sign-out").`,
+          );
         loggedInSelector = selector;
       }
       const { created, record } = await store.putSite({ name: input.name, origins: origins.value, loginUrl, loggedInSelector, loginHosts: loginHosts.sort() });
@@ -152,7 +169,11 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
       if (!isSiteName(name)) return null;
       const record = await store.readSite(name);
       if (record === null) return null;
-      if (!record.authentic) throw new SiteError("journal_tampered", `The stored definition of the site ${name} fails its MAC under the master key: it was changed without the key (its origins, perhaps), so it grants nothing. The owner sets it up again with errand site add ${name}; errand doctor lists every such row.`);
+      if (!record.authentic)
+        throw new SiteError(
+          "journal_tampered",
+          `The stored definition of the site ${name} fails its MAC under the master key: it was changed without the key (its origins, perhaps), so it grants nothing. The owner sets it up again with errand site add ${name}; errand doctor lists every such row.`,
+        );
       return definitionOf(record);
     },
 
@@ -170,17 +191,44 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
 
     async allow(name, input) {
       requireName(name);
-      if (input.risk !== "reversible_write" && input.risk !== "consequential") throw new SiteError("invalid_site", `--risk must be reversible_write or consequential (read_only tasks need no grant); got ${String(input.risk).slice(0, 40)}.`);
+      if (input.risk !== "reversible_write" && input.risk !== "consequential")
+        throw new SiteError(
+          "invalid_site",
+          `--risk must be reversible_write or consequential (read_only tasks need no grant); got ${String(input.risk).slice(0, 40)}.`,
+        );
       const secrets = [...new Set(input.secrets)].sort();
-      for (const secret of secrets) if (!isSecretName(secret)) throw new SiteError("invalid_site", `--secret "${secret.slice(0, 70)}" is not a secret name: a letter, then letters, digits or "_", at most 64 characters.`);
-      if (secrets.length > MAX_GRANT_SECRETS) throw new SiteError("invalid_site", `A grant may name at most ${MAX_GRANT_SECRETS} secrets; it names ${secrets.length}.`);
+      for (const secret of secrets)
+        if (!isSecretName(secret))
+          throw new SiteError(
+            "invalid_site",
+            `--secret "${secret.slice(0, 70)}" is not a secret name: a letter, then letters, digits or "_", at most 64 characters.`,
+          );
+      if (secrets.length > MAX_GRANT_SECRETS)
+        throw new SiteError("invalid_site", `A grant may name at most ${MAX_GRANT_SECRETS} secrets; it names ${secrets.length}.`);
       const durationMs = input.durationMs ?? DEFAULT_GRANT_MS;
-      if (!Number.isSafeInteger(durationMs) || durationMs <= 0 || durationMs > MAX_GRANT_MS) throw new SiteError("invalid_site", `--for must be more than 0 and at most ${MAX_GRANT_MS / DAY_MS}d.`);
+      if (!Number.isSafeInteger(durationMs) || durationMs <= 0 || durationMs > MAX_GRANT_MS)
+        throw new SiteError("invalid_site", `--for must be more than 0 and at most ${MAX_GRANT_MS / DAY_MS}d.`);
       const record = await store.readSite(name);
       if (record === null) throw new SiteError("site_unknown", `No site named ${name} is set up (errand site add ${name} --origin https://...).`);
-      if (!record.authentic) throw new SiteError("journal_tampered", `The stored definition of the site ${name} fails its MAC under the master key, so nothing can be granted on it. Set it up again with errand site add ${name}.`);
-      const granted = await store.grantSite({ grantId: `grant_${randomUUID()}`, site: name, siteDefinedMs: record.definedMs, risk: input.risk, secrets, durationMs, via: input.via });
-      if (granted === null) throw new SiteError("site_unknown", `The site ${name} was removed or redefined meanwhile; nothing was granted. Look at it again (errand site show ${name}).`);
+      if (!record.authentic)
+        throw new SiteError(
+          "journal_tampered",
+          `The stored definition of the site ${name} fails its MAC under the master key, so nothing can be granted on it. Set it up again with errand site add ${name}.`,
+        );
+      const granted = await store.grantSite({
+        grantId: `grant_${randomUUID()}`,
+        site: name,
+        siteDefinedMs: record.definedMs,
+        risk: input.risk,
+        secrets,
+        durationMs,
+        via: input.via,
+      });
+      if (granted === null)
+        throw new SiteError(
+          "site_unknown",
+          `The site ${name} was removed or redefined meanwhile; nothing was granted. Look at it again (errand site show ${name}).`,
+        );
       return grantSummary(granted);
     },
 
@@ -196,7 +244,14 @@ export function createSiteRegistry(options: SiteRegistryOptions): SiteRegistry {
       const now = clock();
       return (await store.listGrants(name))
         .filter((grant) => isLive(grant, record, now))
-        .map((grant) => ({ grantId: grant.grantId, site: name, origins: [...record.origins], risk: grant.risk, secrets: [...grant.secrets], expiresMs: grant.expiresMs }));
+        .map((grant) => ({
+          grantId: grant.grantId,
+          site: name,
+          origins: [...record.origins],
+          risk: grant.risk,
+          secrets: [...grant.secrets],
+          expiresMs: grant.expiresMs,
+        }));
     },
 
     loginPageUrl(name) {
@@ -220,11 +275,25 @@ function normalizeOrigins(raw: readonly string[]): { value: string[] } {
 }
 
 function definitionOf(record: SiteRecord): SiteDefinition {
-  return { name: record.name, origins: [...record.origins], loginUrl: record.loginUrl, loggedInSelector: record.loggedInSelector, loginHosts: [...record.loginHosts], definedMs: record.definedMs };
+  return {
+    name: record.name,
+    origins: [...record.origins],
+    loginUrl: record.loginUrl,
+    loggedInSelector: record.loggedInSelector,
+    loginHosts: [...record.loginHosts],
+    definedMs: record.definedMs,
+  };
 }
 
 function grantSummary(grant: SiteGrantRecord): SiteGrantSummary {
-  return { id: grant.grantId, risk: grant.risk, secrets: [...grant.secrets], via: grant.via, grantedAt: new Date(grant.createdMs).toISOString(), expiresAt: new Date(grant.expiresMs).toISOString() };
+  return {
+    id: grant.grantId,
+    risk: grant.risk,
+    secrets: [...grant.secrets],
+    via: grant.via,
+    grantedAt: new Date(grant.createdMs).toISOString(),
+    expiresAt: new Date(grant.expiresMs).toISOString(),
+  };
 }
 
 function summarize(record: SiteRecord, grants: SiteGrantSummary[]): SiteSummary {

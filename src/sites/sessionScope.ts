@@ -27,8 +27,22 @@ export function cookieWithinSite(cookie: SessionCookie, origins: readonly string
   const host = (domainCookie ? cookie.domain.slice(1) : cookie.domain).toLowerCase();
   if (host === "") return false;
   if (!hostWithinSites(host, origins)) return false;
-  if (domainCookie && !hostWithinSites(`x.${host}`, origins.filter((origin) => origin.includes("://*.")))) return false;
-  if (cookie.secure && !hostWithinSites(host, origins.filter((origin) => origin.startsWith("https:")))) return false;
+  if (
+    domainCookie &&
+    !hostWithinSites(
+      `x.${host}`,
+      origins.filter((origin) => origin.includes("://*.")),
+    )
+  )
+    return false;
+  if (
+    cookie.secure &&
+    !hostWithinSites(
+      host,
+      origins.filter((origin) => origin.startsWith("https:")),
+    )
+  )
+    return false;
   return true;
 }
 
@@ -44,5 +58,14 @@ export function sessionIsEmpty(state: SavedSession): boolean {
 }
 
 function copyCookie(cookie: SessionCookie): SessionCookie {
-  return { name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path, expires: cookie.expires, httpOnly: cookie.httpOnly, secure: cookie.secure, sameSite: cookie.sameSite };
+  return {
+    name: cookie.name,
+    value: cookie.value,
+    domain: cookie.domain,
+    path: cookie.path,
+    expires: cookie.expires,
+    httpOnly: cookie.httpOnly,
+    secure: cookie.secure,
+    sameSite: cookie.sameSite,
+  };
 }

@@ -17,9 +17,16 @@ export interface SiteRefusal {
  */
 export function siteRefusal(task: Task, site: SiteDefinition | null, hasSession: boolean, loginPageUrl: string): SiteRefusal | null {
   if (task.site === undefined) return null;
-  if (site === null) return { code: "site_unknown", message: `No site named ${task.site} is set up; the owner sets it up with errand site add ${task.site} --origin https://... (errand site list shows the sites). Nothing ran.` };
+  if (site === null)
+    return {
+      code: "site_unknown",
+      message: `No site named ${task.site} is set up; the owner sets it up with errand site add ${task.site} --origin https://... (errand site list shows the sites). Nothing ran.`,
+    };
   if (!originMatchesSites(task.target.url, site.origins)) {
-    return { code: "site_target_outside", message: `The target ${originOf(task.target.url)} is not on the site ${task.site} (${site.origins.join(", ")}); its session is used only there. Point target.url at one of those origins, or leave "site" out. Nothing ran.` };
+    return {
+      code: "site_target_outside",
+      message: `The target ${originOf(task.target.url)} is not on the site ${task.site} (${site.origins.join(", ")}); its session is used only there. Point target.url at one of those origins, or leave "site" out. Nothing ran.`,
+    };
   }
   const logsIn = task.steps.some((step) => step.action === "fill_secret");
   if (!hasSession && !logsIn) return { code: "login_required", message: loginRequiredMessage(task.site, loginPageUrl, "it has no saved session") };

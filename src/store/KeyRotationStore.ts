@@ -30,7 +30,10 @@ export interface Resealers {
   siteSession(sealed: string, site: { name: string; origins: readonly string[]; definedMs: number }): string;
   ownerFile(sealed: string, file: { name: string; bytes: number; sha256: string }): string;
   heldResult(sealed: string, held: { operationId: string; requestDigest: string; attempt: number }): string;
-  artifact(sealed: string, artifact: { operationId: string; requestDigest: string; attempt: number; index: number; mediaType: ArtifactMediaType; sha256: string }): string;
+  artifact(
+    sealed: string,
+    artifact: { operationId: string; requestDigest: string; attempt: number; index: number; mediaType: ArtifactMediaType; sha256: string },
+  ): string;
 }
 
 export interface KeyRotationReport {

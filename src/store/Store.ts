@@ -110,7 +110,11 @@ export interface Store {
 
   // ---- control -------------------------------------------------------------------------------
   /** Applies a cancel exactly once per controlActionId (see CancelOutcome). */
-  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult>;
+  cancelOperation(
+    operationId: string,
+    controlActionId: string,
+    cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
+  ): Promise<CancelResult>;
 
   // ---- owner approval ------------------------------------------------------------------------
   /**
@@ -170,7 +174,14 @@ export interface Store {
 /** The journal reads of a Store, all from one snapshot when given by readJournalSnapshot. */
 export type JournalSnapshot = Pick<
   Store,
-  "readJournalHead" | "readJournalEvents" | "readJournalChain" | "countOperationEvents" | "readTombstones" | "readCheckpoint" | "readOperationStates" | "readOperationEvents"
+  | "readJournalHead"
+  | "readJournalEvents"
+  | "readJournalChain"
+  | "countOperationEvents"
+  | "readTombstones"
+  | "readCheckpoint"
+  | "readOperationStates"
+  | "readOperationEvents"
 >;
 
 /** An operation the store would not act on: its row does not match its journal. */

@@ -102,13 +102,18 @@ export async function rotateKeyInTransaction(tx: RekeyTransaction, plan: KeyRota
   const head = await tx.readJournalHead();
   if (head === undefined) throw new KeyRotationRefusedError("The database holds no journal yet: there is nothing sealed under the key to rotate.");
   if (!from.macEquals(from.keyId, head.keyId)) {
-    throw new KeyRotationRefusedError(`The journal is not under the key in ERRAND_HOME/keys/master.key (the journal names key ${head.keyId}, the file holds ${from.keyId}): nothing was rotated. Put the right key back first.`);
+    throw new KeyRotationRefusedError(
+      `The journal is not under the key in ERRAND_HOME/keys/master.key (the journal names key ${head.keyId}, the file holds ${from.keyId}): nothing was rotated. Put the right key back first.`,
+    );
   }
   if (from.macEquals(from.keyId, to.keyId)) throw new KeyRotationRefusedError("The new key is the key in force: nothing was rotated.");
 
   const unfinished = await tx.unfinishedOperations(NAMED + 1);
   if (unfinished.length > 0) {
-    const named = unfinished.slice(0, NAMED).map((op) => `${op.operationId} (${op.phase})`).join(", ");
+    const named = unfinished
+      .slice(0, NAMED)
+      .map((op) => `${op.operationId} (${op.phase})`)
+      .join(", ");
     throw new KeyRotationRefusedError(
       `${unfinished.length > NAMED ? `More than ${NAMED}` : unfinished.length} operation(s) are not finished: ${named}. Their request digests are keyed by the key in force and are checked again before they run or are approved, so errand rotates only with none pending: stop "errand serve" and runners, run the queue ("errand runner"), approve, deny or cancel what waits, then rotate.`,
     );
@@ -123,29 +128,52 @@ export async function rotateKeyInTransaction(tx: RekeyTransaction, plan: KeyRota
   const resigned = await resignJournal(tx, from, to);
   if (!resigned.ok) {
     const { fault, message, operationId } = resigned.verdict;
-    throw new KeyRotationRefusedError(`The journal does not verify under the key in force (${fault}${operationId === null ? "" : `, operation ${operationId}`}: ${message}); re-signing it would bless that. Run "errand journal verify"; nothing was rotated.`);
+    throw new KeyRotationRefusedError(
+      `The journal does not verify under the key in force (${fault}${operationId === null ? "" : `, operation ${operationId}`}: ${message}); re-signing it would bless that. Run "errand journal verify"; nothing was rotated.`,
+    );
   }
 
   const sealedValue = (what: string, fix: string, make: () => string): string => {
     try {
       return make();
     } catch (error) {
-      throw new KeyRotationRefusedError(`${what} does not open under the key in force (${errorMessage(error)}): it was stored under another key or changed without it. ${fix} Nothing was rotated.`);
+      throw new KeyRotationRefusedError(
+        `${what} does not open under the key in force (${errorMessage(error)}): it was stored under another key or changed without it. ${fix} Nothing was rotated.`,
+      );
     }
   };
   const resealed = { secrets: 0, siteSessions: 0, ownerFiles: 0, heldResults: 0, artifacts: 0 };
   for (const secret of await tx.sealedSecrets()) {
-    await tx.writeSecretSealed(secret.name, sealedValue(`The declared secret ${secret.name}`, `Declare it again (errand secret set ${secret.name} ...) or delete it (errand secret delete ${secret.name}), then rotate.`, () => reseal.secret(secret.sealed, secret)));
+    await tx.writeSecretSealed(
+      secret.name,
+      sealedValue(
+        `The declared secret ${secret.name}`,
+        `Declare it again (errand secret set ${secret.name} ...) or delete it (errand secret delete ${secret.name}), then rotate.`,
+        () => reseal.secret(secret.sealed, secret),
+      ),
+    );
     resealed.secrets += 1;
   }
   for (const session of await tx.sealedSessions()) {
-    await tx.writeSessionSealed(session.name, sealedValue(`The saved session of site ${session.name}`, `Define the site again (errand site add ${session.name} ..., which drops its session) or remove it, then rotate.`, () => reseal.siteSession(session.sealed, session)));
+    await tx.writeSessionSealed(
+      session.name,
+      sealedValue(
+        `The saved session of site ${session.name}`,
+        `Define the site again (errand site add ${session.name} ..., which drops its session) or remove it, then rotate.`,
+        () => reseal.siteSession(session.sealed, session),
+      ),
+    );
     resealed.siteSessions += 1;
   }
   for (const name of await tx.ownerFileNames()) {
     const file = await tx.ownerFile(name);
     if (file === undefined) continue;
-    await tx.writeOwnerFileSealed(name, sealedValue(`The owner file ${name}`, `Add it again (errand file add ${name} PATH) or remove it (errand file remove ${name}), then rotate.`, () => reseal.ownerFile(file.sealed, file)));
+    await tx.writeOwnerFileSealed(
+      name,
+      sealedValue(`The owner file ${name}`, `Add it again (errand file add ${name} PATH) or remove it (errand file remove ${name}), then rotate.`, () =>
+        reseal.ownerFile(file.sealed, file),
+      ),
+    );
     resealed.ownerFiles += 1;
   }
   const dropped = await tx.dropStaleEvidence();
@@ -182,7 +210,11 @@ export async function rotateKeyInTransaction(tx: RekeyTransaction, plan: KeyRota
     resigned: { events: resigned.events, operations: resigned.operations, tombstones: resigned.tombstones, rows },
     ended,
   };
-  await recordKeyRotation(tx, { from, to, oldHead: resigned.oldHead, head: resigned.head, atMs: tx.now }, { resealed, dropped, resigned: report.resigned, ended });
+  await recordKeyRotation(
+    tx,
+    { from, to, oldHead: resigned.oldHead, head: resigned.head, atMs: tx.now },
+    { resealed, dropped, resigned: report.resigned, ended },
+  );
 
   const after = await verifyJournal(tx, to);
   if (!after.ok) throw new Error(`the journal re-signed under the new key does not verify (${after.fault}: ${after.message}); the rotation was rolled back`);

@@ -8,7 +8,10 @@ export class SchemaTooNewError extends ErrandError {
     readonly supported: number,
     where: string,
   ) {
-    super("store_schema_too_new", `The database ${where} has schema version ${found}, but this errand understands versions up to ${supported}. Upgrade errand; do not open this database with an older one.`);
+    super(
+      "store_schema_too_new",
+      `The database ${where} has schema version ${found}, but this errand understands versions up to ${supported}. Upgrade errand; do not open this database with an older one.`,
+    );
   }
 }
 
@@ -47,7 +50,10 @@ export class KeyRotationRefusedError extends ErrandError {
 export class JournalNotConvertedError extends ErrandError {
   declare readonly code: "journal_tampered";
   constructor() {
-    super("journal_tampered", 'The journal is in the single-chain form of an older errand and was not converted to per-operation chains because it does not verify; run "errand journal verify" to find the first bad event. Nothing was written.');
+    super(
+      "journal_tampered",
+      'The journal is in the single-chain form of an older errand and was not converted to per-operation chains because it does not verify; run "errand journal verify" to find the first bad event. Nothing was written.',
+    );
   }
 }
 
@@ -73,7 +79,10 @@ export class OperationTamperedError extends ErrandError {
     readonly operationId: string,
     readonly reason: string,
   ) {
-    super("journal_tampered", `Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`);
+    super(
+      "journal_tampered",
+      `Operation ${operationId} cannot be trusted: ${reason}. Nothing was changed; run "errand journal verify" to find the first bad event.`,
+    );
   }
 }
 
@@ -96,11 +105,18 @@ export class RowTamperedError extends ErrandError {
     what: string,
     fix: string,
   ) {
-    super("journal_tampered", `The stored ${what} (table ${table}) fails its MAC under the master key: it was changed without the key, so it grants nothing. ${fix} Run "errand doctor" to list every such row.`);
+    super(
+      "journal_tampered",
+      `The stored ${what} (table ${table}) fails its MAC under the master key: it was changed without the key, so it grants nothing. ${fix} Run "errand doctor" to list every such row.`,
+    );
   }
 
   static ownerPassword(): RowTamperedError {
-    return new RowTamperedError("owner_secret", "owner password", 'Set the owner password again with "errand owner set-password"; until then nobody can log in as the owner.');
+    return new RowTamperedError(
+      "owner_secret",
+      "owner password",
+      'Set the owner password again with "errand owner set-password"; until then nobody can log in as the owner.',
+    );
   }
 }
 

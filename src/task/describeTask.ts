@@ -47,7 +47,12 @@ function hostOf(url: string): string {
   }
 }
 
-const WAIT_WORDS: Record<(typeof WAIT_STATES)[number], string> = { visible: "appear", hidden: "be hidden or gone", attached: "be in the page", detached: "be gone from the page" };
+const WAIT_WORDS: Record<(typeof WAIT_STATES)[number], string> = {
+  visible: "appear",
+  hidden: "be hidden or gone",
+  attached: "be in the page",
+  detached: "be gone from the page",
+};
 
 /** Each step in words; `host` is where the browser is when the step runs (the last page opened). */
 function describeStep(step: Step, host: string): string {
@@ -74,9 +79,12 @@ function describeStep(step: Step, host: string): string {
     case "uncheck":
       return `untick ${quote(step.selector)} on ${host}`;
     case "upload":
-      return typeof step.file === "string" ? `upload the owner's file ${quote(step.file)} through ${quote(step.selector)} on ${host}` : `upload download ${step.file.download} of this task through ${quote(step.selector)} on ${host}`;
+      return typeof step.file === "string"
+        ? `upload the owner's file ${quote(step.file)} through ${quote(step.selector)} on ${host}`
+        : `upload download ${step.file.download} of this task through ${quote(step.selector)} on ${host}`;
     case "extract_text":
-      if (step.all === true) return `read the texts of every ${quote(step.selector)} (at most ${step.max ?? TASK_LIMITS.listItems.default}) as ${quote(step.name)}`;
+      if (step.all === true)
+        return `read the texts of every ${quote(step.selector)} (at most ${step.max ?? TASK_LIMITS.listItems.default}) as ${quote(step.name)}`;
       return `read the text of ${quote(step.selector)} as ${quote(step.name)}`;
     case "extract_attribute":
       return `read the ${quote(step.attribute)} attribute of ${quote(step.selector)} as ${quote(step.name)}`;

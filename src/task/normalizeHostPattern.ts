@@ -21,7 +21,10 @@ export function normalizeHostPattern(raw: string, path: string): HostPatternChec
   let name = wildcard ? raw.slice(2) : raw;
   if (name.endsWith(".")) name = name.slice(0, -1);
   if (name === "" || FORBIDDEN_CHARACTERS.test(name)) {
-    return fail(path, `"${shorten(raw)}" is not a plain hostname; write only the host (e.g. "example.com" or "*.example.com"), without scheme, port, path or wildcard elsewhere.`);
+    return fail(
+      path,
+      `"${shorten(raw)}" is not a plain hostname; write only the host (e.g. "example.com" or "*.example.com"), without scheme, port, path or wildcard elsewhere.`,
+    );
   }
   let ascii: string;
   try {

@@ -40,7 +40,9 @@ export const STEP_ACTIONS = Object.keys(STEP_FIELDS) as StepAction[];
  * errand types a secret only into a field of the page itself rather than stretch the binding to
  * frames (docs/TASK_SCHEMA.md "frame"). Fail closed: the executor's own checks stay behind this.
  */
-export const FRAME_ACTIONS: ReadonlySet<StepAction> = new Set(STEP_ACTIONS.filter((action) => STEP_FIELDS[action].includes("selector") && action !== "fill_secret"));
+export const FRAME_ACTIONS: ReadonlySet<StepAction> = new Set(
+  STEP_ACTIONS.filter((action) => STEP_FIELDS[action].includes("selector") && action !== "fill_secret"),
+);
 
 /**
  * Playwright's internal:control engine (its one use is enter-frame, what frameLocator writes): a
@@ -74,8 +76,18 @@ export function readStep(reader: FieldReader, raw: unknown, path: string): Step 
   const kind = action as StepAction;
   const before = reader.problems.length;
   const secretIntoFrame = kind === "fill_secret" && Object.hasOwn(raw, "frame");
-  if (secretIntoFrame) reader.report("unknown_field", pointer(path, "frame"), `fill_secret takes no "frame": errand types a secret only into a field of the page itself, never inside an iframe, whatever its origin.`);
-  reader.rejectUnknownKeys(raw, ["action", "timeoutMs", ...STEP_FIELDS[kind], ...(FRAME_ACTIONS.has(kind) || secretIntoFrame ? ["frame"] : [])], path, `A ${kind} step`);
+  if (secretIntoFrame)
+    reader.report(
+      "unknown_field",
+      pointer(path, "frame"),
+      `fill_secret takes no "frame": errand types a secret only into a field of the page itself, never inside an iframe, whatever its origin.`,
+    );
+  reader.rejectUnknownKeys(
+    raw,
+    ["action", "timeoutMs", ...STEP_FIELDS[kind], ...(FRAME_ACTIONS.has(kind) || secretIntoFrame ? ["frame"] : [])],
+    path,
+    `A ${kind} step`,
+  );
   const timeoutMs = reader.integer(raw, "timeoutMs", path, TASK_LIMITS.stepTimeoutMs);
   const step = readActionFields(reader, raw, path, kind);
   const frame = FRAME_ACTIONS.has(kind) ? readFrame(reader, raw, path) : undefined;
@@ -89,7 +101,11 @@ export function readStep(reader: FieldReader, raw: unknown, path: string): Step 
 function readUploadFile(reader: FieldReader, raw: Record<string, unknown>, path: string): UploadStep["file"] | undefined {
   const at = pointer(path, "file");
   if (!Object.hasOwn(raw, "file")) {
-    reader.report("missing_field", at, `"file" is required: the name of a file the owner added (errand file add NAME PATH), or {"download": N} for the Nth download (from 0) of an earlier step.`);
+    reader.report(
+      "missing_field",
+      at,
+      `"file" is required: the name of a file the owner added (errand file add NAME PATH), or {"download": N} for the Nth download (from 0) of an earlier step.`,
+    );
     return undefined;
   }
   const value = raw["file"];
@@ -107,7 +123,11 @@ function readUploadFile(reader: FieldReader, raw: Record<string, unknown>, path:
     }
     const download = value["download"];
     if (typeof download !== "number" || !Number.isInteger(download) || download < 0 || download >= ARTIFACT_DOWNLOAD_COUNT) {
-      reader.report("invalid_number", pointer(at, "download"), `"download" must be a whole number from 0 to ${ARTIFACT_DOWNLOAD_COUNT - 1}: which download of this attempt, in the order they started (receipt artifacts[].download).`);
+      reader.report(
+        "invalid_number",
+        pointer(at, "download"),
+        `"download" must be a whole number from 0 to ${ARTIFACT_DOWNLOAD_COUNT - 1}: which download of this attempt, in the order they started (receipt artifacts[].download).`,
+      );
       return undefined;
     }
     return { download: wholeNumber(download) };
@@ -134,7 +154,11 @@ function readFrame(reader: FieldReader, raw: Record<string, unknown>, path: stri
   }
   const list = typeof value === "string" ? [value] : value;
   if (!Array.isArray(list)) {
-    reader.report("invalid_type", framePath, `"frame" must be the iframe's selector (a string) or a list of at most ${FRAME_DEPTH} selectors for nested frames, not ${describeType(value)}.`);
+    reader.report(
+      "invalid_type",
+      framePath,
+      `"frame" must be the iframe's selector (a string) or a list of at most ${FRAME_DEPTH} selectors for nested frames, not ${describeType(value)}.`,
+    );
     return undefined;
   }
   if (list.length === 0 || list.length > FRAME_DEPTH) {
@@ -160,7 +184,11 @@ function readFrame(reader: FieldReader, raw: Record<string, unknown>, path: stri
 /** Records a problem and returns false when a selector uses internal:control (enter-frame). */
 function refuseInternalEngine(reader: FieldReader, selector: string, path: string): boolean {
   if (!INTERNAL_ENGINE.test(selector)) return true;
-  reader.report("internal_selector_engine", path, `Selectors may not use Playwright's internal:control engine (internal:control=enter-frame enters a frame unchecked); name the iframe in "frame" instead, and errand checks it is on one of the task's hosts.`);
+  reader.report(
+    "internal_selector_engine",
+    path,
+    `Selectors may not use Playwright's internal:control engine (internal:control=enter-frame enters a frame unchecked); name the iframe in "frame" instead, and errand checks it is on one of the task's hosts.`,
+  );
   return false;
 }
 
@@ -169,8 +197,7 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
     const value = reader.string(raw, "selector", path, { min: 1, max: TASK_LIMITS.selectorChars, required });
     return value === undefined || refuseInternalEngine(reader, value, pointer(path, "selector")) ? value : undefined;
   };
-  const text = (key: string, min: number): string | undefined =>
-    reader.string(raw, key, path, { min, max: TASK_LIMITS.textChars, required: true });
+  const text = (key: string, min: number): string | undefined => reader.string(raw, key, path, { min, max: TASK_LIMITS.textChars, required: true });
   const url = (): string | undefined => {
     const value = reader.string(raw, "url", path, { min: 1, max: Number.MAX_SAFE_INTEGER, required: true });
     if (value === undefined) return undefined;
@@ -184,14 +211,22 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
   const outputName = (): string | undefined => {
     const value = reader.string(raw, "name", path, { min: 1, max: 64, required: true });
     if (value !== undefined && !OUTPUT_NAME.test(value)) {
-      reader.report("invalid_output_name", pointer(path, "name"), `"name" must start with a letter or "_" and hold only letters, digits, "_", "." or "-" (at most 64).`);
+      reader.report(
+        "invalid_output_name",
+        pointer(path, "name"),
+        `"name" must start with a letter or "_" and hold only letters, digits, "_", "." or "-" (at most 64).`,
+      );
       return undefined;
     }
     return value;
   };
   const refuseLiteralSecret = (field: string, s: string | undefined): void => {
     if (s !== undefined && looksLikeSecretField(s)) {
-      reader.report("use_fill_secret", pointer(path, field), `This ${action} step targets what looks like a password, secret, token or one-time-code field; use {"action":"fill_secret","selector":...,"secret":"NAME"} with a secret the owner declared, so the value never enters the task.`);
+      reader.report(
+        "use_fill_secret",
+        pointer(path, field),
+        `This ${action} step targets what looks like a password, secret, token or one-time-code field; use {"action":"fill_secret","selector":...,"secret":"NAME"} with a secret the owner declared, so the value never enters the task.`,
+      );
     }
   };
 
@@ -270,7 +305,8 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
     case "expect_count": {
       const s = selector(true);
       const count = reader.integer(raw, "count", path, { min: 0, max: TASK_LIMITS.expectCountMax }, "elements");
-      if (!Object.hasOwn(raw, "count")) reader.report("missing_field", pointer(path, "count"), `"count" is required: how many elements should match (0 to ${TASK_LIMITS.expectCountMax}).`);
+      if (!Object.hasOwn(raw, "count"))
+        reader.report("missing_field", pointer(path, "count"), `"count" is required: how many elements should match (0 to ${TASK_LIMITS.expectCountMax}).`);
       const match = reader.choice(raw, "match", path, COUNT_MATCHES, "exact");
       return s === undefined || count === undefined || match === undefined ? undefined : { action, selector: s, count, match };
     }
@@ -282,14 +318,24 @@ function readActionFields(reader: FieldReader, raw: Record<string, unknown>, pat
  * exactly one of the two, and only the fields of that one. state "visible" is the default and
  * normalizes away, so a wait_for written before state existed keeps its digest.
  */
-function readWaitFor(reader: FieldReader, raw: Record<string, unknown>, path: string, read: { selector: () => string | undefined; url: () => string | undefined }): Step | undefined {
+function readWaitFor(
+  reader: FieldReader,
+  raw: Record<string, unknown>,
+  path: string,
+  read: { selector: () => string | undefined; url: () => string | undefined },
+): Step | undefined {
   const hasSelector = Object.hasOwn(raw, "selector");
   if (hasSelector && Object.hasOwn(raw, "url")) {
     reader.report("conflicting_fields", pointer(path, "url"), `A wait_for waits for an element ("selector") or for an address ("url"), not both.`);
     return undefined;
   }
   if (Object.hasOwn(raw, "url")) {
-    if (Object.hasOwn(raw, "state")) reader.report("conflicting_fields", pointer(path, "state"), `"state" is for waiting on an element ("selector"); with "url" use "match": exact or prefix.`);
+    if (Object.hasOwn(raw, "state"))
+      reader.report(
+        "conflicting_fields",
+        pointer(path, "state"),
+        `"state" is for waiting on an element ("selector"); with "url" use "match": exact or prefix.`,
+      );
     const u = read.url();
     const match = reader.choice(raw, "match", path, URL_MATCHES, "exact");
     return u === undefined || match === undefined ? undefined : { action: "wait_for", url: u, match };
@@ -298,7 +344,12 @@ function readWaitFor(reader: FieldReader, raw: Record<string, unknown>, path: st
     reader.report("missing_field", pointer(path, "selector"), `A wait_for needs "selector" (an element to wait for) or "url" (an address to wait for).`);
     return undefined;
   }
-  if (Object.hasOwn(raw, "match")) reader.report("conflicting_fields", pointer(path, "match"), `"match" is for waiting on an address ("url"); with "selector" use "state": ${WAIT_STATES.join(", ")}.`);
+  if (Object.hasOwn(raw, "match"))
+    reader.report(
+      "conflicting_fields",
+      pointer(path, "match"),
+      `"match" is for waiting on an address ("url"); with "selector" use "state": ${WAIT_STATES.join(", ")}.`,
+    );
   const s = read.selector();
   const state = reader.choice(raw, "state", path, WAIT_STATES, "visible");
   if (s === undefined || state === undefined) return undefined;
@@ -320,7 +371,11 @@ function readListBounds(reader: FieldReader, raw: Record<string, unknown>, path:
     return undefined;
   }
   if (all && name !== undefined && name.length > LIST_NAME_CHARS) {
-    reader.report("invalid_output_name", pointer(path, "name"), `With "all": true, "name" may have at most ${LIST_NAME_CHARS} characters: each text is output as name.001, name.002, ...`);
+    reader.report(
+      "invalid_output_name",
+      pointer(path, "name"),
+      `With "all": true, "name" may have at most ${LIST_NAME_CHARS} characters: each text is output as name.001, name.002, ...`,
+    );
     return undefined;
   }
   if (!all) return {};
@@ -336,17 +391,29 @@ function readSecretName(reader: FieldReader, raw: Record<string, unknown>, path:
   const hasSecret = Object.hasOwn(raw, "secret");
   const hasEnvVar = Object.hasOwn(raw, "envVar");
   if (hasSecret && hasEnvVar) {
-    reader.report("conflicting_fields", pointer(path, "envVar"), `Give "secret" or "envVar", not both: they are two spellings of the same declared secret's name.`);
+    reader.report(
+      "conflicting_fields",
+      pointer(path, "envVar"),
+      `Give "secret" or "envVar", not both: they are two spellings of the same declared secret's name.`,
+    );
     return undefined;
   }
   if (!hasSecret && !hasEnvVar) {
-    reader.report("missing_field", pointer(path, "secret"), `A fill_secret step needs "secret": the name of a secret the owner declared with errand secret set (never the value).`);
+    reader.report(
+      "missing_field",
+      pointer(path, "secret"),
+      `A fill_secret step needs "secret": the name of a secret the owner declared with errand secret set (never the value).`,
+    );
     return undefined;
   }
   const field = hasSecret ? "secret" : "envVar";
   const name = reader.string(raw, field, path, { min: 1, max: 64, required: true });
   if (name !== undefined && !SECRET_NAME.test(name)) {
-    reader.report("invalid_secret_name", pointer(path, field), `"${field}" must be the name of a declared secret (a letter, then letters, digits or "_", at most 64), never the secret itself.`);
+    reader.report(
+      "invalid_secret_name",
+      pointer(path, field),
+      `"${field}" must be the name of a declared secret (a letter, then letters, digits or "_", at most 64), never the secret itself.`,
+    );
     return undefined;
   }
   return name;
@@ -359,7 +426,11 @@ function readAttribute(reader: FieldReader, raw: Record<string, unknown>, path: 
   const name = value.trim().toLowerCase();
   const attributePath = pointer(path, "attribute");
   if (name === "value") {
-    reader.report("value_attribute_forbidden", attributePath, `extract_attribute may not read "value": after a fill it could hand back what was typed. Use extract_text on visible text instead.`);
+    reader.report(
+      "value_attribute_forbidden",
+      attributePath,
+      `extract_attribute may not read "value": after a fill it could hand back what was typed. Use extract_text on visible text instead.`,
+    );
     return undefined;
   }
   if (!ATTRIBUTE_NAME.test(name)) {

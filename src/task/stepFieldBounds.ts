@@ -54,6 +54,9 @@ export interface StepActionFields {
 export function stepActionFields(): StepActionFields[] {
   return (Object.keys(STEP_FIELDS) as StepAction[]).map((action) => ({
     action,
-    fields: [...STEP_FIELDS[action], ...(FRAME_ACTIONS.has(action) ? ["frame"] : []), "timeoutMs"].map((name) => ({ name, ...(ACTION_FIELD_BOUNDS[action]?.[name] ?? FIELD_BOUNDS[name]) })),
+    fields: [...STEP_FIELDS[action], ...(FRAME_ACTIONS.has(action) ? ["frame"] : []), "timeoutMs"].map((name) => ({
+      name,
+      ...(ACTION_FIELD_BOUNDS[action]?.[name] ?? FIELD_BOUNDS[name]),
+    })),
   }));
 }

@@ -19,7 +19,22 @@ export const COUNT_MATCHES = ["exact", "at_least"] as const;
 /** What a click may go on to: continue in the new tab it opens. */
 export const CLICK_THEN = ["follow_new_tab"] as const;
 /** The keys a press step may name: a closed set, so no key chord or text reaches the page this way. */
-export const PRESS_KEYS = ["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"] as const;
+export const PRESS_KEYS = [
+  "Enter",
+  "Tab",
+  "Escape",
+  "Backspace",
+  "Delete",
+  "Space",
+  "ArrowUp",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+  "Home",
+  "End",
+  "PageUp",
+  "PageDown",
+] as const;
 
 interface StepBase {
   /** Per-step timeout in milliseconds; the executor's default applies when absent. */
@@ -30,7 +45,10 @@ interface StepBase {
    */
   frame?: string[];
 }
-export interface GotoStep extends StepBase { action: "goto"; url: string }
+export interface GotoStep extends StepBase {
+  action: "goto";
+  url: string;
+}
 /** How wait_for waits on an element: shown (the default, absent when normalized), hidden or gone, in the document or gone from it. */
 export const WAIT_STATES = ["visible", "hidden", "attached", "detached"] as const;
 /**
@@ -38,16 +56,35 @@ export const WAIT_STATES = ["visible", "hidden", "attached", "detached"] as cons
  * instead, for the page to be at that URL (`match` exact or prefix).
  */
 export type WaitForStep = StepBase & { action: "wait_for" } & (
-    | { selector: string; state?: Exclude<(typeof WAIT_STATES)[number], "visible"> }
-    | { url: string; match: (typeof URL_MATCHES)[number] }
+    { selector: string; state?: Exclude<(typeof WAIT_STATES)[number], "visible"> } | { url: string; match: (typeof URL_MATCHES)[number] }
   );
 /** Clicks; with then "follow_new_tab" the steps after it run in the one new tab the click opens on a task host. */
-export interface ClickStep extends StepBase { action: "click"; selector: string; then?: (typeof CLICK_THEN)[number] }
-export interface FillStep extends StepBase { action: "fill"; selector: string; value: string }
+export interface ClickStep extends StepBase {
+  action: "click";
+  selector: string;
+  then?: (typeof CLICK_THEN)[number];
+}
+export interface FillStep extends StepBase {
+  action: "fill";
+  selector: string;
+  value: string;
+}
 /** Types the value of the declared secret `secret` (the owner's registry), only into a frame whose origin the secret is bound to. */
-export interface FillSecretStep extends StepBase { action: "fill_secret"; selector: string; secret: string }
-export interface TypeStep extends StepBase { action: "type"; selector: string; text: string }
-export interface SelectStep extends StepBase { action: "select"; selector: string; value: string }
+export interface FillSecretStep extends StepBase {
+  action: "fill_secret";
+  selector: string;
+  secret: string;
+}
+export interface TypeStep extends StepBase {
+  action: "type";
+  selector: string;
+  text: string;
+}
+export interface SelectStep extends StepBase {
+  action: "select";
+  selector: string;
+  value: string;
+}
 /** Presses one key, on the element matching `selector` (focused first) or else on whatever has focus. */
 export interface PressStep extends StepBase {
   action: "press";
@@ -55,9 +92,16 @@ export interface PressStep extends StepBase {
   selector?: string;
 }
 /** Sets a checkbox or radio to checked (check) or unchecked (uncheck); nothing happens when it already is, and the state is read back after. */
-export interface CheckStep extends StepBase { action: "check" | "uncheck"; selector: string }
+export interface CheckStep extends StepBase {
+  action: "check" | "uncheck";
+  selector: string;
+}
 /** Sets a file input from a file the owner added (by name, never a path) or from an earlier download of the attempt. */
-export interface UploadStep extends StepBase { action: "upload"; selector: string; file: string | { download: number } }
+export interface UploadStep extends StepBase {
+  action: "upload";
+  selector: string;
+  file: string | { download: number };
+}
 /**
  * Reads the visible text of the element matching `selector`; with `all`, of every match (at most
  * `max`, in document order), each into its own output `name.001`, `name.002`, ...

@@ -94,8 +94,10 @@ function selectorParts(selector: string): { name: string; body: string; quoted: 
   const append = () => {
     const part = selector.substring(start, index).trim();
     const eq = part.indexOf("=");
-    if (eq !== -1 && /^[a-zA-Z_0-9-+:*]+$/.test(part.substring(0, eq).trim())) parts.push({ name: part.substring(0, eq).trim(), body: part.substring(eq + 1), quoted: false });
-    else if (part.length > 1 && (part[0] === '"' || part[0] === "'") && part[part.length - 1] === part[0]) parts.push({ name: "text", body: part, quoted: true });
+    if (eq !== -1 && /^[a-zA-Z_0-9-+:*]+$/.test(part.substring(0, eq).trim()))
+      parts.push({ name: part.substring(0, eq).trim(), body: part.substring(eq + 1), quoted: false });
+    else if (part.length > 1 && (part[0] === '"' || part[0] === "'") && part[part.length - 1] === part[0])
+      parts.push({ name: "text", body: part, quoted: true });
     else if (/^\(*\/\//.test(part) || part.startsWith("..")) parts.push({ name: "xpath", body: part, quoted: false });
     else parts.push({ name: "css", body: part, quoted: false });
   };

@@ -68,8 +68,18 @@ export function validateTask(input: unknown): Result<Task> {
   const steps = readSteps(reader, input);
 
   for (const missing of missingApprovals({ risk, approved, secretApproval, steps })) {
-    if (missing === "approval_required") reader.report("approval_required", "/approved", `A ${risk} task changes things on the site; it runs only with "approved": true, set after the person has agreed to it.`);
-    else reader.report("secret_approval_required", "/secretApproval", `This task uses fill_secret; it runs only with "secretApproval": true, set after the person has agreed to let errand use that secret.`);
+    if (missing === "approval_required")
+      reader.report(
+        "approval_required",
+        "/approved",
+        `A ${risk} task changes things on the site; it runs only with "approved": true, set after the person has agreed to it.`,
+      );
+    else
+      reader.report(
+        "secret_approval_required",
+        "/secretApproval",
+        `This task uses fill_secret; it runs only with "secretApproval": true, set after the person has agreed to let errand use that secret.`,
+      );
   }
 
   if (reader.problems.length > 0) return failed(reader.problems);
@@ -104,7 +114,11 @@ function readOperationId(reader: FieldReader, input: Record<string, unknown>): s
   const value = reader.string(input, "operationId", "", { max: 64, required: true });
   if (value === undefined) return undefined;
   if (!UUID.test(value) || /^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(value)) {
-    reader.report("invalid_operation_id", "/operationId", `"operationId" must be a UUID you choose and reuse on every retry (e.g. 3f0c6a52-6c1e-4a8e-9c39-2b1c1f1d4e55).`);
+    reader.report(
+      "invalid_operation_id",
+      "/operationId",
+      `"operationId" must be a UUID you choose and reuse on every retry (e.g. 3f0c6a52-6c1e-4a8e-9c39-2b1c1f1d4e55).`,
+    );
     return undefined;
   }
   return value.toLowerCase();
@@ -115,7 +129,11 @@ function readSite(reader: FieldReader, input: Record<string, unknown>): string |
   const value = reader.string(input, "site", "", { min: 1, max: 64, required: false });
   if (value === undefined) return undefined;
   if (!isSiteName(value)) {
-    reader.report("invalid_site", "/site", `"site" must name a site the owner set up with errand site add: a letter, then letters, digits, "_" or "-", at most 64 characters.`);
+    reader.report(
+      "invalid_site",
+      "/site",
+      `"site" must name a site the owner set up with errand site add: a letter, then letters, digits, "_" or "-", at most 64 characters.`,
+    );
     return undefined;
   }
   return value;
@@ -205,14 +223,20 @@ function readSteps(reader: FieldReader, input: Record<string, unknown>): Step[] 
     // A frame's selector finds its iframe the way a step's selector finds its element, so it is held
     // to the same rule; "frame" is not an acting step, so no literal-label exception applies to it.
     const spelledAsOne = typeof (raw as Record<string, unknown>)["frame"] === "string";
-    step.frame?.forEach((selector, at) => selectors.push({ selector, action: "frame", path: spelledAsOne ? pointer(path, "frame") : pointer(pointer(path, "frame"), String(at)) }));
+    step.frame?.forEach((selector, at) =>
+      selectors.push({ selector, action: "frame", path: spelledAsOne ? pointer(path, "frame") : pointer(pointer(path, "frame"), String(at)) }),
+    );
     if (step.action === "extract_text" || step.action === "extract_attribute") {
       const isList = step.action === "extract_text" && step.all === true;
       const same = outputNames.get(step.name)?.index;
       const clash = same ?? listNameClash(outputNames, step.name, isList);
       if (clash !== undefined) {
         const why = same === undefined ? ` (a list named L writes L.001, L.002, ...)` : "";
-        reader.report("duplicate_output_name", pointer(path, "name"), `Output name "${step.name}" is already used by ${stepLabel(clash)}${why}; give each extract step its own name.`);
+        reader.report(
+          "duplicate_output_name",
+          pointer(path, "name"),
+          `Output name "${step.name}" is already used by ${stepLabel(clash)}${why}; give each extract step its own name.`,
+        );
       }
       outputNames.set(step.name, { index, list: isList });
     }

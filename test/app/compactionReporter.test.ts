@@ -10,7 +10,11 @@ test("a compaction is one info line with its counts, nothing to do is debug, a r
   const lines: Record<string, unknown>[] = [];
   const logger = createPinoLogger({ format: "json", level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
   const phases = { awaiting_approval: 0, queued: 0, running: 0, completed: 0, blocked: 0, uncertain: 0, cancelled: 0 };
-  const status = { store: { phases, expiredLeases: 0, delayed: 0, nextEligibleMs: null, tombstones: 3, journalSeq: 9, storedBytes: 1000, schemaVersion: 1, backend: "sqlite" }, journal: { seq: 9, storedBytes: 1000, quotaBytes: 4096 }, breakers: [] };
+  const status = {
+    store: { phases, expiredLeases: 0, delayed: 0, nextEligibleMs: null, tombstones: 3, journalSeq: 9, storedBytes: 1000, schemaVersion: 1, backend: "sqlite" },
+    journal: { seq: 9, storedBytes: 1000, quotaBytes: 4096 },
+    breakers: [],
+  };
   const metrics = createErrandMetrics({ status: () => Promise.resolve(status), usage: () => Promise.resolve([]) });
   const report = compactionReporter(logger, metrics, 30 * DAY);
   const counts = { ok: true as const, eventBodies: 9, eventsRemoved: 9, bytesFreed: 4000, storedBytes: 1000, artifactsDeleted: 1 };
@@ -28,7 +32,21 @@ test("a compaction is one info line with its counts, nothing to do is debug, a r
       ["error", "Journal compaction failed; it runs again within the hour"],
     ],
   );
-  assert.deepEqual({ ...lines[0], time: undefined }, { time: undefined, level: "info", msg: "journal compacted", compactAfter: "30d", operations: 3, eventsRemoved: 9, bytesFreed: 4000, storedBytes: 1000, artifactsDeleted: 1, ms: 40 });
+  assert.deepEqual(
+    { ...lines[0], time: undefined },
+    {
+      time: undefined,
+      level: "info",
+      msg: "journal compacted",
+      compactAfter: "30d",
+      operations: 3,
+      eventsRemoved: 9,
+      bytesFreed: 4000,
+      storedBytes: 1000,
+      artifactsDeleted: 1,
+      ms: 40,
+    },
+  );
   const failure = (line: Record<string, unknown> | undefined) => {
     const { kind, message } = line?.["failure"] as { kind: string; message: string };
     return { kind, message };

@@ -58,7 +58,13 @@ if (unavailable !== null) process.stderr.write(`notice: skipping the Python clie
 
 describe("clients/python (stdlib-only Python client)", { skip: unavailable ?? false }, () => {
   test("python3 -m unittest discover passes in clients/python", { timeout: 900_000 }, async (t) => {
-    const env: Record<string, string | undefined> = { ...process.env, ERRAND_TEST_NODE: process.execPath, ERRAND_TEST_TSX: import.meta.resolve("tsx"), PYTHONDONTWRITEBYTECODE: "1", PYTHONUNBUFFERED: "1" };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ERRAND_TEST_NODE: process.execPath,
+      ERRAND_TEST_TSX: import.meta.resolve("tsx"),
+      PYTHONDONTWRITEBYTECODE: "1",
+      PYTHONUNBUFFERED: "1",
+    };
     delete env["NODE_OPTIONS"];
     const child = spawn(PYTHON, ["-m", "unittest", "discover", "-v"], { cwd: CLIENT_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

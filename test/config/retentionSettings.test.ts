@@ -55,7 +55,13 @@ describe("ERRAND_KEEP_MIGRATION_BACKUPS", () => {
     assert.equal(resolveRuntimeConfig({ ...HOME, ERRAND_KEEP_MIGRATION_BACKUPS: "1" }).keepMigrationBackups, 1);
     assert.equal(resolveRuntimeConfig({ ...HOME, ERRAND_KEEP_MIGRATION_BACKUPS: "10" }).keepMigrationBackups, 10);
     for (const raw of ["0", "-1", "two", "1001"]) {
-      assert.throws(() => resolveRuntimeConfig({ ...HOME, ERRAND_KEEP_MIGRATION_BACKUPS: raw }), (error: unknown) => error instanceof ConfigError && new RegExp(`^ERRAND_KEEP_MIGRATION_BACKUPS="${raw}" is not usable: give an integer from 1 to 1000`).test(error.message), raw);
+      assert.throws(
+        () => resolveRuntimeConfig({ ...HOME, ERRAND_KEEP_MIGRATION_BACKUPS: raw }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          new RegExp(`^ERRAND_KEEP_MIGRATION_BACKUPS="${raw}" is not usable: give an integer from 1 to 1000`).test(error.message),
+        raw,
+      );
     }
   });
 });

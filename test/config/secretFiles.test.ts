@@ -24,7 +24,13 @@ describe("secret variables given as NAME_FILE", () => {
     const empty = join(scratch, "empty");
     writeFileSync(empty, "");
     assert.throws(
-      () => resolveSecretFiles({ BROWSERLESS_TOKEN: "canary-abc", BROWSERLESS_TOKEN_FILE: empty, STEEL_API_KEY_FILE: join(scratch, "missing"), KERNEL_API_KEY_FILE: empty }),
+      () =>
+        resolveSecretFiles({
+          BROWSERLESS_TOKEN: "canary-abc",
+          BROWSERLESS_TOKEN_FILE: empty,
+          STEEL_API_KEY_FILE: join(scratch, "missing"),
+          KERNEL_API_KEY_FILE: empty,
+        }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         assert.match(error.message, /BROWSERLESS_TOKEN and BROWSERLESS_TOKEN_FILE are both set/);
@@ -45,7 +51,10 @@ describe("secret variables given as NAME_FILE", () => {
 describe("resolveErrandHome", () => {
   test("ERRAND_HOME, then systemd's STATE_DIRECTORY, then an absolute XDG_STATE_HOME, then ~/.local/state; never the cwd", () => {
     assert.deepEqual(resolveErrandHome({ ERRAND_HOME: "/x", STATE_DIRECTORY: "/var/lib/errand", HOME: "/h" }), { path: "/x", source: "ERRAND_HOME" });
-    assert.deepEqual(resolveErrandHome({ STATE_DIRECTORY: "/var/lib/errand:/var/lib/other", XDG_STATE_HOME: "/s" }), { path: "/var/lib/errand", source: "STATE_DIRECTORY" });
+    assert.deepEqual(resolveErrandHome({ STATE_DIRECTORY: "/var/lib/errand:/var/lib/other", XDG_STATE_HOME: "/s" }), {
+      path: "/var/lib/errand",
+      source: "STATE_DIRECTORY",
+    });
     assert.deepEqual(resolveErrandHome({ XDG_STATE_HOME: "/s", HOME: "/h" }), { path: "/s/errand", source: "XDG_STATE_HOME" });
     assert.deepEqual(resolveErrandHome({ XDG_STATE_HOME: "relative", HOME: "/h" }), { path: "/h/.local/state/errand", source: "HOME" });
     assert.deepEqual(resolveErrandHome({ HOME: "/h" }), { path: "/h/.local/state/errand", source: "HOME" });

@@ -11,7 +11,10 @@ import { sampleReceipt } from "../support/sampleReceipt.js";
 const T0 = Date.UTC(2026, 0, 1);
 
 function blocked(): OperationRecord {
-  const queued = create({ operationId: randomUUID(), requestDigest: "hmac-sha256:ab", risk: "read_only", maxAttempts: 1, taskJson: "{}", details: {} }, T0).next;
+  const queued = create(
+    { operationId: randomUUID(), requestDigest: "hmac-sha256:ab", risk: "read_only", maxAttempts: 1, taskJson: "{}", details: {} },
+    T0,
+  ).next;
   const running = claim(queued, T0 + 1, { runnerId: "r", leaseMs: 1000 }).next;
   return resolve(running, T0 + 2, { kind: "finish", phase: "blocked", receipt: sampleReceipt({ status: "BLOCKED" }), reason: "provider_unavailable" }).next;
 }
@@ -21,7 +24,10 @@ describe("core decideReopen", () => {
     const op = blocked();
     const transition = decideReopen(op, op.revision, T0 + 10, 1, "environment_refusal");
     assert.ok(transition !== undefined);
-    assert.deepEqual([transition.next.phase, transition.next.maxAttempts, transition.next.receiptStatus, transition.event.type], ["queued", op.attempts + 1, null, "operation_reopened"]);
+    assert.deepEqual(
+      [transition.next.phase, transition.next.maxAttempts, transition.next.receiptStatus, transition.event.type],
+      ["queued", op.attempts + 1, null, "operation_reopened"],
+    );
   });
 
   test("no live row, another revision, or no longer blocked: nothing (a concurrent change wins)", () => {

@@ -17,7 +17,14 @@ function receipt(status: ReceiptStatus, boundary: Receipt["mutationBoundary"] = 
 }
 
 function created(approvalTtlMs?: number): OperationRecord {
-  const input = { operationId: randomUUID(), requestDigest: "hmac-sha256:ab", risk: "reversible_write" as const, maxAttempts: 2, taskJson: "{}", details: { steps: 2 } };
+  const input = {
+    operationId: randomUUID(),
+    requestDigest: "hmac-sha256:ab",
+    risk: "reversible_write" as const,
+    maxAttempts: 2,
+    taskJson: "{}",
+    details: { steps: 2 },
+  };
   return create(approvalTtlMs === undefined ? input : { ...input, approvalTtlMs }, T0).next;
 }
 
@@ -31,7 +38,10 @@ function checked(before: OperationRecord | null, t: Transition): OperationRecord
 
 describe("operation transitions", () => {
   test("a write's whole life: create, claim, cross its boundary, finish; each event states the record", () => {
-    let op = checked(null, create({ operationId: randomUUID(), requestDigest: "hmac-sha256:ab", risk: "reversible_write", maxAttempts: 2, taskJson: "{}", details: {} }, T0));
+    let op = checked(
+      null,
+      create({ operationId: randomUUID(), requestDigest: "hmac-sha256:ab", risk: "reversible_write", maxAttempts: 2, taskJson: "{}", details: {} }, T0),
+    );
     assert.deepEqual([op.phase, op.revision, op.attempts], ["queued", 1, 0]);
     op = checked(op, claim(op, T0 + 1, { runnerId: "r1", leaseMs: 90_000 }));
     assert.deepEqual([op.phase, op.attempts, op.leaseOwner, op.leaseExpiresMs], ["running", 1, "r1", T0 + 90_001]);
@@ -47,7 +57,14 @@ describe("operation transitions", () => {
 
   test("a read that fails goes back to the queue after its delay, releasing the lease", () => {
     const op = claim(created(), T0, { runnerId: "r", leaseMs: 1000 }).next;
-    const t = resolve(op, T0 + 5, { kind: "requeue", delayMs: 10_000, attemptOutcome: "FAIL", errorCode: "step_failed", provider: "local", reason: "retry_read_only_failure" });
+    const t = resolve(op, T0 + 5, {
+      kind: "requeue",
+      delayMs: 10_000,
+      attemptOutcome: "FAIL",
+      errorCode: "step_failed",
+      provider: "local",
+      reason: "retry_read_only_failure",
+    });
     const next = checked(op, t);
     assert.deepEqual([next.phase, next.runAfterMs, next.leaseOwner, next.leaseExpiresMs], ["queued", T0 + 10_005, null, null]);
     assert.deepEqual([t.event.body["attempt"], t.event.body["attemptOutcome"], t.event.body["provider"]], [1, "FAIL", "local"]);
@@ -85,7 +102,10 @@ describe("operation transitions", () => {
     assert.deepEqual([checked(crossed, u.transition).phase, u.transition.next.cancelRequested], ["running", false]);
 
     const finished = { ...running, phase: "completed" as const };
-    assert.deepEqual(cancel(finished, T0, "c4", () => receipt("CANCELLED")), { outcome: "already_terminal", transition: null });
+    assert.deepEqual(
+      cancel(finished, T0, "c4", () => receipt("CANCELLED")),
+      { outcome: "already_terminal", transition: null },
+    );
   });
 
   test("each transition refuses every phase it does not start from", () => {

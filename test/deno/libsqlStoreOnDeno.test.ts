@@ -13,7 +13,12 @@ import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const LIBSQL_TESTS = ["test/store/libsqlConformance.test.ts", ...readdirSync(join(ROOT, "test/store/libsql")).filter((f) => f.endsWith(".test.ts")).map((f) => `test/store/libsql/${f}`)];
+const LIBSQL_TESTS = [
+  "test/store/libsqlConformance.test.ts",
+  ...readdirSync(join(ROOT, "test/store/libsql"))
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `test/store/libsql/${f}`),
+];
 
 /** The deno launcher of the npm package (it finds the platform's binary, also when npm ran no install script). */
 const DENO_LAUNCHER = createRequire(import.meta.url).resolve("deno/bin.cjs");

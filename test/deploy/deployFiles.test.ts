@@ -66,18 +66,23 @@ describe("deploy/errand.service", () => {
       assert.deepEqual(values(key ?? ""), [value], key);
     }
     const denied = (values("IPAddressDeny")[0] ?? "").split(/\s+/);
-    for (const range of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "fc00::/7", "fe80::/10"]) assert.ok(denied.includes(range), range);
+    for (const range of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "fc00::/7", "fe80::/10"])
+      assert.ok(denied.includes(range), range);
     assert.ok(!denied.some((r) => r.startsWith("127.") || r === "::1/128"), "loopback stays reachable");
   });
 
-  test("systemd-analyze verify accepts it without a warning", { skip: spawnSync("systemd-analyze", ["--version"]).status === 0 ? false : "systemd-analyze is not installed" }, () => {
-    const copy = join(scratch, "errand.service");
-    copyFileSync(new URL("../../deploy/errand.service", import.meta.url), copy);
-    const result = spawnSync("systemd-analyze", ["verify", copy], { encoding: "utf8" });
-    assert.equal(result.status, 0, result.stderr);
-    const warnings = result.stderr.split("\n").filter((l) => l.includes("errand.service"));
-    assert.deepEqual(warnings, [], result.stderr);
-  });
+  test(
+    "systemd-analyze verify accepts it without a warning",
+    { skip: spawnSync("systemd-analyze", ["--version"]).status === 0 ? false : "systemd-analyze is not installed" },
+    () => {
+      const copy = join(scratch, "errand.service");
+      copyFileSync(new URL("../../deploy/errand.service", import.meta.url), copy);
+      const result = spawnSync("systemd-analyze", ["verify", copy], { encoding: "utf8" });
+      assert.equal(result.status, 0, result.stderr);
+      const warnings = result.stderr.split("\n").filter((l) => l.includes("errand.service"));
+      assert.deepEqual(warnings, [], result.stderr);
+    },
+  );
 });
 
 describe("deploy/Dockerfile and deploy/compose.yaml", () => {
@@ -96,15 +101,25 @@ describe("deploy/Dockerfile and deploy/compose.yaml", () => {
     const floor = /^>=\s*(\d+)(?:\.\d+){0,2}$/.exec(engines.trim());
     assert.ok(floor !== null, `package.json engines.node "${engines}" is read as ">=N" here; teach this test its new form`);
     assert.ok(major >= Number(floor[1]), `Node ${major} satisfies engines ${engines}`);
-    const ciMajors = /NODE_MAJORS="\$\{ERRAND_CI_NODE_MAJORS:-([\d ]+)\}"/.exec(readFileSync(new URL("../../.ci/other-nodes", import.meta.url), "utf8"))?.[1]?.split(" ") ?? [];
+    const ciMajors =
+      /NODE_MAJORS="\$\{ERRAND_CI_NODE_MAJORS:-([\d ]+)\}"/.exec(readFileSync(new URL("../../.ci/other-nodes", import.meta.url), "utf8"))?.[1]?.split(" ") ??
+      [];
     assert.ok(ciMajors.includes(String(major)), `CI's other-nodes runs the store tests on Node ${major} (it runs ${ciMajors.join(", ")})`);
     const installs = [...dockerfile.matchAll(/apt-get install -y --no-install-recommends ([^\\\n]+)/g)].map((m) => (m[1] ?? "").trim().split(/\s+/));
-    assert.ok(installs.some((packages) => packages.includes("chromium")), "Chromium from Debian");
-    assert.ok(!installs.some((packages) => packages.includes("nodejs") || packages.includes("npm")), "Debian's own Node.js (20 in trixie, past its end of life) is not installed beside the image's");
+    assert.ok(
+      installs.some((packages) => packages.includes("chromium")),
+      "Chromium from Debian",
+    );
+    assert.ok(
+      !installs.some((packages) => packages.includes("nodejs") || packages.includes("npm")),
+      "Debian's own Node.js (20 in trixie, past its end of life) is not installed beside the image's",
+    );
   });
 
   test("the Dockerfile passes a Dockerfile linter (dockerfile-utils, every finding counts)", () => {
-    const findings = validateDockerfile(dockerfile).map((d) => `line ${d.range.start.line + 1}: ${typeof d.message === "string" ? d.message : d.message.value}`);
+    const findings = validateDockerfile(dockerfile).map(
+      (d) => `line ${d.range.start.line + 1}: ${typeof d.message === "string" ? d.message : d.message.value}`,
+    );
     assert.deepEqual(findings, []);
     // The linter is live: it finds what a typo would bring.
     assert.ok(validateDockerfile(dockerfile.replace("COPY src ./src", "COPPY src ./src")).length > 0);
@@ -171,7 +186,8 @@ describe("the client's address behind the shipped proxies", () => {
         if (!/reverse_proxy|proxy_pass|serve --public-url/.test(block)) continue;
         snippets += 1;
         assert.match(block, /ERRAND_TRUSTED_PROXIES=127\.0\.0\.1/, `${doc}: this snippet sets ERRAND_TRUSTED_PROXIES:\n${block}`);
-        if (block.includes("proxy_pass")) assert.match(block, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/, `${doc}: nginx passes the client's address`);
+        if (block.includes("proxy_pass"))
+          assert.match(block, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/, `${doc}: nginx passes the client's address`);
       }
     }
     assert.ok(snippets >= 4, `${snippets} snippets checked`);

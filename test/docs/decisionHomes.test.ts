@@ -24,7 +24,7 @@ test("a backend that writes its own approval tree is reported with the file, the
       join(dir, "src/store/sqlite/queries/decideApproval.ts"),
       [
         "// a comment may say awaiting_approval",
-        'const rows = "SELECT * FROM operations WHERE phase = \'awaiting_approval\'";',
+        "const rows = \"SELECT * FROM operations WHERE phase = 'awaiting_approval'\";",
         'export const kind = row.phase !== "awaiting_approval" ? "not_awaiting" : rows;',
         "",
       ].join("\n"),

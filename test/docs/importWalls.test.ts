@@ -21,7 +21,10 @@ test("a task file importing a database driver or the store is reported with the 
     mkdirSync(join(dir, "src/store"), { recursive: true });
     writeFileSync(join(dir, "src/task/README.md"), "The task contract.\n\nWalls: may import errors; packages canonicalize.\n");
     writeFileSync(join(dir, "src/store/README.md"), "Storage.\n\nWalls: may import task; packages pg.\n");
-    writeFileSync(join(dir, "src/task/leak.ts"), 'import pg from "pg";\nimport type { Store } from "../store/Store.js";\nexport const x = [pg, {} as Store];\n');
+    writeFileSync(
+      join(dir, "src/task/leak.ts"),
+      'import pg from "pg";\nimport type { Store } from "../store/Store.js";\nexport const x = [pg, {} as Store];\n',
+    );
     writeFileSync(join(dir, "src/store/Store.ts"), "export interface Store { id: string }\n");
     const run = spawnSync(process.execPath, [SCRIPT], { cwd: dir, encoding: "utf8" });
     assert.equal(run.status, 1);
@@ -33,7 +36,10 @@ test("a task file importing a database driver or the store is reported with the 
 });
 
 test("the HTTP app never imports the composition root that builds it (only the CLI opens src/app)", async () => {
-  const { importsOf, listTs } = (await import(resolve("scripts/sourceFiles.mjs"))) as { importsOf: (text: string) => string[]; listTs: (dir: string) => string[] };
+  const { importsOf, listTs } = (await import(resolve("scripts/sourceFiles.mjs"))) as {
+    importsOf: (text: string) => string[];
+    listTs: (dir: string) => string[];
+  };
   const climbing = listTs("src/interfaces/http").flatMap((file) =>
     importsOf(readFileSync(file, "utf8"))
       .filter((specifier) => specifier.startsWith(".") && resolve(dirname(file), specifier).startsWith(resolve("src/app")))

@@ -61,9 +61,9 @@ describe("docs/PROMISES.md", () => {
 
   test("the check catches a promise whose test is missing, renamed, or absent", () => {
     const doc = [
-      "| X1 | kept | `test/docs/promises.test.ts` › \"the check catches a promise whose test is missing, renamed, or absent\" |",
-      "| X2 | renamed | `test/docs/promises.test.ts` › \"a test that was never written\" |",
-      "| X3 | gone | `test/nowhere/missing.test.ts` › \"anything\" |",
+      '| X1 | kept | `test/docs/promises.test.ts` › "the check catches a promise whose test is missing, renamed, or absent" |',
+      '| X2 | renamed | `test/docs/promises.test.ts` › "a test that was never written" |',
+      '| X3 | gone | `test/nowhere/missing.test.ts` › "anything" |',
       "| X4 | untested | (none yet) |",
     ].join("\n");
     const problems = checkPromises(readPromises(doc), readRepoFile);
@@ -78,6 +78,6 @@ describe("docs/PROMISES.md", () => {
     assert.equal(namesTest(source, "a name (with) $pecial [chars].*"), true);
     assert.equal(namesTest(source, "in backticks"), true);
     assert.equal(namesTest(source, "a name (with) $pecial [chars]x*"), false);
-    assert.equal(namesTest("contest(\"x\")", "x"), false, "only a call of test itself counts");
+    assert.equal(namesTest('contest("x")', "x"), false, "only a call of test itself counts");
   });
 });

@@ -17,13 +17,26 @@ const SECRET = "correct-horse-battery-staple";
 
 /** A valid task; approvals may then be taken away, as `errand run` of an unapproved file does. */
 function makeTask(partial: Record<string, unknown>, unapproved: { approved?: false; secretApproval?: false } = {}): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: "https://shop.example/" }, steps: [{ action: "expect_text", text: "Shop" }], ...partial });
+  const result = validateTask({
+    schemaVersion: "errand.task.v1",
+    operationId: randomUUID(),
+    risk: "read_only",
+    target: { url: "https://shop.example/" },
+    steps: [{ action: "expect_text", text: "Shop" }],
+    ...partial,
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return { ...result.value, ...unapproved };
 }
 
 const writeWithSecret = (extra: Record<string, unknown> = {}) =>
-  makeTask({ risk: "consequential", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "SHOP_PASSWORD" }], ...extra });
+  makeTask({
+    risk: "consequential",
+    approved: true,
+    secretApproval: true,
+    steps: [{ action: "fill_secret", selector: "#password", secret: "SHOP_PASSWORD" }],
+    ...extra,
+  });
 
 interface Recorded {
   scopes: string[][];
@@ -33,7 +46,10 @@ interface Recorded {
 }
 
 /** A network policy that refuses what it is told to and records every question it is asked. */
-function recordingPorts(options: { hostsRefused?: string; blockCode?: string; secrets?: AdmissionPorts["secrets"] } = {}): { ports: AdmissionPorts; asked: Recorded } {
+function recordingPorts(options: { hostsRefused?: string; blockCode?: string; secrets?: AdmissionPorts["secrets"] } = {}): {
+  ports: AdmissionPorts;
+  asked: Recorded;
+} {
   const asked: Recorded = { scopes: [], hostChecks: [], preflights: [], reveals: [] };
   const guard: NetworkGuard = {
     forTask: (hosts) => {
@@ -43,12 +59,23 @@ function recordingPorts(options: { hostsRefused?: string; blockCode?: string; se
     checkRequest: () => ({ allowed: true, code: "ok", reason: "ok" }),
     checkAllowedHosts: (patterns) => {
       asked.hostChecks.push([...patterns]);
-      return options.hostsRefused === undefined ? { allowed: true, code: "ok", reason: "ok" } : { allowed: false, code: "invalid_allowed_host", reason: options.hostsRefused };
+      return options.hostsRefused === undefined
+        ? { allowed: true, code: "ok", reason: "ok" }
+        : { allowed: false, code: "invalid_allowed_host", reason: options.hostsRefused };
     },
     preflight: (url) => {
       asked.preflights.push(url);
       const blocked = options.blockCode !== undefined;
-      const verdict: TargetVerdict = { url, host: new URL(url).hostname, verdict: blocked ? "block" : "allow", code: options.blockCode ?? "allowed", resolver: "static", addresses: [{ ip: "203.0.113.7", verdict: blocked ? "block" : "allow" }], href: blocked ? null : new URL(url).href, reason: blocked ? "it resolves to a private address" : "public" };
+      const verdict: TargetVerdict = {
+        url,
+        host: new URL(url).hostname,
+        verdict: blocked ? "block" : "allow",
+        code: options.blockCode ?? "allowed",
+        resolver: "static",
+        addresses: [{ ip: "203.0.113.7", verdict: blocked ? "block" : "allow" }],
+        href: blocked ? null : new URL(url).href,
+        reason: blocked ? "it resolves to a private address" : "public",
+      };
       return Promise.resolve(verdict);
     },
   };
@@ -71,7 +98,10 @@ describe("admitTask: the refusals before any browser, in order", () => {
     const admission = await admitTask(task, ports);
     assert.ok(admission.admitted);
     assert.equal(admission.targetHref, "https://shop.example/");
-    assert.deepEqual(admission.preflight.map((v) => `${v.host}:${v.verdict}`), ["shop.example:allow"]);
+    assert.deepEqual(
+      admission.preflight.map((v) => `${v.host}:${v.verdict}`),
+      ["shop.example:allow"],
+    );
     assert.deepEqual(asked.scopes, [["shop.example", "*.cdn.example"]], "the policy is narrowed to the task's own hosts");
     assert.deepEqual([...admission.held.keys()], ["SHOP_PASSWORD"]);
     assert.equal(admission.held.get("SHOP_PASSWORD")?.value, SECRET);
@@ -80,7 +110,12 @@ describe("admitTask: the refusals before any browser, in order", () => {
 
   test("a secret named twice is revealed once", async () => {
     const { ports, asked } = recordingPorts();
-    const twice = writeWithSecret({ steps: [{ action: "fill_secret", selector: "#a", secret: "SHOP_PASSWORD" }, { action: "fill_secret", selector: "#b", secret: "SHOP_PASSWORD" }] });
+    const twice = writeWithSecret({
+      steps: [
+        { action: "fill_secret", selector: "#a", secret: "SHOP_PASSWORD" },
+        { action: "fill_secret", selector: "#b", secret: "SHOP_PASSWORD" },
+      ],
+    });
     assert.ok((await admitTask(twice, ports)).admitted);
     assert.deepEqual(asked.reveals, ["SHOP_PASSWORD"]);
   });
@@ -120,7 +155,12 @@ describe("admitTask: the refusals before any browser, in order", () => {
       reveal: (name) => (name === "SHOP_PASSWORD" ? vault.reveal(name) : Promise.reject(new Error(`disk error near ${SECRET}\nstack`))),
     };
     const { ports } = recordingPorts({ secrets: failing });
-    const task = writeWithSecret({ steps: [{ action: "fill_secret", selector: "#a", secret: "SHOP_PASSWORD" }, { action: "fill_secret", selector: "#b", secret: "OTHER_ONE" }] });
+    const task = writeWithSecret({
+      steps: [
+        { action: "fill_secret", selector: "#a", secret: "SHOP_PASSWORD" },
+        { action: "fill_secret", selector: "#b", secret: "OTHER_ONE" },
+      ],
+    });
     const refused = await admitTask(task, ports);
     assert.ok(!refused.admitted);
     assert.equal(refused.refusal.code, "internal_error");
@@ -128,7 +168,9 @@ describe("admitTask: the refusals before any browser, in order", () => {
   });
 
   test("3. a SecretError keeps its code (secret_missing)", async () => {
-    const { ports } = recordingPorts({ secrets: { reveal: () => Promise.reject(new SecretError("secret_missing", "The environment variable behind SHOP_PASSWORD is not set.")) } });
+    const { ports } = recordingPorts({
+      secrets: { reveal: () => Promise.reject(new SecretError("secret_missing", "The environment variable behind SHOP_PASSWORD is not set.")) },
+    });
     const refused = await admitTask(writeWithSecret(), ports);
     assert.ok(!refused.admitted);
     assert.deepEqual(refused.refusal, { code: "secret_missing", message: "The environment variable behind SHOP_PASSWORD is not set." });
@@ -138,7 +180,10 @@ describe("admitTask: the refusals before any browser, in order", () => {
     const { ports, asked } = recordingPorts({ hostsRefused: `"metadata.google.internal" can never be reached`, blockCode: "ip_blocked" });
     const refused = await admitTask(makeTask({ allowedHosts: ["metadata.google.internal"] }), ports);
     assert.ok(!refused.admitted);
-    assert.deepEqual(refused.refusal, { code: "invalid_allowed_host", message: `allowedHosts cannot be honoured: "metadata.google.internal" can never be reached` });
+    assert.deepEqual(refused.refusal, {
+      code: "invalid_allowed_host",
+      message: `allowedHosts cannot be honoured: "metadata.google.internal" can never be reached`,
+    });
     assert.deepEqual(asked.hostChecks, [["metadata.google.internal"]]);
     assert.deepEqual(asked.preflights, []);
   });
@@ -147,8 +192,14 @@ describe("admitTask: the refusals before any browser, in order", () => {
     const { ports } = recordingPorts({ blockCode: "ip_blocked" });
     const refused = await admitTask(makeTask({}), ports);
     assert.ok(!refused.admitted);
-    assert.deepEqual(refused.refusal, { code: "ip_blocked", message: "The target https://shop.example/ was refused before the browser opened: it resolves to a private address" });
-    assert.deepEqual(refused.preflight.map((v) => `${v.url}:${v.verdict}:${v.code}`), ["https://shop.example/:block:ip_blocked"]);
+    assert.deepEqual(refused.refusal, {
+      code: "ip_blocked",
+      message: "The target https://shop.example/ was refused before the browser opened: it resolves to a private address",
+    });
+    assert.deepEqual(
+      refused.preflight.map((v) => `${v.url}:${v.verdict}:${v.code}`),
+      ["https://shop.example/:block:ip_blocked"],
+    );
   });
 
   test("5. a policy code that is not one of errand's becomes network_blocked; dns_failed stays dns_failed", async () => {
@@ -171,10 +222,24 @@ describe("admitTask: the refusals before any browser, in order", () => {
 
 describe("refusalOutcome: the one receipt of a refusal before any browser", () => {
   test("BLOCKED, every step skipped, no page, the preflight evidence, the provider named, and why a screenshot is missing", async () => {
-    const task = makeTask({ evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Shop" }, { action: "extract_text", selector: "h1", name: "title" }] });
+    const task = makeTask({
+      evidence: { screenshots: "final" },
+      steps: [
+        { action: "expect_text", text: "Shop" },
+        { action: "extract_text", selector: "h1", name: "title" },
+      ],
+    });
     const refused = await admitTask(task, recordingPorts({ blockCode: "ip_blocked" }).ports);
     assert.ok(!refused.admitted);
-    const { receipt, ephemeral } = refusalOutcome({ task, ...context, provider: "local", startedAt: new Date(), refusal: refused.refusal, preflight: refused.preflight, redactor: refused.redactor });
+    const { receipt, ephemeral } = refusalOutcome({
+      task,
+      ...context,
+      provider: "local",
+      startedAt: new Date(),
+      refusal: refused.refusal,
+      preflight: refused.preflight,
+      redactor: refused.redactor,
+    });
     assert.equal(receipt.status, "BLOCKED");
     assert.equal(receipt.provider, "local");
     assert.equal(receipt.finalUrl, null);
@@ -195,7 +260,15 @@ describe("refusalOutcome: the one receipt of a refusal before any browser", () =
   test("quoted words (a provider's answer) go to error.detail, wrapped as untrusted and scrubbed", async () => {
     const admission = await admitTask(writeWithSecret(), recordingPorts().ports);
     assert.ok(admission.admitted);
-    const { receipt } = refusalOutcome({ task: writeWithSecret(), ...context, provider: "kernel", startedAt: new Date(), refusal: { code: "provider_auth_failed", message: "kernel refused errand's API key (401).", detail: `bad key near ${SECRET}` }, preflight: admission.preflight, redactor: admission.redactor });
+    const { receipt } = refusalOutcome({
+      task: writeWithSecret(),
+      ...context,
+      provider: "kernel",
+      startedAt: new Date(),
+      refusal: { code: "provider_auth_failed", message: "kernel refused errand's API key (401).", detail: `bad key near ${SECRET}` },
+      preflight: admission.preflight,
+      redactor: admission.redactor,
+    });
     assert.deepEqual(receipt.error?.detail, { untrusted: true, text: "bad key near [REDACTED]" });
   });
 
@@ -203,7 +276,15 @@ describe("refusalOutcome: the one receipt of a refusal before any browser", () =
     const receiptOf = async (task: Task, ports: AdmissionPorts) => {
       const admission = await admitTask(task, ports);
       assert.ok(!admission.admitted);
-      return refusalOutcome({ task, ...context, provider: "none", startedAt: new Date(), refusal: admission.refusal, preflight: admission.preflight, redactor: admission.redactor }).receipt;
+      return refusalOutcome({
+        task,
+        ...context,
+        provider: "none",
+        startedAt: new Date(),
+        refusal: admission.refusal,
+        preflight: admission.preflight,
+        redactor: admission.redactor,
+      }).receipt;
     };
     const final = [
       await receiptOf({ ...writeWithSecret(), approved: false }, recordingPorts().ports),
@@ -212,13 +293,16 @@ describe("refusalOutcome: the one receipt of a refusal before any browser", () =
       await receiptOf(makeTask({ allowedHosts: ["x.internal"] }), recordingPorts({ hostsRefused: "never" }).ports),
       await receiptOf(makeTask({}), recordingPorts({ blockCode: "ip_blocked" }).ports),
     ];
-    assert.deepEqual(final.map((r) => [r.error?.code, isEnvironmentRefusal(r)]), [
-      ["approval_required", false],
-      ["secret_approval_required", false],
-      ["secret_unknown", false],
-      ["invalid_allowed_host", false],
-      ["ip_blocked", false],
-    ]);
+    assert.deepEqual(
+      final.map((r) => [r.error?.code, isEnvironmentRefusal(r)]),
+      [
+        ["approval_required", false],
+        ["secret_approval_required", false],
+        ["secret_unknown", false],
+        ["invalid_allowed_host", false],
+        ["ip_blocked", false],
+      ],
+    );
     const dns = await receiptOf(makeTask({}), recordingPorts({ blockCode: "dns_failed" }).ports);
     assert.equal(isEnvironmentRefusal(dns), true);
   });

@@ -14,7 +14,13 @@ let execute: ReturnType<typeof createExecutor>;
 
 before(async () => {
   site = await startWidgetSite();
-  execute = createExecutor({ provider, guard: loopbackGuard([site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([site.origin]),
+    secrets: memoryVault(),
+    defaultTaskTimeoutMs: 15_000,
+    defaultStepTimeoutMs: 3_000,
+  });
 });
 after(async () => {
   await provider.shutdown();
@@ -49,7 +55,13 @@ describe("check and uncheck on checkboxes and radios, in local Chromium", () => 
 
   test("the state is read back: a page that unticks the box again fails the step", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: `${site.origin}/preferences` }, steps: [{ action: "check", selector: "#stubborn" }, { action: "expect_text", text: "Stubborn" }] }),
+      makeTask({
+        target: { url: `${site.origin}/preferences` },
+        steps: [
+          { action: "check", selector: "#stubborn" },
+          { action: "expect_text", text: "Stubborn" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "FAIL");
@@ -58,8 +70,14 @@ describe("check and uncheck on checkboxes and radios, in local Chromium", () => 
   });
 
   test("unchecking a radio, or checking what is no checkbox, fails the step and names it", async () => {
-    for (const step of [{ action: "uncheck", selector: "#plan-basic" }, { action: "check", selector: "#nickname" }]) {
-      const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/preferences` }, steps: [step, { action: "expect_text", text: "Basic" }] }), makeContext());
+    for (const step of [
+      { action: "uncheck", selector: "#plan-basic" },
+      { action: "check", selector: "#nickname" },
+    ]) {
+      const { receipt } = await execute(
+        makeTask({ target: { url: `${site.origin}/preferences` }, steps: [step, { action: "expect_text", text: "Basic" }] }),
+        makeContext(),
+      );
       assert.equal(receipt.status, "FAIL", step.selector);
       assert.equal(receipt.error?.step, 0);
       assert.equal(receipt.error?.code, "step_failed", JSON.stringify(receipt.error));
@@ -73,7 +91,10 @@ describe("check and uncheck on checkboxes and radios, in local Chromium", () => 
         target: { url: `${site.origin}/preferences` },
         risk: "reversible_write",
         approved: true,
-        steps: [{ action: "check", selector: "#autosave" }, { action: "expect_text", text: "Autosave" }],
+        steps: [
+          { action: "check", selector: "#autosave" },
+          { action: "expect_text", text: "Autosave" },
+        ],
       }),
       makeContext({ beforeMutationBoundary: () => (order.push(`boundary after ${site.count("/preferences/autosave", "POST")} autosaves`), Promise.resolve()) }),
     );
@@ -86,7 +107,14 @@ describe("check and uncheck on checkboxes and radios, in local Chromium", () => 
     // still be on its way to the site: count from when the site has been quiet for a second.
     const autosaves = await settledCount("/preferences/autosave");
     const { receipt } = await execute(
-      makeTask({ target: { url: `${site.origin}/preferences` }, steps: [{ action: "check", selector: "#autosave" }, { action: "uncheck", selector: "#autosave" }, { action: "expect_text", text: "Autosave" }] }),
+      makeTask({
+        target: { url: `${site.origin}/preferences` },
+        steps: [
+          { action: "check", selector: "#autosave" },
+          { action: "uncheck", selector: "#autosave" },
+          { action: "expect_text", text: "Autosave" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(site.count("/preferences/autosave"), autosaves, "no autosave reached the site");

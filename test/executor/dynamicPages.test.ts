@@ -17,7 +17,13 @@ let execute: ReturnType<typeof createExecutor>;
 
 before(async () => {
   site = await startDynamicSite();
-  execute = createExecutor({ provider, guard: loopbackGuard([site.origin]), secrets: memoryVault({}), defaultTaskTimeoutMs: 30_000, defaultStepTimeoutMs: 5_000 });
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([site.origin]),
+    secrets: memoryVault({}),
+    defaultTaskTimeoutMs: 30_000,
+    defaultStepTimeoutMs: 5_000,
+  });
 });
 after(async () => {
   await provider.shutdown();
@@ -104,7 +110,9 @@ describe("lists", () => {
     const bytes = Buffer.byteLength(JSON.stringify(ephemeral.outputs));
     assert.ok(bytes <= TASK_LIMITS.listItems.max * (TASK_LIMITS.listItemChars + 32), `outputs are ${bytes} bytes`);
     // Time is recorded, not asserted (a shared, loaded machine): docs/BENCHMARKS.md "task language".
-    console.log(`100,000-element list: extract_text all ${receipt.steps[0]?.durationMs} ms, expect_count ${receipt.steps[1]?.durationMs} ms, outputs ${bytes} bytes`);
+    console.log(
+      `100,000-element list: extract_text all ${receipt.steps[0]?.durationMs} ms, expect_count ${receipt.steps[1]?.durationMs} ms, outputs ${bytes} bytes`,
+    );
   });
 });
 
@@ -150,7 +158,13 @@ describe("dynamic pages: wait_for states and addresses", () => {
 
   test("a wait_for on an address that never comes times out, and says where the page was", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: `${site.origin}/app` }, steps: [{ action: "wait_for", url: `${site.origin}/app/loans`, timeoutMs: 500 }, { action: "expect_text", text: "x" }] }),
+      makeTask({
+        target: { url: `${site.origin}/app` },
+        steps: [
+          { action: "wait_for", url: `${site.origin}/app/loans`, timeoutMs: 500 },
+          { action: "expect_text", text: "x" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "FAIL");
@@ -161,7 +175,13 @@ describe("dynamic pages: wait_for states and addresses", () => {
 
   test("a wait_for on an address off the task's hosts is refused in the browser too (navigation_blocked)", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: `${site.origin}/app` }, steps: [{ action: "wait_for", url: "http://127.0.0.2:9/", match: "prefix" }, { action: "expect_text", text: "x" }] }),
+      makeTask({
+        target: { url: `${site.origin}/app` },
+        steps: [
+          { action: "wait_for", url: "http://127.0.0.2:9/", match: "prefix" },
+          { action: "expect_text", text: "x" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "FAIL");

@@ -66,7 +66,10 @@ describe("executor on local Chromium", () => {
   });
 
   test("fails with expectation_failed and names the step", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 1_500 }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not there", selector: "#title", timeoutMs: 1_500 }] }),
+      context(),
+    );
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "expectation_failed");
     assert.equal(receipt.error?.step, 0);
@@ -98,7 +101,10 @@ describe("executor on local Chromium", () => {
     assert.equal(crossings.length, 1, "the boundary hook runs once");
     const post = sites.site.hits.filter((h) => h.path === "/save" && h.method === "POST").at(-1);
     assert.ok(post !== undefined && post.body.includes("color=blue") && post.body.includes("note=hello"));
-    assert.ok(post.body.includes(encodeURIComponent(SECRET).replace(/%20/g, "+")) || post.body.includes(new URLSearchParams({ s: SECRET }).toString().slice(2)), "the secret reached the site");
+    assert.ok(
+      post.body.includes(encodeURIComponent(SECRET).replace(/%20/g, "+")) || post.body.includes(new URLSearchParams({ s: SECRET }).toString().slice(2)),
+      "the secret reached the site",
+    );
     assert.ok(!JSON.stringify(receipt).includes("s3cr3t"), "the secret is not in the receipt");
   });
 
@@ -122,7 +128,7 @@ describe("executor on local Chromium", () => {
       assert.equal(receipt.mutationBoundary, "not_crossed");
     }
     assert.deepEqual(
-      sites.site.hits.slice(before).filter((h) => h.method !== "GET" || h.path !== "/choose" && h.path !== "/favicon.ico"),
+      sites.site.hits.slice(before).filter((h) => h.method !== "GET" || (h.path !== "/choose" && h.path !== "/favicon.ico")),
       [],
       "only page loads reached the site",
     );
@@ -180,7 +186,10 @@ describe("executor on local Chromium", () => {
   });
 
   test("press Enter submits a form on a write (in an element and on the focused one)", async () => {
-    for (const press of [{ action: "press", key: "Enter", selector: "#name" }, { action: "press", key: "Enter" }]) {
+    for (const press of [
+      { action: "press", key: "Enter", selector: "#name" },
+      { action: "press", key: "Enter" },
+    ]) {
       const saves = sites.site.count("/save", "POST");
       const { receipt } = await execute(
         task({
@@ -201,7 +210,11 @@ describe("executor on local Chromium", () => {
     const { receipt } = await execute(
       task({
         target: { url: `${sites.site.origin}/form` },
-        steps: [{ action: "fill", selector: "#name", value: "Ada" }, { action: "press", key: "Enter", selector: "#name" }, { action: "expect_text", text: "Saved", timeoutMs: 800 }],
+        steps: [
+          { action: "fill", selector: "#name", value: "Ada" },
+          { action: "press", key: "Enter", selector: "#name" },
+          { action: "expect_text", text: "Saved", timeoutMs: 800 },
+        ],
       }),
       context(),
     );
@@ -232,12 +245,19 @@ describe("executor on local Chromium", () => {
   test("is BLOCKED before the browser when a secret is not declared or approval is absent", async () => {
     const before = sites.site.hits.length;
     const missing = await execute(
-      task({ target: { url: `${sites.site.origin}/form` }, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "NOT_DECLARED_ANYWHERE_XYZ" }] }),
+      task({
+        target: { url: `${sites.site.origin}/form` },
+        secretApproval: true,
+        steps: [{ action: "fill_secret", selector: "#password", secret: "NOT_DECLARED_ANYWHERE_XYZ" }],
+      }),
       context(),
     );
     assert.equal(missing.receipt.status, "BLOCKED");
     assert.equal(missing.receipt.error?.code, "secret_unknown");
-    const unapproved = { ...task({ target: { url: `${sites.site.origin}/form` }, steps: [{ action: "click", selector: "#submit" }] }), risk: "consequential" as const };
+    const unapproved = {
+      ...task({ target: { url: `${sites.site.origin}/form` }, steps: [{ action: "click", selector: "#submit" }] }),
+      risk: "consequential" as const,
+    };
     const refused = await execute(unapproved, context());
     assert.equal(refused.receipt.status, "BLOCKED");
     assert.equal(refused.receipt.error?.code, "approval_required");
@@ -252,7 +272,10 @@ describe("executor on local Chromium", () => {
   });
 
   test("times out a step with a coded failure naming the step", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 300 }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 300 }] }),
+      context(),
+    );
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "timeout");
     assert.equal(receipt.error?.step, 0);
@@ -263,7 +286,11 @@ describe("executor on local Chromium", () => {
     const { receipt } = await execute(
       // The budget leaves the target room to load on a loaded machine, so it runs out during the
       // step's navigation, long before the step's own (much longer) time would.
-      task({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 6_000 }, steps: [{ action: "goto", url: `${sites.site.origin}/slow`, timeoutMs: 30_000 }] }),
+      task({
+        target: { url: `${sites.site.origin}/` },
+        timeouts: { taskMs: 6_000 },
+        steps: [{ action: "goto", url: `${sites.site.origin}/slow`, timeoutMs: 30_000 }],
+      }),
       context(),
     );
     assert.equal(receipt.status, "FAIL");
@@ -273,7 +300,16 @@ describe("executor on local Chromium", () => {
   });
 
   test("a goto to a host the task does not name is refused as navigation_blocked naming that host, before any lookup of it", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: "http://elsewhere.example.net/login" }, { action: "expect_text", text: "never" }] }), context());
+    const { receipt } = await execute(
+      task({
+        target: { url: `${sites.site.origin}/` },
+        steps: [
+          { action: "goto", url: "http://elsewhere.example.net/login" },
+          { action: "expect_text", text: "never" },
+        ],
+      }),
+      context(),
+    );
     assert.equal(receipt.status, "FAIL", "a read whose step was stopped");
     assert.equal(receipt.error?.code, "navigation_blocked", JSON.stringify(receipt.error));
     assert.match(receipt.error?.message ?? "", /goes to elsewhere\.example\.net, which is not one of the task's hosts/);
@@ -281,13 +317,24 @@ describe("executor on local Chromium", () => {
   });
 
   test("waits for content that appears later", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/late` }, steps: [{ action: "expect_text", text: "arrived", selector: "#late" }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/late` }, steps: [{ action: "expect_text", text: "arrived", selector: "#late" }] }),
+      context(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
   test("reports a write that timed out after its boundary as UNCERTAIN", async () => {
     const { receipt } = await execute(
-      task({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "x" }, { action: "wait_for", selector: "#never", timeoutMs: 200 }] }),
+      task({
+        target: { url: `${sites.site.origin}/form` },
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "fill", selector: "#name", value: "x" },
+          { action: "wait_for", selector: "#never", timeoutMs: 200 },
+        ],
+      }),
       context(),
     );
     assert.equal(receipt.status, "UNCERTAIN");
@@ -297,7 +344,10 @@ describe("executor on local Chromium", () => {
   test("stops on cancel: CANCELLED before the boundary", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 5_000 }] }), context({ signal: controller.signal }));
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 5_000 }] }),
+      context({ signal: controller.signal }),
+    );
     assert.equal(receipt.status, "CANCELLED");
   });
 });

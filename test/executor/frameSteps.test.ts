@@ -33,7 +33,9 @@ const STRANGER = "stranger.example";
 const INTRANET = "intranet.shop.example";
 const html = (body: string) => `<!doctype html><html><head><title>Checkout</title></head><body>${body}</body></html>`;
 /** The card form a payment provider serves in the shop's iframe; paying shows what was paid with. */
-const CARD = html(`<label>Card <input id="card"></label><button id="pay" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay 99.00 EUR</button><p id="paid"></p>`);
+const CARD = html(
+  `<label>Card <input id="card"></label><button id="pay" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay 99.00 EUR</button><p id="paid"></p>`,
+);
 
 const unavailable = namespaceUnavailable();
 if (unavailable !== null) console.log(`# SKIPPED frame step tests: ${unavailable}`);
@@ -52,8 +54,12 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
       [`${SHOP_IP}:80/checkout`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe>`),
       [`${SHOP_IP}:80/checkout-nested`]: html(`<h1>Checkout</h1><iframe id="outer" src="http://${PAY}/wrapper"></iframe>`),
       [`${SHOP_IP}:80/checkout-elsewhere`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${STRANGER}/card"></iframe>`),
-      [`${SHOP_IP}:80/checkout-private`]: html(`<h1>Checkout</h1><iframe id="by-address" src="http://127.0.0.2/card"></iframe><iframe id="by-name" src="http://${INTRANET}/card"></iframe>`),
-      [`${SHOP_IP}:80/checkout-with-offers`]: html(`<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe><iframe id="offers" src="http://${STRANGER}/offers"></iframe>`),
+      [`${SHOP_IP}:80/checkout-private`]: html(
+        `<h1>Checkout</h1><iframe id="by-address" src="http://127.0.0.2/card"></iframe><iframe id="by-name" src="http://${INTRANET}/card"></iframe>`,
+      ),
+      [`${SHOP_IP}:80/checkout-with-offers`]: html(
+        `<h1>Checkout</h1><iframe id="payment" src="http://${PAY}/card"></iframe><iframe id="offers" src="http://${STRANGER}/offers"></iframe>`,
+      ),
       [`${STRANGER_IP}:80/offers`]: html(`<label>Offer 5521 <input id="offer-code"></label><iframe id="deeper" src="http://${PAY}/card"></iframe>`),
       [`${PAY_IP}:80/card`]: CARD,
       [`${PAY_IP}:80/wrapper`]: html(`<iframe id="inner" src="/card"></iframe>`),
@@ -97,7 +103,12 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
     assert.ok(looked.ok, JSON.stringify(looked));
     const frames = looked.outline.frames ?? [];
     assert.deepEqual(
-      frames.map((f) => [f.frame, f.origin.text, f.loaded, f.forms?.flatMap((form) => [...form.fields.map((x) => x.selector), ...form.buttons.map((b) => b.selector)])]),
+      frames.map((f) => [
+        f.frame,
+        f.origin.text,
+        f.loaded,
+        f.forms?.flatMap((form) => [...form.fields.map((x) => x.selector), ...form.buttons.map((b) => b.selector)]),
+      ]),
       [
         [["#payment"], `http://${PAY}`, undefined, ["#card", "#pay"]],
         [["#offers"], `http://${STRANGER}`, undefined, undefined],
@@ -128,7 +139,11 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
 
   test("nested frames are named outermost first", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: `http://${SHOP}/checkout-nested` }, allowedHosts: [PAY], steps: [{ action: "expect_text", frame: ["#outer", "#inner"], selector: "#pay", text: "Pay 99.00 EUR" }] }),
+      makeTask({
+        target: { url: `http://${SHOP}/checkout-nested` },
+        allowedHosts: [PAY],
+        steps: [{ action: "expect_text", frame: ["#outer", "#inner"], selector: "#pay", text: "Pay 99.00 EUR" }],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
@@ -179,13 +194,19 @@ describe("steps inside iframes (frame), in local Chromium", { skip: unavailable 
     assert.equal(byAddress.status, "BLOCKED", JSON.stringify(byAddress.error));
     assert.deepEqual([byAddress.error?.step, byAddress.error?.code], [0, "navigation_blocked"], JSON.stringify(byAddress.error));
     assert.match(byAddress.error?.message ?? "", /holds no page from the web/, "no advice to add a host: the host is not what stops it");
-    assert.ok(byAddress.network.blocked.some((b) => b.code === "ip_blocked" && b.url.text === "http://127.0.0.2/card"), JSON.stringify(byAddress.network.blocked));
+    assert.ok(
+      byAddress.network.blocked.some((b) => b.code === "ip_blocked" && b.url.text === "http://127.0.0.2/card"),
+      JSON.stringify(byAddress.network.blocked),
+    );
     // By a name the task itself admits: the egress proxy refuses the private answer, the frame keeps
     // its address with errand's refusal in it, and the step finds no field there (a timeout).
     const byName = (await execute(write("#by-name", [INTRANET]), context())).receipt;
     assert.equal(byName.status, "BLOCKED", JSON.stringify(byName.error));
     assert.deepEqual([byName.error?.step, byName.error?.code], [0, "timeout"], JSON.stringify(byName.error));
-    assert.ok(byName.network.blocked.some((b) => b.code === "dns_private_answer"), JSON.stringify(byName.network.blocked));
+    assert.ok(
+      byName.network.blocked.some((b) => b.code === "dns_private_answer"),
+      JSON.stringify(byName.network.blocked),
+    );
     assert.equal(boundaries, 0, "neither write crossed its boundary");
 
     const looked = await lookAtPage(execute, { url: `http://${SHOP}/checkout-private`, allowedHosts: [INTRANET] });

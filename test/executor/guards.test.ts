@@ -16,7 +16,13 @@ const context = makeContext;
 
 before(async () => {
   sites = await startFixtureSites();
-  execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+  execute = createExecutor({
+    provider,
+    guard: loopbackGuard([sites.site.origin]),
+    secrets: memoryVault(),
+    defaultTaskTimeoutMs: 15_000,
+    defaultStepTimeoutMs: 3_000,
+  });
 });
 after(async () => {
   await provider.shutdown();
@@ -25,7 +31,10 @@ after(async () => {
 
 describe("guards, tried from the attacker's side", () => {
   test("a redirect off the task's hosts is stopped before the other host receives anything", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.site.origin}/redirect-off` }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.site.origin}/redirect-off` }] }),
+      context(),
+    );
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.step, 0);
     assert.ok(["navigation_blocked", "ip_blocked"].includes(receipt.error?.code ?? ""), receipt.error?.code);
@@ -41,31 +50,58 @@ describe("guards, tried from the attacker's side", () => {
   });
 
   test("an on-host redirect is followed", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/redirect-home` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/redirect-home` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+      context(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
   });
 
   test("meta refresh, JavaScript location and link clicks to another host are blocked", async () => {
     for (const path of ["/meta-refresh", "/js-location"]) {
-      const { receipt } = await execute(task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "wait_for", selector: "#nothing", timeoutMs: 800 }] }), context());
+      const { receipt } = await execute(
+        task({ target: { url: `${sites.site.origin}${path}` }, steps: [{ action: "wait_for", selector: "#nothing", timeoutMs: 800 }] }),
+        context(),
+      );
       assert.equal(receipt.status, "FAIL", path);
       assert.ok(receipt.network.blockedRequests >= 1, path);
     }
-    const click = await execute(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "click", selector: "#off" }, { action: "wait_for", selector: "#nothing", timeoutMs: 500 }] }), context());
+    const click = await execute(
+      task({
+        target: { url: `${sites.site.origin}/` },
+        steps: [
+          { action: "click", selector: "#off" },
+          { action: "wait_for", selector: "#nothing", timeoutMs: 500 },
+        ],
+      }),
+      context(),
+    );
     assert.equal(click.receipt.status, "FAIL");
     assert.ok(["navigation_blocked", "ip_blocked"].includes(click.receipt.error?.code ?? ""));
     assert.equal(sites.other.hits.length, 0);
   });
 
   test("goto to a host outside allowedHosts fails with navigation_blocked", async () => {
-    const guardAll = createExecutor({ provider, guard: loopbackGuard([sites.site.origin, sites.other.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 10_000, defaultStepTimeoutMs: 2_000 });
-    const { receipt } = await guardAll(task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.other.origin}/x` }] }), context());
+    const guardAll = createExecutor({
+      provider,
+      guard: loopbackGuard([sites.site.origin, sites.other.origin]),
+      secrets: memoryVault(),
+      defaultTaskTimeoutMs: 10_000,
+      defaultStepTimeoutMs: 2_000,
+    });
+    const { receipt } = await guardAll(
+      task({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "goto", url: `${sites.other.origin}/x` }] }),
+      context(),
+    );
     assert.equal(receipt.error?.code, "navigation_blocked");
     assert.equal(sites.other.hits.length, 0);
   });
 
   test("subresources, iframes and fetches to a refused address are aborted", async () => {
-    const { receipt } = await execute(task({ target: { url: `${sites.site.origin}/subresources` }, steps: [{ action: "expect_text", text: "subs" }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${sites.site.origin}/subresources` }, steps: [{ action: "expect_text", text: "subs" }] }),
+      context(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.ok(receipt.network.blockedRequests >= 2, `blocked ${receipt.network.blockedRequests}`);
     assert.equal(sites.other.hits.length, 0);
@@ -80,7 +116,16 @@ describe("guards, tried from the attacker's side", () => {
     assert.ok(load.receipt.network.nonGetAborted >= 1);
 
     const savesBefore = sites.site.count("/save", "POST");
-    const form = await execute(task({ target: { url: `${sites.site.origin}/post-form` }, steps: [{ action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved", timeoutMs: 800 }] }), context());
+    const form = await execute(
+      task({
+        target: { url: `${sites.site.origin}/post-form` },
+        steps: [
+          { action: "click", selector: "#submit" },
+          { action: "expect_text", text: "Saved", timeoutMs: 800 },
+        ],
+      }),
+      context(),
+    );
     assert.equal(form.receipt.status, "FAIL");
     assert.equal(sites.site.count("/save", "POST"), savesBefore, "the POST never reached the site");
     assert.ok(form.receipt.network.nonGetAborted >= 1);

@@ -54,7 +54,12 @@ describe("judgeRequest", () => {
 
   test("hosts: a top-level navigation off the task's hosts is navigation_blocked; a subresource there is not this rule's business", () => {
     const navigation = judgeRequest(request({ url: "https://other.example:8080/", navigation: true }), rules());
-    assert.deepEqual(navigation, { allowed: false, rule: "hosts", code: "navigation_blocked", reason: "other.example:8080 is not the target's host or one of allowedHosts" });
+    assert.deepEqual(navigation, {
+      allowed: false,
+      rule: "hosts",
+      code: "navigation_blocked",
+      reason: "other.example:8080 is not the target's host or one of allowedHosts",
+    });
     assert.equal(judgeRequest(request({ url: "https://other.example/pixel.gif" }), rules()).allowed, true);
     assert.equal(judgeRequest(request({ url: "https://shop.example/", navigation: true }), rules()).allowed, true);
   });
@@ -82,25 +87,57 @@ describe("judgeRequest", () => {
       { url: "https://shop.example/", carries: { body: Buffer.from(`pw=${SECRET}`) } },
     ]) {
       const verdict = judgeRequest(request(carrying), rules({ armed: true }));
-      assert.deepEqual(verdict, { allowed: false, rule: "secret", code: "secret_egress_blocked", secret: "portal_pw", reason: "it carries the secret portal_pw to https://shop.example, which that secret is not bound to" }, carrying.url);
+      assert.deepEqual(
+        verdict,
+        {
+          allowed: false,
+          rule: "secret",
+          code: "secret_egress_blocked",
+          secret: "portal_pw",
+          reason: "it carries the secret portal_pw to https://shop.example, which that secret is not bound to",
+        },
+        carrying.url,
+      );
     }
   });
 
   test("secret: toward its own site it goes, flagged as carrying a secret; without it, not flagged", () => {
-    assert.deepEqual(judgeRequest(request({ method: "POST", carries: { body: `pw=${SECRET}` } }), rules({ armed: true })), { allowed: true, carriesSecret: true, writes: true });
-    assert.deepEqual(judgeRequest(request({ url: "https://shop.example/", carries: { body: "nothing" } }), rules({ armed: true })), { allowed: true, carriesSecret: false, writes: false });
+    assert.deepEqual(judgeRequest(request({ method: "POST", carries: { body: `pw=${SECRET}` } }), rules({ armed: true })), {
+      allowed: true,
+      carriesSecret: true,
+      writes: true,
+    });
+    assert.deepEqual(judgeRequest(request({ url: "https://shop.example/", carries: { body: "nothing" } }), rules({ armed: true })), {
+      allowed: true,
+      carriesSecret: false,
+      writes: false,
+    });
   });
 
   test("secret: nothing is read before a secret is typed", () => {
-    assert.deepEqual(judgeRequest(request({ url: "https://shop.example/", carries: { body: `pw=${SECRET}` } }), rules()), { allowed: true, carriesSecret: false, writes: false });
+    assert.deepEqual(judgeRequest(request({ url: "https://shop.example/", carries: { body: `pw=${SECRET}` } }), rules()), {
+      allowed: true,
+      carriesSecret: false,
+      writes: false,
+    });
     assert.equal(judgeRequest(request({ url: "https://shop.example/", carries: { unseen: "x" } }), rules()).allowed, true);
   });
 
   test("secret: content the hook cannot see is refused toward any origin the secret is not bound to, and only there", () => {
     const unseen = { unseen: "the socket's handshake carries cookies errand cannot see" };
     const verdict = judgeRequest(request({ url: "https://shop.example/ws", carries: unseen }), rules({ armed: true }));
-    assert.deepEqual(verdict, { allowed: false, rule: "secret", code: "secret_egress_blocked", secret: "portal_pw", reason: "the socket's handshake carries cookies errand cannot see, and the secret portal_pw is not bound to https://shop.example" });
-    assert.deepEqual(judgeRequest(request({ url: `${PORTAL}/ws`, carries: unseen }), rules({ armed: true })), { allowed: true, carriesSecret: false, writes: false });
+    assert.deepEqual(verdict, {
+      allowed: false,
+      rule: "secret",
+      code: "secret_egress_blocked",
+      secret: "portal_pw",
+      reason: "the socket's handshake carries cookies errand cannot see, and the secret portal_pw is not bound to https://shop.example",
+    });
+    assert.deepEqual(judgeRequest(request({ url: `${PORTAL}/ws`, carries: unseen }), rules({ armed: true })), {
+      allowed: true,
+      carriesSecret: false,
+      writes: false,
+    });
   });
 
   test("secret: the words say how it would have left", () => {
@@ -114,7 +151,12 @@ describe("judgeRequest", () => {
   });
 
   test("method: a read_only task's write is method_blocked, in any case; GET, HEAD and OPTIONS go", () => {
-    assert.deepEqual(judgeRequest(request({ method: "post" }), rules({ readOnly: true })), { allowed: false, rule: "method", code: "method_blocked", reason: "POST is not allowed in a read_only task" });
+    assert.deepEqual(judgeRequest(request({ method: "post" }), rules({ readOnly: true })), {
+      allowed: false,
+      rule: "method",
+      code: "method_blocked",
+      reason: "POST is not allowed in a read_only task",
+    });
     for (const method of ["GET", "head", "OPTIONS"]) assert.equal(judgeRequest(request({ method }), rules({ readOnly: true })).allowed, true, method);
   });
 
@@ -145,7 +187,10 @@ describe("judgeRequest", () => {
   });
 
   test("order: a read_only write that also breaks another rule is refused by that rule, which stops a navigating page", () => {
-    const verdict = judgeRequest(request({ url: "https://shop.example/", method: "POST", navigation: true, carries: { unseen: "its body could not be read" }, via: "unload" }), rules({ armed: true, readOnly: true }));
+    const verdict = judgeRequest(
+      request({ url: "https://shop.example/", method: "POST", navigation: true, carries: { unseen: "its body could not be read" }, via: "unload" }),
+      rules({ armed: true, readOnly: true }),
+    );
     assert.equal(!verdict.allowed && verdict.rule, "secret");
   });
 });

@@ -30,14 +30,28 @@ const html = (body: string) => `<!doctype html><html><head><title>Fixture forms<
 
 before(async () => {
   demo = await startDemoSite();
-  other = await startRecordingServer("127.0.0.2", {}, (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`<label>Other host 5521 <input id="other-field"></label>`)));
+  other = await startRecordingServer(
+    "127.0.0.2",
+    {},
+    (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`<label>Other host 5521 <input id="other-field"></label>`)),
+  );
   site = await startRecordingServer("127.0.0.1", {
     "/checkout": (_req, res) =>
-      void res.writeHead(200, { "content-type": "text/html" }).end(html(`<h1>Checkout</h1><iframe id="card-frame" src="/card"></iframe><iframe title="offers" src="${other.origin}/ad"></iframe><iframe srcdoc="<p>inline</p>"></iframe>`)),
+      void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          html(
+            `<h1>Checkout</h1><iframe id="card-frame" src="/card"></iframe><iframe title="offers" src="${other.origin}/ad"></iframe><iframe srcdoc="<p>inline</p>"></iframe>`,
+          ),
+        ),
     "/card": (_req, res) =>
-      void res.writeHead(200, { "content-type": "text/html" }).end(
-        html(`<form id="card-form"><label>Card <input id="card" name="card"></label><button id="pay" type="button" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay</button></form><p id="paid"></p><iframe name="zip-frame" src="/zip"></iframe>`),
-      ),
+      void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          html(
+            `<form id="card-form"><label>Card <input id="card" name="card"></label><button id="pay" type="button" onclick="document.getElementById('paid').textContent='paid with '+document.getElementById('card').value">Pay</button></form><p id="paid"></p><iframe name="zip-frame" src="/zip"></iframe>`,
+          ),
+        ),
     "/zip": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`<label>ZIP <input id="zip"></label>`)),
     "/masked": (_req, res) =>
       void res.writeHead(200, { "content-type": "text/html" }).end(
@@ -115,13 +129,25 @@ describe("look", { timeout: 120_000 }, () => {
     assert.ok(selectors.every((s) => s !== null));
     assert.equal(new Set(selectors).size, selectors.length);
     const select = outline.forms[1]?.fields.find((f) => f.type === "select");
-    assert.deepEqual(select?.options?.map((o) => [o.value, o.label.text]), [["se", "Sweden"], ["no", "Norway"]]);
-    assert.deepEqual(outline.forms[1]?.fields.map((f) => f.type), ["select", "hidden", "password"]);
+    assert.deepEqual(
+      select?.options?.map((o) => [o.value, o.label.text]),
+      [
+        ["se", "Sweden"],
+        ["no", "Norway"],
+      ],
+    );
+    assert.deepEqual(
+      outline.forms[1]?.fields.map((f) => f.type),
+      ["select", "hidden", "password"],
+    );
     assert.deepEqual(outline.links[0]?.href, { untrusted: true, text: `${site.origin}/next` });
     assert.ok(!json.includes("#x"), "an id with a space never becomes a selector");
     // Every visible element's selector works as-is in a task step (the hidden field cannot be waited for).
     const visible = outline.forms.flatMap((f) => [...f.fields, ...f.buttons]).filter((x) => x.visible);
-    const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/twins` }, steps: visible.map((x) => ({ action: "wait_for", selector: x.selector ?? "", timeoutMs: 5000 })) }), makeContext());
+    const { receipt } = await execute(
+      makeTask({ target: { url: `${site.origin}/twins` }, steps: visible.map((x) => ({ action: "wait_for", selector: x.selector ?? "", timeoutMs: 5000 })) }),
+      makeContext(),
+    );
     assert.equal(receipt.error, null, JSON.stringify(receipt.error));
   });
 
@@ -149,7 +175,10 @@ describe("look and frames", { timeout: 120_000 }, () => {
         [["html > body:nth-of-type(1) > iframe:nth-of-type(3)"], "about:srcdoc", undefined],
       ],
     );
-    assert.ok(frames.every((f) => f.origin.untrusted), "origins are addresses: wrapped");
+    assert.ok(
+      frames.every((f) => f.origin.untrusted),
+      "origins are addresses: wrapped",
+    );
     assert.equal(frames[0]?.forms?.[0]?.fields[0]?.label.text, "Card");
     const json = JSON.stringify(outline);
     assert.ok(!json.includes("5521") && !json.includes("other-field"), "nothing is read from the other host's frame");
@@ -175,7 +204,17 @@ describe("look and frames", { timeout: 120_000 }, () => {
   });
 
   test("a frame step's failure names what failed: an iframe selector that matches nothing is a timeout naming it; a mistyped selector inside the frame gets candidates from the frame", async () => {
-    const fill = (frame: string, selector: string) => execute(makeTask({ target: { url: `${site.origin}/checkout` }, steps: [{ action: "fill", frame, selector, value: "4242", timeoutMs: 1_500 }, { action: "expect_text", text: "paid" }] }), makeContext());
+    const fill = (frame: string, selector: string) =>
+      execute(
+        makeTask({
+          target: { url: `${site.origin}/checkout` },
+          steps: [
+            { action: "fill", frame, selector, value: "4242", timeoutMs: 1_500 },
+            { action: "expect_text", text: "paid" },
+          ],
+        }),
+        makeContext(),
+      );
     const noFrame = (await fill("#card-fraem", "#card")).receipt;
     assert.equal(noFrame.error?.code, "timeout");
     assert.match(noFrame.error?.message ?? "", /no iframe matches the frame selector "#card-fraem"/);
@@ -217,7 +256,10 @@ describe("look screenshot", { timeout: 120_000 }, () => {
 
 describe("failure context", { timeout: 120_000 }, () => {
   test("a mistyped selector fails in plain words with candidates that include the right one", async () => {
-    const { receipt } = await execute(makeTask({ target: { url: `${demo.origin}/settings` }, steps: [{ action: "wait_for", selector: "#display-nmae", timeoutMs: 800 }] }), makeContext());
+    const { receipt } = await execute(
+      makeTask({ target: { url: `${demo.origin}/settings` }, steps: [{ action: "wait_for", selector: "#display-nmae", timeoutMs: 800 }] }),
+      makeContext(),
+    );
     assert.equal(receipt.status, "FAIL");
     assert.match(receipt.error?.message ?? "", /no element matches the selector "#display-nmae"/);
     assert.equal(receipt.error?.detail?.untrusted, true);
@@ -232,13 +274,25 @@ describe("failure context", { timeout: 120_000 }, () => {
 
   test("a read_only task whose page tried to POST says so, and what to change", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: `${demo.origin}/settings` }, steps: [{ action: "click", selector: "#save" }, { action: "expect_url", url: `${demo.origin}/saved`, timeoutMs: 1500 }] }),
+      makeTask({
+        target: { url: `${demo.origin}/settings` },
+        steps: [
+          { action: "click", selector: "#save" },
+          { action: "expect_url", url: `${demo.origin}/saved`, timeoutMs: 1500 },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "FAIL");
     assert.ok(receipt.network.nonGetAborted >= 1);
-    assert.match(receipt.error?.message ?? "", /this task is read_only and the page tried to send a POST request \(a form submit, for example\).*mark the task reversible_write with approved: true/);
+    assert.match(
+      receipt.error?.message ?? "",
+      /this task is read_only and the page tried to send a POST request \(a form submit, for example\).*mark the task reversible_write with approved: true/,
+    );
     assert.ok(!receipt.error?.message.includes("/settings"), "the page-chosen address stays out of errand's message");
-    assert.ok(receipt.network.blocked.some((b) => b.method === "POST" && b.url.text.endsWith("/settings")), "network.blocked names it");
+    assert.ok(
+      receipt.network.blocked.some((b) => b.method === "POST" && b.url.text.endsWith("/settings")),
+      "network.blocked names it",
+    );
   });
 });

@@ -12,7 +12,9 @@ export function loopbackGuard(allowedOrigins: string[]): NetworkGuard {
     } catch {
       return { allowed: false, code: "url_unparseable", reason: "unparseable" };
     }
-    return allowedOrigins.includes(origin) ? { allowed: true, code: "allowed", reason: "allowed" } : { allowed: false, code: "ip_blocked", reason: `${origin} is a private address` };
+    return allowedOrigins.includes(origin)
+      ? { allowed: true, code: "allowed", reason: "allowed" }
+      : { allowed: false, code: "ip_blocked", reason: `${origin} is a private address` };
   };
   const guard: NetworkGuard = {
     forTask: () => guard,
@@ -27,7 +29,16 @@ export function loopbackGuard(allowedOrigins: string[]): NetworkGuard {
           return "";
         }
       })();
-      return Promise.resolve({ url, host, verdict: v.allowed ? "allow" : "block", code: v.code, reason: v.reason, resolver: "static", addresses: [], href: v.allowed ? new URL(url).href : null });
+      return Promise.resolve({
+        url,
+        host,
+        verdict: v.allowed ? "allow" : "block",
+        code: v.code,
+        reason: v.reason,
+        resolver: "static",
+        addresses: [],
+        href: v.allowed ? new URL(url).href : null,
+      });
     },
   };
   return guard;

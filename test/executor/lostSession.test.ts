@@ -49,8 +49,17 @@ describe("a provider session lost while a browser call is pending", () => {
   });
 
   it("ends the attempt as provider_unavailable moments after the loss, not at the task's budget", async () => {
-    const execute = createExecutor({ provider: losingProvider(local), guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
-    const { receipt } = await execute(makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), makeContext());
+    const execute = createExecutor({
+      provider: losingProvider(local),
+      guard: loopbackGuard([sites.site.origin]),
+      secrets: memoryVault(),
+      defaultTaskTimeoutMs: 20_000,
+      defaultStepTimeoutMs: 3_000,
+    });
+    const { receipt } = await execute(
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+      makeContext(),
+    );
     assert.equal(receipt.status, "FAIL");
     assert.equal(receipt.error?.code, "provider_unavailable");
     assert.equal(receipt.error?.message, LOST);

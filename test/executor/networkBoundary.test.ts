@@ -45,7 +45,17 @@ const proxyOnly: NetworkGuard = {
   forTask: () => proxyOnly,
   checkRequest: () => ({ allowed: true, code: "ok", reason: "test: layer 2 off" }),
   checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test: layer 2 off" }),
-  preflight: (url) => Promise.resolve({ url, href: new URL(url).href, host: new URL(url).hostname, verdict: "allow", code: "ok", reason: "test", resolver: "none", addresses: [] }),
+  preflight: (url) =>
+    Promise.resolve({
+      url,
+      href: new URL(url).href,
+      host: new URL(url).hostname,
+      verdict: "allow",
+      code: "ok",
+      reason: "test",
+      resolver: "none",
+      addresses: [],
+    }),
 };
 
 const serviceUrl = () => `http://127.0.0.2:${service.port}`;
@@ -62,7 +72,10 @@ before(async () => {
 <form id="f" target="_blank" action="${elsewhere.origin}/blank-form"><input name="q" value="1"><button id="submit">go</button></form>
 <button id="noopener" onclick="window.open('${elsewhere.origin}/noopener', '_blank', 'noopener')">noopener</button><p id="p">popups</p>`),
       ),
-    "/plain": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html(`<form><input name="email" autocomplete="email"><input name="password" type="password"></form><p id="p">plain page</p>`)),
+    "/plain": (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(html(`<form><input name="email" autocomplete="email"><input name="password" type="password"></form><p id="p">plain page</p>`)),
     "/webrtc": (_req, res) =>
       res.writeHead(200, { "content-type": "text/html" }).end(
         html(`<p id="p">start</p><script>
@@ -99,7 +112,10 @@ const say = (t) => { document.getElementById("p").textContent += " " + t; };
 <script>fetch("${serviceUrl()}/fetch").catch(()=>{});fetch("http://intranet.test:${p()}/named-fetch",{mode:"no-cors"}).catch(()=>{});navigator.sendBeacon("${serviceUrl()}/beacon","x");
 const l=document.createElement("link");l.rel="preconnect";l.href="${serviceUrl()}";document.head.append(l);</script><p id="p">reach page</p>`),
       ),
-    "/reach-fetch": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html(`<script>fetch("${serviceUrl()}/fetch",{mode:"no-cors"}).catch(()=>{})</script><p id="p">reach page</p>`)),
+    "/reach-fetch": (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(html(`<script>fetch("${serviceUrl()}/fetch",{mode:"no-cors"}).catch(()=>{})</script><p id="p">reach page</p>`)),
     "/unload": (_req, res) =>
       res.writeHead(200, { "content-type": "text/html" }).end(
         html(`<p id="p">unload page</p><script>
@@ -113,7 +129,10 @@ navigator.serviceWorker?.register("/sw.js").catch(() => {});
 </script>`),
       ),
     "/next": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="p">next page</p>`)),
-    "/sw.js": (_req, res) => res.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`),
+    "/sw.js": (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/javascript" })
+        .end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`),
     "/sink": (_req, res) => res.writeHead(204).end(),
     "/huge": huge.route,
   });
@@ -136,7 +155,10 @@ const context = makeContext;
 describe("network boundary: WebRTC, task-scoped allowances, writes on unload, background traffic", () => {
   test("WebRTC with STUN/TURN servers and forged candidates sends no UDP datagram and no TCP connection", async () => {
     const execute = executorWith();
-    const { receipt } = await execute(task({ target: { url: `${site.origin}/webrtc` }, steps: [{ action: "expect_text", text: "webrtc-finished", selector: "#p", timeoutMs: 15_000 }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: `${site.origin}/webrtc` }, steps: [{ action: "expect_text", text: "webrtc-finished", selector: "#p", timeoutMs: 15_000 }] }),
+      context(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.equal(service.udpDatagrams(), 0, "a WebRTC datagram reached the private listener");
     assert.equal(service.tcpConnections(), 0, "a WebRTC connection reached the private listener");
@@ -147,13 +169,25 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
   test("an allowance for a private host:port is unreachable from a task that does not name it: direct, by a name resolving to it, by img/fetch/iframe/beacon/preconnect", async () => {
     for (const guard of [policy.guard, proxyOnly]) {
       const execute = executorWith(guard);
-      const { receipt } = await execute(task({ target: { url: `${site.origin}/reach` }, steps: [{ action: "expect_text", text: "reach page" }, { action: "wait_for", selector: "#never", timeoutMs: 1_500 }] }), context());
+      const { receipt } = await execute(
+        task({
+          target: { url: `${site.origin}/reach` },
+          steps: [
+            { action: "expect_text", text: "reach page" },
+            { action: "wait_for", selector: "#never", timeoutMs: 1_500 },
+          ],
+        }),
+        context(),
+      );
       assert.equal(receipt.status, "FAIL");
       const stopped = receipt.network.blockedRequests + receipt.network.egressBlocked;
       assert.ok(stopped >= 3, `only ${stopped} refusals recorded: ${JSON.stringify(receipt.network)}`);
     }
     // Even a task that names the allowed IP may not reach it through a name that resolves to it.
-    const named = await executorWith()(task({ target: { url: `http://intranet.test:${service.port}/` }, allowedHosts: ["127.0.0.2"], steps: [{ action: "expect_text", text: "x" }] }), context());
+    const named = await executorWith()(
+      task({ target: { url: `http://intranet.test:${service.port}/` }, allowedHosts: ["127.0.0.2"], steps: [{ action: "expect_text", text: "x" }] }),
+      context(),
+    );
     assert.equal(named.receipt.status, "BLOCKED");
     assert.equal(named.receipt.error?.code, "dns_private_answer");
     assert.equal(service.tcpConnections(), 0, "the private service received a connection");
@@ -162,10 +196,23 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
 
   test("a task that names the allowance's IP in allowedHosts may reach it, and only then", async () => {
     const before = service.tcpConnections();
-    const { receipt } = await executorWith()(task({ target: { url: `${site.origin}/reach-fetch` }, allowedHosts: ["127.0.0.2"], steps: [{ action: "expect_text", text: "reach page" }, { action: "wait_for", selector: "#never", timeoutMs: 1_500 }] }), context());
+    const { receipt } = await executorWith()(
+      task({
+        target: { url: `${site.origin}/reach-fetch` },
+        allowedHosts: ["127.0.0.2"],
+        steps: [
+          { action: "expect_text", text: "reach page" },
+          { action: "wait_for", selector: "#never", timeoutMs: 1_500 },
+        ],
+      }),
+      context(),
+    );
     assert.equal(receipt.error?.code, "timeout");
     assert.ok(service.tcpConnections() > before, "the named allowance was usable");
-    const unnamed = await executorWith()(task({ target: { url: `${site.origin}/plain` }, allowedHosts: ["10.9.9.9"], steps: [{ action: "expect_text", text: "plain" }] }), context());
+    const unnamed = await executorWith()(
+      task({ target: { url: `${site.origin}/plain` }, allowedHosts: ["10.9.9.9"], steps: [{ action: "expect_text", text: "plain" }] }),
+      context(),
+    );
     assert.equal(unnamed.receipt.status, "BLOCKED");
     assert.equal(unnamed.receipt.error?.code, "invalid_allowed_host");
   });
@@ -173,12 +220,35 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
   test("read_only: pagehide/unload beacons, keepalive fetches, shared/dedicated/service workers send zero writes, also when errand closes the page", async () => {
     const writesBefore = site.hits.filter((h) => h.method !== "GET" && h.method !== "HEAD").length;
     const execute = executorWith();
-    const stay = await execute(task({ target: { url: `${site.origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, { action: "wait_for", selector: "#never", timeoutMs: 1_000 }] }), context());
-    const leave = await execute(task({ target: { url: `${site.origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, { action: "goto", url: `${site.origin}/next` }, { action: "expect_text", text: "next page" }] }), context());
+    const stay = await execute(
+      task({
+        target: { url: `${site.origin}/unload` },
+        steps: [
+          { action: "expect_text", text: "unload page" },
+          { action: "wait_for", selector: "#never", timeoutMs: 1_000 },
+        ],
+      }),
+      context(),
+    );
+    const leave = await execute(
+      task({
+        target: { url: `${site.origin}/unload` },
+        steps: [
+          { action: "expect_text", text: "unload page" },
+          { action: "goto", url: `${site.origin}/next` },
+          { action: "expect_text", text: "next page" },
+        ],
+      }),
+      context(),
+    );
     assert.equal(leave.receipt.status, "PASS", JSON.stringify(leave.receipt.error));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const writes = site.hits.filter((h) => h.method !== "GET" && h.method !== "HEAD").slice(writesBefore);
-    assert.deepEqual(writes.map((h) => `${h.method} ${h.path}`), [], "a write reached the site");
+    assert.deepEqual(
+      writes.map((h) => `${h.method} ${h.path}`),
+      [],
+      "a write reached the site",
+    );
     for (const receipt of [stay.receipt, leave.receipt]) {
       assert.ok(receipt.network.nonGetAborted + receipt.network.egressBlocked >= 1, JSON.stringify(receipt.network));
     }
@@ -196,13 +266,32 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
       },
     });
     providers.push(provider);
-    const execute = createExecutor({ provider, guard: loopbackGuard([site.origin, elsewhere.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
+    const execute = createExecutor({
+      provider,
+      guard: loopbackGuard([site.origin, elsewhere.origin]),
+      secrets: memoryVault(),
+      defaultTaskTimeoutMs: 20_000,
+      defaultStepTimeoutMs: 3_000,
+    });
     for (const selector of ["#open", "#link", "#submit", "#noopener"]) {
-      const { receipt } = await execute(task({ target: { url: `${site.origin}/popups` }, steps: [{ action: "click", selector }, { action: "wait_for", selector: "#never", timeoutMs: 1_000 }] }), context());
+      const { receipt } = await execute(
+        task({
+          target: { url: `${site.origin}/popups` },
+          steps: [
+            { action: "click", selector },
+            { action: "wait_for", selector: "#never", timeoutMs: 1_000 },
+          ],
+        }),
+        context(),
+      );
       assert.notEqual(receipt.status, "PASS", selector);
       assert.ok(receipt.network.navigationsBlocked >= 1, `${selector}: ${JSON.stringify(receipt.network)}`);
     }
-    assert.deepEqual(elsewhere.hits.map((h) => h.path), [], "a popup's request reached the other host");
+    assert.deepEqual(
+      elsewhere.hits.map((h) => h.path),
+      [],
+      "a popup's request reached the other host",
+    );
     assert.equal(elsewhere.connections(), 0);
   });
 
@@ -223,13 +312,22 @@ describe("network boundary: WebRTC, task-scoped allowances, writes on unload, ba
     // stay far below what a buffered 500 MB page would need.
     assert.ok(grew < 120, `errand's RSS grew by ${grew.toFixed(0)} MB`);
     assert.ok(huge.bytesSent() < 200 * 1024 * 1024, `the site got to send ${(huge.bytesSent() / 1048576).toFixed(0)} MB before errand stopped reading`);
-    console.log(`# 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB before the connection was cut`);
+    console.log(
+      `# 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB before the connection was cut`,
+    );
   });
 
   test("a plain task's receipt lists no request the task never made (no autofill, updates or other background traffic)", async () => {
     const execute = executorWith();
     const { receipt } = await execute(
-      task({ target: { url: `${site.origin}/plain` }, steps: [{ action: "fill", selector: "input[name=email]", value: "a@example.com" }, { action: "expect_text", text: "plain page" }, { action: "wait_for", selector: "#never", timeoutMs: 3_000 }] }),
+      task({
+        target: { url: `${site.origin}/plain` },
+        steps: [
+          { action: "fill", selector: "input[name=email]", value: "a@example.com" },
+          { action: "expect_text", text: "plain page" },
+          { action: "wait_for", selector: "#never", timeoutMs: 3_000 },
+        ],
+      }),
       context(),
     );
     assert.equal(receipt.error?.code, "timeout");

@@ -47,7 +47,17 @@ const permissiveGuard: NetworkGuard = {
   forTask: () => permissiveGuard,
   checkRequest: () => ({ allowed: true, code: "ok", reason: "test: layer 2 switched off" }),
   checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test: layer 2 switched off" }),
-  preflight: (url) => Promise.resolve({ url, href: new URL(url).href, host: new URL(url).hostname, verdict: "allow", code: "ok", reason: "test", resolver: "none", addresses: [] }),
+  preflight: (url) =>
+    Promise.resolve({
+      url,
+      href: new URL(url).href,
+      host: new URL(url).hostname,
+      verdict: "allow",
+      code: "ok",
+      reason: "test",
+      resolver: "none",
+      addresses: [],
+    }),
 };
 
 before(async () => {
@@ -79,7 +89,10 @@ describe("network layers in the browser, from the attacker's side", () => {
       );
       assert.notEqual(receipt.status, "PASS", path);
       const stopped = receipt.network.blockedRequests + receipt.network.navigationsBlocked + receipt.network.egressBlocked;
-      assert.ok(stopped >= 1 || receipt.network.popupsClosed >= 1, `${path}: nothing was recorded as stopped: ${JSON.stringify(receipt.error)} ${JSON.stringify(receipt.network)}`);
+      assert.ok(
+        stopped >= 1 || receipt.network.popupsClosed >= 1,
+        `${path}: nothing was recorded as stopped: ${JSON.stringify(receipt.error)} ${JSON.stringify(receipt.network)}`,
+      );
     }
     assert.equal(sites.other.connections(), 0, "the private listener received a connection");
   });
@@ -89,7 +102,14 @@ describe("network layers in the browser, from the attacker's side", () => {
     let refusals = 0;
     for (const path of ATTACK_PAGES) {
       const { receipt } = await execute(
-        task({ target: { url: `${sites.site.origin}${path}` }, allowedHosts: ["example.com"], steps: [{ action: "click", selector: "#open", timeoutMs: 500 }, { action: "wait_for", selector: "#never", timeoutMs: 300 }] }),
+        task({
+          target: { url: `${sites.site.origin}${path}` },
+          allowedHosts: ["example.com"],
+          steps: [
+            { action: "click", selector: "#open", timeoutMs: 500 },
+            { action: "wait_for", selector: "#never", timeoutMs: 300 },
+          ],
+        }),
         context(),
       );
       refusals += receipt.network.egressBlocked;
@@ -114,7 +134,10 @@ describe("network layers in the browser, from the attacker's side", () => {
       },
     };
     const execute = executorWith(rebinding, createPolicyNetworkGuard({ resolver: rebinding, allowPrivate: allowances }));
-    const { receipt } = await execute(task({ target: { url: "http://rebind.example/" }, steps: [{ action: "expect_text", text: "intranet-only page", timeoutMs: 500 }] }), context());
+    const { receipt } = await execute(
+      task({ target: { url: "http://rebind.example/" }, steps: [{ action: "expect_text", text: "intranet-only page", timeoutMs: 500 }] }),
+      context(),
+    );
     assert.equal(receipt.network.preflight[0]?.verdict, "allow", "the preflight saw a public answer");
     assert.equal(receipt.status, "FAIL");
     assert.ok(receipt.network.egressBlocked >= 1);

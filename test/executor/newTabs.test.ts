@@ -48,7 +48,14 @@ const printed = () => `${site.origin}/invoices/42/print`;
 describe("a click that opens a new tab on a task host continues in it", () => {
   test("a target=_blank 'Print invoice' link is followed without being asked: later steps and expect_url run in the new tab", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector: "#print" }, { action: "expect_url", url: printed() }, { action: "expect_text", text: "Total 99.00 EUR", selector: "#total" }] }),
+      makeTask({
+        target: { url: invoices() },
+        steps: [
+          { action: "click", selector: "#print" },
+          { action: "expect_url", url: printed() },
+          { action: "expect_text", text: "Total 99.00 EUR", selector: "#total" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
@@ -59,7 +66,13 @@ describe("a click that opens a new tab on a task host continues in it", () => {
   test("then: follow_new_tab waits for a tab a script opens late", async () => {
     for (const selector of ["#print-script", "#print-late"]) {
       const { receipt } = await execute(
-        makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector, then: "follow_new_tab" }, { action: "expect_text", text: "Invoice 42", selector: "#invoice" }] }),
+        makeTask({
+          target: { url: invoices() },
+          steps: [
+            { action: "click", selector, then: "follow_new_tab" },
+            { action: "expect_text", text: "Invoice 42", selector: "#invoice" },
+          ],
+        }),
         makeContext(),
       );
       assert.equal(receipt.status, "PASS", `${selector}: ${JSON.stringify(receipt.error)}`);
@@ -68,7 +81,13 @@ describe("a click that opens a new tab on a task host continues in it", () => {
 
   test("then: follow_new_tab on a click that opens nothing fails that step", async () => {
     const { receipt } = await execute(
-      makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector: "#nothing", then: "follow_new_tab", timeoutMs: 3_000 }, { action: "expect_text", text: "Invoice 42" }] }),
+      makeTask({
+        target: { url: invoices() },
+        steps: [
+          { action: "click", selector: "#nothing", then: "follow_new_tab", timeoutMs: 3_000 },
+          { action: "expect_text", text: "Invoice 42" },
+        ],
+      }),
       makeContext(),
     );
     assert.equal(receipt.status, "FAIL");
@@ -77,7 +96,16 @@ describe("a click that opens a new tab on a task host continues in it", () => {
   });
 
   test("two tabs at once are not followed without then: both are closed and the task stays on its page", async () => {
-    const { receipt } = await execute(makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector: "#print-two" }, { action: "expect_text", text: "list page", selector: "#list" }] }), makeContext());
+    const { receipt } = await execute(
+      makeTask({
+        target: { url: invoices() },
+        steps: [
+          { action: "click", selector: "#print-two" },
+          { action: "expect_text", text: "list page", selector: "#list" },
+        ],
+      }),
+      makeContext(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.equal(receipt.network.popupsClosed, 2);
   });
@@ -85,12 +113,30 @@ describe("a click that opens a new tab on a task host continues in it", () => {
 
 describe("new tabs from the attacker's side", () => {
   test("a tab to a private address is closed with nothing sent; the task fails only when a step needed that tab", async () => {
-    const stays = await execute(makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector: "#print-away" }, { action: "expect_text", text: "list page", selector: "#list" }] }), makeContext());
+    const stays = await execute(
+      makeTask({
+        target: { url: invoices() },
+        steps: [
+          { action: "click", selector: "#print-away" },
+          { action: "expect_text", text: "list page", selector: "#list" },
+        ],
+      }),
+      makeContext(),
+    );
     assert.equal(stays.receipt.status, "PASS", JSON.stringify(stays.receipt.error));
     assert.equal(stays.receipt.network.popupsClosed, 1);
     assert.ok(stays.receipt.network.navigationsBlocked >= 1, JSON.stringify(stays.receipt.network));
 
-    const needs = await execute(makeTask({ target: { url: invoices() }, steps: [{ action: "click", selector: "#print-away", then: "follow_new_tab" }, { action: "expect_text", text: "Invoice 42" }] }), makeContext());
+    const needs = await execute(
+      makeTask({
+        target: { url: invoices() },
+        steps: [
+          { action: "click", selector: "#print-away", then: "follow_new_tab" },
+          { action: "expect_text", text: "Invoice 42" },
+        ],
+      }),
+      makeContext(),
+    );
     assert.equal(needs.receipt.status, "FAIL");
     assert.equal(needs.receipt.error?.step, 0);
     assert.equal(needs.receipt.error?.code, "navigation_blocked", JSON.stringify(needs.receipt.error));

@@ -117,7 +117,10 @@ ${control("https://cdn.example/control.png")}<p id="p">popups</p>`),
 
   test("WebRTC to a public TURN server (TCP and TLS on 443 and 80, UDP, STUN) and forged TCP candidates: zero connections and datagrams", async () => {
     const control = await countAt(CDN);
-    const { receipt } = await executor()(makeTask({ target: { url: `${site.origin}/webrtc` }, steps: [{ action: "expect_text", text: "webrtc-finished", selector: "#p", timeoutMs: 20_000 }] }), makeContext());
+    const { receipt } = await executor()(
+      makeTask({ target: { url: `${site.origin}/webrtc` }, steps: [{ action: "expect_text", text: "webrtc-finished", selector: "#p", timeoutMs: 20_000 }] }),
+      makeContext(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.ok((await countAt(CDN)).tcp > control.tcp, "control: the page's own image did not reach the namespace, so a zero below would prove nothing");
     assert.deepEqual(await countAt(TURN), { tcp: 0, udp: 0 }, "WebRTC reached the public TURN host");
@@ -129,14 +132,26 @@ ${control("https://cdn.example/control.png")}<p id="p">popups</p>`),
     const execute = executor();
     for (const selector of ["#open", "#link", "#submit-http", "#same-tab"]) {
       const control = await countAt(CDN);
-      const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/popups` }, steps: [{ action: "click", selector }, { action: "wait_for", selector: "#never", timeoutMs: 1_500 }] }), makeContext());
+      const { receipt } = await execute(
+        makeTask({
+          target: { url: `${site.origin}/popups` },
+          steps: [
+            { action: "click", selector },
+            { action: "wait_for", selector: "#never", timeoutMs: 1_500 },
+          ],
+        }),
+        makeContext(),
+      );
       assert.notEqual(receipt.status, "PASS", selector);
       assert.ok(receipt.network.navigationsBlocked >= 1, `${selector}: ${JSON.stringify(receipt.network)}`);
       assert.ok((await countAt(CDN)).tcp > control.tcp, `${selector}: control image did not reach the namespace`);
       assert.deepEqual(await countAt(POPUP), { tcp: 0, udp: 0 }, `${selector}: a navigation reached the off-list public host`);
     }
     // A goto step to the off-list public host is refused before the browser goes there.
-    const goto = await execute(makeTask({ target: { url: `${site.origin}/popups` }, steps: [{ action: "goto", url: "https://popup.example/goto" }] }), makeContext());
+    const goto = await execute(
+      makeTask({ target: { url: `${site.origin}/popups` }, steps: [{ action: "goto", url: "https://popup.example/goto" }] }),
+      makeContext(),
+    );
     assert.equal(goto.receipt.error?.code, "navigation_blocked", JSON.stringify(goto.receipt.error));
     assert.deepEqual(await countAt(POPUP), { tcp: 0, udp: 0 }, "a navigation reached the off-list public host");
   });
@@ -151,11 +166,25 @@ ${control("https://cdn.example/control.png")}<p id="p">popups</p>`),
     for (const selector of ["#submit", "#noopener", "#location", "#same-tab-https"]) {
       const before = await countAt(POPUP);
       const control = await countAt(CDN);
-      const { receipt } = await execute(makeTask({ target: { url: `${site.origin}/popups` }, steps: [{ action: "click", selector }, { action: "wait_for", selector: "#never", timeoutMs: 1_500 }] }), makeContext());
+      const { receipt } = await execute(
+        makeTask({
+          target: { url: `${site.origin}/popups` },
+          steps: [
+            { action: "click", selector },
+            { action: "wait_for", selector: "#never", timeoutMs: 1_500 },
+          ],
+        }),
+        makeContext(),
+      );
       assert.ok(receipt.network.navigationsBlocked >= 1, JSON.stringify(receipt.network));
-      assert.ok((await countAt(CDN)).tcp > control.tcp, `${selector}: the page's https image from another public host did not arrive, so a zero below would prove nothing`);
+      assert.ok(
+        (await countAt(CDN)).tcp > control.tcp,
+        `${selector}: the page's https image from another public host did not arrive, so a zero below would prove nothing`,
+      );
       assert.deepEqual(await countAt(POPUP), before, `${selector}: the https host received a connection`);
-      const held = receipt.network.blocked.filter((b) => b.resourceType === "connection" && (b.url.text.startsWith("popup.example:443") || b.url.text.startsWith(`${POPUP}:443`)));
+      const held = receipt.network.blocked.filter(
+        (b) => b.resourceType === "connection" && (b.url.text.startsWith("popup.example:443") || b.url.text.startsWith(`${POPUP}:443`)),
+      );
       assert.ok(held.length >= 1, `${selector}: the receipt does not count the refused early tunnel: ${JSON.stringify(receipt.network.blocked)}`);
     }
   });

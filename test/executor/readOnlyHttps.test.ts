@@ -50,22 +50,72 @@ const f = document.createElement("iframe"); f.src = "/frame"; document.body.appe
 
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), "errand-tls-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "pipe" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "pipe" },
+  );
   server = createServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
     req.resume();
     req.on("end", () => {
       const path = req.url ?? "/";
       hits.push({ method: req.method ?? "GET", path });
-      if (path.startsWith("/outer")) return void res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><p id="p">outer page</p><iframe src="${crossOrigin}/unload"></iframe>`);
-      if (path.startsWith("/unload") || path.startsWith("/next")) return void res.writeHead(200, { "content-type": "text/html" }).end(path.startsWith("/next") ? `<!doctype html><p id="p">next page</p>` : PAGE);
-      if (path === "/frame") return void res.writeHead(200, { "content-type": "text/html" }).end(`<script>fetch("/sink?iframe", { method: "POST", body: "x" }).catch(() => {}); navigator.sendBeacon("/sink?iframe-beacon", "x");</script>`);
-      if (path === "/sw.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`);
+      if (path.startsWith("/outer"))
+        return void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(`<!doctype html><p id="p">outer page</p><iframe src="${crossOrigin}/unload"></iframe>`);
+      if (path.startsWith("/unload") || path.startsWith("/next"))
+        return void res.writeHead(200, { "content-type": "text/html" }).end(path.startsWith("/next") ? `<!doctype html><p id="p">next page</p>` : PAGE);
+      if (path === "/frame")
+        return void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(`<script>fetch("/sink?iframe", { method: "POST", body: "x" }).catch(() => {}); navigator.sendBeacon("/sink?iframe-beacon", "x");</script>`);
+      if (path === "/sw.js")
+        return void res
+          .writeHead(200, { "content-type": "text/javascript" })
+          .end(`self.addEventListener("install", () => fetch("/sink?sw", { method: "POST", body: "x" }));`);
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key2.pem"), "-out", join(dir, "cert2.pem"), "-days", "1", "-subj", "/CN=127.0.0.2", "-addext", "subjectAltName=IP:127.0.0.2"], { stdio: "pipe" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key2.pem"),
+      "-out",
+      join(dir, "cert2.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.2",
+      "-addext",
+      "subjectAltName=IP:127.0.0.2",
+    ],
+    { stdio: "pipe" },
+  );
   crossSite = createServer({ key: readFileSync(join(dir, "key2.pem")), cert: readFileSync(join(dir, "cert2.pem")) }, (req, res) => {
     req.resume();
     req.on("end", () => {
@@ -101,10 +151,22 @@ function executor() {
 describe("read_only over https: zero writes on the wire", () => {
   test("page, iframe, workers, beacons, keepalive and pagehide/unload/visibility handlers send no write over https while errand runs and closes the page", async () => {
     const before = writes().length;
-    const { receipt } = await executor()(makeTask({ target: { url: `${origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, { action: "wait_for", selector: "#never", timeoutMs: 1_500 }] }), makeContext());
+    const { receipt } = await executor()(
+      makeTask({
+        target: { url: `${origin}/unload` },
+        steps: [
+          { action: "expect_text", text: "unload page" },
+          { action: "wait_for", selector: "#never", timeoutMs: 1_500 },
+        ],
+      }),
+      makeContext(),
+    );
     assert.equal(receipt.error?.code, "timeout", JSON.stringify(receipt.error));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    assert.ok(hits.some((h) => h.method === "GET" && h.path === "/control"), "control: the page's own GET never reached the TLS site, so zero writes would prove nothing");
+    assert.ok(
+      hits.some((h) => h.method === "GET" && h.path === "/control"),
+      "control: the page's own GET never reached the TLS site, so zero writes would prove nothing",
+    );
     assert.deepEqual(writes().slice(before), [], "a write reached the https site");
     assert.ok(receipt.network.nonGetAborted >= 2, `the receipt counts no stopped write: ${JSON.stringify(receipt.network)}`);
   });
@@ -115,17 +177,35 @@ describe("read_only over https: zero writes on the wire", () => {
   // proxy cannot see the method. Before errand's own Fetch guard on the page's target
   // (unloadGuard.ts) all 6 reached the site, for goto and click alike.
   test("the same handlers send no write over https when the page navigates away (goto step or link click)", async () => {
-    for (const leave of [{ action: "goto", url: `${origin}/next` }, { action: "click", selector: "#next" }]) {
+    for (const leave of [
+      { action: "goto", url: `${origin}/next` },
+      { action: "click", selector: "#next" },
+    ]) {
       const before = writes().length;
       // Generous budgets: nothing here is about time, and a loaded machine makes each page slow.
-      const { receipt } = await executor()(makeTask({ timeouts: { taskMs: 60_000, stepMs: 20_000 }, target: { url: `${origin}/unload` }, steps: [{ action: "expect_text", text: "unload page" }, leave, { action: "expect_text", text: "next page" }] }), makeContext());
+      const { receipt } = await executor()(
+        makeTask({
+          timeouts: { taskMs: 60_000, stepMs: 20_000 },
+          target: { url: `${origin}/unload` },
+          steps: [{ action: "expect_text", text: "unload page" }, leave, { action: "expect_text", text: "next page" }],
+        }),
+        makeContext(),
+      );
       assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      assert.ok(hits.some((h) => h.method === "GET" && h.path === "/next"), "control: the next page never reached the TLS site");
+      assert.ok(
+        hits.some((h) => h.method === "GET" && h.path === "/next"),
+        "control: the next page never reached the TLS site",
+      );
       assert.deepEqual(writes().slice(before), [], `${leave.action}: a write reached the https site`);
       // Stopped by the page's own Fetch guard or by the read_only browser's, whichever paused it first.
-      const unloadBlocks = receipt.network.blocked.filter((b) => b.code === "method_blocked" && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text));
-      assert.ok(unloadBlocks.length >= 1, `${leave.action}: the receipt does not count the writes stopped at unload: ${JSON.stringify(receipt.network.blocked)}`);
+      const unloadBlocks = receipt.network.blocked.filter(
+        (b) => b.code === "method_blocked" && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text),
+      );
+      assert.ok(
+        unloadBlocks.length >= 1,
+        `${leave.action}: the receipt does not count the writes stopped at unload: ${JSON.stringify(receipt.network.blocked)}`,
+      );
     }
   });
 
@@ -136,13 +216,34 @@ describe("read_only over https: zero writes on the wire", () => {
   // 0 in 69 runs (20 in a row on one warm browser, 10 on a fresh browser each, the rest while tuning).
   test("a cross-site iframe's unload handlers send no write over https when the page navigates away", async () => {
     const before = writes().length;
-    const { receipt } = await executor()(makeTask({ timeouts: { taskMs: 60_000, stepMs: 20_000 }, allowedHosts: ["127.0.0.2"], target: { url: `${origin}/outer` }, steps: [{ action: "expect_text", text: "outer page" }, { action: "goto", url: `${origin}/next` }, { action: "expect_text", text: "next page" }] }), makeContext());
+    const { receipt } = await executor()(
+      makeTask({
+        timeouts: { taskMs: 60_000, stepMs: 20_000 },
+        allowedHosts: ["127.0.0.2"],
+        target: { url: `${origin}/outer` },
+        steps: [
+          { action: "expect_text", text: "outer page" },
+          { action: "goto", url: `${origin}/next` },
+          { action: "expect_text", text: "next page" },
+        ],
+      }),
+      makeContext(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    assert.ok(hits.some((h) => h.path === "cross-site /unload"), "control: the cross-site iframe never loaded");
+    assert.ok(
+      hits.some((h) => h.path === "cross-site /unload"),
+      "control: the cross-site iframe never loaded",
+    );
     assert.deepEqual(writes().slice(before), [], "a write from the cross-site iframe reached its site");
-    const stopped = receipt.network.blocked.filter((b) => b.code === "method_blocked" && b.url.text.startsWith(crossOrigin) && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text));
+    const stopped = receipt.network.blocked.filter(
+      (b) => b.code === "method_blocked" && b.url.text.startsWith(crossOrigin) && /(pagehide|unload|visibility)-(beacon|keepalive)/.test(b.url.text),
+    );
     assert.ok(stopped.length >= 1, `the receipt does not list the iframe's stopped unload-time writes: ${JSON.stringify(receipt.network.blocked)}`);
-    assert.equal(new Set(receipt.network.blocked.map((b) => `${b.method} ${b.url.text}`)).size, receipt.network.blocked.length, `a stopped write is listed twice: ${JSON.stringify(receipt.network.blocked)}`);
+    assert.equal(
+      new Set(receipt.network.blocked.map((b) => `${b.method} ${b.url.text}`)).size,
+      receipt.network.blocked.length,
+      `a stopped write is listed twice: ${JSON.stringify(receipt.network.blocked)}`,
+    );
   });
 });

@@ -8,7 +8,9 @@ import fc from "fast-check";
 import { REDACTED, Redactor } from "../../src/executor/redactor.js";
 import { propertyRuns } from "../support/propertyRuns.js";
 
-const secretArb = fc.string({ unit: fc.constantFrom(...Array.from("abcXYZ019 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\"\\é€😀")), minLength: 8, maxLength: 24 }).filter((s) => s.replace(/\s+/g, "").length >= 8);
+const secretArb = fc
+  .string({ unit: fc.constantFrom(...Array.from("abcXYZ019 !#$%&'()*+,-./:;<=>?@[]^_`{|}~\"\\é€😀")), minLength: 8, maxLength: 24 })
+  .filter((s) => s.replace(/\s+/g, "").length >= 8);
 const noise = fc.string({ unit: fc.constantFrom(...Array.from("qrstuvw .,;\n-_")), maxLength: 20 });
 
 const SPELLINGS: Record<string, (s: string) => string> = {
@@ -26,7 +28,10 @@ const SPELLINGS: Record<string, (s: string) => string> = {
   htmlNumeric: (s) => [...s].map((c) => `&#${c.codePointAt(0) ?? 0};`).join(""),
   htmlHex: (s) => [...s].map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`).join(""),
   json: (s) => JSON.stringify(s).slice(1, -1),
-  jsonAscii: (s) => JSON.stringify(s).slice(1, -1).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  jsonAscii: (s) =>
+    JSON.stringify(s)
+      .slice(1, -1)
+      .replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
 };
 
 const squash = (s: string) => s.replace(/\s+/g, "").toLowerCase();

@@ -44,7 +44,9 @@ before(async () => {
         // (An iframe from another loopback port or address is refused by Chromium's own Local Network
         // Access checks here, ERR_BLOCKED_BY_LOCAL_NETWORK_ACCESS_CHECKS: the cross-site, out-of-process
         // case is screenshotEvidenceCrossSite.test.ts, on public-looking hosts in a network namespace.)
-        html(`<style>body{margin:0}</style><iframe sandbox="allow-scripts" src="/inner" style="position:absolute;left:0;top:0;width:100%;height:420px;border:0"></iframe><p style="position:absolute;top:450px">Ready</p>`),
+        html(
+          `<style>body{margin:0}</style><iframe sandbox="allow-scripts" src="/inner" style="position:absolute;left:0;top:0;width:100%;height:420px;border:0"></iframe><p style="position:absolute;top:450px">Ready</p>`,
+        ),
       ),
     // The typed value drawn on a canvas: pixels only, no text the secret check can read.
     "/canvas": (_req, res) =>
@@ -55,7 +57,14 @@ before(async () => {
           document.getElementById("pw").addEventListener("input", (e) => { ctx.fillStyle = "#00ff00"; ctx.fillRect(0, 0, 600, 200); ctx.fillStyle = "#000"; ctx.font = "40px sans-serif"; ctx.fillText(e.target.value, 10, 100); });</script>`),
       ),
     "/form": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(FORM)),
-    "/echo": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(`${FORM}<script>document.querySelector("#pw").addEventListener("input", (e) => { document.querySelector("#done").textContent = "You typed " + e.target.value; });</script>`)),
+    "/echo": (_req, res) =>
+      void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          html(
+            `${FORM}<script>document.querySelector("#pw").addEventListener("input", (e) => { document.querySelector("#done").textContent = "You typed " + e.target.value; });</script>`,
+          ),
+        ),
   });
   execute = createExecutor({
     provider,
@@ -72,13 +81,26 @@ after(async () => {
 
 describe("evidence.screenshots", { timeout: 120_000 }, () => {
   test("final: one PNG of the viewport, listed in the receipt by index, hash, size and media type; password field uniformly masked, other fields not", async () => {
-    const outcome = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    const outcome = await execute(
+      makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }),
+      makeContext(),
+    );
     assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
     assert.equal(outcome.receipt.artifacts?.length, 1);
     const [record] = outcome.receipt.artifacts ?? [];
     const [artifact] = outcome.artifacts ?? [];
     assert.ok(record !== undefined && artifact !== undefined);
-    assert.deepEqual({ ...record }, { index: 0, kind: "screenshot", moment: "final", mediaType: "image/png", bytes: artifact.data.length, sha256: createHash("sha256").update(artifact.data).digest("hex") });
+    assert.deepEqual(
+      { ...record },
+      {
+        index: 0,
+        kind: "screenshot",
+        moment: "final",
+        mediaType: "image/png",
+        bytes: artifact.data.length,
+        sha256: createHash("sha256").update(artifact.data).digest("hex"),
+      },
+    );
     assert.ok(!("data" in record), "the receipt never carries the bytes");
     const png = decodePng(artifact.data);
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field's whole box is the mask colour");
@@ -87,14 +109,29 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
   });
 
   test("on_failure: nothing on a PASS, one image (moment failure) when a step failed", async () => {
-    const passed = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    const passed = await execute(
+      makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "expect_text", text: "Ready" }] }),
+      makeContext(),
+    );
     assert.equal(passed.receipt.status, "PASS");
     assert.deepEqual(passed.receipt.artifacts, []);
     assert.equal(passed.artifacts, undefined);
-    const failed = await execute(makeTask({ target: { url: `${site.origin}/form` }, evidence: { screenshots: "on_failure" }, steps: [{ action: "wait_for", selector: "#absent", timeoutMs: 300 }] }), makeContext());
+    const failed = await execute(
+      makeTask({
+        target: { url: `${site.origin}/form` },
+        evidence: { screenshots: "on_failure" },
+        steps: [{ action: "wait_for", selector: "#absent", timeoutMs: 300 }],
+      }),
+      makeContext(),
+    );
     assert.equal(failed.receipt.status, "FAIL");
     assert.equal((failed.receipt.artifacts?.[0] as { moment?: string } | undefined)?.moment, "failure");
-    assert.equal(failed.artifacts?.[0]?.sha256, createHash("sha256").update(failed.artifacts?.[0]?.data ?? Buffer.alloc(0)).digest("hex"));
+    assert.equal(
+      failed.artifacts?.[0]?.sha256,
+      createHash("sha256")
+        .update(failed.artifacts?.[0]?.data ?? Buffer.alloc(0))
+        .digest("hex"),
+    );
   });
 
   test("a task without evidence takes no screenshot and its receipt has no artifacts field", async () => {
@@ -111,7 +148,11 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
         approved: true,
         secretApproval: true,
         evidence: { screenshots: "final" },
-        steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "fill", selector: "#plain", value: "typed by the task" }, { action: "expect_text", text: "Ready" }],
+        steps: [
+          { action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" },
+          { action: "fill", selector: "#plain", value: "typed by the task" },
+          { action: "expect_text", text: "Ready" },
+        ],
       }),
       makeContext(),
     );
@@ -133,7 +174,10 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
         approved: true,
         secretApproval: true,
         evidence: { screenshots: "final" },
-        steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "expect_text", text: "You typed" }],
+        steps: [
+          { action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" },
+          { action: "expect_text", text: "You typed" },
+        ],
       }),
       makeContext(),
     );
@@ -144,14 +188,21 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
   });
 
   test("a password field inside a cross-origin (sandboxed, opaque-origin) iframe is masked; the iframe's text field is not", async () => {
-    const outcome = await execute(makeTask({ target: { url: `${site.origin}/framed` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    const outcome = await execute(
+      makeTask({ target: { url: `${site.origin}/framed` }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }),
+      makeContext(),
+    );
     assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
     const image = outcome.artifacts?.[0]?.data;
     assert.ok(image !== undefined, outcome.receipt.artifactsOmitted);
     assert.ok(site.count("/inner") >= 1, "the iframe was loaded");
     const png = decodePng(image);
     assert.equal(regionMismatch(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), null, "the framed password field's whole box is the mask colour");
-    assert.equal(regionMismatch(png, GREEN, { x0: Math.floor(png.width / 2), y0: 110, x1: png.width - 3, y1: 390 }), null, "the framed text field is left as it is");
+    assert.equal(
+      regionMismatch(png, GREEN, { x0: Math.floor(png.width / 2), y0: 110, x1: png.width - 3, y1: 390 }),
+      null,
+      "the framed text field is left as it is",
+    );
   });
 
   test("a declared secret the page draws on a canvas: the text check cannot see it, so the canvas is masked with every input", async () => {
@@ -162,7 +213,10 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
         approved: true,
         secretApproval: true,
         evidence: { screenshots: "final" },
-        steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "expect_text", text: "Ready" }],
+        steps: [
+          { action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" },
+          { action: "expect_text", text: "Ready" },
+        ],
       }),
       makeContext(),
     );
@@ -197,7 +251,9 @@ describe("evidence.screenshots", { timeout: 120_000 }, () => {
       assert.ok(viewport !== null);
       assert.deepEqual([info.width, info.height], [viewport.width, viewport.height], "the viewport only, never the full page");
       assert.equal(taken.shot.sha256, createHash("sha256").update(taken.shot.image).digest("hex"));
-      console.log(`noise page: PNG ${taken.tried[0]?.bytes} bytes, kept ${taken.tried.map((t) => (t.encoding.type === "png" ? "png" : `jpeg${t.encoding.quality}`)).join(" > ")} ${taken.shot.bytes} bytes, ${info.width}x${info.height}, ${tookMs} ms`);
+      console.log(
+        `noise page: PNG ${taken.tried[0]?.bytes} bytes, kept ${taken.tried.map((t) => (t.encoding.type === "png" ? "png" : `jpeg${t.encoding.quality}`)).join(" > ")} ${taken.shot.bytes} bytes, ${info.width}x${info.height}, ${tookMs} ms`,
+      );
 
       await page.setContent(html(FORM));
       const tiny = await takeScreenshot(page, { mask: "passwords", maxBytes: 2_000, timeoutMs: 90_000 });

@@ -84,7 +84,13 @@ describe("evidence.screenshots with a cross-site, out-of-process iframe", { skip
     const resolver = createStaticResolver({});
     const policy: OperatorNetworkPolicy = { resolver, allowPrivate: [], guard: createPolicyNetworkGuard({ resolver, allowPrivate: [] }) };
     provider = inspectingProvider(policy);
-    execute = createExecutor({ provider, guard: policy.guard, secrets: memoryVault({ FORM_SECRET: { sites: [`http://${HOST_A}`], value: CANARY } }), defaultTaskTimeoutMs: 25_000, defaultStepTimeoutMs: 5_000 });
+    execute = createExecutor({
+      provider,
+      guard: policy.guard,
+      secrets: memoryVault({ FORM_SECRET: { sites: [`http://${HOST_A}`], value: CANARY } }),
+      defaultTaskTimeoutMs: 25_000,
+      defaultStepTimeoutMs: 5_000,
+    });
   });
 
   after(async () => {
@@ -101,7 +107,10 @@ describe("evidence.screenshots with a cross-site, out-of-process iframe", { skip
   }
 
   test("passwords: the OOPIF's password field is the mask colour; its text field and the page's own text field are not masked", async () => {
-    const outcome = await execute(makeTask({ target: { url: OUTER }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }), makeContext());
+    const outcome = await execute(
+      makeTask({ target: { url: OUTER }, evidence: { screenshots: "final" }, steps: [{ action: "expect_text", text: "Ready" }] }),
+      makeContext(),
+    );
     assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
     assertOutOfProcess();
     const image = outcome.artifacts?.[0]?.data;
@@ -109,7 +118,10 @@ describe("evidence.screenshots with a cross-site, out-of-process iframe", { skip
     const png = decodePng(image);
     assert.ok(regionIs(png, GREEN, { x0: Math.floor(png.width / 2), y0: 2, x1: png.width - 3, y1: 57 }), "the page's own text field is left as it is");
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 102, x1: png.width - 3, y1: 157 }), "the cross-site frame's password field's whole box is the mask colour");
-    assert.ok(regionIs(png, GREEN, { x0: Math.floor(png.width / 2), y0: 210, x1: png.width - 3, y1: 490 }), "the cross-site frame's text field is left as it is");
+    assert.ok(
+      regionIs(png, GREEN, { x0: Math.floor(png.width / 2), y0: 210, x1: png.width - 3, y1: 490 }),
+      "the cross-site frame's text field is left as it is",
+    );
   });
 
   test("after fill_secret into the page's field: that field and the whole cross-site iframe are masked, and the canary is in no image byte", async () => {
@@ -120,7 +132,10 @@ describe("evidence.screenshots with a cross-site, out-of-process iframe", { skip
         approved: true,
         secretApproval: true,
         evidence: { screenshots: "final" },
-        steps: [{ action: "fill_secret", selector: "#outer", secret: "FORM_SECRET" }, { action: "expect_text", text: "Ready" }],
+        steps: [
+          { action: "fill_secret", selector: "#outer", secret: "FORM_SECRET" },
+          { action: "expect_text", text: "Ready" },
+        ],
       }),
       makeContext(),
     );

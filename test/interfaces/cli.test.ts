@@ -123,7 +123,14 @@ describe("errand validate", { concurrency: 3 }, () => {
     assert.equal(run.code, 0);
     assert.equal(run.stderr, "");
     assert.ok(run.stdout.endsWith("}\n") && run.stdout.indexOf("\n") === run.stdout.length - 1, "one line of JSON");
-    assert.deepEqual(JSON.parse(run.stdout), { ok: true, status: "valid", operationId: NORMALIZED.operationId, receipt: null, error: null, data: { task: NORMALIZED } });
+    assert.deepEqual(JSON.parse(run.stdout), {
+      ok: true,
+      status: "valid",
+      operationId: NORMALIZED.operationId,
+      receipt: null,
+      error: null,
+      data: { task: NORMALIZED },
+    });
   });
 
   test("--json on an invalid task prints the envelope with every problem (code, path, message) and exits 2", async () => {
@@ -155,7 +162,10 @@ describe("errand validate", { concurrency: 3 }, () => {
     assert.equal(run.code, 2);
     const body = JSON.parse(run.stdout) as { ok: boolean; error: { problems: Array<{ code: string; path: string }> } };
     assert.equal(body.ok, false);
-    assert.deepEqual(body.error.problems.map((e) => [e.code, e.path]), [["invalid_json", ""]]);
+    assert.deepEqual(
+      body.error.problems.map((e) => [e.code, e.path]),
+      [["invalid_json", ""]],
+    );
   });
 
   test("a file that does not exist is a usage error (exit 2), no stack", async () => {
@@ -228,12 +238,22 @@ describe("errand digest", { concurrency: 3 }, () => {
     const good = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(vector.input) });
     assert.equal(good.code, 0);
     const operationId = (vector.normalized as { operationId: string }).operationId;
-    assert.deepEqual(JSON.parse(good.stdout), { ok: true, status: "ok", operationId, receipt: null, error: null, data: { requestDigest: vector.requestDigest } });
+    assert.deepEqual(JSON.parse(good.stdout), {
+      ok: true,
+      status: "ok",
+      operationId,
+      receipt: null,
+      error: null,
+      data: { requestDigest: vector.requestDigest },
+    });
     const bad = await errand(["digest", "-", "--json", "--key-file", keyFile], { stdin: JSON.stringify(INVALID_TASK) });
     assert.equal(bad.code, 2);
     const body = JSON.parse(bad.stdout) as { ok: boolean; error: { problems: Array<{ code: string; path: string }> } };
     assert.equal(body.ok, false);
-    assert.deepEqual(body.error.problems.map(({ code, path }) => ({ code, path })), INVALID_PROBLEMS);
+    assert.deepEqual(
+      body.error.problems.map(({ code, path }) => ({ code, path })),
+      INVALID_PROBLEMS,
+    );
   });
 
   test("an invalid task: exit 2, one line per problem, no digest", async () => {

@@ -29,7 +29,10 @@ function errand(args: string[], env: Record<string, string> = {}, input?: string
  */
 function errandProcess(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "300", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], {
+      env: { ...process.env, ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "300", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -61,23 +64,41 @@ after(() => sites.close());
 describe("errand run", () => {
   test("exits 0 on PASS and 3 on PARTIAL, with the receipt on stdout and progress on stderr", async () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
-    const pass = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] }), ...allow]);
+    const pass = await errand([
+      "run",
+      taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] }),
+      ...allow,
+    ]);
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /^PASS/);
     assert.match(pass.stderr, /step 1 \(\/steps\/0\) of 1 expect_text/);
-    const partial = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#title" }] }), ...allow, "--json"]);
+    const partial = await errand([
+      "run",
+      taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "wait_for", selector: "#title" }] }),
+      ...allow,
+      "--json",
+    ]);
     assert.equal(partial.code, 3);
     assert.equal((JSON.parse(partial.stdout) as { receipt: { status: string } }).receipt.status, "PARTIAL");
   });
 
   test("exits 1 on FAIL, 2 on invalid input, 4 on BLOCKED (missing approval, private target without allowance)", async () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
-    const fail = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "absent", timeoutMs: 200 }] }), ...allow]);
+    const fail = await errand([
+      "run",
+      taskFile({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "absent", timeoutMs: 200 }] }),
+      ...allow,
+    ]);
     assert.equal(fail.code, 1);
     const invalid = await errand(["run", "-"], {}, "{not json");
     assert.equal(invalid.code, 2);
     assert.match(invalid.stderr, /invalid_json/);
-    const unapproved = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, risk: "consequential", steps: [{ action: "click", selector: "#to-form" }] }), ...allow, "--json"]);
+    const unapproved = await errand([
+      "run",
+      taskFile({ target: { url: `${sites.site.origin}/` }, risk: "consequential", steps: [{ action: "click", selector: "#to-form" }] }),
+      ...allow,
+      "--json",
+    ]);
     assert.equal(unapproved.code, 4);
     assert.equal((JSON.parse(unapproved.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "approval_required");
     const hitsBefore = sites.site.hits.length;
@@ -87,7 +108,11 @@ describe("errand run", () => {
   });
 
   test("a task can never widen the operator's allowance: an IP in allowedHosts is refused", async () => {
-    const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] }), "--json"]);
+    const r = await errand([
+      "run",
+      taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: ["127.0.0.1"], steps: [{ action: "expect_text", text: "x" }] }),
+      "--json",
+    ]);
     assert.equal(r.code, 4, "an IP may be listed only when an operator allowance names it");
     assert.equal((JSON.parse(r.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "invalid_allowed_host");
   });
@@ -96,7 +121,12 @@ describe("errand run", () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
     for (const host of ["localhost", "metadata.google.internal", "app.localhost", "instance-data"]) {
       const hits = sites.site.hits.length;
-      const r = await errand(["run", taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: [host], steps: [{ action: "expect_text", text: "x" }] }), ...allow, "--json"]);
+      const r = await errand([
+        "run",
+        taskFile({ target: { url: `${sites.site.origin}/` }, allowedHosts: [host], steps: [{ action: "expect_text", text: "x" }] }),
+        ...allow,
+        "--json",
+      ]);
       assert.equal(r.code, 4, `${host}: ${r.stdout}${r.stderr}`);
       assert.equal((JSON.parse(r.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "invalid_allowed_host");
       assert.equal(sites.site.hits.length, hits, "nothing reached the site");
@@ -121,9 +151,14 @@ describe("errand run", () => {
     assert.equal(declared.code, 0, declared.stderr);
     for (const json of [[], ["--json"]]) {
       // ERRAND_OWNER_APPROVAL=none: this test is about the secret's path, not the owner's approval (test/interfaces/cli/approval.test.ts).
-      const r = await errandProcess(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], { ERRAND_OWNER_APPROVAL: "none" });
+      const r = await errandProcess(["run", file, "--allow-private", sites.site.origin.slice("http://".length), "--receipt-out", receiptOut, ...json], {
+        ERRAND_OWNER_APPROVAL: "none",
+      });
       assert.equal(r.code, 1, r.stderr);
-      assert.ok(sites.site.hits.some((h) => h.path === "/welcome"), "the form was submitted with the secret");
+      assert.ok(
+        sites.site.hits.some((h) => h.path === "/welcome"),
+        "the form was submitted with the secret",
+      );
       const spellings = [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ s: SECRET }).toString().slice(2), "Zq9"];
       for (const place of [r.stdout, r.stderr, readFileSync(receiptOut, "utf8"), ...everyFileUnder(home).map((f) => readFileSync(f, "latin1"))]) {
         for (const spelling of spellings) assert.ok(!place.includes(spelling), `found ${spelling}`);
@@ -136,7 +171,16 @@ describe("errand run", () => {
 describe("errand run goes through submit, runner and collect", () => {
   test("running the same file twice executes once and prints the same receipt; a changed task under that id is identity_mismatch", async () => {
     const allow = ["--allow-private", sites.site.origin.slice("http://".length)];
-    const file = taskFile({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "Once" }, { action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved Once" }] });
+    const file = taskFile({
+      target: { url: `${sites.site.origin}/form` },
+      risk: "reversible_write",
+      approved: true,
+      steps: [
+        { action: "fill", selector: "#name", value: "Once" },
+        { action: "click", selector: "#submit" },
+        { action: "expect_text", text: "Saved Once" },
+      ],
+    });
     const savesBefore = sites.site.count("/save", "POST");
     // A write waits for the owner (ERRAND_OWNER_APPROVAL's default): nothing is sent until "errand approve".
     const waiting = await errand(["run", file, ...allow, "--json"]);
@@ -193,6 +237,9 @@ describe("errand demo", () => {
     const body = JSON.parse(r.stdout) as { ok: boolean; status: string; data: { runs: { status: string }[] } };
     assert.equal(body.ok, true);
     assert.equal(body.status, "PASS");
-    assert.deepEqual(body.data.runs.map((run) => run.status), ["PASS", "PASS", "BLOCKED"]);
+    assert.deepEqual(
+      body.data.runs.map((run) => run.status),
+      ["PASS", "PASS", "BLOCKED"],
+    );
   });
 });

@@ -20,7 +20,18 @@ function sealed(body: Record<string, unknown>, operationId: string): JournalEven
 
 test("authenticateOperationState: a submitter is checked like every state field, and an event naming none means the owner", () => {
   const operationId = randomUUID();
-  const state: OperationStateFields = { operationId, requestDigest: "d", revision: 1, phase: "queued", mutationBoundary: "not_crossed", attempts: 0, risk: "read_only", maxAttempts: 3, cancelRequested: false, submittedBy: "oauth:a" };
+  const state: OperationStateFields = {
+    operationId,
+    requestDigest: "d",
+    revision: 1,
+    phase: "queued",
+    mutationBoundary: "not_crossed",
+    attempts: 0,
+    risk: "read_only",
+    maxAttempts: 3,
+    cancelRequested: false,
+    submittedBy: "oauth:a",
+  };
   const current = sealed(operationEvent("operation_created", state).body, operationId);
   assert.ok(authenticateOperationState(state, current, sealer, journalId).ok);
   const handedOver = authenticateOperationState({ ...state, submittedBy: "oauth:b" }, current, sealer, journalId);

@@ -21,12 +21,24 @@ const QUOTA = 64 * 1024 * 1024;
 
 function newOperation(): NewOperation {
   const operationId = randomUUID();
-  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify({ operationId }), details: {} };
+  return {
+    operationId,
+    requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`,
+    risk: "read_only",
+    maxAttempts: 2,
+    taskJson: JSON.stringify({ operationId }),
+    details: {},
+  };
 }
 
 function finish(operation: OperationRecord) {
   const { operationId, requestDigest, risk, attempts, mutationBoundary } = operation;
-  return { kind: "finish" as const, phase: "completed" as const, receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }), reason: "attempt_finished" };
+  return {
+    kind: "finish" as const,
+    phase: "completed" as const,
+    receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }),
+    reason: "attempt_finished",
+  };
 }
 
 async function makeLegacy(schema: string, sealer: JournalSealer): Promise<void> {
@@ -34,16 +46,45 @@ async function makeLegacy(schema: string, sealer: JournalSealer): Promise<void> 
     await client.query("BEGIN");
     const head = (await client.query<{ journal_id: string; tombstones: string }>("SELECT journal_id, tombstones FROM journal_head")).rows[0];
     assert.ok(head !== undefined);
-    const events = (await client.query<{ seq: string; operation_id: string | null; type: string; at_ms: string; body_hash: string }>("SELECT seq, operation_id, type, at_ms, body_hash FROM journal_events ORDER BY seq")).rows;
+    const events = (
+      await client.query<{ seq: string; operation_id: string | null; type: string; at_ms: string; body_hash: string }>(
+        "SELECT seq, operation_id, type, at_ms, body_hash FROM journal_events ORDER BY seq",
+      )
+    ).rows;
     events.forEach((e, i) => assert.equal(Number(e.seq), i + 1, "an untouched journal numbers its events 1, 2, 3 …"));
     let prev = sealer.genesis(head.journal_id);
     for (const e of events) {
-      const mac = sealer.legacyEventMac(head.journal_id, { seq: Number(e.seq), operationId: e.operation_id, type: e.type as never, atMs: Number(e.at_ms), bodyHash: e.body_hash, prevMac: prev });
+      const mac = sealer.legacyEventMac(head.journal_id, {
+        seq: Number(e.seq),
+        operationId: e.operation_id,
+        type: e.type as never,
+        atMs: Number(e.at_ms),
+        bodyHash: e.body_hash,
+        prevMac: prev,
+      });
       await client.query("UPDATE journal_events SET prev_mac = $1, mac = $2 WHERE seq = $3", [prev, mac, e.seq]);
       prev = mac;
     }
-    const fields = { journalId: head.journal_id, keyId: sealer.keyId, format: 1, seq: events.length, mac: prev, baseSeq: 0, baseMac: sealer.genesis(head.journal_id), storedBytes: 4_321, tombstones: Number(head.tombstones), checkpointOperations: 0, checkpointDigest: "" };
-    await client.query("UPDATE journal_head SET seq = $1, mac = $2, base_seq = 0, base_mac = $3, stored_bytes = $4, checkpoint_mac = $5", [fields.seq, fields.mac, fields.baseMac, fields.storedBytes, sealer.legacyHeadMac(fields)]);
+    const fields = {
+      journalId: head.journal_id,
+      keyId: sealer.keyId,
+      format: 1,
+      seq: events.length,
+      mac: prev,
+      baseSeq: 0,
+      baseMac: sealer.genesis(head.journal_id),
+      storedBytes: 4_321,
+      tombstones: Number(head.tombstones),
+      checkpointOperations: 0,
+      checkpointDigest: "",
+    };
+    await client.query("UPDATE journal_head SET seq = $1, mac = $2, base_seq = 0, base_mac = $3, stored_bytes = $4, checkpoint_mac = $5", [
+      fields.seq,
+      fields.mac,
+      fields.baseMac,
+      fields.storedBytes,
+      sealer.legacyHeadMac(fields),
+    ]);
     await client.query(`
 DROP INDEX journal_events_chain;
 ALTER TABLE journal_events ALTER COLUMN seq DROP IDENTITY;
@@ -58,7 +99,9 @@ DROP TABLE sites;
 DROP TABLE owner_files;
 ALTER TABLE api_tokens DROP COLUMN expires_ms, DROP COLUMN last_used_ms;
 ALTER TABLE api_tokens DROP COLUMN scope;
-${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
+${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants")
+  .map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`)
+  .join("\n")}
 DELETE FROM schema_migrations WHERE version >= 3;`);
     await client.query("COMMIT");
   });

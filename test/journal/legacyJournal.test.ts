@@ -43,12 +43,37 @@ function makeLegacy(path: string, sealer: JournalSealer): void {
       const events = db.prepare("SELECT seq, operation_id, type, at_ms, body_hash FROM journal_events ORDER BY seq").all() as EventRecord[];
       events.forEach((e, i) => assert.equal(e.seq, i + 1, "an untouched journal numbers its events 1, 2, 3 …"));
       for (const e of events) {
-        const mac = sealer.legacyEventMac(head.journal_id, { seq: e.seq, operationId: e.operation_id, type: e.type as never, atMs: e.at_ms, bodyHash: e.body_hash, prevMac: prev });
+        const mac = sealer.legacyEventMac(head.journal_id, {
+          seq: e.seq,
+          operationId: e.operation_id,
+          type: e.type as never,
+          atMs: e.at_ms,
+          bodyHash: e.body_hash,
+          prevMac: prev,
+        });
         db.prepare("UPDATE journal_events SET prev_mac = ?, mac = ? WHERE seq = ?").run(prev, mac, e.seq);
         prev = mac;
       }
-      const fields = { journalId: head.journal_id, keyId: sealer.keyId, format: 1, seq: events.length, mac: prev, baseSeq: 0, baseMac: sealer.genesis(head.journal_id), storedBytes: 12_345, tombstones: head.tombstones, checkpointOperations: 0, checkpointDigest: "" };
-      db.prepare("UPDATE journal_head SET seq = ?, mac = ?, base_seq = 0, base_mac = ?, stored_bytes = ?, checkpoint_mac = ?").run(fields.seq, fields.mac, fields.baseMac, fields.storedBytes, sealer.legacyHeadMac(fields));
+      const fields = {
+        journalId: head.journal_id,
+        keyId: sealer.keyId,
+        format: 1,
+        seq: events.length,
+        mac: prev,
+        baseSeq: 0,
+        baseMac: sealer.genesis(head.journal_id),
+        storedBytes: 12_345,
+        tombstones: head.tombstones,
+        checkpointOperations: 0,
+        checkpointDigest: "",
+      };
+      db.prepare("UPDATE journal_head SET seq = ?, mac = ?, base_seq = 0, base_mac = ?, stored_bytes = ?, checkpoint_mac = ?").run(
+        fields.seq,
+        fields.mac,
+        fields.baseMac,
+        fields.storedBytes,
+        sealer.legacyHeadMac(fields),
+      );
       db.exec(`
 DROP INDEX journal_events_chain;
 ALTER TABLE journal_events DROP COLUMN chain_seq;
@@ -67,7 +92,9 @@ DROP TABLE owner_files;
 ALTER TABLE api_tokens DROP COLUMN expires_ms;
 ALTER TABLE api_tokens DROP COLUMN last_used_ms;
 ALTER TABLE api_tokens DROP COLUMN scope;
-${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants").map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`).join("\n")}
+${AUTHENTIC_TABLES.filter((t) => t.table !== "sites" && t.table !== "site_grants")
+  .map((t) => `ALTER TABLE ${t.table} DROP COLUMN mac;`)
+  .join("\n")}
 DELETE FROM schema_migrations WHERE version >= 8;`);
     });
   } finally {

@@ -140,7 +140,7 @@ describe("MAC input encoding", () => {
     const { canonicalJson } = await import("../../src/task/canonicalJson.js");
     const samples: Record<string, string | number | null>[] = [
       { journal: randomUUID(), seq: 1, type: "operation_created", operation: null, at: 1_796_063_492_208, bodyHash: "ab".repeat(32), prev: "cd".repeat(32) },
-      { z: "a\"b\\c", a: 0, m: -42, B: "", "10": "keys that look numeric", "2": "sort as text" },
+      { z: 'a"b\\c', a: 0, m: -42, B: "", "10": "keys that look numeric", "2": "sort as text" },
     ];
     for (const sample of samples) assert.equal(flatCanonicalJson(sample), canonicalJson(sample));
     assert.throws(() => flatCanonicalJson({ a: 1.5 }), TypeError);

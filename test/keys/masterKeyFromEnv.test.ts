@@ -40,7 +40,15 @@ describe("ERRAND_MASTER_KEY", () => {
     const canonical = key.toString("base64");
     const lastIndex = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".indexOf(canonical.charAt(42));
     const nonCanonical = `${canonical.slice(0, 42)}${"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charAt(lastIndex | 1)}=`;
-    const bad = [key.toString("hex"), key.toString("base64url"), randomBytes(16).toString("base64"), randomBytes(64).toString("base64"), canonical.slice(0, 43), nonCanonical, `${canonical}A`];
+    const bad = [
+      key.toString("hex"),
+      key.toString("base64url"),
+      randomBytes(16).toString("base64"),
+      randomBytes(64).toString("base64"),
+      canonical.slice(0, 43),
+      nonCanonical,
+      `${canonical}A`,
+    ];
     for (const value of bad) {
       const error = refusal(value);
       assert.match(error.message, /ERRAND_MASTER_KEY/);
@@ -52,21 +60,28 @@ describe("ERRAND_MASTER_KEY", () => {
   test("any string is either refused with the variable named or gives exactly 32 bytes that encode back to it (fuzzed)", () => {
     const base64ish = fc.stringMatching(/^[A-Za-z0-9+/=_ -]{0,60}$/);
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 80 }), base64ish, fc.uint8Array({ minLength: 0, maxLength: 48 }).map((bytes) => Buffer.from(bytes).toString("base64"))), (value) => {
-        let key: Buffer | null;
-        try {
-          key = masterKeyFromEnv({ [MASTER_KEY_VARIABLE]: value });
-        } catch (error) {
-          assert.ok(error instanceof ConfigError);
-          assert.match(error.message, /ERRAND_MASTER_KEY/);
-          return;
-        }
-        if (key === null) assert.equal(value.trim(), "");
-        else {
-          assert.equal(key.length, 32);
-          assert.equal(key.toString("base64"), value.trim());
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          base64ish,
+          fc.uint8Array({ minLength: 0, maxLength: 48 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+        ),
+        (value) => {
+          let key: Buffer | null;
+          try {
+            key = masterKeyFromEnv({ [MASTER_KEY_VARIABLE]: value });
+          } catch (error) {
+            assert.ok(error instanceof ConfigError);
+            assert.match(error.message, /ERRAND_MASTER_KEY/);
+            return;
+          }
+          if (key === null) assert.equal(value.trim(), "");
+          else {
+            assert.equal(key.length, 32);
+            assert.equal(key.toString("base64"), value.trim());
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -31,14 +31,32 @@ describe("sealedBox", () => {
       }
       return "opened";
     };
-    assert.equal(reason(() => box.open(sealed, "name=a;sites=y")), "mac");
-    assert.equal(reason(() => createSealedBox(randomBytes(32)).open(sealed, "name=a;sites=x")), "mac");
+    assert.equal(
+      reason(() => box.open(sealed, "name=a;sites=y")),
+      "mac",
+    );
+    assert.equal(
+      reason(() => createSealedBox(randomBytes(32)).open(sealed, "name=a;sites=x")),
+      "mac",
+    );
     const raw = Buffer.from(sealed.slice(6), "base64url");
     raw[raw.length - 20] = (raw[raw.length - 20] ?? 0) ^ 1;
-    assert.equal(reason(() => box.open(`aead1.${raw.toString("base64url")}`, "name=a;sites=x")), "mac");
-    assert.equal(reason(() => box.open("aead1.AAAA", "x")), "truncated");
-    assert.equal(reason(() => box.open("plain", "x")), "malformed");
-    assert.equal(reason(() => box.open("aead1.!!", "x")), "malformed");
+    assert.equal(
+      reason(() => box.open(`aead1.${raw.toString("base64url")}`, "name=a;sites=x")),
+      "mac",
+    );
+    assert.equal(
+      reason(() => box.open("aead1.AAAA", "x")),
+      "truncated",
+    );
+    assert.equal(
+      reason(() => box.open("plain", "x")),
+      "malformed",
+    );
+    assert.equal(
+      reason(() => box.open("aead1.!!", "x")),
+      "malformed",
+    );
   });
 
   test("sealedBox uses a fresh nonce per seal and does not show the plaintext", () => {

@@ -159,7 +159,14 @@ describe("owner approval", () => {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
       assert.ok(submitted.ok);
-      const changed = await h.service.submit(consequentialTask(id, { steps: [{ action: "click", selector: "#pay-twice" }, { action: "expect_text", text: "Paid" }] }));
+      const changed = await h.service.submit(
+        consequentialTask(id, {
+          steps: [
+            { action: "click", selector: "#pay-twice" },
+            { action: "expect_text", text: "Paid" },
+          ],
+        }),
+      );
       assert.equal(changed.ok, false);
       assert.equal(!changed.ok && changed.code, "identity_mismatch");
       const wrongDigest = await h.service.decideApproval(id, { approve: true, requestDigest: `hmac-sha256:${"0".repeat(64)}`, ...DECIDER });
@@ -247,16 +254,34 @@ describe("owner approval", () => {
     const read = task({});
     const reversible = task({ risk: "reversible_write", approved: true, steps: [{ action: "click", selector: "#a" }] });
     const consequential = task({ risk: "consequential", approved: true, steps: [{ action: "click", selector: "#a" }] });
-    const secret = task({ secretApproval: true, steps: [{ action: "fill_secret", selector: "#p", envVar: "PORTAL" }, { action: "expect_text", text: "x" }] });
+    const secret = task({
+      secretApproval: true,
+      steps: [
+        { action: "fill_secret", selector: "#p", envVar: "PORTAL" },
+        { action: "expect_text", text: "x" },
+      ],
+    });
     const defaults = resolveRuntimeConfig({}).ownerApproval;
-    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, defaults)), [false, true, true, true]);
+    assert.deepEqual(
+      [read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, defaults)),
+      [false, true, true, true],
+    );
     assert.deepEqual(unattendedUnderPolicy(defaults), []);
     assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("all")), []);
     assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("consequential,secret")), ["reversible_write"]);
     assert.deepEqual(unattendedUnderPolicy(parseOwnerApproval("none")), ["reversible_write", "consequential", "secret"]);
-    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("none"))), [false, false, false, false]);
-    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("all"))), [true, true, true, true]);
-    assert.deepEqual([read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("reversible_write"))), [false, true, false, false]);
+    assert.deepEqual(
+      [read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("none"))),
+      [false, false, false, false],
+    );
+    assert.deepEqual(
+      [read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("all"))),
+      [true, true, true, true],
+    );
+    assert.deepEqual(
+      [read, reversible, consequential, secret].map((t) => needsOwnerApproval(t, parseOwnerApproval("reversible_write"))),
+      [false, true, false, false],
+    );
     for (const bad of ["", "consequentail", "none,secret", "secret,,all", "yes"]) {
       assert.throws(() => parseOwnerApproval(bad), /ERRAND_OWNER_APPROVAL/, bad);
     }
@@ -301,9 +326,29 @@ describe("owner approval", () => {
     assert.ok(!text.includes("\u2028"));
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (value) => {
-        const t = validateTask({ ...readTask(), risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#x", value }, { action: "expect_text", text: "y" }] });
+        const t = validateTask({
+          ...readTask(),
+          risk: "reversible_write",
+          approved: true,
+          steps: [
+            { action: "fill", selector: "#x", value },
+            { action: "expect_text", text: "y" },
+          ],
+        });
         if (!t.ok) return true;
-        return formatTaskDescription(describeTask(t.value), "d").split("\n").length === formatTaskDescription(describeTask({ ...t.value, steps: [{ action: "fill", selector: "#x", value: "v" }, { action: "expect_text", text: "y", match: "contains" }] }), "d").split("\n").length;
+        return (
+          formatTaskDescription(describeTask(t.value), "d").split("\n").length ===
+          formatTaskDescription(
+            describeTask({
+              ...t.value,
+              steps: [
+                { action: "fill", selector: "#x", value: "v" },
+                { action: "expect_text", text: "y", match: "contains" },
+              ],
+            }),
+            "d",
+          ).split("\n").length
+        );
       }),
     );
   });

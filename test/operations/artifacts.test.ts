@@ -26,7 +26,15 @@ function image(operationId: string, attempt: number, size = 2_000): Buffer {
 }
 
 function artifact(index: number, data: Buffer): ArtifactBytes {
-  return { index, kind: "screenshot", moment: "final", mediaType: "image/png", bytes: data.length, sha256: createHash("sha256").update(data).digest("hex"), data };
+  return {
+    index,
+    kind: "screenshot",
+    moment: "final",
+    mediaType: "image/png",
+    bytes: data.length,
+    sha256: createHash("sha256").update(data).digest("hex"),
+    data,
+  };
 }
 
 /** The fake executor, plus one screenshot per attempt when the task asks (count/size set by the label). */
@@ -42,7 +50,8 @@ function screenshotExecutor(): ExecuteTask {
   };
 }
 
-const withScreenshot = (id: string, extra: Record<string, unknown> = {}, label?: string) => readTask(id, label, { evidence: { screenshots: "final" }, ...extra });
+const withScreenshot = (id: string, extra: Record<string, unknown> = {}, label?: string) =>
+  readTask(id, label, { evidence: { screenshots: "final" }, ...extra });
 
 /** Runs SQL on the store's database as someone with access but no key ("?" placeholders; SQLite file or PostgreSQL schema); returns the rows. */
 async function sqlRows(h: Harness, sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
@@ -88,7 +97,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(createHash("sha256").update(read.data).digest("hex"), record.sha256);
         assert.equal(read.artifact.bytes, read.data.length);
 
-        const row = (await sqlRows(h, "SELECT sealed, bytes, sha256 FROM artifacts WHERE operation_id = ?", id))[0] as { sealed: string; bytes: number; sha256: string };
+        const row = (await sqlRows(h, "SELECT sealed, bytes, sha256 FROM artifacts WHERE operation_id = ?", id))[0] as {
+          sealed: string;
+          bytes: number;
+          sha256: string;
+        };
         assert.match(row.sealed, /^aead1\./, "the bytes are sealed at rest");
         assert.ok(!Buffer.from(row.sealed).includes(image(id, 1).subarray(0, 100)), "the image is not in the clear");
         assert.equal(row.sha256, record.sha256);
@@ -165,18 +178,38 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const h = openHarness({ execute: screenshotExecutor(), ...where() });
       try {
         const sealed = "aead1.x";
-        await assert.rejects(h.artifactStore!.putArtifacts({ operationId: randomUUID(), attempt: 1, expiresMs: null, artifacts: [{ index: 0, mediaType: "image/png", bytes: 1, sha256: "0".repeat(64), sealed }] }), ArtifactRefusedError);
+        await assert.rejects(
+          h.artifactStore!.putArtifacts({
+            operationId: randomUUID(),
+            attempt: 1,
+            expiresMs: null,
+            artifacts: [{ index: 0, mediaType: "image/png", bytes: 1, sha256: "0".repeat(64), sealed }],
+          }),
+          ArtifactRefusedError,
+        );
         const id = randomUUID();
         await h.service.submit(withScreenshot(id));
-        const big = Array.from({ length: 3 }, (_, index) => ({ index, mediaType: "application/pdf" as const, bytes: Math.ceil(ARTIFACT_LIMITS.operationBytes / 3) + 1, sha256: "0".repeat(64), sealed }));
-        await assert.rejects(h.artifactStore!.putArtifacts({ operationId: id, attempt: 1, expiresMs: null, artifacts: big }), new RegExp(`at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation`));
+        const big = Array.from({ length: 3 }, (_, index) => ({
+          index,
+          mediaType: "application/pdf" as const,
+          bytes: Math.ceil(ARTIFACT_LIMITS.operationBytes / 3) + 1,
+          sha256: "0".repeat(64),
+          sealed,
+        }));
+        await assert.rejects(
+          h.artifactStore!.putArtifacts({ operationId: id, attempt: 1, expiresMs: null, artifacts: big }),
+          new RegExp(`at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation`),
+        );
 
         const many = randomUUID();
         await h.service.submit(withScreenshot(many, {}, "too-many"));
         await h.service.runQueue();
         const collected = await h.service.collect(many);
         assert.ok(collected.ok && collected.receipt !== undefined);
-        assert.match(collected.receipt.artifactsOmitted ?? "", new RegExp(`could not be kept: ${ARTIFACT_LIMITS.operationCount + 1} artifacts .* at most ${ARTIFACT_LIMITS.operationCount}`));
+        assert.match(
+          collected.receipt.artifactsOmitted ?? "",
+          new RegExp(`could not be kept: ${ARTIFACT_LIMITS.operationCount + 1} artifacts .* at most ${ARTIFACT_LIMITS.operationCount}`),
+        );
         assert.ok(h.events.some((e) => e.kind === "store_error" && e.operationId === many));
         const read = await h.service.readArtifact(many, 0);
         assert.ok(!read.ok && read.code === "artifact_not_found");

@@ -89,7 +89,9 @@ describe("collect and inspect", () => {
       assert.deepEqual(elsewhere.ephemeral, first.ephemeral, "another process on the same store serves them too");
 
       const db = openSqliteDatabase(h.dbPath, { readonly: true });
-      const hits = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%Example Domain%' AND type <> 'operation_created'").get() as { n: number };
+      const hits = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%Example Domain%' AND type <> 'operation_created'").get() as {
+        n: number;
+      };
       const tasks = db.prepare("SELECT count(*) AS n FROM journal_events WHERE body LIKE '%title%'").get() as { n: number };
       const held = db.prepare("SELECT sealed FROM held_results WHERE operation_id = ?").get(id) as { sealed: string };
       db.close();
@@ -146,7 +148,10 @@ describe("collect and inspect", () => {
       assert.ok(inspected.ok && "operation" in inspected);
       assert.equal(inspected.status, "completed");
       assert.equal(inspected.operation.attempts, 2);
-      assert.deepEqual(inspected.attempts.map((a) => a.outcome), ["FAIL", "PASS"]);
+      assert.deepEqual(
+        inspected.attempts.map((a) => a.outcome),
+        ["FAIL", "PASS"],
+      );
       const missing = await h.service.inspect(randomUUID());
       assert.ok(!missing.ok);
       assert.equal(missing.code, "operation_not_found");

@@ -25,7 +25,9 @@ function steppedExecutor(plan: { crossFirst: boolean }) {
       try {
         await context.beforeMutationBoundary();
       } catch {
-        return fake.execute({ ...task, label: "write-fail-before" }, context).then((o) => ({ ...o, receipt: { ...o.receipt, status: "CANCELLED", error: { code: "cancelled", message: "stopped", step: null } } }));
+        return fake
+          .execute({ ...task, label: "write-fail-before" }, context)
+          .then((o) => ({ ...o, receipt: { ...o.receipt, status: "CANCELLED", error: { code: "cancelled", message: "stopped", step: null } } }));
       }
     }
     writes.push(task.operationId);
@@ -51,7 +53,10 @@ describe("control: cancel", () => {
       const collected = await h.service.collect(id);
       assert.ok(collected.ok);
       assert.equal(collected.receipt?.status, "CANCELLED");
-      assert.equal(collected.receipt?.steps.every((s) => s.status === "skipped"), true);
+      assert.equal(
+        collected.receipt?.steps.every((s) => s.status === "skipped"),
+        true,
+      );
     } finally {
       await h.close();
     }

@@ -75,7 +75,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const rewound = await finishedWrite(h);
         assert.equal(fake.calls.length, 2);
         // The plain edit: only the phase (and what a queued row holds) changes.
-        await attack(h, "UPDATE operations SET phase = 'queued', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL WHERE operation_id = ?", phaseOnly);
+        await attack(
+          h,
+          "UPDATE operations SET phase = 'queued', receipt_status = NULL, receipt_seq = NULL, finished_ms = NULL WHERE operation_id = ?",
+          phaseOnly,
+        );
         // The careful edit: every column back to what the operation_created event says.
         await attack(
           h,
@@ -94,7 +98,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         // errand run drives one operation by id: refused the same way.
         const only = await h.service.runQueue({ onlyOperationId: rewound });
         assert.deepEqual(only.attempts, []);
-        assert.deepEqual(only.refused.map((r) => r.operationId), [rewound]);
+        assert.deepEqual(
+          only.refused.map((r) => r.operationId),
+          [rewound],
+        );
 
         assert.equal(fake.calls.length, 2, "the executor was never called again");
         assert.equal(site.count("POST", `/write/${phaseOnly}`), 1, "the write reached the site exactly once");
@@ -116,7 +123,14 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
       const h = openHarness({ execute: fake.execute, ...where() });
       try {
-        const edits = ["attempts = 5", "risk = 'consequential'", "mutation_boundary = 'crossed'", "max_attempts = 9", "cancel_requested_ms = 1", "request_digest = 'hmac-sha256:00'"];
+        const edits = [
+          "attempts = 5",
+          "risk = 'consequential'",
+          "mutation_boundary = 'crossed'",
+          "max_attempts = 9",
+          "cancel_requested_ms = 1",
+          "request_digest = 'hmac-sha256:00'",
+        ];
         const tampered: string[] = [];
         for (const edit of edits) {
           const id = randomUUID();
@@ -127,7 +141,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const intact = randomUUID();
         await h.service.submit(readTask(intact));
         const report = await h.service.runQueue();
-        assert.deepEqual(report.attempts.map((a) => edits[tampered.indexOf(a.operationId)] ?? "intact"), ["intact"], "only the intact operation ran");
+        assert.deepEqual(
+          report.attempts.map((a) => edits[tampered.indexOf(a.operationId)] ?? "intact"),
+          ["intact"],
+          "only the intact operation ran",
+        );
         assert.deepEqual(report.refused.map((r) => r.operationId).sort(), [...tampered].sort());
         assert.equal(site.count("GET", `/read/${intact}`), 1);
         for (const id of tampered) assert.equal(site.count("GET", `/read/${id}`), 0);
@@ -145,7 +163,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         await fetch(`${site.origin}/write/${task.operationId}`, { method: "POST", body: "x" });
         sent.push(task.operationId);
         // The attacker makes the running write look like a read_only operation before its boundary.
-        await attack(harness.current as Harness, "UPDATE operations SET risk = 'read_only', mutation_boundary = 'not_crossed' WHERE operation_id = ?", task.operationId);
+        await attack(
+          harness.current as Harness,
+          "UPDATE operations SET risk = 'read_only', mutation_boundary = 'not_crossed' WHERE operation_id = ?",
+          task.operationId,
+        );
         return {
           receipt: {
             receiptVersion: "errand.receipt.v1",
@@ -175,13 +197,23 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const id = randomUUID();
         await h.service.submit(writeTask(id));
         const first = await h.service.runQueue();
-        assert.deepEqual(first.attempts.map((a) => a.outcome), ["lease_lost"], "the result was not applied to the edited row");
-        assert.deepEqual(first.refused.map((r) => r.operationId), [id]);
+        assert.deepEqual(
+          first.attempts.map((a) => a.outcome),
+          ["lease_lost"],
+          "the result was not applied to the edited row",
+        );
+        assert.deepEqual(
+          first.refused.map((r) => r.operationId),
+          [id],
+        );
         clock.advance(h.config.leaseMs + 1);
         const later = await h.service.runQueue();
         assert.deepEqual(later.recovered, [], "recovery does not resolve an edited row");
         assert.deepEqual(later.attempts, []);
-        assert.deepEqual(later.refused.map((r) => r.operationId), [id]);
+        assert.deepEqual(
+          later.refused.map((r) => r.operationId),
+          [id],
+        );
         assert.deepEqual(sent, [id], "the write was dispatched once");
         assert.equal(site.count("POST", `/write/${id}`), 1);
       } finally {
@@ -200,7 +232,12 @@ for (const backend of ["sqlite", "postgres"] as const) {
           assert.ok(submitted.ok && submitted.status === "awaiting_approval");
           digests.set(id, submitted.handle.requestDigest);
         }
-        const decided = await h.service.decideApproval(approved, { approve: true, requestDigest: digests.get(approved) ?? "", decidedBy: "owner (test)", via: "cli" });
+        const decided = await h.service.decideApproval(approved, {
+          approve: true,
+          requestDigest: digests.get(approved) ?? "",
+          decidedBy: "owner (test)",
+          via: "cli",
+        });
         assert.ok(decided.ok);
         await attack(h, "UPDATE operations SET phase = 'queued', run_after_ms = 0, approval_expires_ms = NULL WHERE operation_id = ?", forged);
         await attack(
@@ -235,7 +272,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
       try {
         const id = await finishedWrite(h);
         const before = await h.store.readJournalHead();
-        await attack(h, "UPDATE operations SET phase = 'awaiting_approval', approval_expires_ms = 9999999999999, receipt_status = NULL WHERE operation_id = ?", id);
+        await attack(
+          h,
+          "UPDATE operations SET phase = 'awaiting_approval', approval_expires_ms = 9999999999999, receipt_status = NULL WHERE operation_id = ?",
+          id,
+        );
         const row = (await h.store.readOperation(id)) as { kind: "live"; operation: { requestDigest: string } };
         const approved = await h.service.decideApproval(id, { approve: true, requestDigest: row.operation.requestDigest, decidedBy: "attacker", via: "cli" });
         assert.ok(!approved.ok && approved.code === "journal_tampered", JSON.stringify(approved));
@@ -280,8 +321,14 @@ describe("integrity: the attempt history comes from the journal", () => {
 
       // Altering the event that says how attempt 1 ended breaks its MAC.
       const db = openSqliteDatabase(h.dbPath);
-      const requeued = db.prepare("SELECT seq, body FROM journal_events WHERE operation_id = ? AND type = 'operation_requeued'").get(id) as { seq: number; body: string };
-      db.prepare("UPDATE journal_events SET body = ? WHERE seq = ?").run(requeued.body.replace('"attemptOutcome":"FAIL"', '"attemptOutcome":"PASS"'), requeued.seq);
+      const requeued = db.prepare("SELECT seq, body FROM journal_events WHERE operation_id = ? AND type = 'operation_requeued'").get(id) as {
+        seq: number;
+        body: string;
+      };
+      db.prepare("UPDATE journal_events SET body = ? WHERE seq = ?").run(
+        requeued.body.replace('"attemptOutcome":"FAIL"', '"attemptOutcome":"PASS"'),
+        requeued.seq,
+      );
       db.close();
       const altered = await h.service.inspect(id);
       assert.ok(!altered.ok && altered.code === "journal_tampered", JSON.stringify(altered));

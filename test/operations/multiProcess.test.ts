@@ -35,7 +35,13 @@ async function openStore(backend: "sqlite" | "postgres"): Promise<Harness & { da
 }
 
 function runnerEnv(h: { home: string; databaseUrl?: string }, extra: Record<string, string> = {}): Record<string, string> {
-  return { ERRAND_HOME: h.home, ...(h.databaseUrl === undefined ? {} : { ERRAND_DATABASE_URL: h.databaseUrl }), ERRAND_LEASE_MS: String(LEASE_MS), FAKE_FIXTURE_ORIGIN: server.origin, ...extra };
+  return {
+    ERRAND_HOME: h.home,
+    ...(h.databaseUrl === undefined ? {} : { ERRAND_DATABASE_URL: h.databaseUrl }),
+    ERRAND_LEASE_MS: String(LEASE_MS),
+    FAKE_FIXTURE_ORIGIN: server.origin,
+    ...extra,
+  };
 }
 
 for (const backend of ["sqlite", "postgres"] as const) {
@@ -63,7 +69,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
           return (JSON.parse(result.stdout) as { data: RunQueueReport }).data;
         });
         const perRunner = reports.map((r) => r.attempts.length);
-        assert.equal(perRunner.reduce((a, b) => a + b, 0), 200, `attempts per runner: ${perRunner.join("/")}`);
+        assert.equal(
+          perRunner.reduce((a, b) => a + b, 0),
+          200,
+          `attempts per runner: ${perRunner.join("/")}`,
+        );
         assert.ok(perRunner.filter((n) => n > 0).length >= 2, `the work was shared: ${perRunner.join("/")}`);
 
         await assertEachRanOnce(h, server, ids);
@@ -111,7 +121,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(finished.length, 1, "completed once");
         const inspected = await h.service.inspect(id);
         assert.ok(inspected.ok && "attempts" in inspected);
-        assert.deepEqual(inspected.attempts.map((a) => a.outcome), ["lost", "PASS"]);
+        assert.deepEqual(
+          inspected.attempts.map((a) => a.outcome),
+          ["lost", "PASS"],
+        );
       } finally {
         await h.close();
       }
@@ -124,7 +137,9 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const submitted = await h.service.submit(writeTask(id, "write-hang"));
         assert.ok(submitted.ok);
         // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves this one.
-        assert.ok((await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
+        assert.ok(
+          (await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok,
+        );
         const doomed = spawnRunner(runnerEnv(h));
         await server.waitFor("POST", `/write/${id}`);
         doomed.child.kill("SIGKILL");

@@ -69,7 +69,9 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const submitted = await h.service.submit(writeTask(id));
         assert.ok(submitted.ok);
         // Every write waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves this one.
-        assert.ok((await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok);
+        assert.ok(
+          (await h.service.decideApproval(id, { approve: true, requestDigest: submitted.handle.requestDigest, decidedBy: "owner (test)", via: "cli" })).ok,
+        );
       }
       const runner = spawnRunner(
         {
@@ -96,7 +98,8 @@ for (const backend of ["sqlite", "postgres"] as const) {
       let stops = 0;
       try {
         // The stops start once the runner works (starting a process under stops only makes the test slow).
-        while (!exited && !(await h.store.readOperation(reads[0] ?? "").then((view) => view?.kind === "live" && view.operation.phase !== "queued"))) await sleep(25);
+        while (!exited && !(await h.store.readOperation(reads[0] ?? "").then((view) => view?.kind === "live" && view.operation.phase !== "queued")))
+          await sleep(25);
         while (!exited && !(await allDone(h, ids))) {
           await sleep(RUN_MS.min + Math.random() * (RUN_MS.max - RUN_MS.min));
           runner.child.kill("SIGSTOP");
@@ -116,7 +119,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.ok(stops >= 4, `the runner was stopped ${stops} times`);
         assert.deepEqual(recovered, [], "no live lease was recovered by another runner");
         assert.deepEqual(report.recovered, [], "nor by the runner's own pool");
-        assert.deepEqual(report.attempts.filter((a) => a.outcome !== "finished"), [], "no attempt lost its lease");
+        assert.deepEqual(
+          report.attempts.filter((a) => a.outcome !== "finished"),
+          [],
+          "no attempt lost its lease",
+        );
         for (const id of reads) assert.equal(server.count("GET", `/read/${id}`), 1, `read ${id} reached the site once`);
         for (const id of writes) assert.equal(server.count("POST", `/write/${id}`), 1, `write ${id} reached the site once`);
         for (const id of ids) {

@@ -27,7 +27,8 @@ before(async () => {
 });
 after(() => counting.close());
 
-const renewal = (extra: Record<string, unknown> = {}): Record<string, unknown> => writeTask(randomUUID(), undefined, { site: "library", target: { url: `${LIBRARY}/loans` }, ...extra });
+const renewal = (extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  writeTask(randomUUID(), undefined, { site: "library", target: { url: `${LIBRARY}/loans` }, ...extra });
 
 describe("standing grants decide which writes run unattended", () => {
   let h: Harness;
@@ -74,7 +75,15 @@ describe("standing grants decide which writes run unattended", () => {
     assert.deepEqual([bank.status, bank.posts], ["awaiting_approval", 0], "a grant for library does not cover bank");
     const offSiteHost = await attempt(renewal({ allowedHosts: ["evil.example"] }));
     assert.deepEqual([offSiteHost.status, offSiteHost.posts], ["awaiting_approval", 0], "an allowedHost off the site");
-    const offSiteGoto = await attempt(renewal({ allowedHosts: ["evil.example"], steps: [{ action: "goto", url: "https://evil.example/steal" }, { action: "click", selector: "#save" }] }));
+    const offSiteGoto = await attempt(
+      renewal({
+        allowedHosts: ["evil.example"],
+        steps: [
+          { action: "goto", url: "https://evil.example/steal" },
+          { action: "click", selector: "#save" },
+        ],
+      }),
+    );
     assert.deepEqual([offSiteGoto.status, offSiteGoto.posts], ["awaiting_approval", 0], "a goto off the site");
     const bigger = await attempt(renewal({ risk: "consequential" }));
     assert.deepEqual([bigger.status, bigger.posts], ["awaiting_approval", 0], "consequential under a reversible_write grant");
@@ -109,14 +118,31 @@ describe("the grant decision itself", () => {
     assert.ok(v.ok, JSON.stringify(v));
     return v.value;
   };
-  const grant: LiveSiteGrant = { grantId: "grant_1", site: "library", origins: [LIBRARY, "https://*.library.example.com"], risk: "reversible_write", secrets: ["LIB_PIN"], expiresMs: 1_000 };
+  const grant: LiveSiteGrant = {
+    grantId: "grant_1",
+    site: "library",
+    origins: [LIBRARY, "https://*.library.example.com"],
+    risk: "reversible_write",
+    secrets: ["LIB_PIN"],
+    expiresMs: 1_000,
+  };
   const rules = ["reversible_write", "consequential", "secret"] as const;
   const decide = (extra: Record<string, unknown>, now = 500) => decideOwnerApproval(task(extra), rules, [grant], now);
 
   test("standingGrant decision: covers a task on the site within its risk and secrets; not a secret it does not name, a wider risk, a host off the site, another site, or after expiry", () => {
     assert.deepEqual(decide({}), { needed: false, grantId: "grant_1" });
-    assert.deepEqual(decide({ risk: "read_only", approved: false, steps: [{ action: "expect_text", text: "x" }] }), { needed: false, grantId: null }, "read_only needs no grant");
-    const typing = (secret: string) => ({ secretApproval: true, steps: [{ action: "fill_secret", selector: "#pin", secret }, { action: "click", selector: "#save" }] });
+    assert.deepEqual(
+      decide({ risk: "read_only", approved: false, steps: [{ action: "expect_text", text: "x" }] }),
+      { needed: false, grantId: null },
+      "read_only needs no grant",
+    );
+    const typing = (secret: string) => ({
+      secretApproval: true,
+      steps: [
+        { action: "fill_secret", selector: "#pin", secret },
+        { action: "click", selector: "#save" },
+      ],
+    });
     assert.deepEqual(decide(typing("LIB_PIN")), { needed: false, grantId: "grant_1" });
     assert.deepEqual(decide(typing("BANK_PIN")), { needed: true }, "a secret the grant does not name");
     assert.deepEqual(decide({ risk: "consequential" }), { needed: true });

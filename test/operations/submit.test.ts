@@ -42,7 +42,10 @@ describe("submit", () => {
     try {
       const id = randomUUID();
       const first = await h.service.submit(readTask(id, undefined, { allowedHosts: ["b.example.com", "a.example.com"] }));
-      const second = await h.service.submit({ ...readTask(id.toUpperCase(), undefined, { allowedHosts: ["A.example.com", "b.example.com", "a.example.com"] }), evidenceRetention: "minimal" });
+      const second = await h.service.submit({
+        ...readTask(id.toUpperCase(), undefined, { allowedHosts: ["A.example.com", "b.example.com", "a.example.com"] }),
+        evidenceRetention: "minimal",
+      });
       assert.ok(first.ok && second.ok);
       assert.equal(second.created, false);
       assert.equal(second.handle.requestDigest, first.handle.requestDigest);

@@ -44,14 +44,20 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
       await h.secrets().set("portal", ["https://portal.example.com"], { kind: "stored", value: VALUE });
       const lookalike = await h.service.submit(loginTask("https://portal-example.com/login"));
       assert.equal(!lookalike.ok && lookalike.code, "secret_site_mismatch");
-      assert.match(!lookalike.ok ? lookalike.message : "", /bound the secret portal to https:\/\/portal\.example\.com, and this task reaches none of them \(its target is https:\/\/portal-example\.com\)/);
+      assert.match(
+        !lookalike.ok ? lookalike.message : "",
+        /bound the secret portal to https:\/\/portal\.example\.com, and this task reaches none of them \(its target is https:\/\/portal-example\.com\)/,
+      );
       assert.match(!lookalike.ok ? lookalike.message : "", /a look-alike gets no secret/);
       assert.ok(!(!lookalike.ok ? lookalike.message : "").includes(VALUE));
 
       // Nothing was created: the same ids are free, no approval waits, nothing ran.
       assert.equal(((await h.service.inspect(String(undeclared["operationId"]))) as { code?: string }).code, "operation_not_found");
       const status = await h.service.status();
-      assert.ok(Object.values(status.store.phases).every((count) => count === 0), JSON.stringify(status.store.phases));
+      assert.ok(
+        Object.values(status.store.phases).every((count) => count === 0),
+        JSON.stringify(status.store.phases),
+      );
       await h.service.runQueue();
       assert.equal(fake.calls.length, 0);
 
@@ -72,13 +78,23 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
         loginTask("https://login.example.com/"),
         loginTask("https://shop.example.net/", { allowedHosts: ["sso.example.org"] }),
         loginTask("https://shop.example.net/", { allowedHosts: ["*.example.org"] }),
-        loginTask("https://shop.example.net/", { allowedHosts: ["id.example.com"], steps: [{ action: "goto", url: "https://id.example.com/login" }, { action: "fill_secret", selector: "#p", secret: "portal" }] }),
+        loginTask("https://shop.example.net/", {
+          allowedHosts: ["id.example.com"],
+          steps: [
+            { action: "goto", url: "https://id.example.com/login" },
+            { action: "fill_secret", selector: "#p", secret: "portal" },
+          ],
+        }),
       ];
       for (const task of accepted) {
         const result = await h.service.submit(task);
         assert.ok(result.ok, JSON.stringify(task));
       }
-      const refused = [loginTask("https://example.com/"), loginTask("http://login.example.com/"), loginTask("https://shop.example.net/", { allowedHosts: ["example.org"] })];
+      const refused = [
+        loginTask("https://example.com/"),
+        loginTask("http://login.example.com/"),
+        loginTask("https://shop.example.net/", { allowedHosts: ["example.org"] }),
+      ];
       for (const task of refused) {
         const result = await h.service.submit(task);
         assert.equal(!result.ok && result.code, "secret_site_mismatch", JSON.stringify(task));
@@ -91,10 +107,21 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   test("a goto to a host the task does not name is refused at submit, naming the host", async () => {
     const h = openHarness();
     try {
-      const task = { ...readTask(), target: { url: "https://library.example.com/" }, allowedHosts: ["*.library.example.com"], steps: [{ action: "goto", url: "https://evil.example.net/phish" }, { action: "expect_text", text: "x" }] };
+      const task = {
+        ...readTask(),
+        target: { url: "https://library.example.com/" },
+        allowedHosts: ["*.library.example.com"],
+        steps: [
+          { action: "goto", url: "https://evil.example.net/phish" },
+          { action: "expect_text", text: "x" },
+        ],
+      };
       const result = await h.service.submit(task);
       assert.equal(!result.ok && result.code, "navigation_blocked");
-      assert.match(!result.ok ? result.message : "", /Step 1 \(goto\) goes to evil\.example\.net, which is not one of this task's hosts \(the target library\.example\.com and allowedHosts \*\.library\.example\.com\)/);
+      assert.match(
+        !result.ok ? result.message : "",
+        /Step 1 \(goto\) goes to evil\.example\.net, which is not one of this task's hosts \(the target library\.example\.com and allowedHosts \*\.library\.example\.com\)/,
+      );
       assert.deepEqual(!result.ok && result.problems?.map((p) => p.path), ["/steps/0/url"]);
       assert.ok((await h.service.submit({ ...task, allowedHosts: ["evil.example.net"] })).ok);
     } finally {
@@ -105,7 +132,14 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   test("a wait_for on an address off the task's hosts is refused at submit like a goto", async () => {
     const h = openHarness();
     try {
-      const task = { ...readTask(), target: { url: "https://library.example.com/" }, steps: [{ action: "wait_for", url: "https://evil.example.net/", match: "prefix" }, { action: "expect_text", text: "x" }] };
+      const task = {
+        ...readTask(),
+        target: { url: "https://library.example.com/" },
+        steps: [
+          { action: "wait_for", url: "https://evil.example.net/", match: "prefix" },
+          { action: "expect_text", text: "x" },
+        ],
+      };
       const result = await h.service.submit(task);
       assert.equal(!result.ok && result.code, "navigation_blocked");
       assert.match(!result.ok ? result.message : "", /Step 1 \(wait_for\) waits for an address on evil\.example\.net/);
@@ -136,7 +170,10 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
       // Nothing was created: the id is free, no operation in any phase (none awaits approval), nothing ran.
       assert.equal(((await h.service.inspect(String(task["operationId"]))) as { code?: string }).code, "operation_not_found");
       const status = await h.service.status();
-      assert.ok(Object.values(status.store.phases).every((count) => count === 0), JSON.stringify(status.store.phases));
+      assert.ok(
+        Object.values(status.store.phases).every((count) => count === 0),
+        JSON.stringify(status.store.phases),
+      );
       await h.service.runQueue();
       assert.equal(fake.calls.length, 0);
 

@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { checkAddress } from "../../src/policy/checkAddress.js";
 import type { PrivateAllowance } from "../../src/policy/parseAllowPrivate.js";
 
-const allow: PrivateAllowance[] = [{ host: "127.0.0.1", port: 8080 }, { host: "db.corp", port: 5432 }];
+const allow: PrivateAllowance[] = [
+  { host: "127.0.0.1", port: 8080 },
+  { host: "db.corp", port: 5432 },
+];
 
 describe("checkAddress", () => {
   test("allows public addresses on 80 and 443 only", () => {

@@ -23,7 +23,13 @@ describe("checkDestination", () => {
 
   test("does not ask DNS for names refused by name, by allowlist or by port", async () => {
     let asked = 0;
-    const counting: Resolver = { name: "counting", resolve: () => { asked++; return Promise.resolve({ addresses: ["8.8.8.8"] }); } };
+    const counting: Resolver = {
+      name: "counting",
+      resolve: () => {
+        asked++;
+        return Promise.resolve({ addresses: ["8.8.8.8"] });
+      },
+    };
     await checkDestination("metadata.google.internal", 80, { resolver: counting });
     await checkDestination("site.example", 443, { resolver: counting, allowedHosts: ["other.example"] });
     await checkDestination("site.example", 8080, { resolver: counting });
@@ -33,7 +39,10 @@ describe("checkDestination", () => {
   test("answers localhost names from RFC 6761 when an allowance names them, without asking DNS", async () => {
     const verdict = await checkDestination("localhost", 3000, { resolver: createStaticResolver({}), allowPrivate: [{ host: "localhost", port: 3000 }] });
     assert.equal(verdict.verdict, "allow");
-    assert.deepEqual(verdict.addresses.map((a) => a.ip), ["127.0.0.1", "::1"]);
+    assert.deepEqual(
+      verdict.addresses.map((a) => a.ip),
+      ["127.0.0.1", "::1"],
+    );
   });
 });
 

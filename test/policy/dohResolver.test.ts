@@ -18,7 +18,12 @@ const queries: Array<{ name: string; type: string; accept: string | undefined }>
 
 function answer(type: string, records: Array<[string, number, string]>, status = 0): Reply {
   const code = { A: 1, AAAA: 28, CNAME: 5 } as Record<string, number>;
-  return { body: { Status: status, Answer: records.filter(([t]) => t === type || t === "CNAME").map(([t, ttl, data]) => ({ name: "x", type: code[t], TTL: ttl, data })) } };
+  return {
+    body: {
+      Status: status,
+      Answer: records.filter(([t]) => t === type || t === "CNAME").map(([t, ttl, data]) => ({ name: "x", type: code[t], TTL: ttl, data })),
+    },
+  };
 }
 
 before(async () => {
@@ -46,7 +51,11 @@ beforeEach(() => {
 
 describe("createDohResolver", () => {
   test("asks for A and AAAA with the dns-json media type and merges the answers, A first", async () => {
-    zone["site.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "2606:4700:0:0:0:0:6810:84E5"]]);
+    zone["site.example"] = (type) =>
+      answer(type, [
+        ["A", 60, "93.184.215.14"],
+        ["AAAA", 60, "2606:4700:0:0:0:0:6810:84E5"],
+      ]);
     const result = await createDohResolver({ endpoint }).resolve("Site.Example.");
     assert.deepEqual(result, { addresses: ["93.184.215.14", "2606:4700::6810:84e5"] });
     assert.deepEqual(queries.map((q) => q.type).sort(), ["A", "AAAA"]);
@@ -54,7 +63,12 @@ describe("createDohResolver", () => {
   });
 
   test("follows the answer past CNAME records and reads only records of the asked type", async () => {
-    zone["alias.example"] = (type) => answer(type, [["CNAME", 60, "target.example."], ["A", 60, "1.1.1.1"], ["A", 60, "1.0.0.1"]]);
+    zone["alias.example"] = (type) =>
+      answer(type, [
+        ["CNAME", 60, "target.example."],
+        ["A", 60, "1.1.1.1"],
+        ["A", 60, "1.0.0.1"],
+      ]);
     assert.deepEqual(await createDohResolver({ endpoint }).resolve("alias.example"), { addresses: ["1.1.1.1", "1.0.0.1"] });
   });
 
@@ -109,7 +123,11 @@ describe("createDohResolver", () => {
   test("caches answers for their smallest TTL, capped, and does not cache failures", async () => {
     let clock = 1_000_000;
     const resolver = createDohResolver({ endpoint, maxTtlSeconds: 60, now: () => clock });
-    zone["cached.example"] = (type) => answer(type, [["A", 30, "8.8.8.8"], ["A", 20, "8.8.4.4"]]);
+    zone["cached.example"] = (type) =>
+      answer(type, [
+        ["A", 30, "8.8.8.8"],
+        ["A", 20, "8.8.4.4"],
+      ]);
     zone["long.example"] = (type) => answer(type, [["A", 86_400, "9.9.9.9"]]);
     await resolver.resolve("cached.example");
     await resolver.resolve("CACHED.example.");
@@ -152,8 +170,16 @@ describe("createDohResolver", () => {
   });
 
   test("drives preflightUrl end to end: public answers allow, a private answer blocks, a failing resolver blocks", async () => {
-    zone["good.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "2606:4700::1"]]);
-    zone["rebind.example"] = (type) => answer(type, [["A", 60, "93.184.215.14"], ["AAAA", 60, "::1"]]);
+    zone["good.example"] = (type) =>
+      answer(type, [
+        ["A", 60, "93.184.215.14"],
+        ["AAAA", 60, "2606:4700::1"],
+      ]);
+    zone["rebind.example"] = (type) =>
+      answer(type, [
+        ["A", 60, "93.184.215.14"],
+        ["AAAA", 60, "::1"],
+      ]);
     zone["down.example"] = () => ({ status: 502, raw: "" });
     const resolver = createDohResolver({ endpoint });
     const good = await preflightUrl("https://good.example/", { resolver });

@@ -19,7 +19,23 @@ describe("parseAllowPrivate", () => {
   });
 
   test("refuses entries without an exact host and port", () => {
-    for (const bad of ["127.0.0.1", "127.0.0.1:", ":8080", "::1:8080", "[::1]", "*.corp:80", "host:0", "host:65536", "host:80x", "a b:80", "user@host:80", "http://host:80", "host/x:80", "[fe80::1%25eth0]:80", "host:-1"]) {
+    for (const bad of [
+      "127.0.0.1",
+      "127.0.0.1:",
+      ":8080",
+      "::1:8080",
+      "[::1]",
+      "*.corp:80",
+      "host:0",
+      "host:65536",
+      "host:80x",
+      "a b:80",
+      "user@host:80",
+      "http://host:80",
+      "host/x:80",
+      "[fe80::1%25eth0]:80",
+      "host:-1",
+    ]) {
       const parsed = parseAllowPrivate([bad]);
       assert.equal(parsed.ok, false, bad);
       if (!parsed.ok) assert.equal(parsed.errors[0]?.code, "usage");
@@ -27,15 +43,19 @@ describe("parseAllowPrivate", () => {
   });
 
   test("round-trips any IPv4 or IPv6 address and port", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 65535 }), (n, port) => {
-      assert.deepEqual(parseAllowPrivate([`${dotted(n)}:${port}`]), { ok: true, value: [{ host: dotted(n), port }] });
-    }));
-    fc.assert(fc.property(fc.ipV6(), fc.integer({ min: 1, max: 65535 }), (ip, port) => {
-      const parsed = parseAllowPrivate([`[${ip}]:${port}`]);
-      assert.ok(parsed.ok, ip);
-      assert.ok(allowanceMatches(parsed.value, ip, port), ip);
-      assert.ok(!allowanceMatches(parsed.value, ip, port === 1 ? 2 : port - 1));
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 65535 }), (n, port) => {
+        assert.deepEqual(parseAllowPrivate([`${dotted(n)}:${port}`]), { ok: true, value: [{ host: dotted(n), port }] });
+      }),
+    );
+    fc.assert(
+      fc.property(fc.ipV6(), fc.integer({ min: 1, max: 65535 }), (ip, port) => {
+        const parsed = parseAllowPrivate([`[${ip}]:${port}`]);
+        assert.ok(parsed.ok, ip);
+        assert.ok(allowanceMatches(parsed.value, ip, port), ip);
+        assert.ok(!allowanceMatches(parsed.value, ip, port === 1 ? 2 : port - 1));
+      }),
+    );
   });
 
   test("matches hosts case-insensitively, without trailing dot or brackets, and never by prefix or suffix", () => {

@@ -8,6 +8,7 @@ describe("isReadOnlyMethod", () => {
   });
 
   test("every other method is a write, including unknown and empty ones", () => {
-    for (const method of ["POST", "PUT", "PATCH", "DELETE", "CONNECT", "TRACE", "PROPFIND", "GETX", " GET", ""]) assert.equal(isReadOnlyMethod(method), false, JSON.stringify(method));
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "CONNECT", "TRACE", "PROPFIND", "GETX", " GET", ""])
+      assert.equal(isReadOnlyMethod(method), false, JSON.stringify(method));
   });
 });

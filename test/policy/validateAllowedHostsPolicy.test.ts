@@ -12,9 +12,30 @@ describe("validateAllowedHostsPolicy", () => {
 
   test("refuses schemes, ports, paths, IPs, localhost, metadata and private-use names, with the entry's path", () => {
     const bad = [
-      "https://example.com", "example.com:443", "example.com/path", "user@example.com", "127.0.0.1", "0x7f.1", "[::1]", "::1",
-      "localhost", "foo.localhost", "*.google.internal", "metadata.google.internal", "metadata", "instance-data", "metadata.goog",
-      "printer.local", "intranet", "*.com", "*", "*.*.example.com", "exa*mple.com", "", "example..com", "*.metadata.amazonaws.com",
+      "https://example.com",
+      "example.com:443",
+      "example.com/path",
+      "user@example.com",
+      "127.0.0.1",
+      "0x7f.1",
+      "[::1]",
+      "::1",
+      "localhost",
+      "foo.localhost",
+      "*.google.internal",
+      "metadata.google.internal",
+      "metadata",
+      "instance-data",
+      "metadata.goog",
+      "printer.local",
+      "intranet",
+      "*.com",
+      "*",
+      "*.*.example.com",
+      "exa*mple.com",
+      "",
+      "example..com",
+      "*.metadata.amazonaws.com",
     ];
     for (const [index, entry] of bad.entries()) {
       const result = validateAllowedHostsPolicy(["example.com", entry], "/allowedHosts");

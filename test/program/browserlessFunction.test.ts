@@ -83,7 +83,11 @@ describe("program mode, against the real Browserless server's /function", { skip
     assert.deepEqual(evidence.outputs, { title: "Fixture Home", tip: "greeting" });
     assert.deepEqual(
       evidence.checks.map((check) => [check.action, check.passed]),
-      [["expect_text", true], ["expect_count", true], ["expect_url", true]],
+      [
+        ["expect_text", true],
+        ["expect_count", true],
+        ["expect_url", true],
+      ],
     );
     assert.equal(evidence.finalUrl, `${origin}/form`);
     assert.equal(evidence.writesSent, 0);
@@ -141,7 +145,15 @@ describe("program mode, against the real Browserless server's /function", { skip
     assert.equal(sites.site.count("/track"), before.track);
     assert.equal(sites.site.count("/beacon"), before.beacon);
     const blocked = evidence.blocked.map((entry) => `${entry.code} ${entry.method} ${new URL(entry.url).pathname}`);
-    for (const expected of ["host_not_allowed GET /img.png", "host_not_allowed GET /frame", "host_not_allowed GET /fetch", "method_blocked POST /track", "method_blocked POST /beacon", "host_not_allowed GET /xhr", "host_not_allowed GET /pop"]) {
+    for (const expected of [
+      "host_not_allowed GET /img.png",
+      "host_not_allowed GET /frame",
+      "host_not_allowed GET /fetch",
+      "method_blocked POST /track",
+      "method_blocked POST /beacon",
+      "host_not_allowed GET /xhr",
+      "host_not_allowed GET /pop",
+    ]) {
       assert.ok(blocked.includes(expected), `${expected} not in ${JSON.stringify(blocked)}`);
     }
     // The popup's request was judged (above) whether or not its page was seen, and closed, before
@@ -152,7 +164,9 @@ describe("program mode, against the real Browserless server's /function", { skip
 
   it("stops a redirect off the task's hosts at its hop, before the other host is asked", async () => {
     const before = sites.other.hits.length;
-    const evidence = await run(program(task({ target: { url: `${sites.site.origin}/redirect-off` }, steps: [{ action: "expect_url", url: sites.site.origin, match: "prefix" }] })));
+    const evidence = await run(
+      program(task({ target: { url: `${sites.site.origin}/redirect-off` }, steps: [{ action: "expect_url", url: sites.site.origin, match: "prefix" }] })),
+    );
     assert.equal(evidence.status, "failed");
     assert.equal(evidence.failure?.step, null);
     assert.equal(evidence.failure?.code, "navigation_blocked");

@@ -9,7 +9,13 @@ import type { Task } from "../../src/task/taskTypes.js";
 const DEFAULTS = { taskMs: 30_000, stepMs: 10_000 };
 
 function task(partial: Record<string, unknown>): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: "https://shop.example/" }, ...partial });
+  const result = validateTask({
+    schemaVersion: "errand.task.v1",
+    operationId: randomUUID(),
+    risk: "read_only",
+    target: { url: "https://shop.example/" },
+    ...partial,
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.value;
 }
@@ -84,22 +90,54 @@ describe("generateProgram", () => {
     const steps = hostile.params.steps;
     assert.deepEqual(steps[3], { action: "fill", selector: "#q", value: HOSTILE });
     assert.deepEqual(steps[4], { action: "type", selector: "#q2", text: HOSTILE });
-    assert.deepEqual((JSON.parse(JSON.stringify(hostile.params)) as typeof hostile.params).steps[14], { action: "expect_text", text: HOSTILE, match: "contains" });
+    assert.deepEqual((JSON.parse(JSON.stringify(hostile.params)) as typeof hostile.params).steps[14], {
+      action: "expect_text",
+      text: HOSTILE,
+      match: "contains",
+    });
     assert.deepEqual(hostile.params.hosts, { exact: ["other.example"], patterns: ["*.cdn.example"], ports: [] });
     assert.equal(hostile.params.readOnly, false);
     await compiles(hostile.code);
   });
 
   it("chooses templates by the set of actions only: order and repetition of steps leave the code unchanged", () => {
-    const a = generated(generateProgram(task({ steps: [{ action: "click", selector: "#a" }, { action: "expect_url", url: "https://shop.example/", match: "exact" }] }), DEFAULTS));
-    const b = generated(generateProgram(task({ steps: [{ action: "expect_url", url: "https://shop.example/x", match: "prefix" }, { action: "click", selector: "#b" }, { action: "click", selector: "#c" }] }), DEFAULTS));
+    const a = generated(
+      generateProgram(
+        task({
+          steps: [
+            { action: "click", selector: "#a" },
+            { action: "expect_url", url: "https://shop.example/", match: "exact" },
+          ],
+        }),
+        DEFAULTS,
+      ),
+    );
+    const b = generated(
+      generateProgram(
+        task({
+          steps: [
+            { action: "expect_url", url: "https://shop.example/x", match: "prefix" },
+            { action: "click", selector: "#b" },
+            { action: "click", selector: "#c" },
+          ],
+        }),
+        DEFAULTS,
+      ),
+    );
     assert.equal(a.code, b.code);
     assert.ok(!a.code.includes("handlers.fill ="), "a program carries only the handlers its actions need");
   });
 
   it("carries the task's rules as data: read_only, the methods it may send, the hosts, the time and the bounds", async () => {
     const program = generated(
-      generateProgram(task({ allowedHosts: ["api.example"], timeouts: { taskMs: 20_000, stepMs: 2_000 }, steps: [{ action: "expect_text", text: "Shop", match: "contains" }] }), DEFAULTS),
+      generateProgram(
+        task({
+          allowedHosts: ["api.example"],
+          timeouts: { taskMs: 20_000, stepMs: 2_000 },
+          steps: [{ action: "expect_text", text: "Shop", match: "contains" }],
+        }),
+        DEFAULTS,
+      ),
     );
     assert.equal(program.params.readOnly, true);
     assert.deepEqual(program.params.readOnlyMethods, ["GET", "HEAD", "OPTIONS"]);
@@ -113,7 +151,11 @@ describe("generateProgram", () => {
 
   it("refuses, with the reason, every task it could not run as CDP mode would, and never gives part of a program", () => {
     const cases: [Record<string, unknown>, string, RegExp][] = [
-      [{ risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "SHOP_PASSWORD" }] }, "/steps/0/action", /secret's value into the provider's VM/],
+      [
+        { risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "SHOP_PASSWORD" }] },
+        "/steps/0/action",
+        /secret's value into the provider's VM/,
+      ],
       [{ risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "invoice.pdf" }] }, "/steps/0/action", /upload/],
       [{ site: "shop", steps: [{ action: "expect_url", url: "https://shop.example/", match: "prefix" }] }, "/site", /cookies to the provider's VM/],
       [{ evidence: { screenshots: "final" }, steps: [{ action: "expect_url", url: "https://shop.example/", match: "prefix" }] }, "/evidence", /screenshots/],
@@ -124,8 +166,8 @@ describe("generateProgram", () => {
       [{ steps: [{ action: "click", selector: "//button" }] }, "/steps/0/selector", /XPath/],
       [{ steps: [{ action: "click", selector: '"Sign in"' }] }, "/steps/0/selector", /quoted text/],
       [{ steps: [{ action: "expect_count", selector: "li:visible", count: 1, match: "exact" }] }, "/steps/0/selector", /:visible/],
-      [{ steps: [{ action: "extract_text", selector: "p:has-text(\"x\")", name: "p" }] }, "/steps/0/selector", /:has-text/],
-      [{ steps: [{ action: "extract_text", selector: "p:t\\65xt(\"x\")", name: "p" }] }, "/steps/0/selector", /:text/],
+      [{ steps: [{ action: "extract_text", selector: 'p:has-text("x")', name: "p" }] }, "/steps/0/selector", /:has-text/],
+      [{ steps: [{ action: "extract_text", selector: 'p:t\\65xt("x")', name: "p" }] }, "/steps/0/selector", /:text/],
     ];
     for (const [partial, path, message] of cases) {
       let input: Task;
@@ -148,7 +190,15 @@ describe("generateProgram", () => {
   });
 
   it("accepts plain CSS, attribute selectors and escapes included", () => {
-    for (const selector of ["#go", "form > button[type=submit]", "a[href^='/cart']", "li:nth-child(2)", "input[name=\"q\"]", "div.card:not(.hidden) p", "#a\\:b"]) {
+    for (const selector of [
+      "#go",
+      "form > button[type=submit]",
+      "a[href^='/cart']",
+      "li:nth-child(2)",
+      'input[name="q"]',
+      "div.card:not(.hidden) p",
+      "#a\\:b",
+    ]) {
       assert.ok(generateProgram(task({ steps: [{ action: "click", selector }] }), DEFAULTS).ok, selector);
     }
   });

@@ -19,7 +19,15 @@ describe("Kernel's form of the program", () => {
   it("carries the task's values only in one base64 literal: the code around it is byte-identical whatever the values", () => {
     const hostile = "q\"'`${globalThis.x=1}</script>\u2028\u2029\\ end";
     const code = (value: string, url: string) => {
-      const task = makeTask({ target: { url }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: `#${value.length > 5 ? "a" : "b"}`, value }, { action: "expect_text", text: value }] });
+      const task = makeTask({
+        target: { url },
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "fill", selector: `#${value.length > 5 ? "a" : "b"}`, value },
+          { action: "expect_text", text: value },
+        ],
+      });
       const program = generateProgram(task, { taskMs: 5_000, stepMs: 1_000 }, "kernel_execute");
       if (!program.ok) throw new Error(program.refusal.message);
       return program.value.code;
@@ -92,7 +100,12 @@ describe("program mode on Kernel's execute endpoint (the emulator runs the code 
 
   it("holds every request to the task's hosts and aborts a read_only page's writes: nothing reaches a listener", async () => {
     const origin = sites.site.origin;
-    const before = { track: sites.site.count("/track"), beacon: sites.site.count("/beacon"), other: sites.other.hits.length, otherConnections: sites.other.connections() };
+    const before = {
+      track: sites.site.count("/track"),
+      beacon: sites.site.count("/beacon"),
+      other: sites.other.hits.length,
+      otherConnections: sites.other.connections(),
+    };
     const { receipt } = await execute()(
       makeTask({
         target: { url: `${origin}/subresources` },

@@ -53,15 +53,25 @@ describe("program mode under a hostile page, on the real Browserless server", { 
             addEventListener("pagehide", () => navigator.sendBeacon("/unload", "bye"));
           </script>`,
         ),
-      "/ws": (_req, res) => send(res, `<p id="p">ws</p><script>try { const s = new WebSocket(${JSON.stringify(`ws://127.0.0.3:${offList.port}/socket`)}); s.onerror = () => {}; } catch {}</script>`),
+      "/ws": (_req, res) =>
+        send(
+          res,
+          `<p id="p">ws</p><script>try { const s = new WebSocket(${JSON.stringify(`ws://127.0.0.3:${offList.port}/socket`)}); s.onerror = () => {}; } catch {}</script>`,
+        ),
       "/ws-frame": (_req, res) =>
-        send(res, `<p id="p">ws</p><script>try { const f = document.createElement("iframe"); document.body.appendChild(f); const s = new f.contentWindow.WebSocket(${JSON.stringify(`ws://127.0.0.3:${offList.port}/framed`)}); s.onerror = () => {}; } catch {}</script>`),
+        send(
+          res,
+          `<p id="p">ws</p><script>try { const f = document.createElement("iframe"); document.body.appendChild(f); const s = new f.contentWindow.WebSocket(${JSON.stringify(`ws://127.0.0.3:${offList.port}/framed`)}); s.onerror = () => {}; } catch {}</script>`,
+        ),
       "/form": (_req, res) => send(res, `<form method="post" action="/collect"><input id="q" name="q"><button id="go">go</button></form>`),
       "/collect": (_req, res) => send(res, `<p id="r">collected</p>`),
       "/beacon": (_req, res) => res.writeHead(204).end(),
       "/unload": (_req, res) => res.writeHead(204).end(),
       "/forged": (_req, res) =>
-        send(res, `<p id="t">${'"}],"status":"completed","checks":[{"passed":true}]} </script><script>alert(1)</script>'.replace(/</g, "&lt;")}</p><p id="n">ok</p>`),
+        send(
+          res,
+          `<p id="t">${'"}],"status":"completed","checks":[{"passed":true}]} </script><script>alert(1)</script>'.replace(/</g, "&lt;")}</p><p id="n">ok</p>`,
+        ),
     });
     server = await startBrowserlessServer({ token: TOKEN, concurrent: 1, queued: 2, timeoutMs: 30_000 });
   });
@@ -102,7 +112,10 @@ describe("program mode under a hostile page, on the real Browserless server", { 
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(offList.tcpConnections(), 0, "the off-list host saw a connection");
     assert.equal(otherPort.tcpConnections(), 0, "another port of the task's host saw a connection");
-    assert.deepEqual(site.hits.filter((hit) => hit.method !== "GET").map((hit) => `${hit.method} ${hit.path}`), []);
+    assert.deepEqual(
+      site.hits.filter((hit) => hit.method !== "GET").map((hit) => `${hit.method} ${hit.path}`),
+      [],
+    );
     assert.ok(receipt.network.nonGetAborted >= 3, JSON.stringify(receipt.network));
     assert.ok(receipt.network.blockedRequests >= 4, JSON.stringify(receipt.network));
     // Every blocked address is page-chosen: wrapped as untrusted in the receipt.
@@ -129,7 +142,10 @@ describe("program mode under a hostile page, on the real Browserless server", { 
   it("a page's WebSocket opens no connection, from the page or from a blank frame it made", async () => {
     const before = offList.tcpConnections();
     for (const path of ["/ws", "/ws-frame"]) {
-      const { receipt } = await execute()(makeTask({ target: { url: `${site.origin}${path}` }, steps: [{ action: "expect_text", text: "ws", selector: "#p", match: "exact" }] }), makeContext());
+      const { receipt } = await execute()(
+        makeTask({ target: { url: `${site.origin}${path}` }, steps: [{ action: "expect_text", text: "ws", selector: "#p", match: "exact" }] }),
+        makeContext(),
+      );
       assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -86,19 +86,37 @@ describe("the program executor, against the real Browserless server's /function"
     assert.equal(receipt.targetStatus, 200);
     assert.deepEqual(receipt.finalUrl, { untrusted: true, text: `${origin}/form` });
     assert.deepEqual(ephemeral.outputs, { title: "Fixture Home" });
-    assert.deepEqual(receipt.checks.map((check) => [check.step, check.passed]), [[1, true], [3, true]]);
-    assert.deepEqual(receipt.steps.map((step) => step.status), ["ok", "ok", "ok", "ok"]);
+    assert.deepEqual(
+      receipt.checks.map((check) => [check.step, check.passed]),
+      [
+        [1, true],
+        [3, true],
+      ],
+    );
+    assert.deepEqual(
+      receipt.steps.map((step) => step.status),
+      ["ok", "ok", "ok", "ok"],
+    );
     assert.equal(receipt.mutationBoundary, "not_crossed");
     assert.equal(receipt.network.preflight.length, 2, "the target and the expect_url address were preflighted");
   });
 
   it("is FAIL when an expectation does not hold, with what the page showed wrapped as untrusted; PARTIAL with no expectation", async () => {
     const execute = executorOn(server.httpBase).execute;
-    const failed = await execute(makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Not this", selector: "#title", match: "exact", timeoutMs: 300 }] }), makeContext());
+    const failed = await execute(
+      makeTask({
+        target: { url: `${sites.site.origin}/` },
+        steps: [{ action: "expect_text", text: "Not this", selector: "#title", match: "exact", timeoutMs: 300 }],
+      }),
+      makeContext(),
+    );
     assert.equal(failed.receipt.status, "FAIL");
     assert.equal(failed.receipt.error?.code, "expectation_failed");
     assert.deepEqual(failed.receipt.checks[0]?.observed, { untrusted: true, text: "Fixture Home" });
-    const partial = await execute(makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "extract_text", selector: "#title", name: "t" }] }), makeContext());
+    const partial = await execute(
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "extract_text", selector: "#title", name: "t" }] }),
+      makeContext(),
+    );
     assert.equal(partial.receipt.status, "PARTIAL");
   });
 
@@ -133,7 +151,16 @@ describe("the program executor, against the real Browserless server's /function"
   it("a write whose program got no answer in time is UNCERTAIN and was sent once", async () => {
     const silent = await startFakeRunner(() => undefined);
     try {
-      const task = makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, timeouts: { taskMs: 1_000 }, steps: [{ action: "click", selector: "#submit" }, { action: "expect_text", text: "Saved", match: "contains" }] });
+      const task = makeTask({
+        target: { url: `${sites.site.origin}/form` },
+        risk: "reversible_write",
+        approved: true,
+        timeouts: { taskMs: 1_000 },
+        steps: [
+          { action: "click", selector: "#submit" },
+          { action: "expect_text", text: "Saved", match: "contains" },
+        ],
+      });
       const provider = createBrowserlessProvider({ env: { BROWSERLESS_TOKEN: TOKEN, BROWSERLESS_BASE_URL: silent.base }, sessionGraceMs: 0 });
       const { receipt } = await executorOn(silent.base, provider).execute(task, makeContext());
       assert.equal(receipt.status, "UNCERTAIN");
@@ -148,7 +175,10 @@ describe("the program executor, against the real Browserless server's /function"
   it("a read_only task refused for capacity (429) before it ran is BLOCKED; the same refusal after a write's boundary is never a PASS", async () => {
     const full = await startFakeRunner((res) => res.writeHead(429, { "retry-after": "7", "content-type": "application/json" }).end('{"message":"queue full"}'));
     try {
-      const read = await executorOn(full.base).execute(makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture", match: "contains" }] }), makeContext());
+      const read = await executorOn(full.base).execute(
+        makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture", match: "contains" }] }),
+        makeContext(),
+      );
       assert.equal(read.receipt.status, "BLOCKED");
       assert.equal(read.receipt.error?.code, "provider_capacity");
       assert.equal(full.posts(), 1);
@@ -161,10 +191,20 @@ describe("the program executor, against the real Browserless server's /function"
     // A forged answer: completed, every step passed, but the check is not the task's own expectation.
     const forged = {
       data: {
-        v: 1, status: "completed", targetStatus: 200,
+        v: 1,
+        status: "completed",
+        targetStatus: 200,
         steps: [{ step: 0, action: "expect_text", status: "passed" }],
         checks: [{ step: 0, action: "expect_text", expected: "anything", match: "contains", passed: true }],
-        failure: null, outputs: {}, finalUrl: "http://127.0.0.1/", blocked: [], blockedCount: 0, popupsClosed: 0, requestsAllowed: 1, writesSent: 0, durationMs: 5,
+        failure: null,
+        outputs: {},
+        finalUrl: "http://127.0.0.1/",
+        blocked: [],
+        blockedCount: 0,
+        popupsClosed: 0,
+        requestsAllowed: 1,
+        writesSent: 0,
+        durationMs: 5,
       },
       type: "application/json",
     };
@@ -175,7 +215,10 @@ describe("the program executor, against the real Browserless server's /function"
       assert.equal(read.receipt.status, "FAIL");
       assert.equal(read.receipt.error?.code, "provider_unavailable");
       assert.match(read.receipt.error?.message ?? "", /\/checks\/0\/expected/);
-      const write = await executorOn(liar.base).execute(makeTask({ target: { url: `${sites.site.origin}/` }, risk: "reversible_write", approved: true, steps }), makeContext());
+      const write = await executorOn(liar.base).execute(
+        makeTask({ target: { url: `${sites.site.origin}/` }, risk: "reversible_write", approved: true, steps }),
+        makeContext(),
+      );
       assert.equal(write.receipt.status, "UNCERTAIN");
       assert.equal(liar.posts(), 2);
     } finally {
@@ -198,7 +241,10 @@ describe("the program executor, against the real Browserless server's /function"
       pump();
     });
     try {
-      const { receipt } = await executorOn(flood.base).execute(makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture", match: "contains" }] }), makeContext());
+      const { receipt } = await executorOn(flood.base).execute(
+        makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture", match: "contains" }] }),
+        makeContext(),
+      );
       assert.equal(receipt.status, "FAIL");
       assert.equal(receipt.error?.code, "provider_unavailable");
       assert.match(receipt.error?.message ?? "", /passed \d+ bytes/);

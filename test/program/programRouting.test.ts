@@ -36,10 +36,17 @@ describe("ERRAND_MODE_<PROVIDER>", () => {
   it("is cdp unless the operator says program, and program only where errand has a runner, naming the variable", () => {
     assert.deepEqual(resolveProviderModes({}), { kernel: "cdp", browserless: "cdp", browserbase: "cdp", steel: "cdp" });
     assert.equal(resolveProviderModes({ ERRAND_MODE_BROWSERLESS: " program " }).browserless, "program");
-    assert.throws(() => resolveProviderModes({ ERRAND_MODE_BROWSERLESS: "fast" }), (error: unknown) => error instanceof ConfigError && /ERRAND_MODE_BROWSERLESS="fast" is not a mode: use cdp \(the default\) or program/.test(error.message));
+    assert.throws(
+      () => resolveProviderModes({ ERRAND_MODE_BROWSERLESS: "fast" }),
+      (error: unknown) =>
+        error instanceof ConfigError && /ERRAND_MODE_BROWSERLESS="fast" is not a mode: use cdp \(the default\) or program/.test(error.message),
+    );
     for (const name of CLOUD_PROVIDER_NAMES.filter((other) => PROGRAM_DIALECTS[other] === undefined)) {
       const variable = `ERRAND_MODE_${name.toUpperCase()}`;
-      assert.throws(() => resolveProviderModes({ [variable]: "program" }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${variable}=program: errand has no program runner for ${name}`));
+      assert.throws(
+        () => resolveProviderModes({ [variable]: "program" }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${variable}=program: errand has no program runner for ${name}`),
+      );
     }
   });
 
@@ -67,7 +74,17 @@ describe("prepareProgram keeps out of program mode what only errand's side holds
       forTask: () => guard,
       checkRequest: () => ({ allowed: true, code: "ok", reason: "test" }),
       checkAllowedHosts: () => ({ allowed: true, code: "ok", reason: "test" }),
-      preflight: (url) => Promise.resolve({ url, href: new URL(url).href, host: new URL(url).hostname, verdict: "allow", code: "ok", reason: "allowed", resolver, addresses: [{ ip: "10.0.0.7", verdict: "allowed:private" }] }),
+      preflight: (url) =>
+        Promise.resolve({
+          url,
+          href: new URL(url).href,
+          host: new URL(url).hostname,
+          verdict: "allow",
+          code: "ok",
+          reason: "allowed",
+          resolver,
+          addresses: [{ ip: "10.0.0.7", verdict: "allowed:private" }],
+        }),
     };
     return guard;
   }
@@ -96,7 +113,16 @@ describe("prepareProgram keeps out of program mode what only errand's side holds
       preflight: (url) => {
         seen.push(url);
         const blocked = url.includes("/blocked");
-        return Promise.resolve({ url, href: blocked ? null : url, host: "10.0.0.7", verdict: blocked ? "block" : "allow", code: blocked ? "ip_blocked" : "ok", reason: "test", resolver: "literal", addresses: [] });
+        return Promise.resolve({
+          url,
+          href: blocked ? null : url,
+          host: "10.0.0.7",
+          verdict: blocked ? "block" : "allow",
+          code: blocked ? "ip_blocked" : "ok",
+          reason: "test",
+          resolver: "literal",
+          addresses: [],
+        });
       },
     };
     const task = makeTask({
@@ -142,14 +168,26 @@ describe("the router sends a task to program mode only when the operator chose i
     const allowances = parseAllowPrivate([sites.site.origin.slice("http://".length)]);
     if (!allowances.ok) throw new Error("allowance");
     const guard = createPolicyNetworkGuard({ resolver: createStaticResolver({}), allowPrivate: allowances.value });
-    const unused = (name: string): BrowserProvider => ({ name, kind: "cloud", missingConfiguration: () => `no ${name} in this test`, openSession: () => Promise.reject(new Error("unused")), shutdown: () => Promise.resolve() });
+    const unused = (name: string): BrowserProvider => ({
+      name,
+      kind: "cloud",
+      missingConfiguration: () => `no ${name} in this test`,
+      openSession: () => Promise.reject(new Error("unused")),
+      shutdown: () => Promise.resolve(),
+    });
     const browserless = createBrowserlessProvider({ env: { BROWSERLESS_TOKEN: TOKEN, BROWSERLESS_BASE_URL: server.wsBase } });
     const config = resolveRoutingConfig(env);
     const ports = { guard, secrets: emptySecretVault(), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 };
     return createRouter({
       store,
       config,
-      providers: { local: { ...unused("local"), kind: "local" }, kernel: unused("kernel"), browserless, browserbase: unused("browserbase"), steel: unused("steel") },
+      providers: {
+        local: { ...unused("local"), kind: "local" },
+        kernel: unused("kernel"),
+        browserless,
+        browserbase: unused("browserbase"),
+        steel: unused("steel"),
+      },
       admit: (task) => admitTask(task, ports),
       executorFor: (provider) =>
         withProgramMode({
@@ -169,13 +207,18 @@ describe("the router sends a task to program mode only when the operator chose i
     const task = makeTask({ target: { url: `${sites.site.origin}/` }, provider: "browserless", steps });
     const since = Date.now() - MINUTE;
     const before = await store.readUsage("browserless", since);
-    const outcome = await router(modeEnv)(task, makeContext({ onProgress: (event: ProgressEvent) => void (event.kind === "note" && notes.push(event.message)) }));
+    const outcome = await router(modeEnv)(
+      task,
+      makeContext({ onProgress: (event: ProgressEvent) => void (event.kind === "note" && notes.push(event.message)) }),
+    );
     const usage = await store.readUsage("browserless", since);
     return { receipt: outcome.receipt, notes, booked: usage.amount - before.amount, liveSlots: usage.liveSlots };
   }
 
   it("with ERRAND_MODE_BROWSERLESS=program a task that fits runs as one program, its slot and usage booked like a session's", async () => {
-    const { receipt, notes, booked, liveSlots } = await run({ ERRAND_MODE_BROWSERLESS: "program" }, [{ action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" }]);
+    const { receipt, notes, booked, liveSlots } = await run({ ERRAND_MODE_BROWSERLESS: "program" }, [
+      { action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" },
+    ]);
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.deepEqual(notes, ["browserless: program mode (the whole task as one program)"]);
     assert.equal(booked, 1, "one Browserless unit for a program under 30 s");
@@ -183,7 +226,9 @@ describe("the router sends a task to program mode only when the operator chose i
   });
 
   it("a task the generator refuses runs over CDP on the same provider", async () => {
-    const { receipt, notes } = await run({ ERRAND_MODE_BROWSERLESS: "program" }, [{ action: "expect_text", text: "Fixture Home", selector: "text=Fixture Home", match: "contains" }]);
+    const { receipt, notes } = await run({ ERRAND_MODE_BROWSERLESS: "program" }, [
+      { action: "expect_text", text: "Fixture Home", selector: "text=Fixture Home", match: "contains" },
+    ]);
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     assert.equal(notes.length, 1);
     assert.match(notes[0] ?? "", /^browserless: CDP mode for this task \(.*the text= engine/);

@@ -41,7 +41,11 @@ describe("browserbase adapter, wire details", () => {
 
   it("creates without keepAlive or recording, timeout in seconds on the wire, the project and an attempt tag; releases with REQUEST_RELEASE", async () => {
     const env = { ...emulator.env, BROWSERBASE_PROJECT_ID: emulator.projectId, BROWSERBASE_REGION: "eu-central-1" };
-    const { receipt } = await runOn(createBrowserbaseProvider({ env }), sites, makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 90_000 }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    const { receipt } = await runOn(
+      createBrowserbaseProvider({ env }),
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 90_000 }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     const create = emulator.core.requests.find((r) => r.method === "POST" && r.path === "/v1/sessions");
     assert.ok(create !== undefined);
@@ -61,7 +65,11 @@ describe("browserbase adapter, wire details", () => {
 
   it("finds an unclear create's session by its metadata tag (the documented q syntax) and releases it", async () => {
     emulator.core.inject("create", { delayMs: 3_000 });
-    const { receipt } = await runOn(createBrowserbaseProvider({ env: emulator.env, startTimeoutMs: 1_000 }), sites, makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    const { receipt } = await runOn(
+      createBrowserbaseProvider({ env: emulator.env, startTimeoutMs: 1_000 }),
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.error?.code, "provider_unavailable");
     const list = emulator.core.requests.filter((r) => r.method === "GET" && r.path === "/v1/sessions").at(-1);
     assert.match(list?.query.get("q") ?? "", new RegExp(`^user_metadata\\['${BROWSERBASE_METADATA_KEY}'\\]:'[0-9a-f-]{36}'$`));
@@ -71,15 +79,26 @@ describe("browserbase adapter, wire details", () => {
   it("refuses an unknown BROWSERBASE_REGION as configuration_error before any request", async () => {
     const creates = emulator.createRequests();
     const provider = createBrowserbaseProvider({ env: { ...emulator.env, BROWSERBASE_REGION: "mars-1" } });
-    await assert.rejects(provider.openSession({ budgetMs: 5_000, signal: new AbortController().signal }), (e: unknown) => e instanceof ProviderError && e.code === "configuration_error" && /mars-1/.test(e.message));
-    const { receipt } = await runOn(provider, sites, makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    await assert.rejects(
+      provider.openSession({ budgetMs: 5_000, signal: new AbortController().signal }),
+      (e: unknown) => e instanceof ProviderError && e.code === "configuration_error" && /mars-1/.test(e.message),
+    );
+    const { receipt } = await runOn(
+      provider,
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.status, "BLOCKED");
     assert.equal(receipt.error?.code, "configuration_error");
     assert.equal(emulator.createRequests(), creates);
   });
 
   it("maps a wrong project id (404 from the API) to configuration_error, not a provider outage", async () => {
-    const { receipt } = await runOn(createBrowserbaseProvider({ env: { ...emulator.env, BROWSERBASE_PROJECT_ID: "not-this-project" } }), sites, makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    const { receipt } = await runOn(
+      createBrowserbaseProvider({ env: { ...emulator.env, BROWSERBASE_PROJECT_ID: "not-this-project" } }),
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.status, "BLOCKED");
     assert.equal(receipt.error?.code, "configuration_error");
   });

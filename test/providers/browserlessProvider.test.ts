@@ -31,13 +31,22 @@ describe("browserless helpers", () => {
     assert.equal(url.searchParams.get("token"), "t/k n");
     assert.equal(url.searchParams.get("timeout"), "40000");
     assert.equal(url.searchParams.get("trackingId"), "errand-abc");
-    assert.equal(new URL(browserlessCdpUrl("http://127.0.0.1:3000/chromium", "t", 1, "x")).toString(), "ws://127.0.0.1:3000/chromium?token=t&timeout=1&trackingId=x");
-    assert.throws(() => browserlessCdpUrl("ftp://example.com", "t", 1, "x"), (e: unknown) => e instanceof ProviderError && e.code === "configuration_error");
+    assert.equal(
+      new URL(browserlessCdpUrl("http://127.0.0.1:3000/chromium", "t", 1, "x")).toString(),
+      "ws://127.0.0.1:3000/chromium?token=t&timeout=1&trackingId=x",
+    );
+    assert.throws(
+      () => browserlessCdpUrl("ftp://example.com", "t", 1, "x"),
+      (e: unknown) => e instanceof ProviderError && e.code === "configuration_error",
+    );
   });
 
   it("refuses an unknown BROWSERLESS_REGION as configuration_error", async () => {
     const provider = createBrowserlessProvider({ env: { BROWSERLESS_TOKEN: "abcd", BROWSERLESS_REGION: "moon" } });
-    await assert.rejects(provider.openSession({ budgetMs: 1_000, signal: new AbortController().signal }), (e: unknown) => e instanceof ProviderError && e.code === "configuration_error");
+    await assert.rejects(
+      provider.openSession({ budgetMs: 1_000, signal: new AbortController().signal }),
+      (e: unknown) => e instanceof ProviderError && e.code === "configuration_error",
+    );
   });
 });
 
@@ -54,7 +63,11 @@ describe("browserless adapter, wire details", () => {
   });
 
   it("always sends token, timeout (never Browserless's 30 s default) and a trackingId; closing the socket ends the session", async () => {
-    const { receipt } = await runOn(createBrowserlessProvider({ env: emulator.env }), sites, makeTask({ target: { url: `${sites.site.origin}/` }, evidenceRetention: "full", steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    const { receipt } = await runOn(
+      createBrowserlessProvider({ env: emulator.env }),
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, evidenceRetention: "full", steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
     const connect = emulator.core.requests.find((r) => r.method === "UPGRADE");
     assert.equal(connect?.query.get("token"), emulator.env["BROWSERLESS_TOKEN"]);
@@ -69,7 +82,10 @@ describe("browserless adapter, wire details", () => {
     const provider = createBrowserlessProvider({ env: emulator.env });
     const held = await provider.openSession({ budgetMs: 10_000, signal: new AbortController().signal });
     try {
-      await assert.rejects(provider.openSession({ budgetMs: 10_000, signal: new AbortController().signal }), (e: unknown) => e instanceof ProviderError && e.code === "provider_capacity");
+      await assert.rejects(
+        provider.openSession({ budgetMs: 10_000, signal: new AbortController().signal }),
+        (e: unknown) => e instanceof ProviderError && e.code === "provider_capacity",
+      );
     } finally {
       await held.release();
     }

@@ -93,14 +93,21 @@ describe("browserless adapter, against the real open-source Browserless server",
     const outcome = await runOn(
       createBrowserlessProvider({ env: { ...env(), BROWSERLESS_MAX_SESSION_MS: "8000" } }),
       sites,
-      makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 60_000 }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 40_000 }] }),
+      makeTask({
+        target: { url: `${sites.site.origin}/` },
+        timeouts: { taskMs: 60_000 },
+        steps: [{ action: "wait_for", selector: "#never", timeoutMs: 40_000 }],
+      }),
     );
     assert.equal(outcome.receipt.status, "FAIL");
     assert.equal(outcome.receipt.error?.code, "provider_unavailable", JSON.stringify(outcome.receipt.error));
     // Noticed when the server ended the session (8 s after it opened), not when the 40 s step ran
     // out. The session must outlive errand's CDP connect: a server that ends it mid-connect leaves
     // the connect waiting out its own 30 s (seen with 2 s on a loaded machine).
-    assert.ok(outcome.receipt.durationMs < 25_000, `the timeout was noticed at once (${outcome.receipt.durationMs} ms): ${JSON.stringify(outcome.receipt.error)}`);
+    assert.ok(
+      outcome.receipt.durationMs < 25_000,
+      `the timeout was noticed at once (${outcome.receipt.durationMs} ms): ${JSON.stringify(outcome.receipt.error)}`,
+    );
     assert.equal((await idle()).running, 0);
   });
 });

@@ -40,7 +40,10 @@ console.log(JSON.stringify({ before, after, configured }));
 test("building errand's executor loads no cloud provider SDK: they load when a session on that provider opens", async () => {
   const home = mkdtempSync(join(tmpdir(), "errand-sdk-loading-"));
   try {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD, home], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "" } });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD, home], {
+      cwd: ROOT,
+      env: { PATH: process.env["PATH"] ?? "" },
+    });
     const report = JSON.parse(stdout.trim().split("\n").pop() ?? "") as { before: string[]; after: string[]; configured: [string, boolean][] };
     assert.deepEqual(report.before, [], "no SDK loaded while building the executor and checking configuration");
     assert.deepEqual(report.after, ["steel-sdk"], "the recording sees a package once it is imported");

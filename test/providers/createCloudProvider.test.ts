@@ -12,7 +12,11 @@ describe("createCloudProvider", () => {
       assert.equal(provider.name, name);
       assert.equal(provider.kind, "cloud");
       assert.match(provider.missingConfiguration() ?? "", new RegExp(CREDENTIAL[name]));
-      assert.equal(createCloudProvider(name, { env: { [CREDENTIAL[name]]: "  " } }).missingConfiguration() === null, false, "a blank value is not a credential");
+      assert.equal(
+        createCloudProvider(name, { env: { [CREDENTIAL[name]]: "  " } }).missingConfiguration() === null,
+        false,
+        "a blank value is not a credential",
+      );
       assert.equal(createCloudProvider(name, { env: { [CREDENTIAL[name]]: "k-123456" } }).missingConfiguration(), null);
     }
   });

@@ -55,7 +55,12 @@ function viaProxy(proxy: EgressProxy, url: string, init: { method?: string; head
 }
 
 /** Opens a CONNECT tunnel; resolves with the proxy's status line and the socket (left open when 200). */
-function tunnel(proxy: EgressProxy, authority: string, head = Buffer.alloc(0), headers = ""): Promise<{ status: number; socket: Socket; rest: Buffer; text: string }> {
+function tunnel(
+  proxy: EgressProxy,
+  authority: string,
+  head = Buffer.alloc(0),
+  headers = "",
+): Promise<{ status: number; socket: Socket; rest: Buffer; text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(proxy.port, "127.0.0.1");
     let buffered = Buffer.alloc(0);
@@ -170,22 +175,34 @@ describe("egress proxy: refusals never reach the private service", () => {
     const answer = await viaProxy(p, `http://intranet.example:${privateService.port}/admin`);
     assert.equal(answer.status, 403);
     assert.match(answer.body.toString(), /port_blocked|dns_private_answer/);
-    const ported = await start({ resolver: createStaticResolver({ "intranet.example": ["127.0.0.1"] }), allowPrivate: [{ host: "127.0.0.2", port: privateService.port }] });
+    const ported = await start({
+      resolver: createStaticResolver({ "intranet.example": ["127.0.0.1"] }),
+      allowPrivate: [{ host: "127.0.0.2", port: privateService.port }],
+    });
     const viaPort = await viaProxy(ported, `http://intranet.example:${privateService.port}/admin`);
     assert.equal(viaPort.status, 403);
     assert.match(viaPort.body.toString(), /dns_private_answer/);
     assert.equal(privateService.connections, 0);
-    assert.deepEqual(ported.blocked().map((b) => [b.method, b.host, b.port, b.code]), [["GET", "intranet.example", privateService.port, "dns_private_answer"]]);
+    assert.deepEqual(
+      ported.blocked().map((b) => [b.method, b.host, b.port, b.code]),
+      [["GET", "intranet.example", privateService.port, "dns_private_answer"]],
+    );
   });
 
   test("refuses a CONNECT tunnel to a name that resolves to a private address", async () => {
-    const p = await start({ resolver: createStaticResolver({ "intranet.example": ["10.0.0.1", "127.0.0.1"] }), allowPrivate: [{ host: "127.0.0.9", port: privateService.port }] });
+    const p = await start({
+      resolver: createStaticResolver({ "intranet.example": ["10.0.0.1", "127.0.0.1"] }),
+      allowPrivate: [{ host: "127.0.0.9", port: privateService.port }],
+    });
     const result = await tunnel(p, `intranet.example:${privateService.port}`);
     assert.equal(result.status, 403);
     assert.equal(privateService.connections, 0);
     const [record] = p.blocked();
     assert.equal(record?.code, "dns_private_answer");
-    assert.deepEqual(record?.addresses, [{ ip: "10.0.0.1", verdict: "blocked:private" }, { ip: "127.0.0.1", verdict: "blocked:loopback" }]);
+    assert.deepEqual(record?.addresses, [
+      { ip: "10.0.0.1", verdict: "blocked:private" },
+      { ip: "127.0.0.1", verdict: "blocked:loopback" },
+    ]);
   });
 
   test("refuses literal private addresses, by plain http and by CONNECT, in any spelling", async () => {
@@ -223,7 +240,14 @@ describe("egress proxy: refusals never reach the private service", () => {
   test("refuses names by name without asking DNS: localhost, metadata, single labels", async () => {
     const counting = scriptedResolver([{ addresses: ["127.0.0.1"] }]);
     const p = await start({ resolver: counting });
-    for (const authority of [`localhost:${privateService.port}`, "metadata.google.internal:80", "LOCALHOST.:443", "instance-data:80", "intranet:443", `a.localhost:${privateService.port}`]) {
+    for (const authority of [
+      `localhost:${privateService.port}`,
+      "metadata.google.internal:80",
+      "LOCALHOST.:443",
+      "instance-data:80",
+      "intranet:443",
+      `a.localhost:${privateService.port}`,
+    ]) {
       const result = await tunnel(p, authority);
       assert.equal(result.status, 403, authority);
     }
@@ -238,7 +262,10 @@ describe("egress proxy: refusals never reach the private service", () => {
     assert.equal((await tunnel(p, "public.example:22")).status, 403);
     assert.equal((await tunnel(p, "missing.example:443")).status, 403);
     assert.equal((await viaProxy(p, "http://empty.example/")).status, 403);
-    assert.deepEqual(p.blocked().map((b) => b.code), ["port_blocked", "dns_failed", "dns_failed"]);
+    assert.deepEqual(
+      p.blocked().map((b) => b.code),
+      ["port_blocked", "dns_failed", "dns_failed"],
+    );
   });
 
   test("answers 400 to requests that are not proxy requests and logs them", async () => {
@@ -266,10 +293,13 @@ describe("egress proxy: refusals never reach the private service", () => {
     const p = await start({ resolver: createStaticResolver({ "self.example": ["93.184.215.14"] }), localAddresses: () => ["93.184.215.14"] });
     assert.equal((await tunnel(p, "self.example:443")).status, 403);
     assert.equal((await viaProxy(p, "http://93.184.215.14/")).status, 403);
-    assert.deepEqual(p.blocked().map((b) => [b.code, b.reason]), [
-      ["ip_blocked", "93.184.215.14 is an address of this machine"],
-      ["ip_blocked", "93.184.215.14 is an address of this machine"],
-    ]);
+    assert.deepEqual(
+      p.blocked().map((b) => [b.code, b.reason]),
+      [
+        ["ip_blocked", "93.184.215.14 is an address of this machine"],
+        ["ip_blocked", "93.184.215.14 is an address of this machine"],
+      ],
+    );
     assert.equal(p.stats().allowed, 0);
   });
 
@@ -284,7 +314,9 @@ describe("egress proxy: refusals never reach the private service", () => {
 describe("egress proxy: allowed destinations pass through unchanged", () => {
   test("forwards plain http byte for byte, request body included, without proxy headers", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
-    const got = await viaProxy(p, `http://127.0.0.1:${sitePort}/file?x=1`, { headers: { "x-custom": "kept", "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive" } });
+    const got = await viaProxy(p, `http://127.0.0.1:${sitePort}/file?x=1`, {
+      headers: { "x-custom": "kept", "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive" },
+    });
     assert.equal(got.status, 200);
     assert.equal(got.headers["x-fixture"], "yes");
     assert.ok(got.body.equals(BINARY));
@@ -369,11 +401,22 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
       assert.equal((await nav).status, 403);
       // Nobody asks: refused after holdMs. errand's own (the credential) is never held.
       assert.equal((await tunnel(p, `idle.test:${host.port}`, Buffer.alloc(0), browser)).status, 403);
-      const errand = await tunnel(p, `idle.test:${host.port}`, Buffer.alloc(0), `Proxy-Authorization: Basic ${Buffer.from("errand:pw").toString("base64")}\r\n`);
+      const errand = await tunnel(
+        p,
+        `idle.test:${host.port}`,
+        Buffer.alloc(0),
+        `Proxy-Authorization: Basic ${Buffer.from("errand:pw").toString("base64")}\r\n`,
+      );
       assert.equal(errand.status, 200);
       errand.socket.destroy();
       assert.equal(host.connections, 3, "only the task's host, the admitted host and errand's own tunnel were dialed");
-      assert.deepEqual(p.blocked().map((b) => [b.host, b.code]), [["nav.test", "navigation_blocked"], ["idle.test", "preconnect_blocked"]]);
+      assert.deepEqual(
+        p.blocked().map((b) => [b.host, b.code]),
+        [
+          ["nav.test", "navigation_blocked"],
+          ["idle.test", "preconnect_blocked"],
+        ],
+      );
     } finally {
       await closeTcp(host);
     }
@@ -382,7 +425,9 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
   test("passes a protocol upgrade sent as a plain forward request, then carries its bytes", async () => {
     const p = await start({ resolver: createStaticResolver({}), allowPrivate: [{ host: "127.0.0.1", port: sitePort }] });
     const socket = connect(p.port, "127.0.0.1");
-    socket.write(`GET ws://127.0.0.1:${sitePort}/socket HTTP/1.1\r\nHost: 127.0.0.1:${sitePort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n`);
+    socket.write(
+      `GET ws://127.0.0.1:${sitePort}/socket HTTP/1.1\r\nHost: 127.0.0.1:${sitePort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n`,
+    );
     const head = await readExactly(socket, 1, Buffer.alloc(0));
     assert.match(head.toString(), /^HTTP\/1\.1 101/);
     const end = head.indexOf("\r\n\r\n") + 4;
@@ -434,11 +479,17 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
     }
 
     // Same address and port as a pooled socket, but a name the policy does not admit: refused, not reused.
-    const named = await start({ resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }), allowPrivate: [{ host: "fixture.test", port: sitePort }] });
+    const named = await start({
+      resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"], "other.test": ["127.0.0.1"] }),
+      allowPrivate: [{ host: "fixture.test", port: sitePort }],
+    });
     assert.equal((await viaProxy(named, `http://fixture.test:${sitePort}/file`)).status, 200);
     assert.equal((await viaProxy(named, `http://other.test:${sitePort}/file`)).status, 403);
     assert.equal(received.length, 3);
-    assert.deepEqual(received.map((r) => r.headers.host), [`swap.test:${sitePort}`, `swap.test:${sitePort}`, `fixture.test:${sitePort}`]);
+    assert.deepEqual(
+      received.map((r) => r.headers.host),
+      [`swap.test:${sitePort}`, `swap.test:${sitePort}`, `fixture.test:${sitePort}`],
+    );
     assert.equal(privateService.connections, 0);
   });
 
@@ -457,7 +508,11 @@ describe("egress proxy: allowed destinations pass through unchanged", () => {
 describe("egress proxy started before its task (scopeLater)", () => {
   test("refuses everything, plain and tunnelled, until scopeTo; those refusals are nobody's evidence; then it serves exactly the scope it was given, once", async () => {
     const siteBefore = siteConnections;
-    const p = await start({ resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"] }), scopeLater: true, allowPrivate: [{ host: "127.0.0.1", port: privateService.port }] });
+    const p = await start({
+      resolver: createStaticResolver({ "fixture.test": ["127.0.0.1"] }),
+      scopeLater: true,
+      allowPrivate: [{ host: "127.0.0.1", port: privateService.port }],
+    });
     // Waiting for its task: even an address the options name is refused (the scope comes only from scopeTo).
     const plain = await viaProxy(p, `http://fixture.test:${sitePort}/file`);
     assert.equal(plain.status, 403);

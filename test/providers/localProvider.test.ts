@@ -34,14 +34,18 @@ before(async () => {
     "/a": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(writer("a")),
     "/b": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(writer("b")),
     "/w": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(writer("w")),
-    "/frame": (req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<script>fetch("/sink?${new URL(req.url ?? "/", "http://x").search.slice(1)}-frame", { method: "PATCH", body: "x" }).catch(() => {});</script>`),
+    "/frame": (req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<script>fetch("/sink?${new URL(req.url ?? "/", "http://x").search.slice(1)}-frame", { method: "PATCH", body: "x" }).catch(() => {});</script>`),
     "/sink": (_req, res) => res.writeHead(204).end(),
     "/control": (_req, res) => res.writeHead(204).end(),
   });
 });
 after(() => site.close());
 
-const open = (provider: ReturnType<typeof createLocalProvider>, readOnly: boolean) => provider.openSession({ budgetMs: 30_000, signal: new AbortController().signal, scope: { hosts: ["127.0.0.1"], readOnly } });
+const open = (provider: ReturnType<typeof createLocalProvider>, readOnly: boolean) =>
+  provider.openSession({ budgetMs: 30_000, signal: new AbortController().signal, scope: { hosts: ["127.0.0.1"], readOnly } });
 
 async function visit(session: ProviderSession, path: string): Promise<Page> {
   const page = await session.context.newPage();
@@ -65,7 +69,10 @@ describe("local provider: a separate read_only browser", () => {
     writeFileSync(wrapper, `#!/bin/sh\necho launch >> '${log}'\nexec '${chromium}' "$@"\n`);
     chmodSync(wrapper, 0o755);
     writeFileSync(log, "");
-    const launches = () => readFileSync(log, "utf8").split("\n").filter((line) => line === "launch").length;
+    const launches = () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line === "launch").length;
     const provider = createLocalProvider({ env: { ...process.env, CHROME_PATH: wrapper } });
     try {
       const write = await open(provider, false);
@@ -78,7 +85,11 @@ describe("local provider: a separate read_only browser", () => {
       assert.equal(browsers[1], browsers[2]);
       for (const session of [write, first, second]) await session.release();
       await provider.shutdown();
-      assert.deepEqual(browsers.map((b) => b?.isConnected()), [false, false, false], "shutdown left a browser running");
+      assert.deepEqual(
+        browsers.map((b) => b?.isConnected()),
+        [false, false, false],
+        "shutdown left a browser running",
+      );
     } finally {
       await provider.shutdown();
     }
@@ -103,8 +114,16 @@ describe("local provider: a separate read_only browser", () => {
       const all = ["beacon", "frame", "keepalive", "post", "worker"];
       // Each session is told about its own writes and no other's: the page's, its same-origin
       // iframe's (looked up in the page's frame tree, since two read_only sessions are open) and its worker's.
-      assert.deepEqual(tags(a), all.map((k) => `a-${k}`), "session a's stopped writes");
-      assert.deepEqual(tags(b), all.map((k) => `b-${k}`), "session b's stopped writes");
+      assert.deepEqual(
+        tags(a),
+        all.map((k) => `a-${k}`),
+        "session a's stopped writes",
+      );
+      assert.deepEqual(
+        tags(b),
+        all.map((k) => `b-${k}`),
+        "session b's stopped writes",
+      );
       assert.deepEqual(background, [], "a write was stopped but counted for no session");
       assert.deepEqual(a.writesStopped?.().count, 5);
     } finally {

@@ -42,19 +42,31 @@ export function attemptContext(overrides: Partial<AttemptContext> = {}): Attempt
 }
 
 export function runOn(provider: BrowserProvider, sites: Sites, task: Task, context: AttemptContext = attemptContext()): Promise<AttemptOutcome> {
-  const execute = createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 });
+  const execute = createExecutor({
+    provider,
+    guard: loopbackGuard([sites.site.origin]),
+    secrets: memoryVault(),
+    defaultTaskTimeoutMs: 15_000,
+    defaultStepTimeoutMs: 3_000,
+  });
   return execute(task, context);
 }
 
 /** Asserts that nothing errand produced carries a credential, a session's CDP secret or a WebSocket URL. */
 export function assertNoSecrets(produced: unknown, emulator: ProviderEmulator): void {
   const text = JSON.stringify(produced);
-  const secrets = [...Object.entries(emulator.env).filter(([name]) => !name.endsWith("_BASE_URL")).map(([, value]) => value), ...[...emulator.core.sessions.values()].map((s) => s.connectSecret)];
+  const secrets = [
+    ...Object.entries(emulator.env)
+      .filter(([name]) => !name.endsWith("_BASE_URL"))
+      .map(([, value]) => value),
+    ...[...emulator.core.sessions.values()].map((s) => s.connectSecret),
+  ];
   for (const secret of secrets) assert.ok(!text.includes(secret), `a secret (${secret.slice(0, 4)}…) leaked into: ${text.slice(0, 400)}`);
   assert.ok(!/wss?:\/\//.test(text), `a WebSocket URL leaked into: ${text.slice(0, 400)}`);
 }
 
-const readTask = (sites: Sites) => makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" }] });
+const readTask = (sites: Sites) =>
+  makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" }] });
 
 /** Waits until the fixture site has served `count` more GETs of path than `before`. */
 async function servedAfter(sites: Sites, path: string, before: number): Promise<void> {
@@ -135,7 +147,10 @@ export function providerContract(subject: ContractSubject): void {
       const { receipt } = await runOn(unconfigured, sites, readTask(sites));
       assert.equal(receipt.status, "BLOCKED");
       assert.equal(receipt.error?.code, "provider_unconfigured");
-      await assert.rejects(unconfigured.openSession({ budgetMs: 5_000, signal: new AbortController().signal }), (e: unknown) => e instanceof ProviderError && e.code === "provider_unconfigured");
+      await assert.rejects(
+        unconfigured.openSession({ budgetMs: 5_000, signal: new AbortController().signal }),
+        (e: unknown) => e instanceof ProviderError && e.code === "provider_unconfigured",
+      );
       assert.equal(emulator.createRequests(), creates);
     });
 
@@ -152,7 +167,10 @@ export function providerContract(subject: ContractSubject): void {
     });
 
     it("maps a 403 (a spending cap or a key without permission) to provider_auth_failed", async () => {
-      emulator.core.inject(subject.createFault, { status: 403, body: subject.createFault === "create" ? { code: "forbidden", message: "spending cap reached" } : "Forbidden" });
+      emulator.core.inject(subject.createFault, {
+        status: 403,
+        body: subject.createFault === "create" ? { code: "forbidden", message: "spending cap reached" } : "Forbidden",
+      });
       const { receipt } = await runOn(provider(), sites, readTask(sites));
       assert.equal(receipt.status, "BLOCKED");
       assert.equal(receipt.error?.code, "provider_auth_failed");
@@ -160,7 +178,11 @@ export function providerContract(subject: ContractSubject): void {
 
     it("maps a 429 to provider_capacity, keeps Retry-After when the provider sends it, and never retries the create", async () => {
       const creates = emulator.createRequests();
-      emulator.core.inject(subject.createFault, { status: 429, headers: { "retry-after": "7" }, body: subject.createFault === "create" ? { code: "rate_limited", message: "too many concurrent sessions" } : "Too many requests" });
+      emulator.core.inject(subject.createFault, {
+        status: 429,
+        headers: { "retry-after": "7" },
+        body: subject.createFault === "create" ? { code: "rate_limited", message: "too many concurrent sessions" } : "Too many requests",
+      });
       const error = await provider()
         .openSession({ budgetMs: 10_000, signal: new AbortController().signal })
         .then(
@@ -185,7 +207,16 @@ export function providerContract(subject: ContractSubject): void {
       const read = await runOn(provider(), sites, readTask(sites));
       assert.equal(read.receipt.status, "FAIL");
       assert.equal(read.receipt.error?.code, "provider_unavailable");
-      const write = await runOn(provider(), sites, makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, steps: [{ action: "fill", selector: "#name", value: "Ada" }] }));
+      const write = await runOn(
+        provider(),
+        sites,
+        makeTask({
+          target: { url: `${sites.site.origin}/form` },
+          risk: "reversible_write",
+          approved: true,
+          steps: [{ action: "fill", selector: "#name", value: "Ada" }],
+        }),
+      );
       assert.equal(write.receipt.status, "BLOCKED");
       assert.equal(write.receipt.mutationBoundary, "not_crossed");
       assert.equal(emulator.createRequests() - creates, 2, "one create per attempt, none retried");
@@ -210,7 +241,15 @@ export function providerContract(subject: ContractSubject): void {
     it("reports a connection dropped mid-task as provider_unavailable (a read FAILs) and still releases the session", async () => {
       const served = sites.site.count("/", "GET");
       // The step waits up to 30 s for an element that never comes; the drop must end it long before.
-      const running = runOn(provider(), sites, makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 60_000 }, steps: [{ action: "wait_for", selector: "#never", timeoutMs: 30_000 }] }));
+      const running = runOn(
+        provider(),
+        sites,
+        makeTask({
+          target: { url: `${sites.site.origin}/` },
+          timeouts: { taskMs: 60_000 },
+          steps: [{ action: "wait_for", selector: "#never", timeoutMs: 30_000 }],
+        }),
+      );
       await servedAfter(sites, "/", served);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const droppedAt = Date.now();

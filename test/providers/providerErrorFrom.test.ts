@@ -11,7 +11,13 @@ import { SCRUBBED, scrubSecrets } from "../../src/providers/scrubSecrets.js";
 
 const KEY = "sk_live_0123456789abcdef";
 const CDP = "wss://browsers.example.test/browser/cdp?jwt=eyJhbGciOi.secret-part.sig&session=abc";
-const context: FailureContext = { provider: "Kernel", action: "creating a browser session", credentialEnv: "KERNEL_API_KEY", secrets: [KEY, CDP], timeoutMs: 1_500 };
+const context: FailureContext = {
+  provider: "Kernel",
+  action: "creating a browser session",
+  credentialEnv: "KERNEL_API_KEY",
+  secrets: [KEY, CDP],
+  timeoutMs: 1_500,
+};
 
 describe("providerErrorFrom: the closed set of provider failures", () => {
   it("maps the SDKs' HTTP errors by status: 401/403 auth, 429 capacity with Retry-After, 400/404 configuration, 5xx unavailable", () => {
@@ -49,7 +55,8 @@ describe("providerErrorFrom: the closed set of provider failures", () => {
   });
 
   it("reads the status of a refused CDP WebSocket upgrade from Playwright's message", () => {
-    const playwright = (status: string, body: string) => new Error(`browserType.connectOverCDP: WebSocket error: ${CDP} ${status}\n${body}\nCall log:\n  - <ws connecting> ${CDP}`);
+    const playwright = (status: string, body: string) =>
+      new Error(`browserType.connectOverCDP: WebSocket error: ${CDP} ${status}\n${body}\nCall log:\n  - <ws connecting> ${CDP}`);
     assert.equal(providerErrorFrom(playwright("401 Unauthorized", "Bad or missing authentication."), context).code, "provider_auth_failed");
     assert.equal(providerErrorFrom(playwright("429 Too Many Requests", "Too many requests"), context).code, "provider_capacity");
     assert.equal(providerErrorFrom(playwright("500 Internal Server Error", "oops"), context).code, "provider_unavailable");
@@ -84,11 +91,16 @@ describe("scrubSecrets", () => {
     const secretChars = fc.constantFrom(..."0123456789abcdefABCDEF+/=&%?");
     const proseChars = fc.constantFrom(..."xyz -:.\n");
     fc.assert(
-      fc.property(fc.string({ unit: secretChars, minLength: 4, maxLength: 40 }), fc.string({ unit: proseChars }), fc.string({ unit: proseChars }), (secret, before, after) => {
-        const out = scrubSecrets(`${before}${secret}${after}(${encodeURIComponent(secret)})`, [secret]);
-        assert.ok(!out.includes(secret), out);
-        assert.ok(!out.includes(encodeURIComponent(secret)), out);
-      }),
+      fc.property(
+        fc.string({ unit: secretChars, minLength: 4, maxLength: 40 }),
+        fc.string({ unit: proseChars }),
+        fc.string({ unit: proseChars }),
+        (secret, before, after) => {
+          const out = scrubSecrets(`${before}${secret}${after}(${encodeURIComponent(secret)})`, [secret]);
+          assert.ok(!out.includes(secret), out);
+          assert.ok(!out.includes(encodeURIComponent(secret)), out);
+        },
+      ),
     );
   });
 });

@@ -18,7 +18,12 @@ let site: FixtureServer;
 before(async () => {
   site = await startRecordingServer("127.0.0.1", {
     "/page": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>page</title><p>hello</p>"),
-    "/writer": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>writer</title><script>fetch("/sink", { method: "POST", body: "x" }).catch(() => {}); navigator.sendBeacon("/sink", "x");</script>`),
+    "/writer": (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<!doctype html><title>writer</title><script>fetch("/sink", { method: "POST", body: "x" }).catch(() => {}); navigator.sendBeacon("/sink", "x");</script>`,
+        ),
     "/sink": (_req, res) => res.writeHead(204).end(),
   });
 });
@@ -76,7 +81,11 @@ describe("local provider: a spare session kept ready between tasks", () => {
       // An attacker holding the spare's page before any task: nothing leaves.
       const hitsBefore = site.hits.length;
       const connectionsBefore = site.connections();
-      const early = await spare.pages()[0]!.goto(`${site.origin}/page`).then((r) => r?.status() ?? 0).catch(() => -1);
+      const early = await spare
+        .pages()[0]!
+        .goto(`${site.origin}/page`)
+        .then((r) => r?.status() ?? 0)
+        .catch(() => -1);
       assert.notEqual(early, 200, "the spare loaded a page before it had a task");
       await spare.pages()[0]!.goto("about:blank");
       assert.equal(site.hits.length - hitsBefore, 0, "a request reached the site from a spare with no task");
@@ -94,17 +103,26 @@ describe("local provider: a spare session kept ready between tasks", () => {
       const narrow = await open(provider, { hosts: ["elsewhere.example"], readOnly: false });
       assert.equal(narrow.context, other);
       const hits = site.hits.length;
-      const refused = await narrow.page!.goto(`${site.origin}/page`).then((r) => r?.status() ?? 0).catch(() => -1);
+      const refused = await narrow
+        .page!.goto(`${site.origin}/page`)
+        .then((r) => r?.status() ?? 0)
+        .catch(() => -1);
       assert.notEqual(refused, 200);
       assert.equal(site.hits.length - hits, 0, "a task reached a host it does not name through a spare's proxy");
-      assert.ok((narrow.egressBlocked?.() ?? []).some((b) => b.host === "127.0.0.1" && b.port === site.port), "the refusal is not in the task's evidence");
+      assert.ok(
+        (narrow.egressBlocked?.() ?? []).some((b) => b.host === "127.0.0.1" && b.port === site.port),
+        "the refusal is not in the task's evidence",
+      );
       await narrow.release();
       await until(() => spares.length === 3);
     } finally {
       await provider.shutdown();
     }
     assert.equal(spares.length, 3, "one spare per ended session");
-    assert.ok(spares.every((s) => s.closed), "a spare's proxy was left open after shutdown");
+    assert.ok(
+      spares.every((s) => s.closed),
+      "a spare's proxy was left open after shutdown",
+    );
   });
 
   test("a read_only spare runs under the read_only browser's write stop and credits what it stops to the session that took it", async () => {

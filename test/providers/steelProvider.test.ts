@@ -66,7 +66,11 @@ describe("steel adapter, wire details", () => {
   });
 
   it("refuses a malformed STEEL_MAX_SESSION_MS as configuration_error", async () => {
-    const { receipt } = await runOn(createSteelProvider({ env: { ...emulator.env, STEEL_MAX_SESSION_MS: "soon" } }), sites, makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }));
+    const { receipt } = await runOn(
+      createSteelProvider({ env: { ...emulator.env, STEEL_MAX_SESSION_MS: "soon" } }),
+      sites,
+      makeTask({ target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }),
+    );
     assert.equal(receipt.status, "BLOCKED");
     assert.equal(receipt.error?.code, "configuration_error");
   });

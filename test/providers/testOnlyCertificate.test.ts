@@ -23,7 +23,10 @@ let handshakes = 0;
 
 function errand(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], { env: { ...process.env, ERRAND_HOME: home, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/interfaces/cli/main.ts", ...args], {
+      env: { ...process.env, ERRAND_HOME: home, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -35,7 +38,17 @@ function errand(args: string[], env: Record<string, string> = {}): Promise<{ cod
 
 function taskFile(extra: Record<string, unknown> = {}): string {
   const file = join(home, `${randomUUID()}.json`);
-  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: `${origin}/` }, steps: [{ action: "expect_text", text: "self-signed", timeoutMs: 2_000 }], ...extra }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      schemaVersion: "errand.task.v1",
+      operationId: randomUUID(),
+      risk: "read_only",
+      target: { url: `${origin}/` },
+      steps: [{ action: "expect_text", text: "self-signed", timeoutMs: 2_000 }],
+      ...extra,
+    }),
+  );
   return file;
 }
 
@@ -49,7 +62,27 @@ function sourceFiles(dir: string): string[] {
 before(async () => {
   home = mkdtempSync(join(tmpdir(), "errand-cert-"));
   const dir = mkdtempSync(join(tmpdir(), "errand-cert-tls-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "pipe" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "pipe" },
+  );
   site = createServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (_req, res) => {
     decrypted += 1;
     res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><p>self-signed</p>");
@@ -66,7 +99,9 @@ after(async () => {
 
 describe("the test-only certificate switch is out of reach", () => {
   test("only tests set acceptAnyCertificateForTests: no file under src/ passes it", () => {
-    const setters = sourceFiles("src").filter((file) => !file.endsWith("localProvider.ts") && readFileSync(file, "utf8").includes("acceptAnyCertificateForTests"));
+    const setters = sourceFiles("src").filter(
+      (file) => !file.endsWith("localProvider.ts") && readFileSync(file, "utf8").includes("acceptAnyCertificateForTests"),
+    );
     assert.deepEqual(setters, []);
     // localProvider only reads it; it never derives it from its environment.
     const provider = readFileSync("src/providers/local/localProvider.ts", "utf8");
@@ -75,7 +110,13 @@ describe("the test-only certificate switch is out of reach", () => {
 
   test("no task field, environment variable or flag makes errand run accept a self-signed site", async () => {
     const allow = ["--allow-private", origin.slice("https://".length)];
-    const loose = { NODE_TLS_REJECT_UNAUTHORIZED: "0", acceptAnyCertificateForTests: "true", ERRAND_ACCEPT_ANY_CERTIFICATE_FOR_TESTS: "1", ERRAND_IGNORE_HTTPS_ERRORS: "1", ERRAND_INSECURE: "1" };
+    const loose = {
+      NODE_TLS_REJECT_UNAUTHORIZED: "0",
+      acceptAnyCertificateForTests: "true",
+      ERRAND_ACCEPT_ANY_CERTIFICATE_FOR_TESTS: "1",
+      ERRAND_IGNORE_HTTPS_ERRORS: "1",
+      ERRAND_INSECURE: "1",
+    };
 
     const field = await errand(["run", taskFile({ acceptAnyCertificateForTests: true }), ...allow, "--json"], loose);
     assert.equal(field.code, 2, `a task field should be refused as unknown: ${field.stdout} ${field.stderr}`);

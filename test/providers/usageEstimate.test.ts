@@ -1,7 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { estimateBrowserbaseUsage, estimateBrowserlessUsage, estimateKernelUsage, estimateSteelUsage, estimateUsage } from "../../src/providers/usageEstimate.js";
+import {
+  estimateBrowserbaseUsage,
+  estimateBrowserlessUsage,
+  estimateKernelUsage,
+  estimateSteelUsage,
+  estimateUsage,
+} from "../../src/providers/usageEstimate.js";
 
 describe("usage estimates in each provider's own unit", () => {
   it("Browserless: one unit per started 30 s, per session (31 s = 2 units)", () => {

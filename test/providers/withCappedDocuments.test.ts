@@ -46,7 +46,10 @@ after(async () => {
 
 describe("cloud sessions: bounded main-frame documents", () => {
   test("a 500 MB document on a cloud session fails with document_too_large while errand's memory stays bounded; a small page still PASSes", async () => {
-    const provider = withCappedDocuments(createBrowserlessProvider({ env: emulator.env }), { proxyForSession: (scope) => startSessionProxy(policy, scope), maxDocumentBytes: 10 * 1024 * 1024 });
+    const provider = withCappedDocuments(createBrowserlessProvider({ env: emulator.env }), {
+      proxyForSession: (scope) => startSessionProxy(policy, scope),
+      maxDocumentBytes: 10 * 1024 * 1024,
+    });
     const execute = createExecutor({ provider, guard: policy.guard, secrets: memoryVault(), defaultTaskTimeoutMs: 30_000, defaultStepTimeoutMs: 10_000 });
     const small = await execute(makeTask({ target: { url: `${site.origin}/small` }, steps: [{ action: "expect_text", text: "small page" }] }), makeContext());
     assert.equal(small.receipt.status, "PASS", JSON.stringify(small.receipt.error));
@@ -66,6 +69,8 @@ describe("cloud sessions: bounded main-frame documents", () => {
     // Buffered whole, the page alone would be 500 MB in this process (Playwright's route.fetch).
     assert.ok(grew < 120, `errand's RSS grew by ${grew.toFixed(0)} MB`);
     assert.ok(huge.bytesSent() < 200 * 1024 * 1024, `the site got to send ${(huge.bytesSent() / 1048576).toFixed(0)} MB before errand stopped reading`);
-    console.log(`# cloud 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB`);
+    console.log(
+      `# cloud 500 MB document: errand RSS grew ${grew.toFixed(1)} MB (peak ${(peak / 1048576).toFixed(0)} MB), site sent ${(huge.bytesSent() / 1048576).toFixed(0)} MB`,
+    );
   });
 });

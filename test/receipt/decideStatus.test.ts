@@ -7,7 +7,18 @@ import { decideStatus } from "../../src/receipt/decideStatus.js";
 import type { AttemptEnd } from "../../src/receipt/decideStatus.js";
 import type { ReceiptStatus } from "../../src/receipt/receiptTypes.js";
 
-const CODES = ["expectation_failed", "step_failed", "timeout", "task_timeout", "provider_unavailable", "secret_site_mismatch", "login_required", "lease_expired", "internal_error", "policy_blocked"];
+const CODES = [
+  "expectation_failed",
+  "step_failed",
+  "timeout",
+  "task_timeout",
+  "provider_unavailable",
+  "secret_site_mismatch",
+  "login_required",
+  "lease_expired",
+  "internal_error",
+  "policy_blocked",
+];
 const ENDS: AttemptEnd[] = [
   { kind: "untouched" },
   { kind: "cancelled" },

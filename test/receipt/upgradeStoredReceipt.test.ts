@@ -29,7 +29,19 @@ function legacyReceipt(operationId: string, requestDigest: string): Receipt {
     startedAt: new Date(0).toISOString(),
     durationMs: 5,
     attempts: 1,
-    network: { ...emptyNetworkEvidence(), blockedRequests: 1, blocked: [{ url: "https://tracker.example/p", method: "GET", resourceType: "image", code: "navigation_blocked", reason: "tracker.example is not the target's host" }] },
+    network: {
+      ...emptyNetworkEvidence(),
+      blockedRequests: 1,
+      blocked: [
+        {
+          url: "https://tracker.example/p",
+          method: "GET",
+          resourceType: "image",
+          code: "navigation_blocked",
+          reason: "tracker.example is not the target's host",
+        },
+      ],
+    },
     mutationBoundary: "not_crossed",
     evidenceRetention: "minimal",
     fallback: [{ provider: "local", outcome: "used", code: "expectation_failed", reason: "Expectation at step 1 did not hold." }],
@@ -46,8 +58,17 @@ describe("upgradeStoredReceipt", () => {
     assert.equal(upgraded.finalUrl.text.length, UNTRUSTED_URL_CHARS + 1);
     assert.deepEqual(upgraded.checks[0]?.observed, { untrusted: true, text: "Something else entirely" });
     assert.deepEqual(upgraded.fallback[0]?.reason, { untrusted: true, text: "Expectation at step 1 did not hold." });
-    assert.deepEqual(upgraded.network.blocked[0], { url: untrusted("https://tracker.example/p"), method: "GET", resourceType: "image", code: "navigation_blocked", reason: untrusted("tracker.example is not the target's host") });
-    assert.deepEqual({ ...upgraded, finalUrl: null, checks: [], fallback: [], network: null }, { ...legacy, finalUrl: null, checks: [], fallback: [], network: null });
+    assert.deepEqual(upgraded.network.blocked[0], {
+      url: untrusted("https://tracker.example/p"),
+      method: "GET",
+      resourceType: "image",
+      code: "navigation_blocked",
+      reason: untrusted("tracker.example is not the target's host"),
+    });
+    assert.deepEqual(
+      { ...upgraded, finalUrl: null, checks: [], fallback: [], network: null },
+      { ...legacy, finalUrl: null, checks: [], fallback: [], network: null },
+    );
     assert.equal((legacy as unknown as { finalUrl: unknown }).finalUrl, `https://example.com/${"x".repeat(600)}`, "the stored object is not changed");
   });
 
@@ -76,7 +97,10 @@ describe("upgradeStoredReceipt", () => {
   test("a legacy receipt in the journal is collected wrapped (by this process and another); its event still verifies", async () => {
     // A full-retention task whose extracted value was stored plain, as errand wrote it then.
     const legacyExecutor: ExecuteTask = (task, context) =>
-      Promise.resolve({ receipt: { ...legacyReceipt(task.operationId, context.requestDigest), evidenceRetention: "full", outputs: { title: "Example Domain" } as never }, ephemeral: { ephemeral: true, outputs: {} } });
+      Promise.resolve({
+        receipt: { ...legacyReceipt(task.operationId, context.requestDigest), evidenceRetention: "full", outputs: { title: "Example Domain" } as never },
+        ephemeral: { ephemeral: true, outputs: {} },
+      });
     const h = openHarness({ execute: legacyExecutor });
     try {
       const id = randomUUID();

@@ -45,7 +45,10 @@ describe("release", () => {
   });
 
   test("the build emits no source maps or declarations (the package ships no sources for them to point at)", () => {
-    const shown = spawnSync(process.execPath, [join(root.pathname, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--showConfig"], { cwd: root, encoding: "utf8" });
+    const shown = spawnSync(process.execPath, [join(root.pathname, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--showConfig"], {
+      cwd: root,
+      encoding: "utf8",
+    });
     assert.equal(shown.status, 0, shown.stderr);
     const options = (JSON.parse(shown.stdout) as { compilerOptions: Record<string, unknown> }).compilerOptions;
     assert.equal(options.sourceMap, false);
@@ -56,13 +59,23 @@ describe("release", () => {
 
   test("npm pack --dry-run lists what the runtime and an operator need, and no sources, tests or maps", () => {
     const files = packedFiles();
-    for (const needed of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "docs/SMOKE_TASK.json", "docs/OPERATIONS.md", "contracts/v1/vectors/request-digest-v1.json"]) {
+    for (const needed of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+      "docs/SMOKE_TASK.json",
+      "docs/OPERATIONS.md",
+      "contracts/v1/vectors/request-digest-v1.json",
+    ]) {
       assert.ok(files.includes(needed), `${needed} is packed`);
     }
     for (const deployFile of readdirSync(new URL("deploy/", root)).filter((name) => !name.startsWith("."))) {
       assert.ok(files.includes(`deploy/${deployFile}`), `deploy/${deployFile} is packed`);
     }
-    const stray = files.filter((f) => /^(src|test|bench|scripts|\.ci)\//.test(f) || f.endsWith(".map") || f.endsWith(".d.ts") || (f.endsWith(".ts") && !f.startsWith("dist/")));
+    const stray = files.filter(
+      (f) => /^(src|test|bench|scripts|\.ci)\//.test(f) || f.endsWith(".map") || f.endsWith(".d.ts") || (f.endsWith(".ts") && !f.startsWith("dist/")),
+    );
     assert.deepEqual(stray, []);
     // dist/ is listed only when a build exists (prepack makes one); when it does, it holds the CLI and its build record.
     if (files.some((f) => f.startsWith("dist/"))) {
@@ -78,7 +91,11 @@ describe("release", () => {
     // The self-reference resolves through the map, as it would for a program that installed errand.
     assert.equal(import.meta.resolve("errand"), new URL("dist/src/index.js", root).href);
     for (const deep of ["errand/dist/src/app/createErrand.js", "errand/src/app/createErrand.ts", "errand/dist/src/store/sqlite/openSqliteStore.js"]) {
-      assert.throws(() => import.meta.resolve(deep), (error: NodeJS.ErrnoException) => error.code === "ERR_PACKAGE_PATH_NOT_EXPORTED", deep);
+      assert.throws(
+        () => import.meta.resolve(deep),
+        (error: NodeJS.ErrnoException) => error.code === "ERR_PACKAGE_PATH_NOT_EXPORTED",
+        deep,
+      );
     }
     // The module behind "." (compiled to dist/src/index.js) offers the composition root.
     const surface = (await import("../../src/index.js")) as Record<string, unknown>;

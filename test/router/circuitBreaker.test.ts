@@ -25,7 +25,16 @@ import type { Harness } from "../operations/support/harness.js";
 import { readTask } from "../operations/support/tasks.js";
 
 const policy: BreakerPolicy = { threshold: 3, cooldownMs: 15 * MINUTE, probeTimeoutMs: 2 * MINUTE };
-const closed: BreakerRecord = { provider: "local", state: "CLOSED", failures: 0, openUntilMs: null, probeToken: null, probeExpiresMs: null, revision: 0, updatedMs: 0 };
+const closed: BreakerRecord = {
+  provider: "local",
+  state: "CLOSED",
+  failures: 0,
+  openUntilMs: null,
+  probeToken: null,
+  probeExpiresMs: null,
+  revision: 0,
+  updatedMs: 0,
+};
 
 describe("circuit breaker state machine", () => {
   test("CLOSED counts consecutive provider failures and opens at the threshold for the cooldown", () => {
@@ -86,23 +95,41 @@ describe("circuit breaker state machine", () => {
  * the router's refusal path (no provider could take the task) is told that nothing may run.
  * `sessions` counts the attempts that really ran.
  */
-function routedHarness(options: { clock?: () => number; config?: Partial<RuntimeConfig> } = {}): { h: Harness; sessions: () => number; providers: ProviderStore } {
+function routedHarness(options: { clock?: () => number; config?: Partial<RuntimeConfig> } = {}): {
+  h: Harness;
+  sessions: () => number;
+  providers: ProviderStore;
+} {
   const fake = createFakeExecutor();
   let sessions = 0;
   const late: { route?: ExecuteTask } = {};
   const h = openHarness({ execute: (task, context) => (late.route as ExecuteTask)(task, context), ...options });
-  const providers = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1_000, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const providers = openSqliteProviderStore({
+    path: h.dbPath,
+    sealer: h.sealer,
+    busyTimeoutMs: 1_000,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   const provider = (name: RoutableProvider): BrowserProvider => ({
     name,
     kind: name === "local" ? "local" : "cloud",
     missingConfiguration: () => (name === "local" ? null : "no credential in this test"),
-    openSession: () => (name === "local" ? Promise.resolve({ provider: "local", sessionId: "fake", release: () => Promise.resolve() } as unknown as ProviderSession) : Promise.reject(new Error("no credential"))),
+    openSession: () =>
+      name === "local"
+        ? Promise.resolve({ provider: "local", sessionId: "fake", release: () => Promise.resolve() } as unknown as ProviderSession)
+        : Promise.reject(new Error("no credential")),
     shutdown: () => Promise.resolve(),
   });
   late.route = createRouter({
     store: providers,
     config: resolveRoutingConfig({}),
-    providers: { local: provider("local"), kernel: provider("kernel"), browserless: provider("browserless"), browserbase: provider("browserbase"), steel: provider("steel") },
+    providers: {
+      local: provider("local"),
+      kernel: provider("kernel"),
+      browserless: provider("browserless"),
+      browserbase: provider("browserbase"),
+      steel: provider("steel"),
+    },
     // The real admission step; the tasks' target is reachable under this stand-in policy.
     admit: (task) => admitTask(task, { guard: loopbackGuard(["https://example.com"]), secrets: memoryVault() }),
     executorFor: (chosen) => async (task, context) => {
@@ -151,8 +178,13 @@ describe("circuit breaker in the router, through the queue", () => {
       const after = await h.service.collect(waiting);
       assert.ok(after.ok);
       assert.equal(after.receipt?.status, "PASS");
-      const changes = (await h.store.readJournalEvents(0, 1000)).filter((e) => e.type === "breaker_changed").map((e) => JSON.parse(e.body ?? "{}") as { from: string; to: string });
-      assert.deepEqual(changes.map((c) => `${c.from}->${c.to}`), ["CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED"]);
+      const changes = (await h.store.readJournalEvents(0, 1000))
+        .filter((e) => e.type === "breaker_changed")
+        .map((e) => JSON.parse(e.body ?? "{}") as { from: string; to: string });
+      assert.deepEqual(
+        changes.map((c) => `${c.from}->${c.to}`),
+        ["CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED"],
+      );
     } finally {
       await providers.close();
       await h.close();

@@ -24,20 +24,48 @@ const BUDGET_MS = 25 * SECOND;
 const config = resolveRoutingConfig({});
 
 function task(partial: Record<string, unknown> = {}): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: "https://example.com/" }, risk: "read_only", steps: [{ action: "expect_text", text: "x" }], ...partial });
+  const result = validateTask({
+    schemaVersion: "errand.task.v1",
+    operationId: randomUUID(),
+    target: { url: "https://example.com/" },
+    risk: "read_only",
+    steps: [{ action: "expect_text", text: "x" }],
+    ...partial,
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.value;
 }
 
 function record(provider: string, overrides: Partial<ProviderStateRecord> = {}): ProviderStateRecord {
-  return { provider, smokeStatus: null, smokeOperationId: null, smokeErrorCode: null, smokeMs: null, verifiedMs: null, authFailedMs: null, authReason: null, backoffUntilMs: null, backoffReason: null, updatedMs: null, ...overrides };
+  return {
+    provider,
+    smokeStatus: null,
+    smokeOperationId: null,
+    smokeErrorCode: null,
+    smokeMs: null,
+    verifiedMs: null,
+    authFailedMs: null,
+    authReason: null,
+    backoffUntilMs: null,
+    backoffReason: null,
+    updatedMs: null,
+    ...overrides,
+  };
 }
 
 function closed(provider: string): BreakerRecord {
   return { provider, state: "CLOSED", failures: 0, openUntilMs: null, probeToken: null, probeExpiresMs: null, revision: 0, updatedMs: 0 };
 }
 
-type Setup = Partial<{ configured: boolean; verified: boolean; breaker: Partial<BreakerRecord>; used: number; liveSlots: number; backoffUntilMs: number; record: Partial<ProviderStateRecord> }>;
+type Setup = Partial<{
+  configured: boolean;
+  verified: boolean;
+  breaker: Partial<BreakerRecord>;
+  used: number;
+  liveSlots: number;
+  backoffUntilMs: number;
+  record: Partial<ProviderStateRecord>;
+}>;
 
 /** Facts for every provider: cloud ones unconfigured unless set up, local with Chromium. */
 function facts(setup: Partial<Record<RoutableProvider, Setup>> = {}): Map<RoutableProvider, ProviderFacts> {
@@ -49,9 +77,15 @@ function facts(setup: Partial<Record<RoutableProvider, Setup>> = {}): Map<Routab
       name,
       kind: cloud ? "cloud" : "local",
       missing: cloud ? (s.configured !== true ? `${name} needs a credential` : null) : s.configured === false ? "No Chromium found" : null,
-      record: record(name, { ...(s.verified === true ? { verifiedMs: NOW - MINUTE, smokeStatus: "PASS", smokeMs: NOW - MINUTE } : {}), ...(s.backoffUntilMs === undefined ? {} : { backoffUntilMs: s.backoffUntilMs, backoffReason: "Retry-After 30 s" }), ...s.record }),
+      record: record(name, {
+        ...(s.verified === true ? { verifiedMs: NOW - MINUTE, smokeStatus: "PASS", smokeMs: NOW - MINUTE } : {}),
+        ...(s.backoffUntilMs === undefined ? {} : { backoffUntilMs: s.backoffUntilMs, backoffReason: "Retry-After 30 s" }),
+        ...s.record,
+      }),
       breaker: { ...closed(name), ...s.breaker },
-      usage: cloud ? { provider: name, sessions: 0, sessionMs: 0, amount: s.used ?? 0, usd: null, liveSlots: s.liveSlots ?? 0, reserved: 0, nextSlotExpiryMs: null } : null,
+      usage: cloud
+        ? { provider: name, sessions: 0, sessionMs: 0, amount: s.used ?? 0, usd: null, liveSlots: s.liveSlots ?? 0, reserved: 0, nextSlotExpiryMs: null }
+        : null,
       cap: cloud ? defaultBudgets()[name] : null,
       concurrency: cloud ? DEFAULT_CONCURRENCY[name] : null,
     });
@@ -63,7 +97,19 @@ const ready: Setup = { configured: true, verified: true };
 const names = (steps: RouteStep[]) => steps.map((s) => (s.kind === "try" ? `try:${s.provider}` : `skip:${s.skip.provider}:${s.skip.code}`));
 
 function receiptWith(t: Task, code: string | null, status: Receipt["status"] = "FAIL"): Receipt {
-  const receipt = synthesizeReceipt({ operationId: t.operationId, requestDigest: "d", task: t, risk: t.risk, end: { kind: "untouched" }, error: code === null ? null : { code: code as "provider_unavailable", message: "m" }, attempts: 1, mutationBoundary: "not_crossed", provider: "kernel", steps: "skipped", startedAt: new Date(NOW) });
+  const receipt = synthesizeReceipt({
+    operationId: t.operationId,
+    requestDigest: "d",
+    task: t,
+    risk: t.risk,
+    end: { kind: "untouched" },
+    error: code === null ? null : { code: code as "provider_unavailable", message: "m" },
+    attempts: 1,
+    mutationBoundary: "not_crossed",
+    provider: "kernel",
+    steps: "skipped",
+    startedAt: new Date(NOW),
+  });
   return { ...receipt, status };
 }
 
@@ -88,14 +134,26 @@ describe("planRoute", () => {
       NOW,
       BUDGET_MS,
     );
-    assert.deepEqual(names(plan.steps), ["skip:kernel:provider_unconfigured", "skip:browserless:circuit_open", "skip:browserbase:budget_exhausted", "skip:steel:provider_capacity", "try:local"]);
+    assert.deepEqual(names(plan.steps), [
+      "skip:kernel:provider_unconfigured",
+      "skip:browserless:circuit_open",
+      "skip:browserbase:budget_exhausted",
+      "skip:steel:provider_capacity",
+      "try:local",
+    ]);
     const reasons = plan.steps.flatMap((s) => (s.kind === "skip" ? [s.skip.reason] : []));
     assert.match(reasons[1] ?? "", /3 consecutive provider failures .* probe through at 2026-12-15T12:10:00.000Z/);
     assert.match(reasons[2] ?? "", /used 60 of 60 browser_minute this month.*resets at 2027-01-01/);
     assert.match(reasons[3] ?? "", /all 10 of steel's concurrency slots are held/);
 
     const verifiedOnlyLater = planRoute(task(), config, facts({ kernel: { configured: true }, browserless: ready }), NOW, BUDGET_MS);
-    assert.deepEqual(names(verifiedOnlyLater.steps), ["skip:kernel:provider_unverified", "try:browserless", "skip:browserbase:provider_unconfigured", "skip:steel:provider_unconfigured", "try:local"]);
+    assert.deepEqual(names(verifiedOnlyLater.steps), [
+      "skip:kernel:provider_unverified",
+      "try:browserless",
+      "skip:browserbase:provider_unconfigured",
+      "skip:steel:provider_unconfigured",
+      "try:local",
+    ]);
     const backingOff = planRoute(task(), config, facts({ kernel: { ...ready, backoffUntilMs: NOW + 30 * SECOND }, browserless: ready }), NOW, BUDGET_MS);
     assert.deepEqual(names(backingOff.steps).slice(0, 2), ["skip:kernel:provider_capacity", "try:browserless"]);
     assert.equal(backingOff.steps[0]?.kind === "skip" && backingOff.steps[0].skip.transient, true, "a back-off may clear while the task waits");
@@ -105,12 +163,26 @@ describe("planRoute", () => {
 
   test("auto routing ends with local where it is available, even when a cloud credential is set but unverified; an order naming local puts it there", () => {
     const kernelOnly = planRoute(task(), config, facts({ kernel: { configured: true } }), NOW, BUDGET_MS);
-    assert.deepEqual(names(kernelOnly.steps), ["skip:kernel:provider_unverified", "skip:browserless:provider_unconfigured", "skip:browserbase:provider_unconfigured", "skip:steel:provider_unconfigured", "try:local"], "a credential is not a verdict");
+    assert.deepEqual(
+      names(kernelOnly.steps),
+      [
+        "skip:kernel:provider_unverified",
+        "skip:browserless:provider_unconfigured",
+        "skip:browserbase:provider_unconfigured",
+        "skip:steel:provider_unconfigured",
+        "try:local",
+      ],
+      "a credential is not a verdict",
+    );
     const write = planRoute(task({ risk: "reversible_write", approved: true }), config, facts({ kernel: { configured: true } }), NOW, BUDGET_MS);
     assert.deepEqual(names(write.steps).at(-1), "try:local");
     const noChromium = planRoute(task(), config, facts({ kernel: { configured: true }, local: { configured: false } }), NOW, BUDGET_MS);
     assert.deepEqual(names(noChromium.steps).at(-1), "skip:local:provider_unconfigured");
-    assert.equal(blockingSkip(noChromium.steps.flatMap((s) => (s.kind === "skip" ? [s.skip] : [])))?.code, "provider_unverified", "the refusal names what the owner can fix first");
+    assert.equal(
+      blockingSkip(noChromium.steps.flatMap((s) => (s.kind === "skip" ? [s.skip] : [])))?.code,
+      "provider_unverified",
+      "the refusal names what the owner can fix first",
+    );
     const listed = planRoute(task(), resolveRoutingConfig({ ERRAND_PROVIDER_ORDER: "local,kernel" }), facts({ kernel: ready }), NOW, BUDGET_MS);
     assert.deepEqual(names(listed.steps), ["try:local", "try:kernel"]);
   });
@@ -121,7 +193,13 @@ describe("planRoute", () => {
     assert.deepEqual(names(pinned.steps), ["try:kernel"]);
     const unconfigured = planRoute(task({ provider: "steel" }), config, facts({ browserless: ready }), NOW, BUDGET_MS);
     assert.deepEqual(names(unconfigured.steps), ["try:steel"], "the executor refuses a missing credential in its own words");
-    const open = planRoute(task({ provider: "kernel" }), config, facts({ kernel: { ...ready, breaker: { state: "OPEN", failures: 3, openUntilMs: NOW + MINUTE } }, browserless: ready }), NOW, BUDGET_MS);
+    const open = planRoute(
+      task({ provider: "kernel" }),
+      config,
+      facts({ kernel: { ...ready, breaker: { state: "OPEN", failures: 3, openUntilMs: NOW + MINUTE } }, browserless: ready }),
+      NOW,
+      BUDGET_MS,
+    );
     assert.deepEqual(names(open.steps), ["skip:kernel:circuit_open"]);
     const poor = planRoute(task({ provider: "browserless" }), config, facts({ browserless: { ...ready, used: 999 } }), NOW, BUDGET_MS);
     assert.deepEqual(names(poor.steps), ["skip:browserless:budget_exhausted"], "25 s + 15 s grace is 2 units; 999 + 2 > 1000");
@@ -141,7 +219,14 @@ describe("planRoute", () => {
       assert.equal(mayFallBack(read, false, receiptWith(read, code)), false, String(code));
     }
     for (const risk of ["reversible_write", "consequential"]) {
-      const write = task({ risk, approved: true, steps: [{ action: "click", selector: "#go" }, { action: "expect_text", text: "x" }] });
+      const write = task({
+        risk,
+        approved: true,
+        steps: [
+          { action: "click", selector: "#go" },
+          { action: "expect_text", text: "x" },
+        ],
+      });
       assert.equal(mayFallBack(write, false, receiptWith(write, "provider_unavailable", "BLOCKED")), false, `${risk} before its boundary`);
       assert.equal(mayFallBack(write, false, receiptWith(write, "provider_unavailable", "UNCERTAIN")), false, `${risk} after its boundary`);
       assert.equal(mayFallBack(write, false, receiptWith(write, "provider_capacity", "BLOCKED")), false, `${risk} refused with 429`);
@@ -171,15 +256,32 @@ describe("routing configuration", () => {
     assert.equal(config.budgets.steel.limit, STEEL_CREDIT_MINUTES);
     assert.equal(config.budgets.steel.period, "total");
 
-    const custom = resolveRoutingConfig({ ERRAND_PROVIDER_ORDER: " Steel , local ", ERRAND_CONCURRENCY_KERNEL: "1", ERRAND_BUDGET_KERNEL_USD: "0.5", ERRAND_BUDGET_BROWSERLESS_UNITS: "0", ERRAND_BACKOFF_MS: "1000" });
+    const custom = resolveRoutingConfig({
+      ERRAND_PROVIDER_ORDER: " Steel , local ",
+      ERRAND_CONCURRENCY_KERNEL: "1",
+      ERRAND_BUDGET_KERNEL_USD: "0.5",
+      ERRAND_BUDGET_BROWSERLESS_UNITS: "0",
+      ERRAND_BACKOFF_MS: "1000",
+    });
     assert.deepEqual(custom.order, ["steel", "local"]);
     assert.equal(custom.concurrency.kernel, 1);
     assert.equal(custom.budgets.kernel.limit, 29_999);
     assert.equal(custom.budgets.browserless.limit, 0);
     assert.equal(custom.backoffDefaultMs, 1000);
 
-    for (const env of [{ ERRAND_PROVIDER_ORDER: "kernel,chrome" }, { ERRAND_PROVIDER_ORDER: "kernel,kernel" }, { ERRAND_PROVIDER_ORDER: " , " }, { ERRAND_CONCURRENCY_STEEL: "-1" }, { ERRAND_BUDGET_BROWSERLESS_UNITS: "1.5" }, { ERRAND_BUDGET_KERNEL_USD: "five" }]) {
-      assert.throws(() => resolveRoutingConfig(env), (e: unknown) => e instanceof ConfigError && e.message.includes(Object.keys(env)[0] ?? ""), JSON.stringify(env));
+    for (const env of [
+      { ERRAND_PROVIDER_ORDER: "kernel,chrome" },
+      { ERRAND_PROVIDER_ORDER: "kernel,kernel" },
+      { ERRAND_PROVIDER_ORDER: " , " },
+      { ERRAND_CONCURRENCY_STEEL: "-1" },
+      { ERRAND_BUDGET_BROWSERLESS_UNITS: "1.5" },
+      { ERRAND_BUDGET_KERNEL_USD: "five" },
+    ]) {
+      assert.throws(
+        () => resolveRoutingConfig(env),
+        (e: unknown) => e instanceof ConfigError && e.message.includes(Object.keys(env)[0] ?? ""),
+        JSON.stringify(env),
+      );
     }
   });
 });

@@ -38,7 +38,12 @@ const emulators = {} as Record<Cloud, ProviderEmulator>;
 
 before(async () => {
   sites = await startFixtureSites();
-  [emulators.kernel, emulators.browserless, emulators.browserbase, emulators.steel] = await Promise.all([startKernelEmulator(), startBrowserlessEmulator(), startBrowserbaseEmulator(), startSteelEmulator()]);
+  [emulators.kernel, emulators.browserless, emulators.browserbase, emulators.steel] = await Promise.all([
+    startKernelEmulator(),
+    startBrowserlessEmulator(),
+    startBrowserbaseEmulator(),
+    startSteelEmulator(),
+  ]);
 });
 after(async () => {
   await Promise.all(Object.values(emulators).map((e) => e.close()));
@@ -76,7 +81,14 @@ async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: R
     config: routing,
     providers,
     admit: (task) => admitTask(task, { guard: loopbackGuard([sites.site.origin]), secrets: memoryVault() }),
-    executorFor: (provider) => createExecutor({ provider, guard: loopbackGuard([sites.site.origin]), secrets: memoryVault(), defaultTaskTimeoutMs: 15_000, defaultStepTimeoutMs: 3_000 }),
+    executorFor: (provider) =>
+      createExecutor({
+        provider,
+        guard: loopbackGuard([sites.site.origin]),
+        secrets: memoryVault(),
+        defaultTaskTimeoutMs: 15_000,
+        defaultStepTimeoutMs: 3_000,
+      }),
     defaultTaskTimeoutMs: 15_000,
     breaker: { threshold: 3, cooldownMs: 15 * MINUTE, probeTimeoutMs: MINUTE },
     holder: "router-test",
@@ -96,9 +108,15 @@ async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: R
 }
 
 const readTask = (partial: Record<string, unknown> = {}) =>
-  makeTask({ target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 12_000 }, steps: [{ action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" }], ...partial });
+  makeTask({
+    target: { url: `${sites.site.origin}/` },
+    timeouts: { taskMs: 12_000 },
+    steps: [{ action: "expect_text", text: "Fixture Home", selector: "#title", match: "exact" }],
+    ...partial,
+  });
 const creates = () => Object.fromEntries(Object.entries(emulators).map(([name, e]) => [name, e.createRequests()])) as Record<Cloud, number>;
-const since = (before: Record<Cloud, number>) => Object.fromEntries(Object.entries(creates()).map(([name, n]) => [name, n - before[name as Cloud]])) as Record<Cloud, number>;
+const since = (before: Record<Cloud, number>) =>
+  Object.fromEntries(Object.entries(creates()).map(([name, n]) => [name, n - before[name as Cloud]])) as Record<Cloud, number>;
 const route = (outcome: AttemptOutcome) => outcome.receipt.fallback.map((r) => `${r.provider}:${r.outcome}${r.code === undefined ? "" : `:${r.code}`}`);
 
 describe("the provider router against the emulators", () => {
@@ -133,7 +151,16 @@ describe("the provider router against the emulators", () => {
     try {
       const before = creates();
       emulators.kernel.core.inject("create", { status: 503, body: { code: "unavailable", message: "down" } });
-      const write = makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "reversible_write", approved: true, timeouts: { taskMs: 12_000 }, steps: [{ action: "fill", selector: "#name", value: "Ada" }, { action: "expect_text", text: "x" }] });
+      const write = makeTask({
+        target: { url: `${sites.site.origin}/form` },
+        risk: "reversible_write",
+        approved: true,
+        timeouts: { taskMs: 12_000 },
+        steps: [
+          { action: "fill", selector: "#name", value: "Ada" },
+          { action: "expect_text", text: "x" },
+        ],
+      });
       const outcome = await b.run(write);
       assert.equal(outcome.receipt.status, "BLOCKED");
       assert.equal(outcome.receipt.error?.code, "provider_unavailable");
@@ -202,7 +229,11 @@ describe("the provider router against the emulators", () => {
     const b = await bench({ configured: ["kernel", "browserless"], verified: ["kernel", "browserless"] });
     try {
       const before = creates();
-      emulators.kernel.core.inject("create", { status: 429, headers: { "retry-after": "30" }, body: { code: "rate_limited", message: "too many concurrent sessions" } });
+      emulators.kernel.core.inject("create", {
+        status: 429,
+        headers: { "retry-after": "30" },
+        body: { code: "rate_limited", message: "too many concurrent sessions" },
+      });
       const asked = Date.now();
       const first = await b.run(readTask());
       const answered = Date.now();
@@ -211,7 +242,10 @@ describe("the provider router against the emulators", () => {
       const state = await b.store.readProviderState("kernel");
       // Retry-After counts from the 429, which came between asking and the (slower) fallback's answer.
       const until = state.backoffUntilMs ?? 0;
-      assert.ok(until >= asked + 30 * SECOND && until <= answered + 30 * SECOND, `back-off until ${until - asked} ms after asking; the run took ${answered - asked} ms`);
+      assert.ok(
+        until >= asked + 30 * SECOND && until <= answered + 30 * SECOND,
+        `back-off until ${until - asked} ms after asking; the run took ${answered - asked} ms`,
+      );
       assert.equal((await b.store.readBreaker("kernel")).failures, 0, "a 429 is not a health failure");
 
       const second = await b.run(readTask());
@@ -226,7 +260,11 @@ describe("the provider router against the emulators", () => {
   });
 
   test("unconfigured, circuit-open and over-budget providers are skipped and named in fallback; the next usable one runs the task", async () => {
-    const b = await bench({ configured: ["browserless", "browserbase", "steel"], verified: ["browserless", "browserbase", "steel"], env: { ERRAND_BUDGET_BROWSERBASE_MINUTES: "0" } });
+    const b = await bench({
+      configured: ["browserless", "browserbase", "steel"],
+      verified: ["browserless", "browserbase", "steel"],
+      env: { ERRAND_BUDGET_BROWSERBASE_MINUTES: "0" },
+    });
     try {
       const before = creates();
       const breaker = await b.store.readBreaker("browserless");
@@ -234,7 +272,12 @@ describe("the provider router against the emulators", () => {
       const outcome = await b.run(readTask());
       assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
       assert.equal(outcome.receipt.provider, "steel");
-      assert.deepEqual(route(outcome), ["kernel:skipped:provider_unconfigured", "browserless:skipped:circuit_open", "browserbase:skipped:budget_exhausted", "steel:used"]);
+      assert.deepEqual(route(outcome), [
+        "kernel:skipped:provider_unconfigured",
+        "browserless:skipped:circuit_open",
+        "browserbase:skipped:budget_exhausted",
+        "steel:used",
+      ]);
       const reasons = outcome.receipt.fallback.map((r) => r.reason?.text ?? "");
       assert.match(reasons[0] ?? "", /KERNEL_API_KEY/);
       assert.match(reasons[1] ?? "", /consecutive provider failures/);
@@ -255,7 +298,12 @@ describe("the provider router against the emulators", () => {
   test("budget refusal: once another session could pass the cap, the provider is refused with budget_exhausted before any create", async () => {
     // 12 s budget + 15 s grace: each session may cost one 30 s unit; the cap is 2 units.
     // No Chromium: auto routing would otherwise end on local Chromium once browserless is over budget.
-    const b = await bench({ configured: ["browserless"], verified: ["browserless"], env: { ERRAND_BUDGET_BROWSERLESS_UNITS: "2" }, localEnv: { CHROME_PATH: "/nonexistent/chromium" } });
+    const b = await bench({
+      configured: ["browserless"],
+      verified: ["browserless"],
+      env: { ERRAND_BUDGET_BROWSERLESS_UNITS: "2" },
+      localEnv: { CHROME_PATH: "/nonexistent/chromium" },
+    });
     try {
       const before = creates();
       for (let i = 0; i < 2; i += 1) assert.equal((await b.run(readTask({ provider: "browserless" }))).receipt.status, "PASS");
@@ -315,7 +363,13 @@ describe("the provider router against the emulators", () => {
       const outcome = await b.run(readTask());
       assert.equal(outcome.receipt.status, "PASS", JSON.stringify(outcome.receipt.error));
       assert.equal(outcome.receipt.provider, "local");
-      assert.deepEqual(route(outcome), ["kernel:skipped:provider_unverified", "browserless:skipped:provider_unconfigured", "browserbase:skipped:provider_unconfigured", "steel:skipped:provider_unconfigured", "local:used"]);
+      assert.deepEqual(route(outcome), [
+        "kernel:skipped:provider_unverified",
+        "browserless:skipped:provider_unconfigured",
+        "browserbase:skipped:provider_unconfigured",
+        "steel:skipped:provider_unconfigured",
+        "local:used",
+      ]);
       assert.match(outcome.receipt.fallback[0]?.reason?.text ?? "", /errand provider smoke kernel/);
       assert.deepEqual(since(before), { kernel: 0, browserless: 0, browserbase: 0, steel: 0 });
     } finally {
@@ -329,7 +383,10 @@ describe("the provider router against the emulators", () => {
     const b = await bench({ configured: ["kernel"], verified: [], localEnv: { CHROME_PATH: "/nonexistent/chromium" } });
     try {
       // As errand run does for an unapproved task: the executor's own refusal, on a copy that keeps approved false.
-      const unapprovedTask = { ...makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "consequential", approved: true, steps: [{ action: "click", selector: "#submit" }] }), approved: false };
+      const unapprovedTask = {
+        ...makeTask({ target: { url: `${sites.site.origin}/form` }, risk: "consequential", approved: true, steps: [{ action: "click", selector: "#submit" }] }),
+        approved: false,
+      };
       const unapproved = await b.run(unapprovedTask);
       assert.equal(unapproved.receipt.error?.code, "approval_required", "the missing approval, not the provider, is what to fix first");
       const nowhere = await b.run(readTask());

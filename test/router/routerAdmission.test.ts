@@ -24,11 +24,21 @@ import { openHarness } from "../operations/support/harness.js";
 const SITE = "https://shop.example";
 
 function makeTask(partial: Record<string, unknown> = {}): Task {
-  const result = validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: `${SITE}/` }, steps: [{ action: "expect_text", text: "Shop" }], ...partial });
+  const result = validateTask({
+    schemaVersion: "errand.task.v1",
+    operationId: randomUUID(),
+    risk: "read_only",
+    target: { url: `${SITE}/` },
+    steps: [{ action: "expect_text", text: "Shop" }],
+    ...partial,
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.value;
 }
-const unapprovedWrite = (): Task => ({ ...makeTask({ risk: "consequential", approved: true, steps: [{ action: "click", selector: "#buy" }] }), approved: false });
+const unapprovedWrite = (): Task => ({
+  ...makeTask({ risk: "consequential", approved: true, steps: [{ action: "click", selector: "#buy" }] }),
+  approved: false,
+});
 
 interface Bench {
   execute: ExecuteTask;
@@ -44,14 +54,23 @@ interface Bench {
  * passed their smoke, local has Chromium unless `noChromium`. Executors are the label-driven fake;
  * `failOn` answers provider_unavailable there.
  */
-async function bench(options: { configured?: RoutableProvider[]; verified?: RoutableProvider[]; noChromium?: boolean; failOn?: RoutableProvider } = {}): Promise<Bench> {
+async function bench(
+  options: { configured?: RoutableProvider[]; verified?: RoutableProvider[]; noChromium?: boolean; failOn?: RoutableProvider } = {},
+): Promise<Bench> {
   const h = openHarness();
   const store = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1_000 });
   for (const name of options.verified ?? []) await store.recordSmoke({ provider: name, operationId: "smoke", status: "PASS", errorCode: null });
   const provider = (name: RoutableProvider): BrowserProvider => ({
     name,
     kind: name === "local" ? "local" : "cloud",
-    missingConfiguration: () => (name === "local" ? (options.noChromium === true ? "no Chromium in this test" : null) : (options.configured ?? []).includes(name) ? null : `no ${name} credential in this test`),
+    missingConfiguration: () =>
+      name === "local"
+        ? options.noChromium === true
+          ? "no Chromium in this test"
+          : null
+        : (options.configured ?? []).includes(name)
+          ? null
+          : `no ${name} credential in this test`,
     openSession: () => Promise.reject(new Error("the fake executor opens no session")),
     shutdown: () => Promise.resolve(),
   });
@@ -60,7 +79,13 @@ async function bench(options: { configured?: RoutableProvider[]; verified?: Rout
   const execute = createRouter({
     store,
     config: resolveRoutingConfig({}),
-    providers: { local: provider("local"), kernel: provider("kernel"), browserless: provider("browserless"), browserbase: provider("browserbase"), steel: provider("steel") },
+    providers: {
+      local: provider("local"),
+      kernel: provider("kernel"),
+      browserless: provider("browserless"),
+      browserbase: provider("browserbase"),
+      steel: provider("steel"),
+    },
     admit: async (task) => {
       const admission = await admitTask(task, { guard: loopbackGuard([SITE]), secrets: memoryVault() });
       admissions.push(admission);
@@ -86,8 +111,14 @@ async function bench(options: { configured?: RoutableProvider[]; verified?: Rout
   };
 }
 
-const context = (): AttemptContext => ({ requestDigest: "hmac-sha256:test", attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
-const route = (fallback: { provider: string; outcome: string; code?: string }[]) => fallback.map((r) => `${r.provider}:${r.outcome}${r.code === undefined ? "" : `:${r.code}`}`);
+const context = (): AttemptContext => ({
+  requestDigest: "hmac-sha256:test",
+  attempt: 1,
+  signal: new AbortController().signal,
+  beforeMutationBoundary: () => Promise.resolve(),
+});
+const route = (fallback: { provider: string; outcome: string; code?: string }[]) =>
+  fallback.map((r) => `${r.provider}:${r.outcome}${r.code === undefined ? "" : `:${r.code}`}`);
 
 describe("the router's admission step", () => {
   test("no provider can take the task and its approval is missing: approval_required, and no executor runs", async () => {
@@ -110,7 +141,10 @@ describe("the router's admission step", () => {
     try {
       const { receipt } = await b.execute(makeTask({ target: { url: "https://elsewhere.example/" } }), context());
       assert.equal(receipt.error?.code, "ip_blocked");
-      assert.deepEqual(receipt.network.preflight.map((v) => `${v.host}:${v.verdict}`), ["elsewhere.example:block"]);
+      assert.deepEqual(
+        receipt.network.preflight.map((v) => `${v.host}:${v.verdict}`),
+        ["elsewhere.example:block"],
+      );
       assert.deepEqual(b.runs, []);
     } finally {
       await b.close();
@@ -123,10 +157,23 @@ describe("the router's admission step", () => {
       const { receipt } = await b.execute(makeTask({ evidence: { screenshots: "on_failure" } }), context());
       assert.equal(receipt.status, "BLOCKED");
       assert.equal(receipt.error?.code, "provider_unverified");
-      assert.match(receipt.error?.message ?? "", /^No provider could take this task, so nothing was run\. kernel: .*errand provider smoke kernel.* local: no Chromium in this test$/);
+      assert.match(
+        receipt.error?.message ?? "",
+        /^No provider could take this task, so nothing was run\. kernel: .*errand provider smoke kernel.* local: no Chromium in this test$/,
+      );
       assert.equal(receipt.provider, "none");
-      assert.deepEqual(route(receipt.fallback), ["kernel:skipped:provider_unverified", "browserless:skipped:provider_unconfigured", "browserbase:skipped:provider_unconfigured", "steel:skipped:provider_unconfigured", "local:skipped:provider_unconfigured"]);
-      assert.deepEqual(receipt.network.preflight.map((v) => `${v.host}:${v.verdict}`), ["shop.example:allow"], "the admission's preflight is the receipt's evidence");
+      assert.deepEqual(route(receipt.fallback), [
+        "kernel:skipped:provider_unverified",
+        "browserless:skipped:provider_unconfigured",
+        "browserbase:skipped:provider_unconfigured",
+        "steel:skipped:provider_unconfigured",
+        "local:skipped:provider_unconfigured",
+      ]);
+      assert.deepEqual(
+        receipt.network.preflight.map((v) => `${v.host}:${v.verdict}`),
+        ["shop.example:allow"],
+        "the admission's preflight is the receipt's evidence",
+      );
       assert.ok(receipt.steps.length === 1 && receipt.steps.every((s) => s.status === "skipped"));
       assert.equal(receipt.artifactsOmitted, "The attempt was refused before any browser opened; there was no page to capture.");
       assert.deepEqual(b.runs, [], "nothing ran");
@@ -165,10 +212,22 @@ describe("the router's admission step", () => {
     try {
       const { receipt } = await b.execute(makeTask(), context());
       assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
-      assert.deepEqual(route(receipt.fallback), ["kernel:failed:provider_unavailable", "browserless:skipped:provider_unconfigured", "browserbase:skipped:provider_unconfigured", "steel:skipped:provider_unconfigured", "local:used"]);
+      assert.deepEqual(route(receipt.fallback), [
+        "kernel:failed:provider_unavailable",
+        "browserless:skipped:provider_unconfigured",
+        "browserbase:skipped:provider_unconfigured",
+        "steel:skipped:provider_unconfigured",
+        "local:used",
+      ]);
       assert.equal(b.admissions.length, 1, "one admission for the attempt");
-      assert.deepEqual(b.runs.map((r) => r.provider), ["kernel", "local"]);
-      assert.ok(b.runs.every((r) => r.admitted !== undefined && r.admitted === b.admissions[0]), "the executors received the router's admission instead of deciding again");
+      assert.deepEqual(
+        b.runs.map((r) => r.provider),
+        ["kernel", "local"],
+      );
+      assert.ok(
+        b.runs.every((r) => r.admitted !== undefined && r.admitted === b.admissions[0]),
+        "the executors received the router's admission instead of deciding again",
+      );
     } finally {
       await b.close();
     }

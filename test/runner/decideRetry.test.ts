@@ -6,10 +6,17 @@ import type { ReceiptStatus } from "../../src/receipt/receiptTypes.js";
 import { decideRetry } from "../../src/runner/decideRetry.js";
 import type { Risk } from "../../src/task/taskTypes.js";
 
-function verdict(code: ErrorCode | null, options: { status?: ReceiptStatus; targetStatus?: number; step?: number | null; risk?: Risk; attempts?: number; cancel?: boolean } = {}) {
+function verdict(
+  code: ErrorCode | null,
+  options: { status?: ReceiptStatus; targetStatus?: number; step?: number | null; risk?: Risk; attempts?: number; cancel?: boolean } = {},
+) {
   return decideRetry({
     risk: options.risk ?? "read_only",
-    receipt: { status: options.status ?? "FAIL", error: code === null ? null : { code, message: "x", step: options.step === undefined ? 0 : options.step }, ...(options.targetStatus === undefined ? {} : { targetStatus: options.targetStatus }) },
+    receipt: {
+      status: options.status ?? "FAIL",
+      error: code === null ? null : { code, message: "x", step: options.step === undefined ? 0 : options.step },
+      ...(options.targetStatus === undefined ? {} : { targetStatus: options.targetStatus }),
+    },
     attempts: options.attempts ?? 1,
     maxAttempts: 2,
     cancelRequested: options.cancel === true,
@@ -35,7 +42,8 @@ describe("decideRetry", () => {
   });
 
   test("policy refusals, cancels, writes, other statuses and used-up attempts are final", () => {
-    for (const code of ["navigation_blocked", "method_blocked", "document_too_large", "secret_egress_blocked", "internal_error"] as const) assert.equal(verdict(code).decision, "final", code);
+    for (const code of ["navigation_blocked", "method_blocked", "document_too_large", "secret_egress_blocked", "internal_error"] as const)
+      assert.equal(verdict(code).decision, "final", code);
     assert.equal(verdict("timeout", { cancel: true }).decision, "final");
     assert.match(verdict("timeout", { risk: "reversible_write" }).reason, /A write is never retried/);
     assert.equal(verdict(null, { status: "PASS" }).decision, "final");

@@ -20,7 +20,15 @@ const LEASE_MS = 600;
 
 /** The runner's dependencies over `store` (the harness's own, or a wrapper of it). */
 function runnerDeps(h: Harness, store: Store, execute: ExecuteTask, events: RunnerEvent[], extra: Partial<RunnerDeps> = {}): RunnerDeps {
-  return { store, execute, digestKey: h.key, config: { ...h.config, leaseMs: LEASE_MS, heartbeatMs: LEASE_MS / 3, cancelPollMs: 100 }, runnerId: "slow-runner", onEvent: (event) => events.push(event), ...extra };
+  return {
+    store,
+    execute,
+    digestKey: h.key,
+    config: { ...h.config, leaseMs: LEASE_MS, heartbeatMs: LEASE_MS / 3, cancelPollMs: 100 },
+    runnerId: "slow-runner",
+    onEvent: (event) => events.push(event),
+    ...extra,
+  };
 }
 
 /** `store` with one method replaced. */
@@ -76,7 +84,10 @@ describe("leases under load", () => {
       const recovered = await watchForExpiredLeases(h, running);
       const report = await running;
       assert.deepEqual(recovered, [], "no live lease was recovered");
-      assert.deepEqual(report.attempts.map((a) => [a.attempt, a.outcome, a.status]), [[1, "finished", "PASS"]]);
+      assert.deepEqual(
+        report.attempts.map((a) => [a.attempt, a.outcome, a.status]),
+        [[1, "finished", "PASS"]],
+      );
       assert.equal(fake.calls.length, 1);
     } finally {
       await h.close();
@@ -95,7 +106,10 @@ describe("leases under load", () => {
       const recovered = await watchForExpiredLeases(h, running);
       const report = await running;
       assert.deepEqual(recovered, [], "no live lease was recovered");
-      assert.deepEqual(report.attempts.map((a) => [a.attempt, a.outcome, a.status]), [[1, "finished", "PASS"]]);
+      assert.deepEqual(
+        report.attempts.map((a) => [a.attempt, a.outcome, a.status]),
+        [[1, "finished", "PASS"]],
+      );
       assert.equal(fake.calls.length, 1);
     } finally {
       await h.close();
@@ -126,8 +140,14 @@ describe("leases under load", () => {
       const report = await runQueue(runnerDeps(h, h.store, starved, events));
       assert.equal(sent, 0, "the write was not sent");
       assert.deepEqual(report.recovered, []);
-      assert.deepEqual(report.attempts.map((a) => [a.outcome, a.phase, a.status]), [["lease_lost", "blocked", "BLOCKED"]]);
-      assert.deepEqual(events.filter((e) => e.kind === "lease_lost"), [{ kind: "lease_lost", operationId: id, attempt: 1, loss: "expired", phase: "blocked" }]);
+      assert.deepEqual(
+        report.attempts.map((a) => [a.outcome, a.phase, a.status]),
+        [["lease_lost", "blocked", "BLOCKED"]],
+      );
+      assert.deepEqual(
+        events.filter((e) => e.kind === "lease_lost"),
+        [{ kind: "lease_lost", operationId: id, attempt: 1, loss: "expired", phase: "blocked" }],
+      );
       const collected = await h.service.collect(id);
       assert.ok(collected.ok);
       assert.equal(collected.receipt?.status, "BLOCKED");
@@ -165,11 +185,23 @@ describe("leases under load", () => {
       };
       const report = await runQueue(runnerDeps(h, h.store, stalled, events));
       assert.deepEqual(report.recovered, [], "the runner ended its own attempt; no recovery took it");
-      assert.deepEqual(report.attempts.map((a) => [a.attempt, a.outcome, a.phase]), [[1, "lease_lost", "queued"], [2, "finished", "completed"]]);
-      assert.deepEqual(events.filter((e) => e.kind === "lease_lost"), [{ kind: "lease_lost", operationId: id, attempt: 1, loss: "expired", phase: "queued" }]);
+      assert.deepEqual(
+        report.attempts.map((a) => [a.attempt, a.outcome, a.phase]),
+        [
+          [1, "lease_lost", "queued"],
+          [2, "finished", "completed"],
+        ],
+      );
+      assert.deepEqual(
+        events.filter((e) => e.kind === "lease_lost"),
+        [{ kind: "lease_lost", operationId: id, attempt: 1, loss: "expired", phase: "queued" }],
+      );
       const inspected = await h.service.inspect(id);
       assert.ok(inspected.ok && "attempts" in inspected);
-      assert.deepEqual(inspected.attempts.map((a) => a.outcome), ["lost", "PASS"]);
+      assert.deepEqual(
+        inspected.attempts.map((a) => a.outcome),
+        ["lost", "PASS"],
+      );
     } finally {
       await h.close();
     }

@@ -25,7 +25,10 @@ describe("runQueue: retry and write rules", () => {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail-once"));
       const first = await h.service.runQueue();
-      assert.deepEqual(first.attempts.map((a) => a.outcome), ["requeued"]);
+      assert.deepEqual(
+        first.attempts.map((a) => a.outcome),
+        ["requeued"],
+      );
       const waiting = await h.service.inspect(id);
       assert.ok(waiting.ok && waiting.status === "pending" && "operation" in waiting);
       assert.equal(waiting.operation.runAfter, new Date(clock.now() + 10 * SECOND).toISOString());
@@ -34,7 +37,10 @@ describe("runQueue: retry and write rules", () => {
       assert.equal((await h.service.runQueue()).attempts.length, 0, "not eligible before the delay");
       clock.advance(1 * SECOND);
       const second = await h.service.runQueue();
-      assert.deepEqual(second.attempts.map((a) => [a.attempt, a.status]), [[2, "PASS"]]);
+      assert.deepEqual(
+        second.attempts.map((a) => [a.attempt, a.status]),
+        [[2, "PASS"]],
+      );
       const { receipt } = await receiptOf(h, id);
       assert.equal(receipt?.status, "PASS");
       assert.equal(receipt?.attempts, 2);
@@ -70,7 +76,10 @@ describe("runQueue: retry and write rules", () => {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail"));
       const run = await h.service.runQueue();
-      assert.deepEqual(run.attempts.map((a) => a.outcome), ["finished"]);
+      assert.deepEqual(
+        run.attempts.map((a) => a.outcome),
+        ["finished"],
+      );
       const { receipt } = await receiptOf(h, id);
       assert.equal(receipt?.status, "FAIL");
       assert.equal(receipt?.attempts, 1);
@@ -199,7 +208,10 @@ describe("leases: fencing and recovery", () => {
       const zombie = await h.store.claimNext("zombie", 1000);
       assert.ok(zombie !== undefined);
       clock.advance(1001);
-      const recovered = await h.store.recoverExpiredLeases(() => ({ kind: "requeue", delayMs: 0, attemptOutcome: "lost", errorCode: "lease_expired", provider: null, reason: "test" }), 10);
+      const recovered = await h.store.recoverExpiredLeases(
+        () => ({ kind: "requeue", delayMs: 0, attemptOutcome: "lost", errorCode: "lease_expired", provider: null, reason: "test" }),
+        10,
+      );
       assert.equal(recovered.length, 1);
       const owner = await h.store.claimNext("owner", 1000);
       assert.ok(owner !== undefined);
@@ -237,11 +249,23 @@ describe("leases: fencing and recovery", () => {
       assert.equal((await h.service.runQueue()).attempts.length, 0, "a live lease is left alone");
       clock.advance(h.config.leaseMs + 1);
       const run = await h.service.runQueue();
-      assert.deepEqual(run.recovered.map((r) => [r.operationId, r.resolution]), [[id, "requeue"]]);
-      assert.deepEqual(run.attempts.map((a) => [a.attempt, a.status]), [[2, "PASS"]]);
+      assert.deepEqual(
+        run.recovered.map((r) => [r.operationId, r.resolution]),
+        [[id, "requeue"]],
+      );
+      assert.deepEqual(
+        run.attempts.map((a) => [a.attempt, a.status]),
+        [[2, "PASS"]],
+      );
       const inspected = await h.service.inspect(id);
       assert.ok(inspected.ok && "attempts" in inspected);
-      assert.deepEqual(inspected.attempts.map((a) => [a.attempt, a.outcome]), [[1, "lost"], [2, "PASS"]]);
+      assert.deepEqual(
+        inspected.attempts.map((a) => [a.attempt, a.outcome]),
+        [
+          [1, "lost"],
+          [2, "PASS"],
+        ],
+      );
     } finally {
       await h.close();
     }
@@ -317,7 +341,10 @@ describe("leases: fencing and recovery", () => {
       }
       release();
       const report = await running;
-      assert.deepEqual(report.attempts.map((a) => [a.attempt, a.status]), [[1, "PASS"]]);
+      assert.deepEqual(
+        report.attempts.map((a) => [a.attempt, a.status]),
+        [[1, "PASS"]],
+      );
     } finally {
       release();
       await h.close();
@@ -342,7 +369,14 @@ describe("leases: fencing and recovery", () => {
       const stuck = randomUUID();
       assert.ok((await h.service.submit(readTask(overrun, "overrun", { timeouts: { taskMs: 1000 } }))).ok);
       const first = await h.service.runQueue();
-      assert.deepEqual(first.attempts.map((a) => [a.outcome, a.status]), [["requeued", null], ["finished", "FAIL"]], "stopped at its budget, failed as a timeout, retried once");
+      assert.deepEqual(
+        first.attempts.map((a) => [a.outcome, a.status]),
+        [
+          ["requeued", null],
+          ["finished", "FAIL"],
+        ],
+        "stopped at its budget, failed as a timeout, retried once",
+      );
       const timedOut = await h.service.collect(overrun);
       assert.ok(timedOut.ok);
       assert.equal(timedOut.receipt?.error?.code, "timeout", "a stop for time is a timeout, not a cancel");
@@ -350,10 +384,16 @@ describe("leases: fencing and recovery", () => {
 
       assert.ok((await h.service.submit(writeTask(stuck, "stuck"))).ok);
       const report = await h.service.runQueue();
-      assert.deepEqual(report.attempts.map((a) => a.outcome), ["abandoned"]);
+      assert.deepEqual(
+        report.attempts.map((a) => a.outcome),
+        ["abandoned"],
+      );
       await sleep(700);
       const rescue = await h.reopen(fake.execute).service.runQueue();
-      assert.deepEqual(rescue.recovered.map((r) => [r.operationId, r.phase]), [[stuck, "uncertain"]]);
+      assert.deepEqual(
+        rescue.recovered.map((r) => [r.operationId, r.phase]),
+        [[stuck, "uncertain"]],
+      );
       const collected = await h.service.collect(stuck);
       assert.ok(collected.ok);
       assert.equal(collected.receipt?.status, "UNCERTAIN");

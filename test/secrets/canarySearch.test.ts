@@ -22,7 +22,8 @@ describe("canary search", () => {
       ...[0, 1, 2].map((shift): [string, string] => [`base64 at offset ${shift}`, Buffer.from(`${"x".repeat(shift + 3)}${CANARY};`).toString("base64")]),
     ];
     for (const [name, text] of spellings) assert.ok(carriesCanary(text, CANARY), name);
-    for (const miss of [CANARY.slice(0, -1), CANARY.replace("Cookie", "C00kie"), Buffer.from(CANARY.slice(0, 10)).toString("hex")]) assert.ok(!carriesCanary(miss, CANARY), miss);
+    for (const miss of [CANARY.slice(0, -1), CANARY.replace("Cookie", "C00kie"), Buffer.from(CANARY.slice(0, 10)).toString("hex")])
+      assert.ok(!carriesCanary(miss, CANARY), miss);
   });
 
   test("finds the canary in an image's bytes and in their base64, and names where", () => {
@@ -30,7 +31,13 @@ describe("canary search", () => {
     assert.ok(imageCarriesCanary(image, CANARY));
     assert.ok(carriesCanary(image.toString("base64"), CANARY), "the image's base64 carries the canary's base64");
     assert.ok(!imageCarriesCanary(Buffer.concat([JPEG_HEAD, Buffer.alloc(64, 0x7f)]), CANARY));
-    const find = canaryHaystack([["a clean answer", "{}"]], [["frame 0", JPEG_HEAD], ["frame 1", image]]);
+    const find = canaryHaystack(
+      [["a clean answer", "{}"]],
+      [
+        ["frame 0", JPEG_HEAD],
+        ["frame 1", image],
+      ],
+    );
     assert.equal(find(CANARY), "frame 1");
     assert.equal(find("Some-Other-Canary-Value"), null);
   });

@@ -40,7 +40,8 @@ after(async () => {
   await sites.close();
 });
 
-const write = (target: string, steps: unknown[]) => makeTask({ target: { url: target }, risk: "reversible_write", approved: true, secretApproval: true, steps });
+const write = (target: string, steps: unknown[]) =>
+  makeTask({ target: { url: target }, risk: "reversible_write", approved: true, secretApproval: true, steps });
 
 function assertNothingLeaked(receipt: Receipt): void {
   assert.ok(!carriesCanary(sites.evil.everything(), CANARY), `the evil origin received the canary: ${sites.evil.everything().slice(0, 400)}`);
@@ -50,7 +51,14 @@ function assertNothingLeaked(receipt: Receipt): void {
 describe("declared secrets from the attacker's side", () => {
   test("secretEgress: a form on the bound site posting to another allowed origin does not deliver the value", async () => {
     const before = sites.evil.received.length;
-    const { receipt } = await execute(write(`${sites.portal.origin}/login-cross`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "never" }]), makeContext());
+    const { receipt } = await execute(
+      write(`${sites.portal.origin}/login-cross`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "never" },
+      ]),
+      makeContext(),
+    );
     assert.equal(receipt.error?.code, "secret_egress_blocked", JSON.stringify(receipt.error));
     assert.ok(receipt.network.secretEgressBlocked >= 1);
     assert.ok(receipt.network.blocked.some((b) => b.code === "secret_egress_blocked"));
@@ -59,15 +67,32 @@ describe("declared secrets from the attacker's side", () => {
   });
 
   test("secretEgress: the bound site itself receives the value (positive control)", async () => {
-    const { receipt } = await execute(write(`${sites.portal.origin}/login-ok`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "Signed in" }]), makeContext());
+    const { receipt } = await execute(
+      write(`${sites.portal.origin}/login-ok`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "Signed in" },
+      ]),
+      makeContext(),
+    );
     assert.equal(receipt.status, "PASS", JSON.stringify(receipt.error));
-    assert.ok(sites.portal.received.some((r) => r.url === "/session" && carriesCanary(r.body, CANARY)), "the bound origin got the form post");
+    assert.ok(
+      sites.portal.received.some((r) => r.url === "/session" && carriesCanary(r.body, CANARY)),
+      "the bound origin got the form post",
+    );
     assert.equal(receipt.network.secretEgressBlocked, 0);
   });
 
   test("secretEgress: a 307 redirect from the bound site to another origin does not re-send the body there", async () => {
     const before = sites.evil.received.length;
-    const { receipt } = await execute(write(`${sites.portal.origin}/bounce-post`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "never" }]), makeContext());
+    const { receipt } = await execute(
+      write(`${sites.portal.origin}/bounce-post`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "never" },
+      ]),
+      makeContext(),
+    );
     assert.equal(receipt.error?.code, "secret_egress_blocked", JSON.stringify(receipt.error));
     assert.equal(sites.evil.received.length, before);
     assertNothingLeaked(receipt);
@@ -75,7 +100,14 @@ describe("declared secrets from the attacker's side", () => {
 
   test("secretEgress: a 302 whose Location carries the value to another origin is not followed", async () => {
     const before = sites.evil.received.length;
-    const { receipt } = await execute(write(`${sites.portal.origin}/bounce-get`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "never" }]), makeContext());
+    const { receipt } = await execute(
+      write(`${sites.portal.origin}/bounce-get`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "never" },
+      ]),
+      makeContext(),
+    );
     assert.equal(receipt.error?.code, "secret_egress_blocked", JSON.stringify(receipt.error));
     assert.equal(sites.evil.received.length, before);
     assertNothingLeaked(receipt);
@@ -83,11 +115,18 @@ describe("declared secrets from the attacker's side", () => {
 
   test("secretEgress: fetch, XHR, beacon, image, cookie and WebSocket carrying the value (raw, upper-case, spaced, base64) are aborted", async () => {
     const { receipt } = await execute(
-      write(`${sites.portal.origin}/exfil`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "sent" }, { action: "wait_for", selector: "#never", timeoutMs: 2_500 }]),
+      write(`${sites.portal.origin}/exfil`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "expect_text", selector: "#done", text: "sent" },
+        { action: "wait_for", selector: "#never", timeoutMs: 2_500 },
+      ]),
       makeContext(),
     );
     assert.equal(receipt.error?.code, "timeout", "the page itself ran to the end");
-    assert.ok(receipt.network.secretEgressBlocked >= 8, `blocked ${receipt.network.secretEgressBlocked}: ${JSON.stringify(receipt.network.blocked.map((b) => b.url))}`);
+    assert.ok(
+      receipt.network.secretEgressBlocked >= 8,
+      `blocked ${receipt.network.secretEgressBlocked}: ${JSON.stringify(receipt.network.blocked.map((b) => b.url))}`,
+    );
     assert.equal(sites.evil.udpDatagrams.length, 0);
     assert.ok(!sites.evil.wsMessages.some((m) => carriesCanary(m, CANARY)), "no WebSocket message carried it");
     assertNothingLeaked(receipt);
@@ -107,12 +146,33 @@ describe("declared secrets from the attacker's side", () => {
     const policy = { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
     const proxied = createLocalProvider({ env: process.env, proxyForSession: (scope) => startSessionProxy(policy, scope) });
     try {
-      const run = createExecutor({ provider: proxied, guard: policy.guard, secrets: memoryVault({ portal_pw: { sites: [portal], value: CANARY } }), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 });
+      const run = createExecutor({
+        provider: proxied,
+        guard: policy.guard,
+        secrets: memoryVault({ portal_pw: { sites: [portal], value: CANARY } }),
+        defaultTaskTimeoutMs: 20_000,
+        defaultStepTimeoutMs: 5_000,
+      });
       const fromUnload = () => sites.evil.received.filter((r) => /^\/(beacon|keepalive|probe)/.test(r.url));
       const before = fromUnload().length;
-      for (const step of [{ action: "goto", url: `${portal}/home` }, { action: "click", selector: "#away" }]) {
+      for (const step of [
+        { action: "goto", url: `${portal}/home` },
+        { action: "click", selector: "#away" },
+      ]) {
         const { receipt } = await run(
-          makeTask({ target: { url: `${portal}/unload-exfil?to=attacker.test` }, allowedHosts: ["attacker.test"], risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "held" }, step, { action: "expect_text", text: "Signed in" }] }),
+          makeTask({
+            target: { url: `${portal}/unload-exfil?to=attacker.test` },
+            allowedHosts: ["attacker.test"],
+            risk: "reversible_write",
+            approved: true,
+            secretApproval: true,
+            steps: [
+              { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+              { action: "expect_text", selector: "#done", text: "held" },
+              step,
+              { action: "expect_text", text: "Signed in" },
+            ],
+          }),
           makeContext(),
         );
         assert.equal(receipt.status, "PASS", `${step.action}: ${JSON.stringify(receipt.error)}`);
@@ -121,8 +181,15 @@ describe("declared secrets from the attacker's side", () => {
       }
       const arrived = fromUnload().slice(before);
       // The control: the page's unload-time requests without the value do reach the other origin.
-      assert.ok(arrived.some((r) => r.url.startsWith("/probe")), `no unload-time request arrived at all: ${JSON.stringify(arrived.map((r) => r.url))}`);
-      assert.deepEqual(arrived.filter((r) => carriesCanary(JSON.stringify(r), CANARY)).map((r) => r.url), [], "an unload-time request carried the value");
+      assert.ok(
+        arrived.some((r) => r.url.startsWith("/probe")),
+        `no unload-time request arrived at all: ${JSON.stringify(arrived.map((r) => r.url))}`,
+      );
+      assert.deepEqual(
+        arrived.filter((r) => carriesCanary(JSON.stringify(r), CANARY)).map((r) => r.url),
+        [],
+        "an unload-time request carried the value",
+      );
     } finally {
       await proxied.shutdown();
     }
@@ -135,12 +202,19 @@ describe("declared secrets from the attacker's side", () => {
     const upgrades = () => sites.evil.received.filter((r) => r.method === "UPGRADE").length;
     const before = upgrades();
     const { receipt } = await execute(
-      write(`${sites.portal.origin}/ws-after`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "tried" }, { action: "wait_for", selector: "#never", timeoutMs: 1_000 }]),
+      write(`${sites.portal.origin}/ws-after`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "expect_text", selector: "#done", text: "tried" },
+        { action: "wait_for", selector: "#never", timeoutMs: 1_000 },
+      ]),
       makeContext(),
     );
     assert.equal(receipt.error?.code, "timeout", "the page itself ran to the end");
     assert.equal(upgrades(), before, "no handshake reached the other origin");
-    assert.ok(receipt.network.blocked.some((b) => b.resourceType === "websocket" && b.code === "secret_egress_blocked"), JSON.stringify(receipt.network.blocked));
+    assert.ok(
+      receipt.network.blocked.some((b) => b.resourceType === "websocket" && b.code === "secret_egress_blocked"),
+      JSON.stringify(receipt.network.blocked),
+    );
     assertNothingLeaked(receipt);
   });
 
@@ -148,7 +222,16 @@ describe("declared secrets from the attacker's side", () => {
     const typedOrPosted = () => sites.evil.received.filter((r) => r.url.startsWith("/typed") || r.method === "POST").length;
     const before = typedOrPosted();
     // A task cannot aim fill_secret into a frame at all: neither the frame field nor Playwright's frame-entering engine passes the validator.
-    const intoFrame = (step: Record<string, unknown>) => validateTask({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${sites.portal.origin}/framed-srcdoc` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", secret: "portal_pw", ...step }] });
+    const intoFrame = (step: Record<string, unknown>) =>
+      validateTask({
+        schemaVersion: "errand.task.v1",
+        operationId: randomUUID(),
+        target: { url: `${sites.portal.origin}/framed-srcdoc` },
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        steps: [{ action: "fill_secret", secret: "portal_pw", ...step }],
+      });
     for (const step of [{ selector: "#password", frame: "#s" }, { selector: "#s >> internal:control=enter-frame >> #password" }]) {
       const refused = intoFrame(step);
       assert.ok(!refused.ok, JSON.stringify(step));
@@ -161,7 +244,13 @@ describe("declared secrets from the attacker's side", () => {
     assert.equal(framed.receipt.status, "BLOCKED", JSON.stringify(framed.receipt.error));
     assert.equal(framed.receipt.error?.code, "secret_site_mismatch");
     assert.equal(framed.receipt.mutationBoundary, "not_crossed");
-    const direct = await execute(write(`${sites.evil.origin}/login`, [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }]), makeContext());
+    const direct = await execute(
+      write(`${sites.evil.origin}/login`, [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+      ]),
+      makeContext(),
+    );
     assert.equal(direct.receipt.status, "BLOCKED");
     assert.equal(direct.receipt.error?.code, "secret_site_mismatch");
     assert.equal(typedOrPosted(), before, "nothing was typed, nothing posted");
@@ -173,7 +262,10 @@ describe("declared secrets from the attacker's side", () => {
     const portalBefore = sites.portal.connections();
     const evilBefore = sites.evil.connections();
     for (const name of ["ERRAND_OWNER_PASSWORD", "KERNEL_API_KEY", "PATH", "HOME"]) {
-      const { receipt } = await execute(write(`${sites.portal.origin}/login-ok`, [{ action: "fill_secret", selector: "#password", secret: name }]), makeContext());
+      const { receipt } = await execute(
+        write(`${sites.portal.origin}/login-ok`, [{ action: "fill_secret", selector: "#password", secret: name }]),
+        makeContext(),
+      );
       assert.equal(receipt.status, "BLOCKED", name);
       assert.equal(receipt.error?.code, "secret_unknown", name);
     }

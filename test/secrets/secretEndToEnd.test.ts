@@ -33,7 +33,10 @@ after(async () => {
 function homeFor(name: string): { home: string; env: Record<string, string> } {
   const home = join(scratch, name);
   // ERRAND_OWNER_APPROVAL=none: these tests are about the secret's path, not the owner's approval step (issue 11).
-  return { home, env: { ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "200", ERRAND_OWNER_APPROVAL: "none", ERRAND_OWNER_PASSWORD: OWNER_CANARY, KERNEL_API_KEY: KERNEL_CANARY } };
+  return {
+    home,
+    env: { ERRAND_HOME: home, ERRAND_RETRY_DELAY_MS: "200", ERRAND_OWNER_APPROVAL: "none", ERRAND_OWNER_PASSWORD: OWNER_CANARY, KERNEL_API_KEY: KERNEL_CANARY },
+  };
 }
 
 function allowArgs(): string[] {
@@ -85,7 +88,8 @@ function everyFile(dir: string): { path: string; text: string }[] {
 function assertNoCanaries(home: string, extra: string[] = []): void {
   // The value without its first character, as a page that echoes a partial value shows it, is a leak too.
   for (const canary of [CANARY, CANARY.slice(1), OWNER_CANARY, KERNEL_CANARY]) {
-    for (const [index, text] of [...streams, ...extra].entries()) assert.ok(!carriesCanary(text, canary), `stream ${index} carries ${canary}: ${text.slice(0, 300)}`);
+    for (const [index, text] of [...streams, ...extra].entries())
+      assert.ok(!carriesCanary(text, canary), `stream ${index} carries ${canary}: ${text.slice(0, 300)}`);
     for (const file of everyFile(home)) assert.ok(!carriesCanary(file.text, canary), `${file.path} carries ${canary}`);
   }
 }
@@ -105,7 +109,17 @@ describe("declared secrets end to end", () => {
     const file = taskFile(scratch, echoTask(sites.portal.origin));
     const run = await errand(["run", file, ...allowArgs(), "--json", "--receipt-out", receiptOut], env);
     assert.equal(run.code, 1, run.stderr);
-    const receipt = (JSON.parse(run.stdout) as { receipt: { status: string; error: { code: string }; outputs: Record<string, { untrusted: true; text: string }>; finalUrl: { untrusted: true; text: string }; checks: { observed?: { untrusted: true; text: string } }[] } }).receipt;
+    const receipt = (
+      JSON.parse(run.stdout) as {
+        receipt: {
+          status: string;
+          error: { code: string };
+          outputs: Record<string, { untrusted: true; text: string }>;
+          finalUrl: { untrusted: true; text: string };
+          checks: { observed?: { untrusted: true; text: string } }[];
+        };
+      }
+    ).receipt;
     assert.equal(receipt.error.code, "expectation_failed");
     for (const name of ["upper", "split", "spaced", "plain", "partial"]) assert.match(receipt.outputs[name]?.text ?? "", /\[REDACTED\]/, name);
     assert.match(receipt.finalUrl.text, /\[REDACTED\]/);
@@ -113,13 +127,28 @@ describe("declared secrets end to end", () => {
     const readable = await errand(["run", file, ...allowArgs()], env);
     assert.match(readable.stdout, /REDACTED/);
     assertNoCanaries(home, [readFileSync(receiptOut, "utf8")]);
-    assert.ok(sites.portal.received.some((r) => r.url.startsWith("/echo")), "the task did reach the bound site");
+    assert.ok(
+      sites.portal.received.some((r) => r.url.startsWith("/echo")),
+      "the task did reach the bound site",
+    );
   });
 
   test("errand run with evidence.screenshots final, then errand artifact get: the image is written with the receipt's hash; the canary is in no stream, file or image; a page echoing the secret gets no screenshot", async () => {
     const { home, env } = homeFor("screenshots");
     await declare(env, scratch);
-    const file = taskFile(scratch, { target: { url: `${sites.portal.origin}/login-ok` }, risk: "reversible_write", approved: true, secretApproval: true, evidenceRetention: "full", evidence: { screenshots: "final" }, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "Signed in" }] });
+    const file = taskFile(scratch, {
+      target: { url: `${sites.portal.origin}/login-ok` },
+      risk: "reversible_write",
+      approved: true,
+      secretApproval: true,
+      evidenceRetention: "full",
+      evidence: { screenshots: "final" },
+      steps: [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "Signed in" },
+      ],
+    });
     const run = await errand(["run", file, ...allowArgs(), "--json"], env);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     const receipt = (JSON.parse(run.stdout) as { receipt: { operationId: string; artifacts: { index: number; sha256: string; bytes: number }[] } }).receipt;
@@ -149,7 +178,16 @@ describe("declared secrets end to end", () => {
     const connections = sites.portal.connections() + sites.evil.connections();
     for (const name of ["ERRAND_OWNER_PASSWORD", "KERNEL_API_KEY"]) {
       for (const field of ["secret", "envVar"]) {
-        const file = taskFile(scratch, { target: { url: `${sites.evil.origin}/login` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", [field]: name }, { action: "click", selector: "#go" }] });
+        const file = taskFile(scratch, {
+          target: { url: `${sites.evil.origin}/login` },
+          risk: "reversible_write",
+          approved: true,
+          secretApproval: true,
+          steps: [
+            { action: "fill_secret", selector: "#password", [field]: name },
+            { action: "click", selector: "#go" },
+          ],
+        });
         const run = await errand(["run", file, ...allowArgs(), "--json"], env);
         assert.equal(run.code, 4, run.stdout + run.stderr);
         // Refused at submit, before the owner is asked: no operation, no receipt, the name in the message.
@@ -167,13 +205,34 @@ describe("declared secrets end to end", () => {
     const { home, env } = homeFor("egress");
     await declare(env, scratch);
     const before = sites.evil.received.length;
-    const cross = taskFile(scratch, { target: { url: `${sites.portal.origin}/login-cross` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "click", selector: "#go" }, { action: "expect_text", text: "never", timeoutMs: 500 }] });
+    const cross = taskFile(scratch, {
+      target: { url: `${sites.portal.origin}/login-cross` },
+      risk: "reversible_write",
+      approved: true,
+      secretApproval: true,
+      steps: [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "click", selector: "#go" },
+        { action: "expect_text", text: "never", timeoutMs: 500 },
+      ],
+    });
     const crossRun = await errand(["run", cross, ...allowArgs(), "--json"], env);
-    const crossReceipt = (JSON.parse(crossRun.stdout) as { receipt: { status: string; error: { code: string }; network: { secretEgressBlocked: number } } }).receipt;
+    const crossReceipt = (JSON.parse(crossRun.stdout) as { receipt: { status: string; error: { code: string }; network: { secretEgressBlocked: number } } })
+      .receipt;
     assert.equal(crossReceipt.error.code, "secret_egress_blocked", crossRun.stdout);
     assert.ok(crossReceipt.network.secretEgressBlocked >= 1);
     assert.equal(sites.evil.received.length, before, "nothing reached the other origin");
-    const exfil = taskFile(scratch, { target: { url: `${sites.portal.origin}/exfil` }, risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: "#password", secret: "portal_pw" }, { action: "expect_text", selector: "#done", text: "sent" }, { action: "wait_for", selector: "#never", timeoutMs: 2_000 }] });
+    const exfil = taskFile(scratch, {
+      target: { url: `${sites.portal.origin}/exfil` },
+      risk: "reversible_write",
+      approved: true,
+      secretApproval: true,
+      steps: [
+        { action: "fill_secret", selector: "#password", secret: "portal_pw" },
+        { action: "expect_text", selector: "#done", text: "sent" },
+        { action: "wait_for", selector: "#never", timeoutMs: 2_000 },
+      ],
+    });
     const exfilRun = await errand(["run", exfil, ...allowArgs(), "--json"], env);
     const exfilReceipt = (JSON.parse(exfilRun.stdout) as { receipt: { network: { secretEgressBlocked: number } } }).receipt;
     assert.ok(exfilReceipt.network.secretEgressBlocked >= 8, exfilRun.stdout.slice(0, 500));
@@ -207,7 +266,11 @@ describe("declared secrets end to end", () => {
     try {
       const { origin } = served;
       const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const response = await fetch(`${origin}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
         const text = await response.text();
         streams.push(text);
         return { status: response.status, text };
@@ -219,7 +282,8 @@ describe("declared secrets end to end", () => {
       assert.match(collected.text, /REDACTED/);
       assert.match(collected.text, /expectation_failed/);
       for (const path of ["/v1/secrets", "/v1/secrets/portal_pw"]) {
-        for (const method of ["GET", "POST", "PUT", "DELETE"]) assert.equal((await call(method, path, method === "GET" || method === "DELETE" ? undefined : { value: "x" })).status, 404, `${method} ${path}`);
+        for (const method of ["GET", "POST", "PUT", "DELETE"])
+          assert.equal((await call(method, path, method === "GET" || method === "DELETE" ? undefined : { value: "x" })).status, 404, `${method} ${path}`);
       }
       const openapi = await call("GET", "/v1/openapi.json");
       const paths = Object.keys((JSON.parse(openapi.text) as { paths?: Record<string, unknown> }).paths ?? {});
@@ -228,7 +292,11 @@ describe("declared secrets end to end", () => {
       await served.stop();
     }
     streams.push(served.stdout(), served.stderr());
-    assert.deepEqual(TOOLS.map((tool) => tool.name).filter((name) => /secret/i.test(name)), [], "no MCP tool manages secrets");
+    assert.deepEqual(
+      TOOLS.map((tool) => tool.name).filter((name) => /secret/i.test(name)),
+      [],
+      "no MCP tool manages secrets",
+    );
     assertNoCanaries(home);
   });
 });

@@ -100,7 +100,9 @@ describe("secret registry", () => {
       assert.equal(await codeOf(r.registry.reveal("portal")), "secret_unreadable");
       assert.equal(await codeOf(r.registry.lookup("portal")), "secret_unreadable");
       const db2 = openSqliteDatabase(r.h.dbPath);
-      db2.prepare("INSERT INTO secrets (name, sites_json, source_kind, sealed, created_ms, updated_ms) VALUES ('copy', ?, 'stored', ?, 0, 0)").run(JSON.stringify(["https://other.example.com"]), sealed);
+      db2
+        .prepare("INSERT INTO secrets (name, sites_json, source_kind, sealed, created_ms, updated_ms) VALUES ('copy', ?, 'stored', ?, 0, 0)")
+        .run(JSON.stringify(["https://other.example.com"]), sealed);
       db2.close();
       assert.equal(await codeOf(r.registry.reveal("copy")), "secret_unreadable", "a ciphertext moved to another name does not open");
     } finally {
@@ -126,13 +128,25 @@ describe("secret registry", () => {
     const r = openRegistry(env);
     try {
       const sites = ["https://portal.example.com"];
-      for (const variable of ["ERRAND_OWNER_PASSWORD", "errand_owner_password", "KERNEL_API_KEY", "BROWSERLESS_TOKEN", "BROWSERBASE_API_KEY", "STEEL_API_KEY", "Steel_Api_Key"]) {
+      for (const variable of [
+        "ERRAND_OWNER_PASSWORD",
+        "errand_owner_password",
+        "KERNEL_API_KEY",
+        "BROWSERLESS_TOKEN",
+        "BROWSERBASE_API_KEY",
+        "STEEL_API_KEY",
+        "Steel_Api_Key",
+      ]) {
         assert.equal(await codeOf(r.registry.set("x", sites, { kind: "env", variable })), "secret_source_refused", variable);
       }
       assert.equal(await codeOf(r.registry.set("x", sites, { kind: "file", path: join(r.h.home, "keys", "master.key") })), "secret_source_refused");
       assert.equal(await codeOf(r.registry.set("x", sites, { kind: "file", path: join(r.h.home, "keys", "..", "errand.db") })), "secret_source_refused");
       assert.equal(await codeOf(r.registry.set("x", sites, { kind: "stored", value: "2024" })), "secret_value_refused");
-      assert.equal(await codeOf(r.registry.set("x", sites, { kind: "stored", value: "abc def g" })), "secret_value_refused", "whitespace does not count toward the minimum");
+      assert.equal(
+        await codeOf(r.registry.set("x", sites, { kind: "stored", value: "abc def g" })),
+        "secret_value_refused",
+        "whitespace does not count toward the minimum",
+      );
       assert.equal(await codeOf(r.registry.set("x", sites, { kind: "stored", value: `${CANARY}\nsecond line` })), "secret_value_refused");
       assert.equal(await codeOf(r.registry.set("x", sites, { kind: "env", variable: "SHORT" })), "secret_value_refused");
       assert.equal(await codeOf(r.registry.set("1x", sites, { kind: "stored", value: CANARY })), "invalid_secret_name");

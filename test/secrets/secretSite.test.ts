@@ -64,13 +64,18 @@ describe("secret sites", () => {
   test("property: a normalized site matches its own origin and is a fixed point", () => {
     const label = fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/);
     fc.assert(
-      fc.property(fc.constantFrom("http", "https"), fc.array(label, { minLength: 2, maxLength: 4 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }), (scheme, labels, port) => {
-        const raw = `${scheme}://${labels.join(".")}${port === undefined ? "" : `:${port}`}`;
-        const normalized = normalizeSecretSite(raw, "/s");
-        assert.ok(normalized.ok, raw);
-        assert.equal(site(normalized.value), normalized.value);
-        assert.ok(originMatchesSites(`${raw}/some/path?q=1`, [normalized.value]));
-      }),
+      fc.property(
+        fc.constantFrom("http", "https"),
+        fc.array(label, { minLength: 2, maxLength: 4 }),
+        fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
+        (scheme, labels, port) => {
+          const raw = `${scheme}://${labels.join(".")}${port === undefined ? "" : `:${port}`}`;
+          const normalized = normalizeSecretSite(raw, "/s");
+          assert.ok(normalized.ok, raw);
+          assert.equal(site(normalized.value), normalized.value);
+          assert.ok(originMatchesSites(`${raw}/some/path?q=1`, [normalized.value]));
+        },
+      ),
     );
   });
 });

@@ -27,7 +27,12 @@ import { carriesCanary } from "./support/secretSites.js";
 const PASSWORD = "Totp-Login-Password-77";
 const KEY = randomBytes(20);
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-const SEED = [...KEY].map((b) => b.toString(2).padStart(8, "0")).join("").match(/.{1,5}/g)!.map((bits) => ALPHABET[parseInt(bits.padEnd(5, "0"), 2)]).join("");
+const SEED = [...KEY]
+  .map((b) => b.toString(2).padStart(8, "0"))
+  .join("")
+  .match(/.{1,5}/g)!
+  .map((bits) => ALPHABET[parseInt(bits.padEnd(5, "0"), 2)])
+  .join("");
 
 /** The site's own TOTP check (RFC 6238, SHA1, 6 digits, 30 s), written apart from errand's. */
 function siteCode(step: number): string {
@@ -46,7 +51,14 @@ const accepted: string[] = [];
 before(async () => {
   const page = (body: string) => `<!doctype html><html><head><title>Library</title></head><body>${body}</body></html>`;
   site = await startRecordingServer("127.0.0.1", {
-    "/login": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(page(`<form method="post" action="/session"><input id="password" name="pw" type="password"><input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code"><button id="go">Sign in</button></form>`)),
+    "/login": (_req, res) =>
+      void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          page(
+            `<form method="post" action="/session"><input id="password" name="pw" type="password"><input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code"><button id="go">Sign in</button></form>`,
+          ),
+        ),
     "/session": (_req, res, body) => {
       const form = new URLSearchParams(body);
       const step = Math.floor(Date.now() / 30_000);
@@ -75,15 +87,23 @@ describe("TOTP secrets in a browser", () => {
       return run;
     };
     assert.equal((await cli(["secret", "set", "library_pw", "--site", site.origin], PASSWORD)).code, 0);
-    const set = await cli(["secret", "set", "library_otp", "--totp", "--site", site.origin], `otpauth://totp/Library:ada?secret=${SEED}&issuer=Library&algorithm=SHA1&digits=6&period=30\n`);
+    const set = await cli(
+      ["secret", "set", "library_otp", "--totp", "--site", site.origin],
+      `otpauth://totp/Library:ada?secret=${SEED}&issuer=Library&algorithm=SHA1&digits=6&period=30\n`,
+    );
     assert.equal(set.code, 0, set.stderr);
     const list = await cli(["secret", "list", "--json"]);
-    const kinds = Object.fromEntries((JSON.parse(list.stdout) as { data: { secrets: { name: string; sourceKind: string }[] } }).data.secrets.map((s) => [s.name, s.sourceKind]));
+    const kinds = Object.fromEntries(
+      (JSON.parse(list.stdout) as { data: { secrets: { name: string; sourceKind: string }[] } }).data.secrets.map((s) => [s.name, s.sourceKind]),
+    );
     assert.deepEqual(kinds, { library_otp: "totp", library_pw: "stored" });
 
     // The executor reads the registry `errand secret set` wrote, as errand run does.
     const key = loadOrCreateMasterKey(home);
-    const store = openSecretStoreAt({ backend: "sqlite", path: sqliteStorePath(home), busyTimeoutMs: 1000 }, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
+    const store = openSecretStoreAt(
+      { backend: "sqlite", path: sqliteStorePath(home), busyTimeoutMs: 1000 },
+      { sealer: createJournalSealer(deriveSubkey(key, "journal")) },
+    );
     try {
       const secrets = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home });
       const execute = createExecutor({ provider, guard: loopbackGuard([site.origin]), secrets, defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 5_000 });

@@ -33,8 +33,14 @@ const VECTORS: [number, string, string, string][] = [
 describe("TOTP seeds", () => {
   test("RFC 6238 Appendix B: every vector for SHA1, SHA256 and SHA512, from an otpauth URI", () => {
     for (const [seconds, sha1, sha256, sha512] of VECTORS) {
-      for (const [algorithm, expected] of [["SHA1", sha1], ["SHA256", sha256], ["SHA512", sha512]] as const) {
-        const seed = parseTotpSeed(`otpauth://totp/Example:alice@example.com?secret=${base32(SEEDS[algorithm])}&issuer=Example&algorithm=${algorithm}&digits=8&period=30`);
+      for (const [algorithm, expected] of [
+        ["SHA1", sha1],
+        ["SHA256", sha256],
+        ["SHA512", sha512],
+      ] as const) {
+        const seed = parseTotpSeed(
+          `otpauth://totp/Example:alice@example.com?secret=${base32(SEEDS[algorithm])}&issuer=Example&algorithm=${algorithm}&digits=8&period=30`,
+        );
         assert.equal(totpCode(seed, seconds * 1000), expected, `${algorithm} at ${seconds}`);
       }
     }
@@ -42,7 +48,10 @@ describe("TOTP seeds", () => {
 
   test("a bare base32 key (spaces, dashes, lower case and padding allowed) means 6 digits, 30 s, SHA1", () => {
     const key = base32(SEEDS.SHA1);
-    const spaced = key.toLowerCase().replace(/(.{4})/g, "$1 ").replace(/ (\S)/, "-$1");
+    const spaced = key
+      .toLowerCase()
+      .replace(/(.{4})/g, "$1 ")
+      .replace(/ (\S)/, "-$1");
     const seed = parseTotpSeed(`  ${spaced}====\n`);
     assert.deepEqual({ ...seed, key: "" }, { key: "", digits: 6, period: 30, algorithm: "SHA1" });
     assert.equal(totpCode(seed, 59_000), "287082", "the last 6 digits of the 8-digit SHA1 vector");
@@ -65,7 +74,11 @@ describe("TOTP seeds", () => {
       ["horse battery staple 1890", /not base32: character 19/],
     ];
     for (const [raw, message] of refused) {
-      assert.throws(() => parseTotpSeed(raw), (error: unknown) => error instanceof TotpSeedError && message.test(error.message) && !error.message.includes(key), raw);
+      assert.throws(
+        () => parseTotpSeed(raw),
+        (error: unknown) => error instanceof TotpSeedError && message.test(error.message) && !error.message.includes(key),
+        raw,
+      );
     }
   });
 });

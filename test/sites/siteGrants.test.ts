@@ -48,18 +48,33 @@ async function grantsOn(location: StoreLocation, exec: Exec): Promise<void> {
   try {
     await registry.define({ name: "library", origins: ["https://library.example.com"] });
     await registry.define({ name: "bank", origins: ["https://bank.example.com"] });
-    await assert.rejects(registry.allow("nowhere", { risk: "reversible_write", secrets: [], via: "cli" }), (e: unknown) => e instanceof SiteError && e.code === "site_unknown");
-    await assert.rejects(registry.allow("library", { risk: "read_only" as never, secrets: [], via: "cli" }), (e: unknown) => e instanceof SiteError && e.code === "invalid_site");
-    await assert.rejects(registry.allow("library", { risk: "reversible_write", secrets: [], durationMs: 91 * 86_400_000, via: "cli" }), (e: unknown) => e instanceof SiteError && /at most 90d/.test(e.message));
+    await assert.rejects(
+      registry.allow("nowhere", { risk: "reversible_write", secrets: [], via: "cli" }),
+      (e: unknown) => e instanceof SiteError && e.code === "site_unknown",
+    );
+    await assert.rejects(
+      registry.allow("library", { risk: "read_only" as never, secrets: [], via: "cli" }),
+      (e: unknown) => e instanceof SiteError && e.code === "invalid_site",
+    );
+    await assert.rejects(
+      registry.allow("library", { risk: "reversible_write", secrets: [], durationMs: 91 * 86_400_000, via: "cli" }),
+      (e: unknown) => e instanceof SiteError && /at most 90d/.test(e.message),
+    );
 
     const grant = await registry.allow("library", { risk: "reversible_write", secrets: ["LIB_PIN", "LIB_PIN"], via: "cli" });
     assert.deepEqual([grant.risk, grant.secrets], ["reversible_write", ["LIB_PIN"]]);
     const days = (Date.parse(grant.expiresAt) - Date.parse(grant.grantedAt)) / 86_400_000;
     assert.equal(days, 30, "30 days by default");
     const live = await registry.liveGrants("library");
-    assert.deepEqual(live.map((g) => [g.grantId, g.risk, g.secrets, g.origins]), [[grant.id, "reversible_write", ["LIB_PIN"], ["https://library.example.com"]]]);
+    assert.deepEqual(
+      live.map((g) => [g.grantId, g.risk, g.secrets, g.origins]),
+      [[grant.id, "reversible_write", ["LIB_PIN"], ["https://library.example.com"]]],
+    );
     assert.deepEqual(await registry.liveGrants("bank"), [], "a grant on one site is not another's");
-    assert.deepEqual((await registry.show("library"))?.grants.map((g) => g.id), [grant.id]);
+    assert.deepEqual(
+      (await registry.show("library"))?.grants.map((g) => g.id),
+      [grant.id],
+    );
 
     // Expiry: past its end it is not live.
     offsetMs = 31 * 86_400_000;
@@ -90,11 +105,19 @@ async function grantsOn(location: StoreLocation, exec: Exec): Promise<void> {
 
     const checker = openOperationStore(location, { sealer });
     try {
-      const failing = (await checker.findUnauthenticRows()).filter((row) => row.table === "site_grants").map((row) => row.id).sort();
+      const failing = (await checker.findUnauthenticRows())
+        .filter((row) => row.table === "site_grants")
+        .map((row) => row.id)
+        .sort();
       // The extended one was revoked since: revoking seals what it ends, which then grants nothing anyway.
       assert.deepEqual(failing, [`grant ${grant.id} on site library`, `grant ${third.id} on site bank`].sort());
-      const changes = (await checker.readJournalEvents(0, 100)).filter((e) => e.type === "site_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
-      assert.deepEqual(changes.filter((c) => c === "granted" || c === "grants_revoked"), ["granted", "granted", "granted", "grants_revoked", "granted"]);
+      const changes = (await checker.readJournalEvents(0, 100))
+        .filter((e) => e.type === "site_changed")
+        .map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
+      assert.deepEqual(
+        changes.filter((c) => c === "granted" || c === "grants_revoked"),
+        ["granted", "granted", "granted", "grants_revoked", "granted"],
+      );
       assert.ok((await verifyJournal(checker, sealer)).ok);
     } finally {
       await checker.close();
@@ -108,6 +131,9 @@ describe("standing grants on both stores", () => {
   test("siteGrants (SQLite): given, listed, expired and revoked; a widened, extended or un-revoked row grants nothing and journal verify names it", () =>
     grantsOn({ backend: "sqlite", path: sqliteStorePath(makeTempHome()), busyTimeoutMs: 1000 }, sqliteExec));
   const postgres = database.skip === undefined ? {} : { skip: database.skip };
-  test("siteGrants (PostgreSQL): given, listed, expired and revoked; a widened, extended or un-revoked row grants nothing and journal verify names it", postgres, () =>
-    grantsOn(freshPostgresLocation(database.url ?? "", created), postgresExec));
+  test(
+    "siteGrants (PostgreSQL): given, listed, expired and revoked; a widened, extended or un-revoked row grants nothing and journal verify names it",
+    postgres,
+    () => grantsOn(freshPostgresLocation(database.url ?? "", created), postgresExec),
+  );
 });

@@ -76,7 +76,9 @@ const backends: Backend[] = [
     location: () => freshPostgresLocation(database.url ?? "", created),
     rows: async (location) => {
       const pg = location as { url: string; schema?: string };
-      return withSchemaClient(pg.url, pg.schema, async (client) => JSON.stringify([(await client.query("SELECT * FROM sites")).rows, (await client.query("SELECT * FROM journal_events")).rows]));
+      return withSchemaClient(pg.url, pg.schema, async (client) =>
+        JSON.stringify([(await client.query("SELECT * FROM sites")).rows, (await client.query("SELECT * FROM journal_events")).rows]),
+      );
     },
     exec: async (location, sql) => {
       const pg = location as { url: string; schema?: string };
@@ -95,7 +97,12 @@ async function sealedSessions(backend: Backend): Promise<void> {
       const store = openSiteStoreAt(location, { sealer });
       const registry = createSiteRegistry({ store, box: createSealedBox(deriveSubkey(key, "sites")), publicUrl: "https://errand.example/" });
       try {
-        const defined = await registry.define({ name: "library", origins: ["https://Library.example.com/", "https://*.example.com", "https://example.com"], loginUrl: "https://library.example.com/login", loggedInSelector: "#sign-out" });
+        const defined = await registry.define({
+          name: "library",
+          origins: ["https://Library.example.com/", "https://*.example.com", "https://example.com"],
+          loginUrl: "https://library.example.com/login",
+          loggedInSelector: "#sign-out",
+        });
         assert.equal(defined.created, true);
         assert.deepEqual(defined.site.origins, ["https://*.example.com", "https://example.com", "https://library.example.com"]);
         assert.equal(defined.site.loggedIn, false);
@@ -105,7 +112,10 @@ async function sealedSessions(backend: Backend): Promise<void> {
         await registry.saveSession(site, session(), "saved");
         const opened = await registry.openSession(site);
         assert.deepEqual(opened?.cookies.map((c) => c.name).sort(), ["sid", "wide"], "the tracker's cookie is not kept");
-        assert.deepEqual(opened?.origins.map((o) => o.origin), ["https://library.example.com"]);
+        assert.deepEqual(
+          opened?.origins.map((o) => o.origin),
+          ["https://library.example.com"],
+        );
         assert.equal((await registry.show("library"))?.loggedIn, true);
         assert.equal(registry.loginPageUrl("library"), "https://errand.example/owner/sites/library/login");
         const rows = await backend.rows(location);
@@ -139,7 +149,9 @@ async function sealedSessions(backend: Backend): Promise<void> {
         assert.equal(await registry.remove("library"), false);
         const operations = openOperationStore(location, { sealer });
         try {
-          const changes = (await operations.readJournalEvents(0, 50)).filter((e) => e.type === "site_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
+          const changes = (await operations.readJournalEvents(0, 50))
+            .filter((e) => e.type === "site_changed")
+            .map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
           assert.deepEqual(changes, ["created", "replaced", "deleted"]);
           assert.ok((await verifyJournal(operations, sealer)).ok);
         } finally {
@@ -153,9 +165,14 @@ async function sealedSessions(backend: Backend): Promise<void> {
 }
 
 describe("site registry on both stores", () => {
-  test("siteRegistry (SQLite): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it; a definition widened without the key grants nothing", () => sealedSessions(backends[0]!));
+  test("siteRegistry (SQLite): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it; a definition widened without the key grants nothing", () =>
+    sealedSessions(backends[0]!));
   const postgres = database.skip === undefined ? {} : { skip: database.skip };
-  test("siteRegistry (PostgreSQL): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it; a definition widened without the key grants nothing", postgres, () => sealedSessions(backends[1]!));
+  test(
+    "siteRegistry (PostgreSQL): a saved session is sealed and restricted to the site's origins; no row holds a cookie or storage value; a redefinition drops it; a definition widened without the key grants nothing",
+    postgres,
+    () => sealedSessions(backends[1]!),
+  );
 });
 
 describe("site registry settings", () => {
@@ -177,7 +194,10 @@ describe("site registry settings", () => {
       assert.match(await refusal({ name: "lib", origins: ["https://a.example/path"] }), /^invalid_site: .*origin a site's session can be used on/);
       assert.match(await refusal({ name: "lib", origins: [] }), /^invalid_site: .*at least one origin/);
       assert.match(await refusal({ name: "lib", origins: ["https://a.example"], loginUrl: "https://sso.example/login" }), /^invalid_site: --login-url/);
-      assert.equal(await refusal({ name: "lib", origins: ["https://a.example"], loginUrl: "https://sso.example/login", loginHosts: ["sso.example"] }), "accepted");
+      assert.equal(
+        await refusal({ name: "lib", origins: ["https://a.example"], loginUrl: "https://sso.example/login", loginHosts: ["sso.example"] }),
+        "accepted",
+      );
       assert.match(await refusal({ name: "lib", origins: ["https://a.example"], loggedInSelector: " " }), /^invalid_site: --logged-in/);
       assert.equal(registry.loginPageUrl("lib"), "/owner/sites/lib/login");
     } finally {

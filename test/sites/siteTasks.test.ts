@@ -38,7 +38,13 @@ const images: Buffer[] = [];
 before(async () => {
   fixture = await startLoginSite(PASSWORD, { cookie: COOKIE_CANARY, storage: STORAGE_CANARY });
   const allow = [fixture.site.origin, fixture.evil.origin].map((origin) => origin.replace("http://", "")).join(",");
-  env = { ERRAND_HOME: home, ERRAND_OWNER_APPROVAL: "none", ERRAND_PUBLIC_URL: PUBLIC_URL, ERRAND_ALLOW_PRIVATE: allow, ERRAND_OWNER_PASSWORD: "Owner-Password-Canary-5555" };
+  env = {
+    ERRAND_HOME: home,
+    ERRAND_OWNER_APPROVAL: "none",
+    ERRAND_PUBLIC_URL: PUBLIC_URL,
+    ERRAND_ALLOW_PRIVATE: allow,
+    ERRAND_OWNER_PASSWORD: "Owner-Password-Canary-5555",
+  };
 });
 after(async () => {
   await fixture.close();
@@ -54,7 +60,14 @@ async function errand(args: string[], stdin = ""): Promise<ErrandRun> {
 interface Envelope {
   ok: boolean;
   status: string;
-  receipt: { operationId: string; status: string; error: { code: string; message: string } | null; outputs?: Record<string, { text: string }>; network: { blocked: { code: string }[] }; artifacts?: { index: number }[] } | null;
+  receipt: {
+    operationId: string;
+    status: string;
+    error: { code: string; message: string } | null;
+    outputs?: Record<string, { text: string }>;
+    network: { blocked: { code: string }[] };
+    artifacts?: { index: number }[];
+  } | null;
   error: { code: string; message: string } | null;
   data: Record<string, unknown>;
 }
@@ -115,7 +128,17 @@ function everyFile(dir: string): { path: string; text: string }[] {
 
 describe("site tasks end to end", () => {
   test("a login task saves the site's session; read tasks then work behind the login with no secret, the rotated cookie and the local storage carried across tasks", async () => {
-    const added = await errand(["site", "add", "library", "--origin", fixture.site.origin, "--login-url", `${fixture.site.origin}/login`, "--logged-in", "#sign-out"]);
+    const added = await errand([
+      "site",
+      "add",
+      "library",
+      "--origin",
+      fixture.site.origin,
+      "--login-url",
+      `${fixture.site.origin}/login`,
+      "--logged-in",
+      "#sign-out",
+    ]);
     assert.equal(added.code, 0, added.stderr);
     const declared = await errand(["secret", "set", "library_pw", "--site", fixture.site.origin], `${PASSWORD}\n`);
     assert.equal(declared.code, 0, declared.stderr);
@@ -135,7 +158,10 @@ describe("site tasks end to end", () => {
       const read = await run(readTask());
       assert.equal(read.envelope.receipt?.status, "PASS", `round ${round}: ${JSON.stringify(read.envelope.receipt?.error)}`);
       assert.equal(read.envelope.receipt?.outputs?.["storage"]?.text, "storage was kept", "the site's local storage came back");
-      assert.ok(read.envelope.receipt?.network.blocked.some((b) => b.code === "session_egress_blocked"), "the page's requests to the other origin on the site's host were refused");
+      assert.ok(
+        read.envelope.receipt?.network.blocked.some((b) => b.code === "session_egress_blocked"),
+        "the page's requests to the other origin on the site's host were refused",
+      );
       assert.equal(await keepScreenshots(read.envelope), 1, "the logged-in page's screenshot is kept for the canary search");
     }
     assert.equal(fixture.accountViews(), viewsBefore + 2, "each read reached the logged-in page with a cookie only valid once");
@@ -157,7 +183,11 @@ describe("site tasks end to end", () => {
     const served = await startServe([], { env });
     try {
       const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${served.origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const response = await fetch(`${served.origin}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
         const text = await response.text();
         streams.push(text);
         return { status: response.status, text };
@@ -169,16 +199,27 @@ describe("site tasks end to end", () => {
       assert.match(looked.text, /Your account/);
       const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), provider: "local", ...readTask() };
       assert.equal((await call("POST", "/v1/operations", task)).status, 201);
-      const collected = JSON.parse((await call("POST", `/v1/operations/${task.operationId}/collect`, { waitSeconds: 60 })).text) as { receipt?: { status: string } };
+      const collected = JSON.parse((await call("POST", `/v1/operations/${task.operationId}/collect`, { waitSeconds: 60 })).text) as {
+        receipt?: { status: string };
+      };
       assert.equal(collected.receipt?.status, "PASS");
       for (const path of ["/v1/sites", "/v1/sites/library"]) {
-        for (const method of ["GET", "POST", "PUT", "DELETE"]) assert.equal((await call(method, path, method === "GET" || method === "DELETE" ? undefined : { origins: ["https://evil.example"] })).status, 404, `${method} ${path}`);
+        for (const method of ["GET", "POST", "PUT", "DELETE"])
+          assert.equal(
+            (await call(method, path, method === "GET" || method === "DELETE" ? undefined : { origins: ["https://evil.example"] })).status,
+            404,
+            `${method} ${path}`,
+          );
       }
     } finally {
       await served.stop();
     }
     streams.push(served.stdout(), served.stderr());
-    assert.deepEqual(TOOLS.map((tool) => tool.name).filter((name) => /site/i.test(name)), [], "no MCP tool manages sites");
+    assert.deepEqual(
+      TOOLS.map((tool) => tool.name).filter((name) => /site/i.test(name)),
+      [],
+      "no MCP tool manages sites",
+    );
   });
 
   test("an expired session gives login_required (BLOCKED, before any step) with the login page and a sentence to show the person", async () => {
@@ -187,7 +228,10 @@ describe("site tasks end to end", () => {
     assert.equal(expired.code, 4);
     assert.equal(expired.envelope.receipt?.status, "BLOCKED");
     assert.equal(expired.envelope.receipt?.error?.code, "login_required");
-    assert.match(expired.envelope.receipt?.error?.message ?? "", /Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/);
+    assert.match(
+      expired.envelope.receipt?.error?.message ?? "",
+      /Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/,
+    );
     const shown = await errand(["site", "show", "library", "--json"]);
     assert.deepEqual((JSON.parse(shown.stdout) as { data: { site: { loggedIn: boolean; session: string } } }).data.site.session, "expired");
     const known = await run(readTask());
@@ -236,18 +280,25 @@ describe("site tasks end to end", () => {
   test("no site cookie or storage value, and no session value the site ever issued, is in any stream, file, database row or screenshot, or reached the other origin", () => {
     const values = fixture.issuedValues();
     assert.ok(values.length >= 5, "the site issued and rotated session values");
-    assert.ok(values.some((value) => value.startsWith("Mfa-Pend-")), "the TOTP login's pending value is searched too");
+    assert.ok(
+      values.some((value) => value.startsWith("Mfa-Pend-")),
+      "the TOTP login's pending value is searched too",
+    );
     const files = everyFile(home);
     assert.ok(files.some((f) => f.path.endsWith("errand.db")));
     assert.ok(images.length >= 4, `${images.length} screenshots searched`);
     // Files are searched as bytes and as their base64, as images are: a file may be an image.
     const find = canaryHaystack(
       streams.map((text, index) => [`stream ${index}: ${text.slice(0, 200)}`, text] as const),
-      [...files.map((file) => [file.path, Buffer.from(file.text, "latin1")] as const), ...images.map((image, index) => [`screenshot ${index}`, image] as const)],
+      [
+        ...files.map((file) => [file.path, Buffer.from(file.text, "latin1")] as const),
+        ...images.map((image, index) => [`screenshot ${index}`, image] as const),
+      ],
     );
     for (const value of [...values, PASSWORD, fixture.totpSeed, "Owner-Password-Canary-5555"]) assert.equal(find(value), null, `${value} leaked`);
     const evilRequests = fixture.evil.hits;
-    for (const hit of evilRequests) for (const value of values) assert.ok(!carriesCanary(hit.headers, value), `the other origin received ${value} in ${hit.headers}`);
+    for (const hit of evilRequests)
+      for (const value of values) assert.ok(!carriesCanary(hit.headers, value), `the other origin received ${value} in ${hit.headers}`);
     assert.equal(evilRequests.filter((hit) => /cookie/i.test(hit.headers)).length, 0, "no request to the other origin carried a Cookie header");
   });
 });
@@ -276,7 +327,10 @@ describe("site tasks on PostgreSQL", { skip: database.skip }, () => {
         for (const { table_name } of tables.rows) dumps.push(JSON.stringify((await client.query(`SELECT * FROM "${table_name}"`)).rows));
         return dumps;
       });
-      assert.ok(rows.some((dump) => dump.includes("aead1.")), "the session is stored, sealed");
+      assert.ok(
+        rows.some((dump) => dump.includes("aead1.")),
+        "the session is stored, sealed",
+      );
       for (const value of values) {
         for (const [index, dump] of rows.entries()) assert.ok(!carriesCanary(dump, value), `table ${index} carries ${value}`);
         for (const [index, text] of streams.entries()) assert.ok(!carriesCanary(text, value), `stream ${index} carries ${value}`);

@@ -85,7 +85,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         // The attacker's own valid scrypt hash replaces the owner's.
         const attackerHash = await hashOwnerPassword(ATTACKER_PASSWORD);
         await sql(`UPDATE owner_secret SET encoded = '${attackerHash}'`);
-        await assert.rejects(access.readOwnerSecret(), (error: unknown) => error instanceof RowTamperedError && error.code === "journal_tampered" && !error.message.includes(attackerHash));
+        await assert.rejects(
+          access.readOwnerSecret(),
+          (error: unknown) => error instanceof RowTamperedError && error.code === "journal_tampered" && !error.message.includes(attackerHash),
+        );
         // Revocation lives under the MAC: setting revoked_ms back to NULL does not bring the token back.
         await sql("UPDATE api_tokens SET revoked_ms = NULL WHERE token_id = 'tok_revoked'");
         assert.equal(await access.readApiToken("h-revoked".padEnd(64, "0")), undefined, "an un-revoked token stays refused");
@@ -95,10 +98,18 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(await access.readApiToken("h-b".padEnd(64, "0")), undefined, "a row carrying another row's MAC is refused");
         assert.equal((await access.readApiToken("h-a".padEnd(64, "0")))?.tokenId, "tok_a", "the untouched row still works");
         // A row inserted without the key (no MAC, or a made-up one) grants nothing either.
-        await sql("INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms, mac) VALUES ('tok_forged', 'forged', 'h-forged', 1, NULL, NULL)");
+        await sql(
+          "INSERT INTO api_tokens (token_id, name, token_hash, created_ms, revoked_ms, mac) VALUES ('tok_forged', 'forged', 'h-forged', 1, NULL, NULL)",
+        );
         assert.equal(await access.readApiToken("h-forged"), undefined);
         const listed = await access.listApiTokens();
-        assert.deepEqual(listed.filter((t) => !t.authentic).map((t) => t.tokenId).sort(), ["tok_b", "tok_forged", "tok_revoked"]);
+        assert.deepEqual(
+          listed
+            .filter((t) => !t.authentic)
+            .map((t) => t.tokenId)
+            .sort(),
+          ["tok_b", "tok_forged", "tok_revoked"],
+        );
 
         const expected = [
           { table: "owner_secret", id: "the owner password" },
@@ -114,7 +125,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         for (const row of expected) assert.match(verify.stdout, new RegExp(`TAMPERED row: ${row.table} ${row.id} `));
         const verifyJson = await errandInProcess(["journal", "verify", "--json"], env);
         assert.equal(verifyJson.code, 1);
-        assert.deepEqual(sorted((JSON.parse(verifyJson.stdout) as { data: { unauthenticRows: { table: string; id: string }[] } }).data.unauthenticRows), sorted(expected));
+        assert.deepEqual(
+          sorted((JSON.parse(verifyJson.stdout) as { data: { unauthenticRows: { table: string; id: string }[] } }).data.unauthenticRows),
+          sorted(expected),
+        );
         const doctor = await errandInProcess(["doctor", "--offline", "--json"], env);
         assert.equal(doctor.code, 1);
         const checks = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string }[] } }).data.checks;
@@ -172,13 +186,37 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const access = openAccessStoreAt(h.location, { sealer: h.sealer });
       const sql = sqlFor(h.location);
       const later = (await access.now()) + 3_600_000;
-      const pair = (n: number) => ({ accessHash: `a${n}`.padEnd(64, "0"), accessExpiresMs: later, refreshHash: `r${n}`.padEnd(64, "0"), refreshExpiresMs: later });
+      const pair = (n: number) => ({
+        accessHash: `a${n}`.padEnd(64, "0"),
+        accessExpiresMs: later,
+        refreshHash: `r${n}`.padEnd(64, "0"),
+        refreshExpiresMs: later,
+      });
       const family = (id: string, n: number) => ({ familyId: id, clientId: "c1", scopes: ["tasks"], resource: "http://h/mcp", ...pair(n) });
-      const code = (hash: string) => ({ codeHash: hash, clientId: "c1", redirectUri: "https://chatgpt.com/cb", codeChallenge: "x", scopes: ["tasks"], resource: "http://h/mcp", expiresMs: later, usedMs: null });
+      const code = (hash: string) => ({
+        codeHash: hash,
+        clientId: "c1",
+        redirectUri: "https://chatgpt.com/cb",
+        codeChallenge: "x",
+        scopes: ["tasks"],
+        resource: "http://h/mcp",
+        expiresMs: later,
+        usedMs: null,
+      });
       try {
-        await access.registerClient({ clientId: "c1", secretHash: null, authMethod: "none", clientName: "one", redirectUris: ["https://chatgpt.com/cb"], metadata: {} }, 10);
-        await access.registerClient({ clientId: "c2", secretHash: null, authMethod: "none", clientName: "two", redirectUris: ["https://chatgpt.com/cb"], metadata: {} }, 10);
-        for (const [hash, id, n] of [["code1", "f1", 1], ["code2", "f2", 2], ["code3", "f3", 3]] as const) {
+        await access.registerClient(
+          { clientId: "c1", secretHash: null, authMethod: "none", clientName: "one", redirectUris: ["https://chatgpt.com/cb"], metadata: {} },
+          10,
+        );
+        await access.registerClient(
+          { clientId: "c2", secretHash: null, authMethod: "none", clientName: "two", redirectUris: ["https://chatgpt.com/cb"], metadata: {} },
+          10,
+        );
+        for (const [hash, id, n] of [
+          ["code1", "f1", 1],
+          ["code2", "f2", 2],
+          ["code3", "f3", 3],
+        ] as const) {
           await access.saveAuthorizationCode(code(hash));
           assert.deepEqual(await access.redeemAuthorizationCode(hash, family(id, n)), { kind: "redeemed" });
         }
@@ -228,7 +266,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
         // Revoking everything still works on every row, and seals each as revoked.
         assert.ok((await access.revokeAllTokenFamilies("owner")) >= 1);
-        assert.equal((await h.service.findUnauthenticRows()).some((r) => r.table === "oauth_families"), false, "revoked rows are sealed again as revoked");
+        assert.equal(
+          (await h.service.findUnauthenticRows()).some((r) => r.table === "oauth_families"),
+          false,
+          "revoked rows are sealed again as revoked",
+        );
       } finally {
         await access.close();
         await h.close();
@@ -248,7 +290,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
         const [other] = await sql("SELECT mac FROM secrets WHERE name = 'other'");
         await sql(`UPDATE secrets SET updated_ms = updated_ms + 1, mac = '${String(other?.["mac"])}' WHERE name = 'other'`);
         for (const name of ["portal", "other"]) {
-          await assert.rejects(registry.reveal(name), (error: unknown) => error instanceof SecretError && error.code === "secret_unreadable" && !error.message.includes(SECRET_CANARY));
+          await assert.rejects(
+            registry.reveal(name),
+            (error: unknown) => error instanceof SecretError && error.code === "secret_unreadable" && !error.message.includes(SECRET_CANARY),
+          );
           await assert.rejects(registry.lookup(name), (error: unknown) => error instanceof SecretError && error.code === "secret_unreadable");
         }
         const rows = (await h.service.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`).sort();
@@ -306,7 +351,9 @@ describe("doctor under another key", () => {
       await access.createApiToken({ tokenId: "tok_a", name: "a", tokenHash: "h-a" });
       writeFileSync(join(h.home, "keys", "master.key"), `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
       const doctor = await errandInProcess(["doctor", "--offline", "--json"], baseEnv({ ERRAND_HOME: h.home }));
-      const rows = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string }[] } }).data.checks.find((c) => c.name === "authority rows");
+      const rows = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string }[] } }).data.checks.find(
+        (c) => c.name === "authority rows",
+      );
       assert.equal(rows?.ok, false);
       assert.match(rows.detail, /not checked: keys\/master\.key is not the key this database's journal was written with/);
       assert.ok(!rows.detail.includes("tok_a"));

@@ -12,7 +12,14 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreLocation } from "../../src/app/openStores.js";
-import { openAccessStoreAt, openFileStoreAt, openKeyRotationStoreAt, openOperationStore, openSecretStoreAt, openSiteStoreAt } from "../../src/app/openStores.js";
+import {
+  openAccessStoreAt,
+  openFileStoreAt,
+  openKeyRotationStoreAt,
+  openOperationStore,
+  openSecretStoreAt,
+  openSiteStoreAt,
+} from "../../src/app/openStores.js";
 import { createOwnerFiles } from "../../src/files/createOwnerFiles.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
 import { verifyKeyHandovers } from "../../src/journal/verifyKeyHandovers.js";
@@ -46,7 +53,14 @@ const HELD_CANARY = "Rotate-Held-Canary-8842";
 const ARTIFACT_CANARY = "Rotate-Artifact-Canary-6063";
 const CANARIES = [SECRET_CANARY, COOKIE_CANARY, FILE_CANARY, HELD_CANARY, ARTIFACT_CANARY];
 const ARTIFACT_BYTES = Buffer.from(`\x89PNG ${ARTIFACT_CANARY}`);
-const ARTIFACT: ScreenshotRecord = { kind: "screenshot", moment: "final", index: 0, mediaType: "image/png", bytes: ARTIFACT_BYTES.length, sha256: createHash("sha256").update(ARTIFACT_BYTES).digest("hex") };
+const ARTIFACT: ScreenshotRecord = {
+  kind: "screenshot",
+  moment: "final",
+  index: 0,
+  mediaType: "image/png",
+  bytes: ARTIFACT_BYTES.length,
+  sha256: createHash("sha256").update(ARTIFACT_BYTES).digest("hex"),
+};
 
 const database = await testDatabase();
 const created: string[] = [];
@@ -95,7 +109,9 @@ const backends: Backend[] = [
     dump: (h) => {
       const pg = h.location as { url: string; schema?: string };
       return withSchemaClient(pg.url, pg.schema, async (client) => {
-        const tables = (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).rows.map((r) => r.tablename);
+        const tables = (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).rows.map(
+          (r) => r.tablename,
+        );
         const all = [];
         for (const t of tables) all.push((await client.query(`SELECT * FROM "${t}"`)).rows);
         return JSON.stringify(all);
@@ -148,18 +164,45 @@ async function populate(h: Harness, clock: { advance(ms: number): void }): Promi
   }
   const held = await h.store.readOperation(heldId);
   assert.ok(held?.kind === "live");
-  await createHeldResults(h.store, h.key, DAY).hold(heldId, held.operation.requestDigest, held.operation.attempts, { ephemeral: true, outputs: { balance: HELD_CANARY } });
+  await createHeldResults(h.store, h.key, DAY).hold(heldId, held.operation.requestDigest, held.operation.attempts, {
+    ephemeral: true,
+    outputs: { balance: HELD_CANARY },
+  });
   const withArtifact = await h.store.readOperation(artifactId);
   assert.ok(withArtifact?.kind === "live" && h.artifactStore !== undefined);
-  await createArtifactKeeping(h.artifactStore, h.key, DAY).keep(artifactId, withArtifact.operation.requestDigest, withArtifact.operation.attempts, "full", [{ ...ARTIFACT, data: ARTIFACT_BYTES }]);
+  await createArtifactKeeping(h.artifactStore, h.key, DAY).keep(artifactId, withArtifact.operation.requestDigest, withArtifact.operation.attempts, "full", [
+    { ...ARTIFACT, data: ARTIFACT_BYTES },
+  ]);
 
   const access = openAccessStoreAt(h.location, { sealer });
   try {
     await access.writeOwnerSecret("scrypt$owner-password-hash");
     await access.createApiToken({ tokenId: "tok_1", name: "ci", tokenHash: "a".repeat(64) });
-    await access.registerClient({ clientId: "public-client", secretHash: null, authMethod: "none", clientName: "ChatGPT", redirectUris: ["https://chatgpt.com/cb"], metadata: {} }, 10);
-    await access.registerClient({ clientId: "secret-client", secretHash: "b".repeat(64), authMethod: "client_secret_post", clientName: "Other", redirectUris: ["https://other.example/cb"], metadata: {} }, 10);
-    await access.saveAuthorizationCode({ codeHash: "c".repeat(64), clientId: "public-client", redirectUri: "https://chatgpt.com/cb", codeChallenge: "x", scopes: ["errand"], resource: "https://errand.example/mcp", expiresMs: Date.UTC(2030, 0, 1), usedMs: null });
+    await access.registerClient(
+      { clientId: "public-client", secretHash: null, authMethod: "none", clientName: "ChatGPT", redirectUris: ["https://chatgpt.com/cb"], metadata: {} },
+      10,
+    );
+    await access.registerClient(
+      {
+        clientId: "secret-client",
+        secretHash: "b".repeat(64),
+        authMethod: "client_secret_post",
+        clientName: "Other",
+        redirectUris: ["https://other.example/cb"],
+        metadata: {},
+      },
+      10,
+    );
+    await access.saveAuthorizationCode({
+      codeHash: "c".repeat(64),
+      clientId: "public-client",
+      redirectUri: "https://chatgpt.com/cb",
+      codeChallenge: "x",
+      scopes: ["errand"],
+      resource: "https://errand.example/mcp",
+      expiresMs: Date.UTC(2030, 0, 1),
+      usedMs: null,
+    });
     const redeemed = await access.redeemAuthorizationCode("c".repeat(64), {
       familyId: "fam_1",
       clientId: "public-client",
@@ -182,7 +225,13 @@ function openHome(backend: Backend) {
   const fake = createFakeExecutor();
   const home = makeHome();
   const location = backend.location(home);
-  const h = openHarness({ home, clock: clock.now, execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED, ...(location === undefined ? {} : { location }) });
+  const h = openHarness({
+    home,
+    clock: clock.now,
+    execute: fake.execute,
+    config: REVERSIBLE_WRITES_UNATTENDED,
+    ...(location === undefined ? {} : { location }),
+  });
   return { h, clock };
 }
 
@@ -238,7 +287,10 @@ for (const backend of backends) {
             (await verifyKeyHandovers(store, [h.sealer])).map((r) => [r.fromKeyId, r.toKeyId, r.handover]),
             [[h.sealer.keyId, nextSealer.keyId, "verified"]],
           );
-          assert.deepEqual((await verifyKeyHandovers(store, [])).map((r) => r.handover), ["key_not_kept"]);
+          assert.deepEqual(
+            (await verifyKeyHandovers(store, [])).map((r) => r.handover),
+            ["key_not_kept"],
+          );
 
           // Work goes on under the new key; a process still holding the old one changes nothing.
           const service = createOperationsService({ store, sealer: nextSealer, digestKey: next, config: h.config, execute: createFakeExecutor().execute });
@@ -318,19 +370,29 @@ for (const backend of backends) {
         };
         const queued = randomUUID();
         await h.service.submit(readTask(queued));
-        await assert.rejects(rotate(h, randomBytes(32)), (error: unknown) => error instanceof KeyRotationRefusedError && error.message.includes(`${queued} (queued)`) && error.message.includes("errand runner"));
+        await assert.rejects(
+          rotate(h, randomBytes(32)),
+          (error: unknown) =>
+            error instanceof KeyRotationRefusedError && error.message.includes(`${queued} (queued)`) && error.message.includes("errand runner"),
+        );
         await unchanged();
         await h.service.runQueue();
 
         await backend.exec(h, "UPDATE api_tokens SET name = 'renamed'");
-        await assert.rejects(rotate(h, randomBytes(32)), (error: unknown) => error instanceof KeyRotationRefusedError && /api_tokens tok_1/.test(error.message));
+        await assert.rejects(
+          rotate(h, randomBytes(32)),
+          (error: unknown) => error instanceof KeyRotationRefusedError && /api_tokens tok_1/.test(error.message),
+        );
         await backend.exec(h, "DELETE FROM api_tokens");
         await unchanged();
 
         const live = (await h.store.listOperations({ limit: 1 }))[0];
         assert.ok(live !== undefined);
         await backend.exec(h, `UPDATE journal_events SET at_ms = at_ms + 1 WHERE operation_id = '${live.operationId}' AND chain_seq = 1`);
-        await assert.rejects(rotate(h, randomBytes(32)), (error: unknown) => error instanceof KeyRotationRefusedError && /does not verify/.test(error.message) && error.message.includes(live.operationId));
+        await assert.rejects(
+          rotate(h, randomBytes(32)),
+          (error: unknown) => error instanceof KeyRotationRefusedError && /does not verify/.test(error.message) && error.message.includes(live.operationId),
+        );
         assert.equal((await h.store.readJournalHead())?.keyId, h.sealer.keyId, "the key id is unchanged");
       } finally {
         await h.close();
@@ -354,7 +416,10 @@ for (const backend of backends) {
         };
         await h.secrets().set("zz_last", ["https://portal.example.com"], { kind: "stored", value: "another-value-12" });
         const dumpBefore = await backend.dump(h);
-        await assert.rejects(rotate(h, next, failing), (error: unknown) => error instanceof KeyRotationRefusedError && /zz_last/.test(error.message) && /Nothing was rotated/.test(error.message));
+        await assert.rejects(
+          rotate(h, next, failing),
+          (error: unknown) => error instanceof KeyRotationRefusedError && /zz_last/.test(error.message) && /Nothing was rotated/.test(error.message),
+        );
         assert.equal(sealedBefore, 3, "two secrets were re-sealed before the failure");
         assert.equal(await backend.dump(h), dumpBefore, "not a byte of any row changed");
         assert.ok((await verifyJournal(h.store, h.sealer)).ok);
@@ -427,7 +492,10 @@ for (const backend of backends) {
         const { heldId } = await populate(h, clock);
         const held = await h.store.readOperation(heldId);
         assert.ok(held?.kind === "live");
-        await createHeldResults(h.store, randomBytes(32), DAY).hold(heldId, held.operation.requestDigest, held.operation.attempts, { ephemeral: true, outputs: { x: "y" } });
+        await createHeldResults(h.store, randomBytes(32), DAY).hold(heldId, held.operation.requestDigest, held.operation.attempts, {
+          ephemeral: true,
+          outputs: { x: "y" },
+        });
         const report = await rotate(h, randomBytes(32));
         assert.deepEqual([report.resealed.heldResults, report.dropped.heldResults], [0, 1]);
       } finally {

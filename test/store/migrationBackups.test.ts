@@ -22,7 +22,10 @@ const fresh = (): string => {
   homes += 1;
   return mkdtempSync(join(scratch, `home${homes}-`));
 };
-const backups = (home: string): string[] => readdirSync(home).filter((f) => f.endsWith(".bak")).sort();
+const backups = (home: string): string[] =>
+  readdirSync(home)
+    .filter((f) => f.endsWith(".bak"))
+    .sort();
 
 /** Migrates a database at `path` up to each of the last `steps` schema versions in turn, as successive upgrades would. */
 function upgradeInSteps(path: string, steps: number, keep?: number): void {
@@ -65,7 +68,13 @@ describe("pre-migration copies", () => {
     const copy = (version: number, time: string, pid = 100): string => `${path}.pre-v${version}-${time}-${pid}.bak`;
     const justMade = copy(20, "2020-01-01T000000000Z");
     const older = [copy(16, "2026-01-01T000000000Z"), copy(17, "2026-02-01T000000000Z"), copy(18, "2026-03-01T000000000Z"), copy(19, "2026-04-01T000000000Z")];
-    const foreign = [`${path}.mine.bak`, `${path}.pre-v3-yesterday.bak`, `${path}.pre-v19-2026-04-01T000000000Z-100.bak.old`, join(home, "other.db.pre-v5-2026-01-01T000000000Z-1.bak"), join(home, "errand-2026-12-01.db")];
+    const foreign = [
+      `${path}.mine.bak`,
+      `${path}.pre-v3-yesterday.bak`,
+      `${path}.pre-v19-2026-04-01T000000000Z-100.bak.old`,
+      join(home, "other.db.pre-v5-2026-01-01T000000000Z-1.bak"),
+      join(home, "errand-2026-12-01.db"),
+    ];
     for (const f of [justMade, ...older, ...foreign]) writeFileSync(f, "x");
     const deleted = pruneMigrationBackups(path, justMade, 3);
     assert.deepEqual(deleted.sort(), older.slice(0, 2).sort(), "the two oldest of the others go");
@@ -80,7 +89,9 @@ describe("pre-migration copies", () => {
     const db = openSqliteDatabase(path);
     migrate(db, MIGRATIONS.slice(0, -1), path);
     db.close();
-    const earlier = ["2026-01-01T000000000Z", "2026-02-01T000000000Z", "2026-03-01T000000000Z"].map((time, i) => `${path}.pre-v${MIGRATIONS.length - 3 + i}-${time}-7.bak`);
+    const earlier = ["2026-01-01T000000000Z", "2026-02-01T000000000Z", "2026-03-01T000000000Z"].map(
+      (time, i) => `${path}.pre-v${MIGRATIONS.length - 3 + i}-${time}-7.bak`,
+    );
     for (const f of earlier) writeFileSync(f, "x");
     const config = resolveRuntimeConfig({ ERRAND_HOME: home, ERRAND_KEEP_MIGRATION_BACKUPS: "2" });
     const sealer = createJournalSealer(deriveSubkey(loadOrCreateMasterKey(home), "journal"));

@@ -37,7 +37,13 @@ for (const backend of ["sqlite", "postgres"] as const) {
         // Another connection (another runner on the same database) sees them.
         const seen = createOwnerFiles(other, createSealedBox(deriveSubkey(h.key, "owner-files")));
         const listed = await seen.list();
-        assert.deepEqual(listed.map((f) => [f.name, f.bytes]), [["a-note.txt", 14], ["resume.pdf", data.length]]);
+        assert.deepEqual(
+          listed.map((f) => [f.name, f.bytes]),
+          [
+            ["a-note.txt", 14],
+            ["resume.pdf", data.length],
+          ],
+        );
         for (const f of listed) {
           assert.deepEqual(Object.keys(f).sort(), ["bytes", "createdMs", "name", "sha256"]);
           assert.equal(typeof f.bytes, "number");
@@ -50,7 +56,12 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
         // The row keeps the bytes sealed: the canary is not in it, and the sealed value under another name does not open.
         const row = await store.readFile("resume.pdf");
-        assert.ok(row !== null && row.sealed.startsWith("aead1.") && !row.sealed.includes(CANARY) && !Buffer.from(row.sealed, "base64url").toString("latin1").includes(CANARY));
+        assert.ok(
+          row !== null &&
+            row.sealed.startsWith("aead1.") &&
+            !row.sealed.includes(CANARY) &&
+            !Buffer.from(row.sealed, "base64url").toString("latin1").includes(CANARY),
+        );
         await store.putFile({ name: "moved.pdf", bytes: row.bytes, sha256: row.sha256, sealed: row.sealed });
         await assert.rejects(seen.read("moved.pdf"), (e: unknown) => e instanceof OwnerFileError && e.code === "file_unreadable");
         // Under another key it does not open either.
@@ -74,9 +85,16 @@ for (const backend of ["sqlite", "postgres"] as const) {
       try {
         const files = createOwnerFiles(store, createSealedBox(deriveSubkey(h.key, "owner-files")));
         for (const name of ["../x", "/abs", "a\u0000b", "a\\b", "a/b", "..", ""]) {
-          await assert.rejects(files.add(name, Buffer.from(CANARY)), (e: unknown) => e instanceof OwnerFileError && e.code === "invalid_file_name", JSON.stringify(name));
+          await assert.rejects(
+            files.add(name, Buffer.from(CANARY)),
+            (e: unknown) => e instanceof OwnerFileError && e.code === "invalid_file_name",
+            JSON.stringify(name),
+          );
         }
-        await assert.rejects(files.add("big.bin", Buffer.alloc(OWNER_FILE_MAX_BYTES + 1)), (e: unknown) => e instanceof OwnerFileError && e.code === "file_too_large");
+        await assert.rejects(
+          files.add("big.bin", Buffer.alloc(OWNER_FILE_MAX_BYTES + 1)),
+          (e: unknown) => e instanceof OwnerFileError && e.code === "file_too_large",
+        );
         assert.deepEqual(await files.list(), []);
         // Exactly the limit is kept.
         await files.add("edge.bin", Buffer.alloc(OWNER_FILE_MAX_BYTES, 7));

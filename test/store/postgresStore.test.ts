@@ -27,7 +27,14 @@ after(async () => {
 
 function newOperation() {
   const operationId = randomUUID();
-  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only" as const, maxAttempts: 2, taskJson: JSON.stringify({ operationId }), details: {} };
+  return {
+    operationId,
+    requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`,
+    risk: "read_only" as const,
+    maxAttempts: 2,
+    taskJson: JSON.stringify({ operationId }),
+    details: {},
+  };
 }
 
 describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database.skip }, () => {
@@ -35,9 +42,15 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
     const name = schema();
     const stores = Array.from({ length: 4 }, () => openPostgresStore({ connectionString: url, schema: name, sealer }));
     try {
-      assert.deepEqual(await Promise.all(stores.map((s) => s.schemaVersion())), [1, 2, 3, 4].map(() => POSTGRES_SCHEMA_VERSION));
+      assert.deepEqual(
+        await Promise.all(stores.map((s) => s.schemaVersion())),
+        [1, 2, 3, 4].map(() => POSTGRES_SCHEMA_VERSION),
+      );
       const recorded = await withSchemaClient(url, name, (c) => c.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version"));
-      assert.deepEqual(recorded.rows.map((r) => r.version), POSTGRES_MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        recorded.rows.map((r) => r.version),
+        POSTGRES_MIGRATIONS.map((m) => m.version),
+      );
       const heads = await withSchemaClient(url, name, (c) => c.query("SELECT journal_id FROM journal_head"));
       assert.equal(heads.rowCount, 1, "one journal head");
     } finally {
@@ -47,12 +60,20 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
 
   test("a schema written by a newer errand is refused with store_schema_too_new before anything runs", async () => {
     const name = schema();
-    const newer = openPostgresStore({ connectionString: url, schema: name, sealer, migrations: [...POSTGRES_MIGRATIONS, { version: 99, name: "from the future", sql: "CREATE TABLE future (x int)" }] });
+    const newer = openPostgresStore({
+      connectionString: url,
+      schema: name,
+      sealer,
+      migrations: [...POSTGRES_MIGRATIONS, { version: 99, name: "from the future", sql: "CREATE TABLE future (x int)" }],
+    });
     assert.equal(await newer.schemaVersion(), 99);
     await newer.close();
     const older = openPostgresStore({ connectionString: url, schema: name, sealer });
     try {
-      await assert.rejects(older.createOperation(newOperation(), 1 << 20), (error: unknown) => error instanceof SchemaTooNewError && error.code === "store_schema_too_new" && /version 99/.test(error.message));
+      await assert.rejects(
+        older.createOperation(newOperation(), 1 << 20),
+        (error: unknown) => error instanceof SchemaTooNewError && error.code === "store_schema_too_new" && /version 99/.test(error.message),
+      );
     } finally {
       await older.close();
     }
@@ -63,7 +84,8 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
     const first = openPostgresStore({ connectionString: url, schema: name, sealer });
     const second = openPostgresStore({ connectionString: url, schema: name, sealer });
     try {
-      const cancelled = (op: { operationId: string; requestDigest: string }) => sampleReceipt({ status: "CANCELLED", operationId: op.operationId, requestDigest: op.requestDigest });
+      const cancelled = (op: { operationId: string; requestDigest: string }) =>
+        sampleReceipt({ status: "CANCELLED", operationId: op.operationId, requestDigest: op.requestDigest });
       for (let round = 0; round < 8; round += 1) {
         const a = newOperation();
         const b = newOperation();
@@ -88,7 +110,9 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
     const name = schema();
     const store = openPostgresStore({ connectionString: url, schema: name, sealer });
     try {
-      const dbNow = await withSchemaClient(url, undefined, async (c) => Number((await c.query<{ now: string }>("SELECT (extract(epoch FROM now()) * 1000)::bigint AS now")).rows[0]?.now));
+      const dbNow = await withSchemaClient(url, undefined, async (c) =>
+        Number((await c.query<{ now: string }>("SELECT (extract(epoch FROM now()) * 1000)::bigint AS now")).rows[0]?.now),
+      );
       const storeNow = await store.now();
       assert.ok(Math.abs(storeNow - dbNow) < 5_000, `store clock ${storeNow} vs database ${dbNow}`);
       await store.createOperation(newOperation(), 1 << 20);
@@ -103,7 +127,10 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
   });
 
   test("a bad URL and a server that does not answer are reported naming ERRAND_DATABASE_URL, never the password", async () => {
-    assert.throws(() => openPostgresStore({ connectionString: "mysql://x@y/z", sealer }), (e: unknown) => e instanceof Error && (e as { code?: string }).code === "configuration_error" && /ERRAND_DATABASE_URL/.test(e.message));
+    assert.throws(
+      () => openPostgresStore({ connectionString: "mysql://x@y/z", sealer }),
+      (e: unknown) => e instanceof Error && (e as { code?: string }).code === "configuration_error" && /ERRAND_DATABASE_URL/.test(e.message),
+    );
     assert.throws(() => openPostgresStore({ connectionString: "postgres://u@127.0.0.1:5432", sealer }), /names no database/);
     const nobody = openPostgresStore({ connectionString: "postgres://errand:hunter2secret@127.0.0.1:1/errand", sealer });
     try {
@@ -127,15 +154,28 @@ describe("PostgreSQL store", database.skip === undefined ? {} : { skip: database
     try {
       const first = await secrets.putSecret({ name: "SHOP_PASSWORD", sites: ["https://shop.example"], sourceKind: "stored", sealed: "sealed-payload" });
       assert.equal(first.created, true);
-      const again = await secrets.putSecret({ name: "SHOP_PASSWORD", sites: ["https://shop.example", "https://*.shop.example"], sourceKind: "stored", sealed: "sealed-payload-2" });
+      const again = await secrets.putSecret({
+        name: "SHOP_PASSWORD",
+        sites: ["https://shop.example", "https://*.shop.example"],
+        sourceKind: "stored",
+        sealed: "sealed-payload-2",
+      });
       assert.deepEqual([again.created, again.record.sites.length, again.record.sealed], [false, 2, "sealed-payload-2"]);
-      assert.deepEqual((await secrets.listSecrets()).map((r) => r.name), ["SHOP_PASSWORD"]);
+      assert.deepEqual(
+        (await secrets.listSecrets()).map((r) => r.name),
+        ["SHOP_PASSWORD"],
+      );
       assert.equal(await secrets.deleteSecret("SHOP_PASSWORD"), true);
       assert.equal(await secrets.deleteSecret("SHOP_PASSWORD"), false);
       assert.equal(await secrets.readSecret("SHOP_PASSWORD"), null);
-      const changes = (await store.readJournalEvents(0, 10)).filter((e) => e.type === "secret_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
+      const changes = (await store.readJournalEvents(0, 10))
+        .filter((e) => e.type === "secret_changed")
+        .map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
       assert.deepEqual(changes, ["created", "updated", "deleted"]);
-      assert.ok((await store.readJournalEvents(0, 10)).every((e) => !(e.body ?? "").includes("sealed-payload")), "no payload in the journal");
+      assert.ok(
+        (await store.readJournalEvents(0, 10)).every((e) => !(e.body ?? "").includes("sealed-payload")),
+        "no payload in the journal",
+      );
       assert.ok((await verifyJournal(store, sealer)).ok);
     } finally {
       await secrets.close();

@@ -10,7 +10,17 @@ import { manualClock, openHarness } from "../operations/support/harness.js";
 import { dropSchemas, freshPostgresLocation, testDatabase } from "../fixtures/testPostgres.js";
 
 function slot(overrides: Partial<SlotRequest> = {}): SlotRequest {
-  return { provider: "browserless", holder: "test", operationId: null, cap: 2, expiresMs: Date.UTC(2026, 0, 1) + MINUTE, reserve: 1, unit: "browserless_unit", budget: { limit: 1000, sinceMs: 0 }, ...overrides };
+  return {
+    provider: "browserless",
+    holder: "test",
+    operationId: null,
+    cap: 2,
+    expiresMs: Date.UTC(2026, 0, 1) + MINUTE,
+    reserve: 1,
+    unit: "browserless_unit",
+    budget: { limit: 1000, sinceMs: 0 },
+    ...overrides,
+  };
 }
 
 const database = await testDatabase();
@@ -34,7 +44,16 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.ok(grants.some((g) => g.kind === "at_cap" && g.live === 2));
         const first = acquired[0];
         assert.ok(first?.kind === "acquired");
-        await a.releaseSlot(first.slotId, { provider: "browserless", operationId: null, attempt: 1, sessionMs: 31 * SECOND, unit: "browserless_unit", amount: 2, usd: null, estimate: false });
+        await a.releaseSlot(first.slotId, {
+          provider: "browserless",
+          operationId: null,
+          attempt: 1,
+          sessionMs: 31 * SECOND,
+          unit: "browserless_unit",
+          amount: 2,
+          usd: null,
+          estimate: false,
+        });
         assert.equal((await b.acquireSlot(slot())).kind, "acquired");
         const usage = await b.readUsage("browserless", 0);
         assert.equal(usage.amount, 2);
@@ -58,7 +77,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(one.kind, "acquired");
         assert.deepEqual(await store.acquireSlot(slot({ reserve: 2, budget, cap: 5 })), { kind: "over_budget", used: 0, reserved: 2, limit: 3 });
         assert.equal((await store.acquireSlot(slot({ reserve: 1, budget, cap: 5 }))).kind, "acquired", "2 held + 1 fits a cap of 3");
-        assert.equal((await store.acquireSlot(slot({ reserve: 1, budget: null, cap: 5 }))).kind, "acquired", "a provider without a budget is only capped by slots");
+        assert.equal(
+          (await store.acquireSlot(slot({ reserve: 1, budget: null, cap: 5 }))).kind,
+          "acquired",
+          "a provider without a budget is only capped by slots",
+        );
       } finally {
         await store.close();
         await h.close();
@@ -107,8 +130,14 @@ for (const backend of ["sqlite", "postgres"] as const) {
         assert.equal(state.backoffReason, "Retry-After 30 s");
 
         const events = (await h.store.readJournalEvents(0, 100)).filter((e) => e.type === "provider_changed");
-        assert.deepEqual(events.map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change), ["verified", "auth_failed", "smoke_failed"]);
-        assert.ok(events.every((e) => !(e.body ?? "").includes("Invalid or missing")), "the provider's words stay in the state row, not the journal");
+        assert.deepEqual(
+          events.map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change),
+          ["verified", "auth_failed", "smoke_failed"],
+        );
+        assert.ok(
+          events.every((e) => !(e.body ?? "").includes("Invalid or missing")),
+          "the provider's words stay in the state row, not the journal",
+        );
         const verdict = await h.service.verifyJournal();
         assert.ok(verdict.ok, JSON.stringify(verdict));
       } finally {

@@ -26,7 +26,10 @@ describe("SQLite store", () => {
       assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
       db.close();
-      assert.deepEqual(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions.map((v) => v.version),
+        MIGRATIONS.map((m) => m.version),
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -32,7 +32,13 @@ export function capturedOutput(stdin = "", typed?: readonly string[]): { sink: O
           },
         };
   return {
-    sink: { out: (text) => void (stdout += text), err: (text) => void (stderr += text), errIsTty: () => false, readStdin: () => stdin, terminal: () => terminal },
+    sink: {
+      out: (text) => void (stdout += text),
+      err: (text) => void (stderr += text),
+      errIsTty: () => false,
+      readStdin: () => stdin,
+      terminal: () => terminal,
+    },
     stdout: () => stdout,
     stderr: () => stderr,
   };

@@ -23,7 +23,11 @@ export function cleanEnv(env: Record<string, string>): Record<string, string> {
 
 export function runErrand(args: string[], options: { env: Record<string, string>; stdin?: string; cwd?: string }): Promise<ErrandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], { env: cleanEnv(options.env), stdio: "pipe", ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+      env: cleanEnv(options.env),
+      stdio: "pipe",
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

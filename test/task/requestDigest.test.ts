@@ -121,7 +121,12 @@ describe("requestDigest: domain separation", () => {
     ["another purpose", referenceDigest(KEY, "errand/journal-event/v1", canonical)],
     ["an empty domain", referenceDigest(KEY, "", canonical)],
     ["no domain and no separator", `hmac-sha256:${createHmac("sha256", KEY).update(canonical, "utf8").digest("hex")}`],
-    ["the domain without the NUL separator", `hmac-sha256:${createHmac("sha256", KEY).update(REQUEST_DIGEST_DOMAIN + canonical, "utf8").digest("hex")}`],
+    [
+      "the domain without the NUL separator",
+      `hmac-sha256:${createHmac("sha256", KEY)
+        .update(REQUEST_DIGEST_DOMAIN + canonical, "utf8")
+        .digest("hex")}`,
+    ],
     ["an empty key", `hmac-sha256:${createHmac("sha256", Buffer.alloc(0)).update(`${REQUEST_DIGEST_DOMAIN}\u0000${canonical}`).digest("hex")}`],
   ];
   for (const [name, other] of variants) {

@@ -112,7 +112,13 @@ export function resolvePointer(document: unknown, path: string): { found: true; 
 /** Splits a pointer into its parent pointer and last (unescaped) token. */
 export function parentOf(path: string): { parent: string; token: string } {
   const cut = path.lastIndexOf("/");
-  return { parent: path.slice(0, cut), token: path.slice(cut + 1).replace(/~1/g, "/").replace(/~0/g, "~") };
+  return {
+    parent: path.slice(0, cut),
+    token: path
+      .slice(cut + 1)
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~"),
+  };
 }
 
 export const POINTER_SYNTAX = /^(\/([^~/]|~[01])*)*$/;

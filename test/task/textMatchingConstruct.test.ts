@@ -149,7 +149,7 @@ describe("validateTask: no text-matching selectors in a task that types a secret
         { action: "click", frame: 'body:has-text("hunter") iframe', selector: "#go" },
         { action: "expect_text", frame: ["#outer", "text=hunter >> xpath=following::iframe"], selector: "#paid", text: "paid" },
         { action: "click", frame: "text=Pay", selector: "#pay" },
-        { action: "click", frame: ["#outer", "iframe[name=\"card\"]"], selector: "#pay" },
+        { action: "click", frame: ["#outer", 'iframe[name="card"]'], selector: "#pay" },
       ],
     });
     assert.deepEqual(
@@ -165,16 +165,36 @@ describe("validateTask: no text-matching selectors in a task that types a secret
 
   test("an acting step may name its element by one literal label (a login's Sign in button); with a regex, a chain or on a reading step it is refused", () => {
     const steps = (step: Record<string, unknown>) =>
-      minimalTask({ risk: "reversible_write", approved: true, secretApproval: true, steps: [{ action: "fill_secret", selector: 'internal:label="Password"i', secret: "PORTAL_PASSWORD" }, step] });
+      minimalTask({
+        risk: "reversible_write",
+        approved: true,
+        secretApproval: true,
+        steps: [{ action: "fill_secret", selector: 'internal:label="Password"i', secret: "PORTAL_PASSWORD" }, step],
+      });
     for (const selector of ["text=Sign in", '"Sign in"', 'internal:text="Sign in"i', 'role=button[name="Sign in"]', 'internal:role=button[name="Sign in"s]']) {
       expectValid(steps({ action: "click", selector }));
     }
     expectValid(steps({ action: "select", selector: 'internal:label="Country"i', value: "fr" }));
-    for (const selector of ["text=/^a/", 'role=button[name=/^a/]', "#results >> text=a", 'text=a >> nth=0', 'p:has-text("a")', ':text-matches("^a"), #fallback']) {
-      assert.deepEqual(problemsOf(steps({ action: "click", selector })).map((p) => p.code), ["text_selector_with_secret"], selector);
+    for (const selector of [
+      "text=/^a/",
+      "role=button[name=/^a/]",
+      "#results >> text=a",
+      "text=a >> nth=0",
+      'p:has-text("a")',
+      ':text-matches("^a"), #fallback',
+    ]) {
+      assert.deepEqual(
+        problemsOf(steps({ action: "click", selector })).map((p) => p.code),
+        ["text_selector_with_secret"],
+        selector,
+      );
     }
     for (const action of ["extract_text", "wait_for"]) {
-      assert.deepEqual(problemsOf(steps({ action, selector: "text=Sign in", ...(action === "extract_text" ? { name: "x" } : {}) })).map((p) => p.code), ["text_selector_with_secret"], action);
+      assert.deepEqual(
+        problemsOf(steps({ action, selector: "text=Sign in", ...(action === "extract_text" ? { name: "x" } : {}) })).map((p) => p.code),
+        ["text_selector_with_secret"],
+        action,
+      );
     }
   });
 

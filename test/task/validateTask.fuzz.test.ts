@@ -63,18 +63,26 @@ const hostEntry = fc
   .map(([d, wildcard, upper, dot]) => `${wildcard ? "*." : ""}${upper ? d.toUpperCase() : d}${dot ? "." : ""}`);
 const httpUrl = fc.oneof(
   fc.webUrl({ validSchemes: ["http", "https"], withQueryParameters: true, withFragments: true }),
-  fc.tuple(fc.constantFrom("http", "https", "HTTPS", "Http"), domain, fc.constantFrom("", ":443", ":80", ":8080"), fc.constantFrom("/", "/a/../b", "/./x", "", "/é?q=ü#f"))
+  fc
+    .tuple(
+      fc.constantFrom("http", "https", "HTTPS", "Http"),
+      domain,
+      fc.constantFrom("", ":443", ":80", ":8080"),
+      fc.constantFrom("/", "/a/../b", "/./x", "", "/é?q=ü#f"),
+    )
     .map(([scheme, host, port, path]) => `${scheme}://${host.toUpperCase()}${port}${path}`),
 );
 const selector = fc.oneof(
-  fc.constantFrom("#a", "button.save", "text=Sign in", "[data-test=x]", "h1 >> nth=0", "role=button[name=\"Go\"]"),
+  fc.constantFrom("#a", "button.save", "text=Sign in", "[data-test=x]", "h1 >> nth=0", 'role=button[name="Go"]'),
   fc.string({ unit: "binary", minLength: 1, maxLength: 40 }),
 );
 const plainSelector = selector.filter((s) => !looksLikeSecretField(s));
 const text = fc.string({ unit: "binary", minLength: 1, maxLength: 40 });
 const outputName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,12}$/);
 const secretName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,20}$/);
-const attribute = fc.oneof(fc.constantFrom("href", "TITLE", " alt ", "data-id", "aria-label"), fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/)).filter((a) => a.trim().toLowerCase() !== "value");
+const attribute = fc
+  .oneof(fc.constantFrom("href", "TITLE", " alt ", "data-id", "aria-label"), fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/))
+  .filter((a) => a.trim().toLowerCase() !== "value");
 const stepTimeout = fc.integer({ min: 100, max: 120_000 });
 const optional = { requiredKeys: [] as never[] };
 
@@ -89,10 +97,19 @@ const validStep = fc.oneof(
   fc.record({ action: fc.constant("extract_attribute"), selector, attribute, name: outputName }),
   fc.record({ action: fc.constant("expect_text"), text, selector, match: fc.constantFrom("contains", "exact") }, { requiredKeys: ["action", "text"] }),
   fc.record({ action: fc.constant("expect_url"), url: httpUrl, match: fc.constantFrom("exact", "prefix") }, { requiredKeys: ["action", "url"] }),
-  fc.record({ action: fc.constant("extract_text"), selector, name: outputName, all: fc.constant(true), max: fc.integer({ min: 1, max: 200 }) }, { requiredKeys: ["action", "selector", "name", "all"] }),
-  fc.record({ action: fc.constant("wait_for"), selector, state: fc.constantFrom("visible", "hidden", "attached", "detached"), timeoutMs: stepTimeout }, { requiredKeys: ["action", "selector"] }),
+  fc.record(
+    { action: fc.constant("extract_text"), selector, name: outputName, all: fc.constant(true), max: fc.integer({ min: 1, max: 200 }) },
+    { requiredKeys: ["action", "selector", "name", "all"] },
+  ),
+  fc.record(
+    { action: fc.constant("wait_for"), selector, state: fc.constantFrom("visible", "hidden", "attached", "detached"), timeoutMs: stepTimeout },
+    { requiredKeys: ["action", "selector"] },
+  ),
   fc.record({ action: fc.constant("wait_for"), url: httpUrl, match: fc.constantFrom("exact", "prefix") }, { requiredKeys: ["action", "url"] }),
-  fc.record({ action: fc.constant("expect_count"), selector, count: fc.integer({ min: 0, max: 100_000 }), match: fc.constantFrom("exact", "at_least") }, { requiredKeys: ["action", "selector", "count"] }),
+  fc.record(
+    { action: fc.constant("expect_count"), selector, count: fc.integer({ min: 0, max: 100_000 }), match: fc.constantFrom("exact", "at_least") },
+    { requiredKeys: ["action", "selector", "count"] },
+  ),
 );
 
 /** A task that should validate: approvals are set when the content needs them, output names are unique. */
@@ -121,7 +138,8 @@ const validTask = fc
     const typesSecret = task.steps.some((s) => s.action === "fill_secret");
     if (typesSecret) out["secretApproval"] = true;
     // A task that types a secret accepts only selectors that cannot match on text.
-    const safe = (s: (typeof task.steps)[number]) => (typesSecret && "selector" in s && typeof s.selector === "string" && textMatchingConstruct(s.selector, s.action) !== null ? { ...s, selector: "#a" } : s);
+    const safe = (s: (typeof task.steps)[number]) =>
+      typesSecret && "selector" in s && typeof s.selector === "string" && textMatchingConstruct(s.selector, s.action) !== null ? { ...s, selector: "#a" } : s;
     // A list named L owns the names "L.*": beside a list, names drop their dots so none falls under another.
     const hasList = task.steps.some((s) => "all" in s);
     const unique = (name: string, i: number) => `${hasList ? name.replaceAll(".", "-") : name}_${i}`;
@@ -156,7 +174,9 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({
     kind: fc.constant("step" as const),
     at: fc.nat(),
-    entries: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...ALL_FIELD_NAMES), oddKey), fc.oneof(fc.constantFrom(...ACTIONS, "evaluate"), oddValue)), { maxLength: 6 }),
+    entries: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...ALL_FIELD_NAMES), oddKey), fc.oneof(fc.constantFrom(...ACTIONS, "evaluate"), oddValue)), {
+      maxLength: 6,
+    }),
   }),
 );
 
@@ -239,7 +259,23 @@ describe("validateTask fuzz", () => {
   });
 
   test("never throws on arbitrary objects shaped like tasks at the top level", () => {
-    const taskKey = fc.constantFrom("schemaVersion", "operationId", "label", "target", "allowedHosts", "risk", "approved", "secretApproval", "evidenceRetention", "provider", "timeouts", "evidence", "steps", "__proto__", "constructor");
+    const taskKey = fc.constantFrom(
+      "schemaVersion",
+      "operationId",
+      "label",
+      "target",
+      "allowedHosts",
+      "risk",
+      "approved",
+      "secretApproval",
+      "evidenceRetention",
+      "provider",
+      "timeouts",
+      "evidence",
+      "steps",
+      "__proto__",
+      "constructor",
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(taskKey, fc.jsonValue({ maxDepth: 3 })), { maxLength: 12 }), (entries) => {
         const input = {};

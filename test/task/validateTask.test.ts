@@ -54,12 +54,30 @@ describe("validateTask: the input must be a task object", () => {
   });
 
   test("a click may go on to follow the new tab it opens; without then it normalizes as before", () => {
-    const task = expectValid(minimalTask({ steps: [{ action: "click", selector: "#print", then: "follow_new_tab" }, { action: "click", selector: "#print" }] }));
-    assert.deepEqual(task.steps, [{ action: "click", selector: "#print", then: "follow_new_tab" }, { action: "click", selector: "#print" }]);
+    const task = expectValid(
+      minimalTask({
+        steps: [
+          { action: "click", selector: "#print", then: "follow_new_tab" },
+          { action: "click", selector: "#print" },
+        ],
+      }),
+    );
+    assert.deepEqual(task.steps, [
+      { action: "click", selector: "#print", then: "follow_new_tab" },
+      { action: "click", selector: "#print" },
+    ]);
   });
 
   test("frame: one iframe selector or a list of at most 3 (nested), normalized to the list; absent stays absent", () => {
-    const task = expectValid(minimalTask({ steps: [{ action: "fill", frame: "#pay", selector: "#card", value: "4242" }, { action: "expect_text", frame: ["#outer", "#inner"], selector: "#paid", text: "paid" }, { action: "click", selector: "#go" }] }));
+    const task = expectValid(
+      minimalTask({
+        steps: [
+          { action: "fill", frame: "#pay", selector: "#card", value: "4242" },
+          { action: "expect_text", frame: ["#outer", "#inner"], selector: "#paid", text: "paid" },
+          { action: "click", selector: "#go" },
+        ],
+      }),
+    );
     assert.deepEqual(task.steps, [
       { action: "fill", frame: ["#pay"], selector: "#card", value: "4242" },
       { action: "expect_text", frame: ["#outer", "#inner"], selector: "#paid", text: "paid", match: "contains" },
@@ -71,36 +89,58 @@ describe("validateTask: the input must be a task object", () => {
     expectOnlyProblem(taskWithStep({ action: "click", frame: {}, selector: "#go" }), "invalid_type", "/steps/0/frame");
     expectOnlyProblem(taskWithStep({ action: "press", frame: "#a", key: "Enter" }), "missing_field", "/steps/0/selector");
     expectOnlyProblem(taskWithStep({ action: "goto", frame: "#a", url: "https://example.com/" }), "unknown_field", "/steps/0/frame");
-    const secretIntoFrame = expectOnlyProblem(taskWithStep({ action: "fill_secret", frame: "#a", selector: "#pw", secret: "PW" }), "unknown_field", "/steps/0/frame");
+    const secretIntoFrame = expectOnlyProblem(
+      taskWithStep({ action: "fill_secret", frame: "#a", selector: "#pw", secret: "PW" }),
+      "unknown_field",
+      "/steps/0/frame",
+    );
     assert.match(secretIntoFrame.message, /fill_secret takes no "frame".*never inside an iframe/);
   });
 
   test("a whole number given as -0 (an object can hold it, JSON text cannot) normalizes to 0, so the task reads the same as its text", () => {
-    const task = expectValid(minimalTask({ risk: "reversible_write", approved: true, steps: [{ action: "expect_count", selector: "#a", count: -0 }, { action: "upload", selector: "#f", file: { download: -0 } }] }));
+    const task = expectValid(
+      minimalTask({
+        risk: "reversible_write",
+        approved: true,
+        steps: [
+          { action: "expect_count", selector: "#a", count: -0 },
+          { action: "upload", selector: "#f", file: { download: -0 } },
+        ],
+      }),
+    );
     assert.ok(Object.is((task.steps[0] as { count: number }).count, 0));
-    assert.ok(Object.is(((task.steps[1] as { file: { download: number } }).file).download, 0));
+    assert.ok(Object.is((task.steps[1] as { file: { download: number } }).file.download, 0));
     assert.deepEqual(JSON.parse(JSON.stringify(task)), task);
   });
 
   test("selectors may not use Playwright's internal:control engine (enter-frame would skip the frame's host check), in selector or frame", () => {
-    expectOnlyProblem(taskWithStep({ action: "click", selector: "iframe >> internal:control=enter-frame >> #pay" }), "internal_selector_engine", "/steps/0/selector");
-    expectOnlyProblem(taskWithStep({ action: "expect_text", text: "x", selector: "#a >> INTERNAL : control = enter-frame >> p" }), "internal_selector_engine", "/steps/0/selector");
-    expectOnlyProblem(taskWithStep({ action: "click", frame: ["#a", "#b >> internal:control=enter-frame >> #c"], selector: "#go" }), "internal_selector_engine", "/steps/0/frame/1");
+    expectOnlyProblem(
+      taskWithStep({ action: "click", selector: "iframe >> internal:control=enter-frame >> #pay" }),
+      "internal_selector_engine",
+      "/steps/0/selector",
+    );
+    expectOnlyProblem(
+      taskWithStep({ action: "expect_text", text: "x", selector: "#a >> INTERNAL : control = enter-frame >> p" }),
+      "internal_selector_engine",
+      "/steps/0/selector",
+    );
+    expectOnlyProblem(
+      taskWithStep({ action: "click", frame: ["#a", "#b >> internal:control=enter-frame >> #c"], selector: "#go" }),
+      "internal_selector_engine",
+      "/steps/0/frame/1",
+    );
   });
 
   test("reports every problem at once, not only the first", () => {
     const problems = problemsOf({ schemaVersion: "errand.task.v2", risk: "yolo", extra: 1, steps: [] });
-    assert.deepEqual(
-      problems.map((p) => `${p.code} ${p.path}`).sort(),
-      [
-        "invalid_enum /risk",
-        "missing_field /operationId",
-        "missing_field /target",
-        "too_short /steps",
-        "unknown_field /extra",
-        "unsupported_schema_version /schemaVersion",
-      ],
-    );
+    assert.deepEqual(problems.map((p) => `${p.code} ${p.path}`).sort(), [
+      "invalid_enum /risk",
+      "missing_field /operationId",
+      "missing_field /target",
+      "too_short /steps",
+      "unknown_field /extra",
+      "unsupported_schema_version /schemaVersion",
+    ]);
   });
 
   test("never modifies its input", () => {
@@ -154,10 +194,12 @@ describe("validateTask: unknown fields are refused at their own path", () => {
         `"steps":[{"action":"click","selector":"#a","__proto__":{"script":"x"}}]}`,
     ) as unknown;
     const problems = problemsOf(parsed);
-    assert.deepEqual(
-      problems.map((p) => `${p.code} ${p.path}`).sort(),
-      ["unknown_field /__proto__", "unknown_field /constructor", "unknown_field /steps/0/__proto__", "unknown_field /target/__proto__"],
-    );
+    assert.deepEqual(problems.map((p) => `${p.code} ${p.path}`).sort(), [
+      "unknown_field /__proto__",
+      "unknown_field /constructor",
+      "unknown_field /steps/0/__proto__",
+      "unknown_field /target/__proto__",
+    ]);
   });
 
   test("a __proto__ key built with defineProperty is caught the same way", () => {
@@ -317,7 +359,14 @@ describe("validateTask: required fields are reported at the path they should hav
   });
 
   test("optional step fields may be left out: expect_text selector and match, expect_url match", () => {
-    const task = expectValid(minimalTask({ steps: [{ action: "expect_text", text: "Hi" }, { action: "expect_url", url: "https://example.com/x" }] }));
+    const task = expectValid(
+      minimalTask({
+        steps: [
+          { action: "expect_text", text: "Hi" },
+          { action: "expect_url", url: "https://example.com/x" },
+        ],
+      }),
+    );
     assert.deepEqual(task.steps, [
       { action: "expect_text", text: "Hi", match: "contains" },
       { action: "expect_url", url: "https://example.com/x", match: "exact" },
@@ -347,33 +396,113 @@ describe("validateTask: types and allowed values", () => {
     ["a click going on to something else", { steps: [{ action: "click", selector: "#print", then: "follow_popup" }] }, "invalid_enum", "/steps/0/then"],
     ["a click's then as a boolean", { steps: [{ action: "click", selector: "#print", then: true }] }, "invalid_enum", "/steps/0/then"],
     ["then on another action", { steps: [{ action: "fill", selector: "#q", value: "x", then: "follow_new_tab" }] }, "unknown_field", "/steps/0/then"],
-    ["an upload file with ../", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "../etc/passwd" }] }, "invalid_file_name", "/steps/0/file"],
-    ["an upload file name that is an absolute path", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "/etc/passwd" }] }, "invalid_file_name", "/steps/0/file"],
-    ["an upload file name with a backslash", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "C:\\x.pdf" }] }, "invalid_file_name", "/steps/0/file"],
-    ["an upload file name with a NUL", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "a.pdf\u0000.txt" }] }, "invalid_file_name", "/steps/0/file"],
-    ["an upload file name that is ..", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: ".." }] }, "invalid_file_name", "/steps/0/file"],
-    ["an upload of a download out of range", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: { download: 4 } }] }, "invalid_number", "/steps/0/file/download"],
-    ["an upload of a download with another field", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: { download: 0, path: "/x" } }] }, "unknown_field", "/steps/0/file/path"],
-    ["an upload file as a number", { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: 3 }] }, "invalid_type", "/steps/0/file"],
+    [
+      "an upload file with ../",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "../etc/passwd" }] },
+      "invalid_file_name",
+      "/steps/0/file",
+    ],
+    [
+      "an upload file name that is an absolute path",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "/etc/passwd" }] },
+      "invalid_file_name",
+      "/steps/0/file",
+    ],
+    [
+      "an upload file name with a backslash",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "C:\\x.pdf" }] },
+      "invalid_file_name",
+      "/steps/0/file",
+    ],
+    [
+      "an upload file name with a NUL",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: "a.pdf\u0000.txt" }] },
+      "invalid_file_name",
+      "/steps/0/file",
+    ],
+    [
+      "an upload file name that is ..",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: ".." }] },
+      "invalid_file_name",
+      "/steps/0/file",
+    ],
+    [
+      "an upload of a download out of range",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: { download: 4 } }] },
+      "invalid_number",
+      "/steps/0/file/download",
+    ],
+    [
+      "an upload of a download with another field",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: { download: 0, path: "/x" } }] },
+      "unknown_field",
+      "/steps/0/file/path",
+    ],
+    [
+      "an upload file as a number",
+      { risk: "reversible_write", approved: true, steps: [{ action: "upload", selector: "#f", file: 3 }] },
+      "invalid_type",
+      "/steps/0/file",
+    ],
     ["a check with a value", { steps: [{ action: "check", selector: "#terms", value: "yes" }] }, "unknown_field", "/steps/0/value"],
     ["an uncheck with an empty selector", { steps: [{ action: "uncheck", selector: "" }] }, "too_short", "/steps/0/selector"],
     ["a list max without all", { steps: [{ action: "extract_text", selector: "li", name: "rows", max: 5 }] }, "missing_field", "/steps/0/all"],
-    ["a list max above the ceiling", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true, max: 201 }] }, "invalid_number", "/steps/0/max"],
+    [
+      "a list max above the ceiling",
+      { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true, max: 201 }] },
+      "invalid_number",
+      "/steps/0/max",
+    ],
     ["a list max of 0", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true, max: 0 }] }, "invalid_number", "/steps/0/max"],
     ["all as a string", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: "yes" }] }, "invalid_type", "/steps/0/all"],
-    ["a list name with no room for its numbers", { steps: [{ action: "extract_text", selector: "li", name: "n".repeat(61), all: true }] }, "invalid_output_name", "/steps/0/name"],
+    [
+      "a list name with no room for its numbers",
+      { steps: [{ action: "extract_text", selector: "li", name: "n".repeat(61), all: true }] },
+      "invalid_output_name",
+      "/steps/0/name",
+    ],
     ["a count below 0", { steps: [{ action: "expect_count", selector: "li", count: -1 }] }, "invalid_number", "/steps/0/count"],
     ["a count as a string", { steps: [{ action: "expect_count", selector: "li", count: "3" }] }, "invalid_number", "/steps/0/count"],
     ["a count match outside the set", { steps: [{ action: "expect_count", selector: "li", count: 3, match: "at_most" }] }, "invalid_enum", "/steps/0/match"],
-    ["a list output that another extract would overwrite", { steps: [{ action: "extract_text", selector: "li", name: "rows", all: true }, { action: "extract_text", selector: "h1", name: "rows.001" }] }, "duplicate_output_name", "/steps/1/name"],
-    ["a list named after an earlier output's prefix", { steps: [{ action: "extract_text", selector: "h1", name: "rows.count" }, { action: "extract_text", selector: "li", name: "rows", all: true }] }, "duplicate_output_name", "/steps/1/name"],
+    [
+      "a list output that another extract would overwrite",
+      {
+        steps: [
+          { action: "extract_text", selector: "li", name: "rows", all: true },
+          { action: "extract_text", selector: "h1", name: "rows.001" },
+        ],
+      },
+      "duplicate_output_name",
+      "/steps/1/name",
+    ],
+    [
+      "a list named after an earlier output's prefix",
+      {
+        steps: [
+          { action: "extract_text", selector: "h1", name: "rows.count" },
+          { action: "extract_text", selector: "li", name: "rows", all: true },
+        ],
+      },
+      "duplicate_output_name",
+      "/steps/1/name",
+    ],
     ["a wait_for state outside the set", { steps: [{ action: "wait_for", selector: "#m", state: "gone" }] }, "invalid_enum", "/steps/0/state"],
-    ["a wait_for with selector and url", { steps: [{ action: "wait_for", selector: "#m", url: "https://example.com/" }] }, "conflicting_fields", "/steps/0/url"],
+    [
+      "a wait_for with selector and url",
+      { steps: [{ action: "wait_for", selector: "#m", url: "https://example.com/" }] },
+      "conflicting_fields",
+      "/steps/0/url",
+    ],
     ["a wait_for with neither selector nor url", { steps: [{ action: "wait_for", state: "hidden" }] }, "missing_field", "/steps/0/selector"],
     ["a wait_for url with a state", { steps: [{ action: "wait_for", url: "https://example.com/", state: "visible" }] }, "conflicting_fields", "/steps/0/state"],
     ["a wait_for selector with a match", { steps: [{ action: "wait_for", selector: "#m", match: "prefix" }] }, "conflicting_fields", "/steps/0/match"],
     ["a wait_for url that is not http", { steps: [{ action: "wait_for", url: "javascript:alert(1)" }] }, "url_scheme_not_allowed", "/steps/0/url"],
-    ["a wait_for url match outside the set", { steps: [{ action: "wait_for", url: "https://example.com/", match: "contains" }] }, "invalid_enum", "/steps/0/match"],
+    [
+      "a wait_for url match outside the set",
+      { steps: [{ action: "wait_for", url: "https://example.com/", match: "contains" }] },
+      "invalid_enum",
+      "/steps/0/match",
+    ],
     ["risk outside the set", { risk: "write" }, "invalid_enum", "/risk"],
     ["risk in another case", { risk: "READ_ONLY" }, "invalid_enum", "/risk"],
     ["risk as a boolean", { risk: false }, "invalid_enum", "/risk"],
@@ -600,14 +729,32 @@ describe("validateTask: size bounds (at the bound passes, one over fails)", () =
     });
 
     test("task text that is not JSON is invalid_json at the document root", () => {
-      const result = parseTaskText("{\"schemaVersion\": ");
+      const result = parseTaskText('{"schemaVersion": ');
       assert.deepEqual(result.ok ? [] : result.errors.map((p) => [p.code, p.path]), [["invalid_json", ""]]);
     });
   });
 });
 
 describe("validateTask: extract_attribute never reads value", () => {
-  const SPACES = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u1680", "\u2000", "\u2003", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"];
+  const SPACES = [
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\v",
+    "\f",
+    "\u00a0",
+    "\u1680",
+    "\u2000",
+    "\u2003",
+    "\u200a",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\ufeff",
+  ];
   const attempts = [
     "value",
     "VALUE",
@@ -678,7 +825,7 @@ describe("validateTask: extract_attribute never reads value", () => {
     }
   });
 
-  for (const attribute of ["a b", "x=y", "on\"click", "'title'", "a>b", "a/b", "   "]) {
+  for (const attribute of ["a b", "x=y", 'on"click', "'title'", "a>b", "a/b", "   "]) {
     test(`attribute ${JSON.stringify(attribute)} is invalid_attribute`, () => {
       expectOnlyProblem(taskWithStep({ action: "extract_attribute", selector: "a", attribute, name: "x" }), "invalid_attribute", "/steps/0/attribute");
     });
@@ -740,7 +887,11 @@ describe("validateTask: fill_secret names a declared secret, never a value", () 
   ]) {
     for (const field of ["secret", "envVar"]) {
       test(`${JSON.stringify(name)} in ${field} is invalid_secret_name`, () => {
-        const problem = expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#password", [field]: name }), "invalid_secret_name", `/steps/0/${field}`);
+        const problem = expectOnlyProblem(
+          taskWithStep({ action: "fill_secret", selector: "#password", [field]: name }),
+          "invalid_secret_name",
+          `/steps/0/${field}`,
+        );
         assert.ok(!problem.message.includes(name.trim()), "the refused value is not echoed back (it may be a secret)");
       });
     }
@@ -762,7 +913,11 @@ describe("validateTask: fill_secret names a declared secret, never a value", () 
 
   for (const field of ["value", "text", "password", "default"]) {
     test(`a "${field}" next to secret is an unknown field, not a place for the secret`, () => {
-      expectOnlyProblem(taskWithStep({ action: "fill_secret", selector: "#p", secret: "PORTAL_PASSWORD", [field]: "hunter2" }), "unknown_field", `/steps/0/${field}`);
+      expectOnlyProblem(
+        taskWithStep({ action: "fill_secret", selector: "#p", secret: "PORTAL_PASSWORD", [field]: "hunter2" }),
+        "unknown_field",
+        `/steps/0/${field}`,
+      );
     });
   }
 
@@ -828,7 +983,20 @@ describe("validateTask: fill and type into credential fields must use fill_secre
     }
   });
 
-  for (const selector of ["#username", "#email", "#hotpink", "#spinner", "#compass", "#shipping", "#topic", "#options", "#footprint", "#pinned", "input[type=text]", "#search"]) {
+  for (const selector of [
+    "#username",
+    "#email",
+    "#hotpink",
+    "#spinner",
+    "#compass",
+    "#shipping",
+    "#topic",
+    "#options",
+    "#footprint",
+    "#pinned",
+    "input[type=text]",
+    "#search",
+  ]) {
     test(`${JSON.stringify(selector)} is not mistaken for a credential field`, () => {
       expectValid(taskWithStep({ action: "fill", selector, value: "x" }));
       expectValid(taskWithStep({ action: "type", selector, text: "x" }));
@@ -923,7 +1091,19 @@ describe("validateTask: URLs are WHATWG-valid http(s) URLs", () => {
     "mailto:someone@example.com",
     "vbscript:msgbox(1)",
   ];
-  const INVALID = ["/relative/path", "relative/path", "example.com", "//example.com/", "?q=1", "#fragment", "https://", "http://exa mple.com/", "https://[::1", "http://example.com:99999/", "https://exa%mple.com/"];
+  const INVALID = [
+    "/relative/path",
+    "relative/path",
+    "example.com",
+    "//example.com/",
+    "?q=1",
+    "#fragment",
+    "https://",
+    "http://exa mple.com/",
+    "https://[::1",
+    "http://example.com:99999/",
+    "https://exa%mple.com/",
+  ];
 
   const places: Array<[string, (url: string) => Record<string, unknown>, string]> = [
     ["target.url", (url) => minimalTask({ target: { url } }), "/target/url"],
@@ -1043,7 +1223,9 @@ describe("validateTask: allowedHosts are plain hostnames, *.hostname or a plain 
   }
 
   test("allowedHosts is a set: normalized, de-duplicated and sorted", () => {
-    const task = expectValid(minimalTask({ allowedHosts: ["www.example.com", "*.CDN.example.com.", "API.example.com", "www.example.com.", "WWW.EXAMPLE.COM"] }));
+    const task = expectValid(
+      minimalTask({ allowedHosts: ["www.example.com", "*.CDN.example.com.", "API.example.com", "www.example.com.", "WWW.EXAMPLE.COM"] }),
+    );
     assert.deepEqual(task.allowedHosts, ["*.cdn.example.com", "api.example.com", "www.example.com"]);
   });
 

@@ -26,7 +26,11 @@ export interface AsyncWriter {
  * When more than `maxQueuedBytes` wait, further lines are left out and the next line written says
  * how many were, as a warning line put in the log's shape by `shapeNotice` (JSON for a JSON log).
  */
-export function createAsyncWriter(fd: number, maxQueuedBytes = ASYNC_WRITER_MAX_QUEUED_BYTES, shapeNotice: (line: string) => string = (line) => line): AsyncWriter {
+export function createAsyncWriter(
+  fd: number,
+  maxQueuedBytes = ASYNC_WRITER_MAX_QUEUED_BYTES,
+  shapeNotice: (line: string) => string = (line) => line,
+): AsyncWriter {
   let queue: string[] = [];
   let queuedBytes = 0;
   let writing = false;
@@ -96,7 +100,7 @@ export function createAsyncWriter(fd: number, maxQueuedBytes = ASYNC_WRITER_MAX_
       if (broken || queue.length === 0) return;
       const chunk = take();
       try {
-        for (let offset = 0; offset < chunk.length; ) offset += writeSync(fd, chunk, offset);
+        for (let offset = 0; offset < chunk.length;) offset += writeSync(fd, chunk, offset);
       } catch {
         broken = true;
       }

@@ -56,7 +56,8 @@ const DESTINATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([...NETWORK
 
 /** Exit code for a refused call: 4 for a missing approval or a refused destination (BLOCKED), 1 for errand's state, 2 for bad input (identity_mismatch included). */
 export function exitForFailure(code: ErrorCode): number {
-  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || DESTINATION_CODES.has(code) || code === "approval_expired" || code === "approval_denied") return EXIT.blocked;
+  if (POLICY_CODES.has(code) || SUBMIT_REFUSAL_CODES.has(code) || DESTINATION_CODES.has(code) || code === "approval_expired" || code === "approval_denied")
+    return EXIT.blocked;
   if (STATE_CODES.has(code)) return EXIT.fail;
   return EXIT.usage;
 }

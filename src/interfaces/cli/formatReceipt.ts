@@ -39,7 +39,9 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   }
   // Routing: only worth a line when another provider than the one used was considered.
   for (const record of receipt.fallback.length > 1 ? receipt.fallback : []) {
-    lines.push(`  route       ${record.provider} ${record.outcome}${record.code === undefined ? "" : ` (${record.code})`}${record.reason === undefined || record.outcome === "used" ? "" : `: (untrusted: may quote the provider or page) ${record.reason.text}`}`);
+    lines.push(
+      `  route       ${record.provider} ${record.outcome}${record.code === undefined ? "" : ` (${record.code})`}${record.reason === undefined || record.outcome === "used" ? "" : `: (untrusted: may quote the provider or page) ${record.reason.text}`}`,
+    );
   }
   const n = receipt.network;
   const guards = [
@@ -63,4 +65,3 @@ export function formatReceipt(receipt: Receipt, ephemeral?: EphemeralEvidence): 
   }
   return lines.join("\n");
 }
-

@@ -8,6 +8,14 @@ import { withOperations } from "./withOperations.js";
 export type { OpenedAccess };
 
 /** Runs a command body with the access store open; errand closes it with everything else (see masterKeyFor for `access`). */
-export function withAccess(ctx: CommandContext, body: (opened: OpenedAccess & OpenedOperations) => Promise<number>, access: HomeAccess = "write"): Promise<number> {
-  return withOperations(ctx, (operations) => body({ ...operations, ...operations.accessTables() }), (c) => openOperations(c, { access }));
+export function withAccess(
+  ctx: CommandContext,
+  body: (opened: OpenedAccess & OpenedOperations) => Promise<number>,
+  access: HomeAccess = "write",
+): Promise<number> {
+  return withOperations(
+    ctx,
+    (operations) => body({ ...operations, ...operations.accessTables() }),
+    (c) => openOperations(c, { access }),
+  );
 }

@@ -17,7 +17,14 @@ export type OpenedOperations = Errand;
  */
 export function openOperations(
   ctx: CommandContext,
-  options: { executor?: ExecutorSource; aroundAttempt?: (execute: ExecuteTask) => ExecuteTask; onRunnerEvent?: (event: RunnerEvent) => void; access?: HomeAccess; allowPrivate?: readonly string[]; longLived?: boolean } = {},
+  options: {
+    executor?: ExecutorSource;
+    aroundAttempt?: (execute: ExecuteTask) => ExecuteTask;
+    onRunnerEvent?: (event: RunnerEvent) => void;
+    access?: HomeAccess;
+    allowPrivate?: readonly string[];
+    longLived?: boolean;
+  } = {},
 ): OpenedOperations {
   return createErrand({
     env: ctx.env,

@@ -8,7 +8,6 @@ import type { CliError } from "./jsonEnvelope.js";
 import { printEnvelope } from "./jsonEnvelope.js";
 import { printErr } from "./output.js";
 
-
 type Failure = ServiceFailure | { code: ErrorCode; message: string; problems?: CliError["problems"]; handle?: Handle };
 
 /**
@@ -49,7 +48,11 @@ export function withoutOk<T extends { ok: true }>(result: T): Omit<T, "ok"> {
 }
 
 /** The approval object of --json output: the owner console page (when ERRAND_PUBLIC_URL says where errand serve is reached), expiry, summary. */
-export function approvalJson(env: NodeJS.ProcessEnv, operationId: string, approval: ApprovalRequest): { url: string | null; expiresAt: string; summary: string } {
+export function approvalJson(
+  env: NodeJS.ProcessEnv,
+  operationId: string,
+  approval: ApprovalRequest,
+): { url: string | null; expiresAt: string; summary: string } {
   const origin = (env["ERRAND_PUBLIC_URL"] ?? "").trim().replace(/\/+$/, "");
   return { url: origin === "" ? null : `${origin}/owner/approvals/${operationId}`, expiresAt: approval.expiresAt, summary: approval.summary };
 }

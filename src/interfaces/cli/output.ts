@@ -93,7 +93,12 @@ export function setLineShape(next: LineShape | undefined): void {
 
 function shaped(run: OutputRun, text: string): string {
   const shapeLine = run.shape;
-  return shapeLine === undefined ? text : text.split("\n").map((line) => shapeLine(line)).join("\n");
+  return shapeLine === undefined
+    ? text
+    : text
+        .split("\n")
+        .map((line) => shapeLine(line))
+        .join("\n");
 }
 
 /** Registers a secret value revealed in this process, so no output line of any run can carry it. */

@@ -16,7 +16,6 @@ import { printEnvelope } from "./jsonEnvelope.js";
 import { BUILD_COMMIT, VERSION, versionLine } from "./version.js";
 import { errorMessage } from "../../errors/errorMessage.js";
 
-
 function generalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
@@ -41,7 +40,10 @@ async function findCommand(name: string): Promise<Command | undefined> {
 }
 
 function unknownCommand(name: string, json: boolean): number {
-  const hint = suggestNearest(name, COMMANDS.map((c) => c.name));
+  const hint = suggestNearest(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
   const message = `unknown command "${name}".${hint === undefined ? "" : ` Did you mean "errand ${hint}"?`} Run 'errand help' for the list.`;
   if (json) return printFailure({ code: "usage", message }, true);
   printErr(`error: ${message}`);
@@ -124,7 +126,11 @@ async function runCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): 
     if (debug && !(error instanceof UsageError) && error instanceof Error && error.stack !== undefined) printErr(error.stack);
     if (error instanceof UsageError) {
       const usage = command.help.split("\n")[0] ?? "";
-      if (json) return printFailure({ code: "usage", message: `${error.message}. usage: ${usage}`, problems: error.problems.map((message) => ({ path: "", message, code: "usage" })) }, true);
+      if (json)
+        return printFailure(
+          { code: "usage", message: `${error.message}. usage: ${usage}`, problems: error.problems.map((message) => ({ path: "", message, code: "usage" })) },
+          true,
+        );
       for (const problem of error.problems) printErr(`error: ${problem}`);
       printErr(`usage: ${usage}\n  'errand help ${command.name}' explains every option.`);
       return EXIT.usage;

@@ -30,10 +30,17 @@ export function serveProviderSmoke(options: {
     } catch (error) {
       throw new ApiError("configuration_error", errorMessage(error));
     }
-    if (!checked.ok) throw new ApiError("configuration_error", "The smoke task of this errand is not a valid read_only task; check docs/SMOKE_TASK.json with errand validate.");
+    if (!checked.ok)
+      throw new ApiError(
+        "configuration_error",
+        "The smoke task of this errand is not a valid read_only task; check docs/SMOKE_TASK.json with errand validate.",
+      );
     const wired = await options.executor();
-    if (wired.providerStore === undefined) throw new ApiError("configuration_error", "This server's executor keeps no provider states, so no smoke can be recorded.");
-    const outcome = await runProviderSmoke({ execute: wired.execute, store: wired.providerStore, digest: options.digest }, name, checked.task, { signal: new AbortController().signal });
+    if (wired.providerStore === undefined)
+      throw new ApiError("configuration_error", "This server's executor keeps no provider states, so no smoke can be recorded.");
+    const outcome = await runProviderSmoke({ execute: wired.execute, store: wired.providerStore, digest: options.digest }, name, checked.task, {
+      signal: new AbortController().signal,
+    });
     return { ok: true, outcome };
   };
 }

@@ -20,7 +20,13 @@ export async function settleRotationBeforeCommand(errandHome: string, env: NodeJ
   const config = resolveRuntimeConfig(env);
   const settled = await settleInterruptedRotation(config.errandHome, storeLocationFor(config));
   if (settled === null) return;
-  if (settled.outcome === "completed") printErr(`errand: a key rotation stopped after the database committed to the new key; key ${settled.keyId} is now in force (keys/master.key), the old one kept as keys/former/${settled.formerKeyId}.key.`);
-  else if (settled.outcome === "rolled_back") printErr(`errand: a key rotation stopped before the database committed; nothing changed, key ${settled.keyId} stays in force and the unused new key was removed.`);
+  if (settled.outcome === "completed")
+    printErr(
+      `errand: a key rotation stopped after the database committed to the new key; key ${settled.keyId} is now in force (keys/master.key), the old one kept as keys/former/${settled.formerKeyId}.key.`,
+    );
+  else if (settled.outcome === "rolled_back")
+    printErr(
+      `errand: a key rotation stopped before the database committed; nothing changed, key ${settled.keyId} stays in force and the unused new key was removed.`,
+    );
   else printErr(`errand: a key rotation is running (process ${settled.owner.pid} on ${settled.owner.host}); this command uses the key in force until it ends.`);
 }

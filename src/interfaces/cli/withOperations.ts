@@ -10,7 +10,11 @@ import { printFailure } from "./operationOutput.js";
  * errand's own setup (configuration, a newer database, a locked database) are printed with their
  * code instead of as internal errors.
  */
-export async function withOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>, open: (ctx: CommandContext) => OpenedOperations = openOperations): Promise<number> {
+export async function withOperations(
+  ctx: CommandContext,
+  body: (opened: OpenedOperations) => Promise<number>,
+  open: (ctx: CommandContext) => OpenedOperations = openOperations,
+): Promise<number> {
   const json = flagOption(ctx, "json");
   let opened: OpenedOperations;
   try {
@@ -31,7 +35,11 @@ export async function withOperations(ctx: CommandContext, body: (opened: OpenedO
  * withOperations for commands that only read what is stored: they never create a key
  * (masterKeyFor). "report" commands (status) read an unused home as empty (homeForAccess).
  */
-export function withStoredOperations(ctx: CommandContext, body: (opened: OpenedOperations) => Promise<number>, access: "read" | "report" = "read"): Promise<number> {
+export function withStoredOperations(
+  ctx: CommandContext,
+  body: (opened: OpenedOperations) => Promise<number>,
+  access: "read" | "report" = "read",
+): Promise<number> {
   return withOperations(ctx, body, (c) => openOperations(c, { access }));
 }
 

@@ -21,7 +21,12 @@ export function capabilitiesReport(deps: AppDeps, tools: readonly AnyTool[]) {
     protocol: { latest: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
     taskSchemaVersion: guide.schemaVersion,
     receiptVersion: "errand.receipt.v1",
-    tools: tools.map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint, destructive: t.annotations.destructiveHint, openWorld: t.annotations.openWorldHint })),
+    tools: tools.map((t) => ({
+      name: t.name,
+      readOnly: t.annotations.readOnlyHint,
+      destructive: t.annotations.destructiveHint,
+      openWorld: t.annotations.openWorldHint,
+    })),
     rest: REST_ENDPOINTS.map((e) => ({ method: e.method, path: e.path, summary: e.summary })),
     oauthScopes: [...SUPPORTED_SCOPES],
     taskActions: stepActionFields().map((entry) => ({ ...entry, changesSite: guide.actions.find((a) => a.action === entry.action)?.changesSite ?? true })),

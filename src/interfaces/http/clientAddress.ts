@@ -29,13 +29,18 @@ function bare(address: string): string {
 /** ERRAND_TRUSTED_PROXIES: comma-separated IP addresses or CIDR ranges (203.0.113.7, 10.0.0.0/8, fd00::/8). */
 export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
   const list = new BlockList();
-  const entries = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const entries = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   for (const entry of entries) {
     const [ip = "", prefix] = entry.split("/");
     const family = isIP(ip);
     const bits = prefix === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
     if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32)) {
-      throw new TrustedProxiesError(`ERRAND_TRUSTED_PROXIES: "${entry.slice(0, 60)}" is not an IP address or CIDR range (write 203.0.113.7, 10.0.0.0/8 or fd00::/8).`);
+      throw new TrustedProxiesError(
+        `ERRAND_TRUSTED_PROXIES: "${entry.slice(0, 60)}" is not an IP address or CIDR range (write 203.0.113.7, 10.0.0.0/8 or fd00::/8).`,
+      );
     }
     list.addSubnet(ip, bits, family === 6 ? "ipv6" : "ipv4");
   }
@@ -79,5 +84,8 @@ export function addressKey(address: string): string {
   const left = head === "" ? [] : head.split(":");
   const right = tail === "" ? [] : tail.split(":");
   const groups = ip.includes("::") ? [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }

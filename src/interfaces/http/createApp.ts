@@ -33,7 +33,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const clock = deps.clock ?? Date.now;
   const { failures } = deps.settings;
   const authFailures = createFailureLimiter({ max: failures.max, windowMs: failures.windowMs, clock });
-  const counted = (endpoint: string) => countingFailures(authFailures, deps.metrics === undefined ? undefined : () => deps.metrics?.recordAuthFailure(endpoint));
+  const counted = (endpoint: string) =>
+    countingFailures(authFailures, deps.metrics === undefined ? undefined : () => deps.metrics?.recordAuthFailure(endpoint));
   const registrations = createFailureLimiter({ max: failures.registrations, windowMs: failures.registrationWindowMs, clock });
   const pending = new PendingConsents(clock);
 

@@ -38,7 +38,12 @@ export interface ForwardedHeaderWatch {
  * it shares its address and one owner-password lockout. The first sighting is logged and recorded
  * at once; later ones at most once an hour.
  */
-export function createForwardedHeaderWatch(options: { trusted: TrustedProxies; logger: HttpLogger; record?: (seen: UntrustedForwarding) => void; clock?: () => number }): ForwardedHeaderWatch {
+export function createForwardedHeaderWatch(options: {
+  trusted: TrustedProxies;
+  logger: HttpLogger;
+  record?: (seen: UntrustedForwarding) => void;
+  clock?: () => number;
+}): ForwardedHeaderWatch {
   const clock = options.clock ?? Date.now;
   let seen: UntrustedForwarding | undefined;
   let lastWarnedMs: number | undefined;
@@ -51,7 +56,15 @@ export function createForwardedHeaderWatch(options: { trusted: TrustedProxies; l
       if (header === undefined) return;
       const problem = trusted ? "no_x_forwarded_for" : "untrusted_peer";
       const now = clock();
-      seen = { problem, peer, header, firstSeenMs: seen?.firstSeenMs ?? now, lastSeenMs: now, requests: (seen?.requests ?? 0) + 1, trustedProxies: [...options.trusted.entries] };
+      seen = {
+        problem,
+        peer,
+        header,
+        firstSeenMs: seen?.firstSeenMs ?? now,
+        lastSeenMs: now,
+        requests: (seen?.requests ?? 0) + 1,
+        trustedProxies: [...options.trusted.entries],
+      };
       if (lastWarnedMs !== undefined && now - lastWarnedMs < FORWARDED_WARNING_EVERY_MS) return;
       lastWarnedMs = now;
       options.logger.warn(

@@ -13,7 +13,8 @@ export type Reservation = { kind: "reserved"; failuresSoFar: number } | { kind: 
 /** Forgets a history whose last failure is older than the policy's memory and which is not locked now. */
 function current(record: LockoutRecord, policy: LockoutPolicy, nowMs: number): LockoutRecord {
   const locked = record.lockedUntilMs !== null && record.lockedUntilMs > nowMs;
-  if (!locked && record.lastFailureMs !== null && nowMs - record.lastFailureMs >= policy.forgetMs) return { failures: 0, lockouts: 0, lockedUntilMs: null, lastFailureMs: null };
+  if (!locked && record.lastFailureMs !== null && nowMs - record.lastFailureMs >= policy.forgetMs)
+    return { failures: 0, lockouts: 0, lockedUntilMs: null, lastFailureMs: null };
   return record;
 }
 
@@ -56,10 +57,18 @@ export function afterWrongPassword(policy: LockoutPolicy): (record: LockoutRecor
     const nextLockMs = lockLengthMs(record.lockouts, policy);
     if (until !== null) return { next: record, result: { lockedUntilMs: until, attemptsLeft: 0, nextLockMs } };
     if (record.failures < policy.threshold) {
-      return { next: record, result: { lockedUntilMs: null, attemptsLeft: policy.threshold - record.failures, nextLockMs }, change: { change: "owner_password_failed", failures: record.failures } };
+      return {
+        next: record,
+        result: { lockedUntilMs: null, attemptsLeft: policy.threshold - record.failures, nextLockMs },
+        change: { change: "owner_password_failed", failures: record.failures },
+      };
     }
     const lockedUntilMs = nowMs + lockLengthMs(record.lockouts, policy);
-    return { next: { ...record, failures: 0, lockouts: record.lockouts + 1, lockedUntilMs }, result: { lockedUntilMs, attemptsLeft: 0, nextLockMs }, change: { change: "owner_locked", lockedUntilMs, lockouts: record.lockouts + 1 } };
+    return {
+      next: { ...record, failures: 0, lockouts: record.lockouts + 1, lockedUntilMs },
+      result: { lockedUntilMs, attemptsLeft: 0, nextLockMs },
+      change: { change: "owner_locked", lockedUntilMs, lockouts: record.lockouts + 1 },
+    };
   };
 }
 

@@ -33,7 +33,10 @@ function cap(text: string, limit: number): { text: string; truncated: boolean } 
  * receipt from before that is read into the same shape (receipt/upgradeStoredReceipt): nothing is
  * wrapped a second time here. The durable receipt in the store is not changed.
  */
-export function presentResult(receipt: Receipt | undefined, ephemeral: EphemeralEvidence | undefined): { receipt?: Record<string, unknown>; pageContent?: PageContent } {
+export function presentResult(
+  receipt: Receipt | undefined,
+  ephemeral: EphemeralEvidence | undefined,
+): { receipt?: Record<string, unknown>; pageContent?: PageContent } {
   const result: { receipt?: Record<string, unknown>; pageContent?: PageContent } = {};
   // pageContent is the assistant's one wrapper for extracted values (notice, caps).
   const { values: outputs, kept } = extractedValues(receipt, ephemeral);

@@ -21,11 +21,19 @@ export interface ProviderSmokeView {
  */
 export async function providerSmokeAction(deps: AppDeps, caller: Caller, name: unknown): Promise<ProviderSmokeView> {
   if (typeof name !== "string" || !isCloudProviderName(name)) {
-    throw new ApiError("invalid_enum", `provider must be one of ${CLOUD_PROVIDER_NAMES.join(", ")} (the local provider needs no smoke).`, { problems: [{ code: "invalid_enum", path: "/provider", message: `One of ${CLOUD_PROVIDER_NAMES.join(", ")}.` }] });
+    throw new ApiError("invalid_enum", `provider must be one of ${CLOUD_PROVIDER_NAMES.join(", ")} (the local provider needs no smoke).`, {
+      problems: [{ code: "invalid_enum", path: "/provider", message: `One of ${CLOUD_PROVIDER_NAMES.join(", ")}.` }],
+    });
   }
-  if (deps.smokeProvider === undefined) throw new ApiError("configuration_error", "This server cannot run provider smokes: no executor is configured for them.");
+  if (deps.smokeProvider === undefined)
+    throw new ApiError("configuration_error", "This server cannot run provider smokes: no executor is configured for them.");
   const ran = await deps.smokeProvider(name);
-  await deps.access.recordRequest({ actor: caller.principal.actor, via: caller.via, action: "provider_smoke", result: ran.ok ? ran.outcome.receipt.status : "provider_unconfigured" });
+  await deps.access.recordRequest({
+    actor: caller.principal.actor,
+    via: caller.via,
+    action: "provider_smoke",
+    result: ran.ok ? ran.outcome.receipt.status : "provider_unconfigured",
+  });
   if (!ran.ok) throw new ApiError("provider_unconfigured", `${name} is not configured: ${ran.missing} Only the operator sets a credential, on the server.`);
   const { receipt, verdict } = ran.outcome;
   return {
@@ -34,6 +42,8 @@ export async function providerSmokeAction(deps: AppDeps, caller: Caller, name: u
     operationId: receipt.operationId,
     error: receipt.error?.code ?? null,
     message: verdict.message,
-    next: verdict.verified ? `Tasks with "provider": "auto" may now run on ${name}.` : `${name} stays out of auto routing. errand_status lists providers; the operator can check the smoke with errand provider list.`,
+    next: verdict.verified
+      ? `Tasks with "provider": "auto" may now run on ${name}.`
+      : `${name} stays out of auto routing. errand_status lists providers; the operator can check the smoke with errand provider list.`,
   };
 }

@@ -43,7 +43,8 @@ export function createSecretHasher(key: Uint8Array): SecretHasher {
   const secret = Buffer.from(key);
   return {
     mint: (kind) => `${SECRET_PREFIX[kind]}${randomBytes(32).toString("base64url")}`,
-    derive: (kind, from) => `${SECRET_PREFIX[kind]}${createHmac("sha256", secret).update(`errand/http-secret-derived/${kind}\u0000${from}`, "utf8").digest("base64url")}`,
+    derive: (kind, from) =>
+      `${SECRET_PREFIX[kind]}${createHmac("sha256", secret).update(`errand/http-secret-derived/${kind}\u0000${from}`, "utf8").digest("base64url")}`,
     hash: (kind, value) => createHmac("sha256", secret).update(`errand/http-secret/${kind}\u0000${value}`, "utf8").digest("hex"),
     equal(expectedHash, actualHash) {
       if (!/^[0-9a-f]{64}$/.test(expectedHash) || !/^[0-9a-f]{64}$/.test(actualHash)) return false;

@@ -73,8 +73,21 @@ export const DEFAULT_LIMITS: BodyLimits = { mcpBytes: 1 * MiB, restBytes: 512 * 
  * that a stolen copy used later still revokes the grant.
  */
 export const REFRESH_REUSE_GRACE_MS = 45 * SECOND;
-export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = { accessMs: 1 * HOUR, refreshMs: 30 * DAY, codeMs: 5 * MINUTE, consentMs: 10 * MINUTE, refreshReuseGraceMs: REFRESH_REUSE_GRACE_MS };
-export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, baseLockMs: 15 * MINUTE, maxLockMs: 1 * DAY, slowdownStepMs: 500, slowdownMaxMs: 4 * SECOND, forgetMs: 1 * DAY };
+export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
+  accessMs: 1 * HOUR,
+  refreshMs: 30 * DAY,
+  codeMs: 5 * MINUTE,
+  consentMs: 10 * MINUTE,
+  refreshReuseGraceMs: REFRESH_REUSE_GRACE_MS,
+};
+export const DEFAULT_LOCKOUT: LockoutPolicy = {
+  threshold: 5,
+  baseLockMs: 15 * MINUTE,
+  maxLockMs: 1 * DAY,
+  slowdownStepMs: 500,
+  slowdownMaxMs: 4 * SECOND,
+  forgetMs: 1 * DAY,
+};
 export const DEFAULT_FAILURE_LIMIT: FailureLimitPolicy = { max: 30, windowMs: 1 * MINUTE, registrations: 20, registrationWindowMs: 1 * HOUR };
 export const DEFAULT_OWNER_SESSION = { idleMs: 10 * MINUTE, maxMs: 12 * HOUR };
 
@@ -109,7 +122,10 @@ export function resolveServeSettings(address: ServeAddress, overrides: Partial<S
   const loopback = isLoopbackHost(address.host);
   let origin: URL;
   if (address.publicUrl === undefined) {
-    if (!loopback) throw new ServeSettingsError(`--host ${address.host} is not loopback: give --public-url https://... (the URL ChatGPT will use), so tokens are issued for it.`);
+    if (!loopback)
+      throw new ServeSettingsError(
+        `--host ${address.host} is not loopback: give --public-url https://... (the URL ChatGPT will use), so tokens are issued for it.`,
+      );
     const host = address.host.includes(":") && !address.host.startsWith("[") ? `[${address.host}]` : address.host;
     origin = new URL(`http://${host}:${address.port}`);
   } else {
@@ -147,7 +163,10 @@ export function resolveServeSettings(address: ServeAddress, overrides: Partial<S
 
 /** ERRAND_OAUTH_EXTRA_REDIRECTS: comma-separated absolute URLs, each admitted exactly as written. */
 export function parseExtraRedirects(raw: string | undefined): string[] {
-  const entries = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const entries = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   for (const entry of entries) {
     let url: URL;
     try {
@@ -164,7 +183,10 @@ export function parseExtraRedirects(raw: string | undefined): string[] {
 
 /** ERRAND_MCP_ALLOWED_ORIGINS: comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /mcp from. */
 export function parseMcpAllowedOrigins(raw: string | undefined): string[] {
-  const entries = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const entries = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   return entries.map((entry) => {
     let url: URL | undefined;
     try {

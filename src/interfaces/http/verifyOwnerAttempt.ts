@@ -27,7 +27,10 @@ export async function verifyOwnerAttempt(deps: AppDeps, address: string, passwor
     return (await deps.access.updateOwnerLockout(address, afterRightPassword())) ? { kind: "right" } : { kind: "locked", untilMs: null };
   }
   const outcome = await deps.access.updateOwnerLockout(address, afterWrongPassword(policy));
-  deps.logger.warn(outcome.lockedUntilMs === null ? "Wrong owner password" : "Owner password locked for this address after repeated wrong answers", { address, failures: reservation.failuresSoFar });
+  deps.logger.warn(outcome.lockedUntilMs === null ? "Wrong owner password" : "Owner password locked for this address after repeated wrong answers", {
+    address,
+    failures: reservation.failuresSoFar,
+  });
   await new Promise((resolve) => setTimeout(resolve, slowdownMs(reservation.failuresSoFar, policy)));
   return { kind: "wrong", ...outcome, secretMark: ownerSecretMark(secret) };
 }

@@ -110,7 +110,17 @@ export interface EgressProxy {
 }
 
 /** Headers that describe one hop, not the message; never forwarded in either direction. */
-const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "proxy-connection",
+  "keep-alive",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** Idle keep-alive upstream connections kept per checked address:port, and how long each may idle. */
 const MAX_IDLE_PER_ADDRESS = 8;
@@ -137,7 +147,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const counts = { allowed: 0, blocked: 0 };
   let closing = false;
   let sealed = false;
-  const gateFor = (scope: EgressScope) => (scope.holdTunnels === undefined ? null : new TunnelGate({ preadmitted: scope.holdTunnels.preadmitted, holdMs: scope.holdTunnels.holdMs ?? connectTimeoutMs }));
+  const gateFor = (scope: EgressScope) =>
+    scope.holdTunnels === undefined
+      ? null
+      : new TunnelGate({ preadmitted: scope.holdTunnels.preadmitted, holdMs: scope.holdTunnels.holdMs ?? connectTimeoutMs });
   /** The task's scope; null while a proxy started with scopeLater waits for its task. */
   let scope: EgressScope | null = options.scopeLater === true ? null : options;
   let gate = scope === null ? null : gateFor(scope);
@@ -153,25 +166,65 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   function refuse(method: string, verdict: Pick<DestinationVerdict, "host" | "port" | "reason" | "addresses"> & { code: string }): string {
     counts.blocked++;
-    const record: BlockedConnection = { at: new Date().toISOString(), method, host: verdict.host, port: verdict.port, code: verdict.code, reason: verdict.reason, addresses: verdict.addresses };
+    const record: BlockedConnection = {
+      at: new Date().toISOString(),
+      method,
+      host: verdict.host,
+      port: verdict.port,
+      code: verdict.code,
+      reason: verdict.reason,
+      addresses: verdict.addresses,
+    };
     if (log.length < maxRecords) log.push(record);
     options.onBlocked?.(record);
     return `errand egress proxy refused ${verdict.host}:${verdict.port}: ${verdict.reason} [${verdict.code}]\n`;
   }
 
   /** Resolves and checks once: the addresses this destination may be reached at now, or why not. */
-  async function check(method: string, host: string, port: number, headers: IncomingHttpHeaders, deadline: AbortSignal): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
-    if (sealed) return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "session_closed", reason: "the task's session has ended; nothing more is sent", addresses: [] }) };
+  async function check(
+    method: string,
+    host: string,
+    port: number,
+    headers: IncomingHttpHeaders,
+    deadline: AbortSignal,
+  ): Promise<{ addresses: AddressEvidence[]; host: string } | { status: number; body: string }> {
+    if (sealed)
+      return {
+        status: 403,
+        body: refuse(method, {
+          host: normalizeHost(host),
+          port,
+          code: "session_closed",
+          reason: "the task's session has ended; nothing more is sent",
+          addresses: [],
+        }),
+      };
     // Not logged: a context waiting for its task has no receipt to put it in.
-    if (scope === null) return { status: 403, body: `errand egress proxy refused ${normalizeHost(host)}:${port}: no task has this session yet [session_not_ready]\n` };
+    if (scope === null)
+      return { status: 403, body: `errand egress proxy refused ${normalizeHost(host)}:${port}: no task has this session yet [session_not_ready]\n` };
     if (options.callers !== undefined && !identifiedCaller(headers, options.callers)) {
-      const reason = "neither a page's request (it carries a User-Agent) nor errand's own: WebRTC relay and ICE-TCP connections look like this, and a task never needs them";
+      const reason =
+        "neither a page's request (it carries a User-Agent) nor errand's own: WebRTC relay and ICE-TCP connections look like this, and a task never needs them";
       return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "webrtc_blocked", reason, addresses: [] }) };
     }
     if (scope.readOnly === true && method !== "CONNECT" && !isReadOnlyMethod(method)) {
-      return { status: 403, body: refuse(method, { host: normalizeHost(host), port, code: "method_blocked", reason: `${method} is not allowed in a read_only task`, addresses: [] }) };
+      return {
+        status: 403,
+        body: refuse(method, {
+          host: normalizeHost(host),
+          port,
+          code: "method_blocked",
+          reason: `${method} is not allowed in a read_only task`,
+          addresses: [],
+        }),
+      };
     }
-    const verdict = await checkDestination(host, port, { resolver: options.resolver, allowPrivate: scope.allowPrivate ?? [], signal: deadline, timeoutMs: connectTimeoutMs });
+    const verdict = await checkDestination(host, port, {
+      resolver: options.resolver,
+      allowPrivate: scope.allowPrivate ?? [],
+      signal: deadline,
+      timeoutMs: connectTimeoutMs,
+    });
     if (verdict.verdict === "block") return { status: 403, body: refuse(method, verdict) };
     const own = ownAddress(verdict.addresses);
     if (own !== undefined) {
@@ -208,11 +261,18 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Checks, then opens a new connection to a checked address (tunnels and upgrades: never pooled). */
-  async function open(method: string, host: string, port: number, headers: IncomingHttpHeaders): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
+  async function open(
+    method: string,
+    host: string,
+    port: number,
+    headers: IncomingHttpHeaders,
+  ): Promise<{ socket: Socket; ip: string } | { status: number; body: string }> {
     const deadline = AbortSignal.timeout(connectTimeoutMs);
     const checked = await check(method, host, port, headers, deadline);
     if (!("addresses" in checked)) return checked;
-    return (await dialChecked(checked.addresses, port, deadline)) ?? { status: 502, body: `errand egress proxy could not connect to ${checked.host}:${port}\n` };
+    return (
+      (await dialChecked(checked.addresses, port, deadline)) ?? { status: 502, body: `errand egress proxy could not connect to ${checked.host}:${port}\n` }
+    );
   }
 
   /** A public address that belongs to this machine, unless an operator allowance admitted it. */
@@ -271,7 +331,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined;
     upstream.on("error", () => {
       // A pooled socket the server closed while idle: retry a bodyless GET/HEAD once, checked afresh.
-      if (retry && upstream.reusedSocket && bodyless && !res.headersSent && (req.method === "GET" || req.method === "HEAD")) return guarded(res, () => forward(req, res, target, false));
+      if (retry && upstream.reusedSocket && bodyless && !res.headersSent && (req.method === "GET" || req.method === "HEAD"))
+        return guarded(res, () => forward(req, res, target, false));
       if (res.headersSent) res.destroy();
       else plainReply(res, 502, "errand egress proxy: upstream failed\n");
     });
@@ -474,7 +535,12 @@ function invalid(raw: string, error: string): Pick<DestinationVerdict, "host" | 
 
 /** Copies end-to-end headers, dropping hop-by-hop ones (and any the Connection header names). */
 function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = new Set(String(headers["connection"] ?? "").toLowerCase().split(",").map((s) => s.trim()));
+  const named = new Set(
+    String(headers["connection"] ?? "")
+      .toLowerCase()
+      .split(",")
+      .map((s) => s.trim()),
+  );
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;

@@ -29,7 +29,18 @@ export interface FetchDocumentOptions {
 }
 
 /** Headers that describe one hop or that errand sets itself; never copied from the browser's request. */
-const DROPPED_REQUEST_HEADERS = new Set(["host", "connection", "proxy-connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "content-length", "accept-encoding"]);
+const DROPPED_REQUEST_HEADERS = new Set([
+  "host",
+  "connection",
+  "proxy-connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "content-length",
+  "accept-encoding",
+]);
 /** Response headers that stop being true once errand has decoded and counted the body. */
 const DROPPED_RESPONSE_HEADERS = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
 
@@ -50,10 +61,15 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
   headers["host"] = url.host;
   if (request.body !== null) headers["content-length"] = String(request.body.length);
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
-  const credential = options.proxyCredentials === undefined ? {} : { "proxy-authorization": `Basic ${Buffer.from(`${options.proxyCredentials.username}:${options.proxyCredentials.password}`).toString("base64")}` };
+  const credential =
+    options.proxyCredentials === undefined
+      ? {}
+      : { "proxy-authorization": `Basic ${Buffer.from(`${options.proxyCredentials.username}:${options.proxyCredentials.password}`).toString("base64")}` };
 
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    signal.addEventListener("abort", () => reject(new DocumentFetchError("timeout", `fetching ${url.host} took longer than ${options.timeoutMs} ms`)), { once: true });
+    signal.addEventListener("abort", () => reject(new DocumentFetchError("timeout", `fetching ${url.host} took longer than ${options.timeoutMs} ms`)), {
+      once: true,
+    });
     const send = (req: ReturnType<typeof httpRequest>) => {
       req.once("response", resolve);
       req.once("error", (error) => reject(new DocumentFetchError("failed", error.message)));
@@ -61,10 +77,26 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
       req.end(request.body ?? undefined);
     };
     if (url.protocol === "http:") {
-      send(httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: request.method, path: url.href, headers: { ...headers, ...credential }, agent: false }));
+      send(
+        httpRequest({
+          host: proxy.hostname,
+          port: Number(proxy.port),
+          method: request.method,
+          path: url.href,
+          headers: { ...headers, ...credential },
+          agent: false,
+        }),
+      );
       return;
     }
-    const tunnel = httpRequest({ host: proxy.hostname, port: Number(proxy.port), method: "CONNECT", path: `${url.hostname}:${port}`, headers: { host: `${url.hostname}:${port}`, "user-agent": headers["user-agent"] ?? "errand", ...credential }, agent: false });
+    const tunnel = httpRequest({
+      host: proxy.hostname,
+      port: Number(proxy.port),
+      method: "CONNECT",
+      path: `${url.hostname}:${port}`,
+      headers: { host: `${url.hostname}:${port}`, "user-agent": headers["user-agent"] ?? "errand", ...credential },
+      agent: false,
+    });
     tunnel.once("connect", (answer: IncomingMessage, socket: Socket) => {
       if (answer.statusCode !== 200) {
         socket.destroy();
@@ -73,7 +105,13 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
       // No agent: with `agent: false` Node would make a fresh Agent that ignores createConnection and
       // dials the URL's host itself, past the proxy. SNI carries names only (RFC 6066), never an IP.
       const hostname = url.hostname.replace(/^\[|\]$/g, "");
-      const tls = () => tlsConnect({ socket, ...(isIP(hostname) === 0 ? { servername: hostname } : {}), ALPNProtocols: ["http/1.1"], rejectUnauthorized: options.acceptAnyCertificate !== true });
+      const tls = () =>
+        tlsConnect({
+          socket,
+          ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
+          ALPNProtocols: ["http/1.1"],
+          rejectUnauthorized: options.acceptAnyCertificate !== true,
+        });
       send(httpsRequest({ method: request.method, path: `${url.pathname}${url.search}`, headers, createConnection: tls }));
     });
     tunnel.once("error", (error) => reject(new DocumentFetchError("failed", error.message)));
@@ -83,7 +121,13 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
 
   try {
     const attachment = /^\s*attachment/i.test(String(response.headers["content-disposition"] ?? ""));
-    const body = await readCapped(decoded(response), attachment && options.maxAttachmentBytes !== undefined ? { maxBytes: options.maxAttachmentBytes, kind: "download" } : { maxBytes: options.maxBytes, kind: "document" }, signal);
+    const body = await readCapped(
+      decoded(response),
+      attachment && options.maxAttachmentBytes !== undefined
+        ? { maxBytes: options.maxAttachmentBytes, kind: "download" }
+        : { maxBytes: options.maxBytes, kind: "document" },
+      signal,
+    );
     const out: { name: string; value: string }[] = [];
     for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
       const name = response.rawHeaders[i] ?? "";
@@ -96,8 +140,17 @@ export async function fetchDocument(request: DocumentRequest, options: FetchDocu
 }
 
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase();
-  const decoder = encoding === "gzip" || encoding === "x-gzip" ? createGunzip() : encoding === "deflate" ? createInflate() : encoding === "br" ? createBrotliDecompress() : null;
+  const encoding = String(response.headers["content-encoding"] ?? "")
+    .trim()
+    .toLowerCase();
+  const decoder =
+    encoding === "gzip" || encoding === "x-gzip"
+      ? createGunzip()
+      : encoding === "deflate"
+        ? createInflate()
+        : encoding === "br"
+          ? createBrotliDecompress()
+          : null;
   if (decoder === null) return response;
   response.on("error", (error) => decoder.destroy(error));
   return response.pipe(decoder);
@@ -116,8 +169,15 @@ async function readCapped(stream: Readable, cap: { maxBytes: number; kind: "docu
       total += piece.length;
       if (total > maxBytes) {
         stream.destroy();
-        if (cap.kind === "download") throw new DocumentFetchError("download_too_large", `the download is larger than ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it`);
-        throw new DocumentFetchError("document_too_large", `the document is larger than ${maxBytes} bytes (ERRAND_MAX_DOCUMENT_BYTES); errand stopped reading it`);
+        if (cap.kind === "download")
+          throw new DocumentFetchError(
+            "download_too_large",
+            `the download is larger than ${maxBytes} bytes (ERRAND_DOWNLOAD_MAX_BYTES); errand stopped reading it`,
+          );
+        throw new DocumentFetchError(
+          "document_too_large",
+          `the document is larger than ${maxBytes} bytes (ERRAND_MAX_DOCUMENT_BYTES); errand stopped reading it`,
+        );
       }
       chunks.push(piece);
     }

@@ -171,7 +171,9 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
       const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
       // Seen in Docker under its default seccomp profile: the sandbox cannot make its user namespaces
       // and Chromium exits at once with a message that does not say so.
-      const hint = sandbox ? " (Chromium's sandbox was on: where user namespaces are refused, as in Docker's default seccomp profile, it cannot start; `errand doctor` checks this, and ERRAND_CHROMIUM_SANDBOX=off turns the sandbox off, see docs/SECURITY.md)" : "";
+      const hint = sandbox
+        ? " (Chromium's sandbox was on: where user namespaces are refused, as in Docker's default seccomp profile, it cannot start; `errand doctor` checks this, and ERRAND_CHROMIUM_SANDBOX=off turns the sandbox off, see docs/SECURITY.md)"
+        : "";
       throw new ProviderError("provider_unavailable", `Chromium at ${executablePath} failed to start: ${reason}${hint}`);
     }
     if (role === "write") return { browser, writeGuard: null };
@@ -279,7 +281,15 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
         ? {}
         : {
             egressBlocked: () => proxy.blocked(),
-            fetchDocument: (request: DocumentRequest) => fetchDocument(request, { proxyUrl: proxy.server, ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }), maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES, ...(options.maxDownloadBytes === undefined ? {} : { maxAttachmentBytes: options.maxDownloadBytes }), timeoutMs: open.budgetMs, acceptAnyCertificate: options.acceptAnyCertificateForTests === true }),
+            fetchDocument: (request: DocumentRequest) =>
+              fetchDocument(request, {
+                proxyUrl: proxy.server,
+                ...(proxy.credentials === undefined ? {} : { proxyCredentials: proxy.credentials }),
+                maxBytes: options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
+                ...(options.maxDownloadBytes === undefined ? {} : { maxAttachmentBytes: options.maxDownloadBytes }),
+                timeoutMs: open.budgetMs,
+                acceptAnyCertificate: options.acceptAnyCertificateForTests === true,
+              }),
             requestJudged(url: string, judged?: { code: string; reason: string }) {
               const target = urlHostPort(url);
               if (target === null) return;

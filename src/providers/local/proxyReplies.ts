@@ -26,7 +26,9 @@ export function plainReply(res: ServerResponse, status: number, body: string): v
 /** A plain-text answer written straight to a socket (a CONNECT or upgrade that is refused), closing it. */
 export function rawReply(socket: Duplex, status: number, body: string): void {
   const text = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway" }[status] ?? "Error";
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The part of a net or http server listenOnLoopback needs. */

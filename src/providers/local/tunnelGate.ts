@@ -51,7 +51,11 @@ export class TunnelGate {
       this.waiting.set(key, waiters);
       const timer = setTimeout(() => {
         waiters.delete(finish);
-        resolve({ admitted: false, code: "preconnect_blocked", reason: `the browser opened a connection to ${host}:${port} on its own (a speculative connection, as for a navigation that was stopped), and no request there was let through within ${this.options.holdMs} ms` });
+        resolve({
+          admitted: false,
+          code: "preconnect_blocked",
+          reason: `the browser opened a connection to ${host}:${port} on its own (a speculative connection, as for a navigation that was stopped), and no request there was let through within ${this.options.holdMs} ms`,
+        });
       }, this.options.holdMs);
       const finish = (judgement: TunnelJudgement): void => {
         clearTimeout(timer);

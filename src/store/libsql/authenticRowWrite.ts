@@ -22,7 +22,10 @@ const keyValues = (table: AuthenticTable, row: RowValues): LibsqlValue[] => tabl
 export function sealedInsert(ctx: LibsqlContext, table: AuthenticTable, row: RowValues): LibsqlStatement {
   const values: Record<string, LibsqlValue> = { ...row, mac: rowMacOf(ctx.sealer, table, row) };
   const columns = Object.keys(values);
-  return statement(`INSERT INTO ${table.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...columns.map((c) => values[c] ?? null));
+  return statement(
+    `INSERT INTO ${table.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    ...columns.map((c) => values[c] ?? null),
+  );
 }
 
 /**
@@ -32,7 +35,10 @@ export function sealedInsert(ctx: LibsqlContext, table: AuthenticTable, row: Row
 export function sealedUpsert(ctx: LibsqlContext, table: AuthenticTable, row: RowValues): LibsqlStatement {
   const insert = sealedInsert(ctx, table, row);
   const columns = [...Object.keys(row).filter((c) => !table.key.includes(c)), "mac"];
-  return statement(`${insert.sql} ON CONFLICT (${table.key.join(", ")}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`, ...insert.args);
+  return statement(
+    `${insert.sql} ON CONFLICT (${table.key.join(", ")}) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+    ...insert.args,
+  );
 }
 
 /**

@@ -26,9 +26,14 @@ export async function createLibsqlSchema(client: LibsqlClientLike, where: string
   const present = await tablesPresent(client);
   if (present.has("libsql_schema")) return recordedVersion(client, where);
   if (present.has("operations")) {
-    throw new Error(`The database ${where} holds errand tables that errand's libSQL store did not create (an errand SQLite database?); open it with the SQLite store, or give the libSQL store a new database.`);
+    throw new Error(
+      `The database ${where} holds errand tables that errand's libSQL store did not create (an errand SQLite database?); open it with the SQLite store, or give the libSQL store a new database.`,
+    );
   }
-  const create = [...LIBSQL_SCHEMA.map((sql) => statement(sql)), statement("INSERT INTO libsql_schema (version, name, applied_ms) VALUES (?, ?, ?)", LIBSQL_SCHEMA_VERSION, "the whole schema", nowMs)];
+  const create = [
+    ...LIBSQL_SCHEMA.map((sql) => statement(sql)),
+    statement("INSERT INTO libsql_schema (version, name, applied_ms) VALUES (?, ?, ?)", LIBSQL_SCHEMA_VERSION, "the whole schema", nowMs),
+  ];
   try {
     await client.batch(create, "write");
     return LIBSQL_SCHEMA_VERSION;

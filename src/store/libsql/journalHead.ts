@@ -40,7 +40,18 @@ export function headUnchanged(head: JournalHead): LibsqlStatement {
 
 /** The head's columns after its identity (journal id, key id), in the order both statements below name them. */
 function headState(head: JournalHead): LibsqlValue[] {
-  return [head.format, head.seq, head.mac, head.baseSeq, head.baseMac, head.storedBytes, head.tombstones, head.checkpointOperations, head.checkpointDigest, head.checkpointMac];
+  return [
+    head.format,
+    head.seq,
+    head.mac,
+    head.baseSeq,
+    head.baseMac,
+    head.storedBytes,
+    head.tombstones,
+    head.checkpointOperations,
+    head.checkpointDigest,
+    head.checkpointMac,
+  ];
 }
 
 /** Rewrites the head row (the journal id and key id never change). */

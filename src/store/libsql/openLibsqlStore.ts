@@ -50,7 +50,15 @@ import { decideApproval, expireApprovals } from "./queries/decideApproval.js";
 import { finishAttempt, recoverExpiredLeases } from "./queries/finishAttempt.js";
 import { dropExpiredResults, holdResult, readHeldResult } from "./queries/heldResults.js";
 import type { JournalRead } from "./queries/journalReads.js";
-import { checkpointRead, journalChainRead, journalEventsRead, operationEventCountRead, operationEventsRead, operationStatesRead, tombstonesRead } from "./queries/journalReads.js";
+import {
+  checkpointRead,
+  journalChainRead,
+  journalEventsRead,
+  operationEventCountRead,
+  operationEventsRead,
+  operationStatesRead,
+  tombstonesRead,
+} from "./queries/journalReads.js";
 import { checkLease, renewLease } from "./queries/leases.js";
 import { listOperations, readOperation, readOperationTask } from "./queries/readOperation.js";
 import { reopenOperation } from "./queries/reopenOperation.js";
@@ -169,7 +177,11 @@ class LibsqlStore implements Store {
     return dropExpiredResults(this.ctx);
   }
 
-  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {
+  cancelOperation(
+    operationId: string,
+    controlActionId: string,
+    cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
+  ): Promise<CancelResult> {
     return cancelOperation(this.ctx, operationId, controlActionId, cancelledReceipt);
   }
   decideApproval(operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {

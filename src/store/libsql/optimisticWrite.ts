@@ -32,7 +32,9 @@ export async function optimisticWrite<T>(ctx: LibsqlContext, what: string, round
       if (conflict) conflicts += 1;
       const waited = Date.now() - started;
       if (waited > ctx.busyPatienceMs) {
-        throw new StoreBusyError(`${what} did not get through in ${waited} ms (${conflicts} concurrent changes to what it read, ${n + 1 - conflicts} times the database was locked); other errand processes are writing the same rows.`);
+        throw new StoreBusyError(
+          `${what} did not get through in ${waited} ms (${conflicts} concurrent changes to what it read, ${n + 1 - conflicts} times the database was locked); other errand processes are writing the same rows.`,
+        );
       }
       // The first retry after a conflict is immediate: the other writer has already committed.
       if (n > 0 || !conflict) await pause(Math.min(200, 2 * 2 ** Math.min(n, 7)) * (0.5 + Math.random()));

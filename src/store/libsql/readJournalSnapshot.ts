@@ -13,7 +13,13 @@ const EVERYTHING = Number.MAX_SAFE_INTEGER;
  * keeps bounded.
  */
 export async function readJournalSnapshot<T>(ctx: LibsqlContext, read: (source: JournalSnapshot) => Promise<T>): Promise<T> {
-  const reads = { events: journalEventsRead(0, EVERYTHING), tombstones: tombstonesRead("", EVERYTHING), checkpoint: checkpointRead("", EVERYTHING), states: operationStatesRead("", EVERYTHING), count: operationEventCountRead() };
+  const reads = {
+    events: journalEventsRead(0, EVERYTHING),
+    tombstones: tombstonesRead("", EVERYTHING),
+    checkpoint: checkpointRead("", EVERYTHING),
+    states: operationStatesRead("", EVERYTHING),
+    count: operationEventCountRead(),
+  };
   const [headResult, eventsResult, tombstonesResult, checkpointResult, statesResult, countResult] = await ctx.client.batch(
     [SELECT_HEAD, reads.events.statement, reads.tombstones.statement, reads.checkpoint.statement, reads.states.statement, reads.count.statement],
     "read",

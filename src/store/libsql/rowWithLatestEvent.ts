@@ -35,7 +35,10 @@ function split(record: Record<string, unknown>): RowWithLatestEvent {
     if (key.startsWith("e_") && (EVENT_COLUMNS as readonly string[]).includes(key.slice(2))) event[key.slice(2)] = value;
     else row[key] = value;
   }
-  return { row: row as unknown as OperationRow, latest: event["seq"] === null || event["seq"] === undefined ? undefined : toEvent(event as unknown as EventRow) };
+  return {
+    row: row as unknown as OperationRow,
+    latest: event["seq"] === null || event["seq"] === undefined ? undefined : toEvent(event as unknown as EventRow),
+  };
 }
 
 /** The rows of a withLatestEvent result. */

@@ -64,9 +64,20 @@ function writeOperationRow(row: OperationRow, receiptIsLastEvent: boolean): Libs
  * the operation's receipt event. The journal head is not touched. Returns the row as written (its
  * receipt_seq is known only to the database).
  */
-export function transitionWrite(ctx: LibsqlContext, journalId: string, row: OperationRow, transition: Transition, leaseToken?: string): { write: GuardedWrite; row: OperationRow } {
+export function transitionWrite(
+  ctx: LibsqlContext,
+  journalId: string,
+  row: OperationRow,
+  transition: Transition,
+  leaseToken?: string,
+): { write: GuardedWrite; row: OperationRow } {
   const sealed = sealChainEvent(ctx.sealer, journalId, chainHeadOf(row), transition.event, transition.next.updatedMs);
-  const next = { ...rowAfter(row, transition.next, leaseToken), chain_seq: sealed.head.seq, chain_mac: sealed.head.mac, stored_bytes: row.stored_bytes + sealed.bytes };
+  const next = {
+    ...rowAfter(row, transition.next, leaseToken),
+    chain_seq: sealed.head.seq,
+    chain_mac: sealed.head.mac,
+    stored_bytes: row.stored_bytes + sealed.bytes,
+  };
   const finishing = transition.event.type === "operation_finished";
   return { write: { guards: [rowUnchanged(row)], writes: [insertEvent(sealed.event), writeOperationRow(next, finishing)] }, row: next };
 }

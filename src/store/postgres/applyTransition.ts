@@ -31,7 +31,6 @@ const COLUMNS = [
 /** Parameters one transition takes: the event's eight, then the row's columns, finishing, receipt_seq and operation_id. */
 const PARAMETERS_PER_TRANSITION = 8 + COLUMNS.length + 3;
 
-
 /** The UPDATE of a row after the event inserted by CTE `event` of the same statement; parameters $first.. in operationValues order. */
 function operationUpdate(first: number, event: string): string {
   const n = COLUMNS.length;
@@ -99,7 +98,8 @@ export interface TransitionOf {
  * operation's receipt event. Returns the rows as stored, in the order given.
  */
 export async function applyTransitions(tx: PgTx, items: readonly TransitionOf[]): Promise<OperationRow[]> {
-  if (new Set(items.map((item) => item.row.operation_id)).size !== items.length) throw new Error("applyTransitions: one transition per operation and statement");
+  if (new Set(items.map((item) => item.row.operation_id)).size !== items.length)
+    throw new Error("applyTransitions: one transition per operation and statement");
   const journalId = await journalIdOf(tx);
   const sealed = items.map((item) => sealTransition(tx, journalId, item.row, item.transition, item.leaseToken));
   const written = await tx.one<Record<string, number | null>>(

@@ -22,7 +22,9 @@ export async function ensureJournalHeadPg(tx: PgTx): Promise<void> {
   if (head.format !== 1 || !tx.ctx.sealer.macEquals(tx.ctx.sealer.keyId, head.keyId)) return;
   const events = (await tx.rows<EventRow>("SELECT * FROM journal_events ORDER BY seq")).map(toEvent);
   const tombstones = (await tx.rows<TombstoneRow>("SELECT * FROM operation_tombstones ORDER BY operation_id")).map(toTombstone);
-  const operations = (await tx.rows<{ operation_id: string; task_bytes: number }>("SELECT operation_id, octet_length(task_json)::bigint AS task_bytes FROM operations")).map((r) => ({
+  const operations = (
+    await tx.rows<{ operation_id: string; task_bytes: number }>("SELECT operation_id, octet_length(task_json)::bigint AS task_bytes FROM operations")
+  ).map((r) => ({
     operationId: r.operation_id,
     taskBytes: r.task_bytes,
   }));
@@ -38,7 +40,12 @@ export async function ensureJournalHeadPg(tx: PgTx): Promise<void> {
   await tx.run(
     `UPDATE operations o SET chain_seq = u.chain_seq, chain_mac = u.chain_mac, stored_bytes = u.stored_bytes
      FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS u(operation_id, chain_seq, chain_mac, stored_bytes) WHERE o.operation_id = u.operation_id`,
-    [upgrade.operations.map((o) => o.operationId), upgrade.operations.map((o) => o.chain.seq), upgrade.operations.map((o) => o.chain.mac), upgrade.operations.map((o) => o.storedBytes)],
+    [
+      upgrade.operations.map((o) => o.operationId),
+      upgrade.operations.map((o) => o.chain.seq),
+      upgrade.operations.map((o) => o.chain.mac),
+      upgrade.operations.map((o) => o.storedBytes),
+    ],
   );
   await tx.run("DELETE FROM journal_checkpoint");
   await tx.run("INSERT INTO journal_checkpoint (operation_id, chain_seq, chain_mac) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])", [

@@ -34,10 +34,32 @@ export async function lockHead(tx: PgTx): Promise<JournalHead> {
   return head;
 }
 
-const HEAD_COLUMNS = ["format", "seq", "mac", "base_seq", "base_mac", "stored_bytes", "tombstones", "checkpoint_operations", "checkpoint_digest", "checkpoint_mac"] as const;
+const HEAD_COLUMNS = [
+  "format",
+  "seq",
+  "mac",
+  "base_seq",
+  "base_mac",
+  "stored_bytes",
+  "tombstones",
+  "checkpoint_operations",
+  "checkpoint_digest",
+  "checkpoint_mac",
+] as const;
 
 function headValues(head: JournalHead): unknown[] {
-  return [head.format, head.seq, head.mac, head.baseSeq, head.baseMac, head.storedBytes, head.tombstones, head.checkpointOperations, head.checkpointDigest, head.checkpointMac];
+  return [
+    head.format,
+    head.seq,
+    head.mac,
+    head.baseSeq,
+    head.baseMac,
+    head.storedBytes,
+    head.tombstones,
+    head.checkpointOperations,
+    head.checkpointDigest,
+    head.checkpointMac,
+  ];
 }
 
 /** The UPDATE and parameters that rewrite the head (journal id and key id never change); parameters start at $first. */
@@ -66,7 +88,9 @@ export async function insertHead(tx: PgTx, head: JournalHead): Promise<void> {
 
 /** Bytes counted against the quota: the head's own count and every live operation's (read, not locked). */
 export async function journalUsage(tx: PgTx): Promise<number> {
-  const row = await tx.one<{ n: number }>("SELECT ((SELECT stored_bytes FROM journal_head WHERE id = 1) + (SELECT coalesce(sum(stored_bytes), 0) FROM operations))::bigint AS n");
+  const row = await tx.one<{ n: number }>(
+    "SELECT ((SELECT stored_bytes FROM journal_head WHERE id = 1) + (SELECT coalesce(sum(stored_bytes), 0) FROM operations))::bigint AS n",
+  );
   return row?.n ?? 0;
 }
 

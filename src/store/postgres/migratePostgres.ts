@@ -18,7 +18,13 @@ const MIGRATION_LOCK = 4_242_015;
  * anything runs. Also creates the journal head when there is none, or converts a journal written
  * before per-operation chains (ensureJournalHeadPg). Returns the schema version.
  */
-export async function migratePostgres(pool: pg.Pool, migrations: readonly PostgresMigration[], sealer: JournalSealer, connectionString: string, schema: string | undefined): Promise<number> {
+export async function migratePostgres(
+  pool: pg.Pool,
+  migrations: readonly PostgresMigration[],
+  sealer: JournalSealer,
+  connectionString: string,
+  schema: string | undefined,
+): Promise<number> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -40,7 +46,10 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
       for (const table of migration.authenticates ?? []) await sealAllRows(client, sealer, table);
-      await client.query("INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, (extract(epoch FROM now()) * 1000)::bigint)", [migration.version, migration.name]);
+      await client.query("INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, (extract(epoch FROM now()) * 1000)::bigint)", [
+        migration.version,
+        migration.name,
+      ]);
     }
     await ensureJournalHeadPg(createPgTx(client, { sealer, clock: undefined, refusals: new Map(), rowRefusals: new Map() }, undefined));
     await client.query("COMMIT");

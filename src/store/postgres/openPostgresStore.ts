@@ -74,8 +74,16 @@ export interface PostgresStoreOptions {
 const COMPACTION_BATCH = 200;
 
 /** What every PostgreSQL store opener shares: the pool, the context, and the migration every first use waits for. */
-export function openPostgresParts(options: Omit<PostgresStoreOptions, "clock"> & { clock?: () => number }): { pool: ReturnType<typeof createPostgresPool>; ctx: PgContext; ready: Promise<number> } {
-  const pool = createPostgresPool({ connectionString: options.connectionString, ...(options.schema === undefined ? {} : { schema: options.schema }), ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }) });
+export function openPostgresParts(options: Omit<PostgresStoreOptions, "clock"> & { clock?: () => number }): {
+  pool: ReturnType<typeof createPostgresPool>;
+  ctx: PgContext;
+  ready: Promise<number>;
+} {
+  const pool = createPostgresPool({
+    connectionString: options.connectionString,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+  });
   const ctx: PgContext = { sealer: options.sealer, clock: options.clock, refusals: new Map(), rowRefusals: new Map() };
   const ready = migratePostgres(pool, options.migrations ?? POSTGRES_MIGRATIONS, options.sealer, options.connectionString, options.schema);
   return { pool, ctx, ready };
@@ -153,7 +161,11 @@ class PostgresStore extends PgTransactions implements Store {
     return this.write((tx) => dropExpiredResults(tx));
   }
 
-  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {
+  cancelOperation(
+    operationId: string,
+    controlActionId: string,
+    cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
+  ): Promise<CancelResult> {
     return this.write((tx) => cancelOperation(tx, operationId, controlActionId, cancelledReceipt));
   }
   decideApproval(operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {
@@ -221,7 +233,9 @@ class PostgresStore extends PgTransactions implements Store {
     report.eventsRemoved += folded.eventsRemoved;
     report.bytesFreed += folded.bytesFreed;
     if (report.operations > 0 || report.eventsRemoved > 0) {
-      await this.write((tx) => recordCompaction(tx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }));
+      await this.write((tx) =>
+        recordCompaction(tx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }),
+      );
     }
     // A compaction ends with a checkpoint, so the operations it left are committed to from here on.
     await this.writeCheckpoint();

@@ -89,7 +89,10 @@ export abstract class PgTransactions {
         }
         const state = sqlState(error);
         if (state === undefined || !RETRYABLE.has(state)) throw translateConnectionError(error, this.connectionString);
-        if (Date.now() - started > this.patienceMs) throw new StoreBusyError(`PostgreSQL kept aborting this transaction (${state}) for ${Date.now() - started} ms; other errand processes are contending for the same rows.`);
+        if (Date.now() - started > this.patienceMs)
+          throw new StoreBusyError(
+            `PostgreSQL kept aborting this transaction (${state}) for ${Date.now() - started} ms; other errand processes are contending for the same rows.`,
+          );
         await sleep(Math.min(100, 2 * 2 ** Math.min(round, 6)) * (0.5 + Math.random()));
       } finally {
         client.release(broken);

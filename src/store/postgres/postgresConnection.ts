@@ -42,15 +42,22 @@ export function describeDatabaseUrl(text: string): string {
 
 /** Checks a database URL before anything connects; throws DatabaseUrlError naming the setting and the rule. */
 export function checkDatabaseUrl(text: string, source = DATABASE_URL_SOURCE): URL {
-  if (!isPostgresUrl(text)) throw new DatabaseUrlError(`${source} must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); got a value starting "${text.slice(0, 12)}".`);
+  if (!isPostgresUrl(text))
+    throw new DatabaseUrlError(
+      `${source} must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); got a value starting "${text.slice(0, 12)}".`,
+    );
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new DatabaseUrlError(`${source} is not a valid URL: write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (percent-encode special characters in the password).`);
+    throw new DatabaseUrlError(
+      `${source} is not a valid URL: write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (percent-encode special characters in the password).`,
+    );
   }
-  if (url.hostname === "" && !url.searchParams.has("host")) throw new DatabaseUrlError(`${source} names no host: write it as postgres://USER@HOST[:PORT]/DATABASE.`);
-  if (url.pathname === "/" || url.pathname === "") throw new DatabaseUrlError(`${source} names no database: add /DATABASE after the host (for example postgres://errand@127.0.0.1:5432/errand).`);
+  if (url.hostname === "" && !url.searchParams.has("host"))
+    throw new DatabaseUrlError(`${source} names no host: write it as postgres://USER@HOST[:PORT]/DATABASE.`);
+  if (url.pathname === "/" || url.pathname === "")
+    throw new DatabaseUrlError(`${source} names no database: add /DATABASE after the host (for example postgres://errand@127.0.0.1:5432/errand).`);
   return url;
 }
 
@@ -58,7 +65,8 @@ export function checkDatabaseUrl(text: string, source = DATABASE_URL_SOURCE): UR
 const INT8_OID = 20;
 const parseInt8 = (value: string): number => Number(value);
 const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary"): unknown => (oid === INT8_OID ? parseInt8 : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: "text" | "binary"): unknown =>
+    oid === INT8_OID ? parseInt8 : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresConnectOptions {
@@ -72,7 +80,8 @@ export interface PostgresConnectOptions {
 /** A pool on the database: int8 parsed to numbers, an optional search_path, idle errors surfaced on the next query instead of crashing the process. */
 export function createPostgresPool(options: PostgresConnectOptions): pg.Pool {
   checkDatabaseUrl(options.connectionString);
-  if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new DatabaseUrlError(`schema "${options.schema}" must be a lower-case SQL identifier`);
+  if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
+    throw new DatabaseUrlError(`schema "${options.schema}" must be a lower-case SQL identifier`);
   const config: PoolConfig = {
     connectionString: options.connectionString,
     max: options.max ?? 10,
@@ -95,10 +104,16 @@ export function translateConnectionError(error: unknown, connectionString: strin
   const where = describeDatabaseUrl(connectionString);
   const network = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET", "ENETUNREACH"]);
   if (typeof code === "string" && network.has(code)) {
-    return new StoreUnavailableError(`No PostgreSQL server answers at ${where} (${code}), the database named by ${DATABASE_URL_SOURCE}. Start the server or correct the URL.`);
+    return new StoreUnavailableError(
+      `No PostgreSQL server answers at ${where} (${code}), the database named by ${DATABASE_URL_SOURCE}. Start the server or correct the URL.`,
+    );
   }
-  if (code === "28P01" || code === "28000") return new StoreUnavailableError(`PostgreSQL at ${where} refused errand's login (${error.message}); check the user and password in ${DATABASE_URL_SOURCE}.`);
-  if (code === "3D000") return new StoreUnavailableError(`PostgreSQL at ${where} has no such database (${error.message}); create it (createdb) or correct ${DATABASE_URL_SOURCE}.`);
+  if (code === "28P01" || code === "28000")
+    return new StoreUnavailableError(
+      `PostgreSQL at ${where} refused errand's login (${error.message}); check the user and password in ${DATABASE_URL_SOURCE}.`,
+    );
+  if (code === "3D000")
+    return new StoreUnavailableError(`PostgreSQL at ${where} has no such database (${error.message}); create it (createdb) or correct ${DATABASE_URL_SOURCE}.`);
   if (/timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
     return new StoreUnavailableError(`PostgreSQL at ${where} did not answer in time (${error.message}); check ${DATABASE_URL_SOURCE} and the server.`);
   }

@@ -1,5 +1,14 @@
 import type { AuthenticTable } from "../rows/authenticRows.js";
-import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE, SECRETS_TABLE, SITES_TABLE } from "../rows/authenticRows.js";
+import {
+  API_TOKENS_TABLE,
+  OAUTH_CLIENTS_TABLE,
+  OAUTH_CODES_TABLE,
+  OAUTH_FAMILIES_TABLE,
+  OAUTH_TOKENS_TABLE,
+  OWNER_SECRET_TABLE,
+  SECRETS_TABLE,
+  SITES_TABLE,
+} from "../rows/authenticRows.js";
 
 /**
  * PostgreSQL's own forward-only migrations (numbered apart from SQLite's: each backend records its

@@ -1,7 +1,15 @@
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { UnauthenticRow } from "../Store.js";
 import { OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, checkedRow } from "./authenticRows.js";
-import type { ApiTokenRecord, ApiTokenScope, AuthorizationCodeRecord, ClientAuthMethod, LockoutRecord, OAuthClientRecord, OAuthTokenRecord } from "../AccessStore.js";
+import type {
+  ApiTokenRecord,
+  ApiTokenScope,
+  AuthorizationCodeRecord,
+  ClientAuthMethod,
+  LockoutRecord,
+  OAuthClientRecord,
+  OAuthTokenRecord,
+} from "../AccessStore.js";
 
 /** Row shapes of the access tables (migration 2) and their mapping to AccessStore records. */
 export interface ClientRow {
@@ -82,7 +90,11 @@ export function tokenWithFamilySql(placeholder: string): string {
  * client, scopes, resource and revocation; the token its kind, expiry and whether it was spent);
  * undefined when either fails, which grants nothing.
  */
-export function authenticToken(sealer: JournalSealer, joined: Readonly<Record<string, unknown>> | undefined, refused: Map<string, UnauthenticRow>): TokenRow | undefined {
+export function authenticToken(
+  sealer: JournalSealer,
+  joined: Readonly<Record<string, unknown>> | undefined,
+  refused: Map<string, UnauthenticRow>,
+): TokenRow | undefined {
   if (joined === undefined) return undefined;
   const family = {
     family_id: joined["family_id"],

@@ -91,14 +91,22 @@ export const API_TOKENS_TABLE = authenticTable("api_tokens", ["token_id"], ["nam
 /** A short, non-secret handle for a keyed hash used as a primary key (a token's or a code's). */
 const hashHandle = (value: unknown): string => `${String(value).slice(0, 8)}…`;
 
-export const OAUTH_CLIENTS_TABLE = authenticTable("oauth_clients", ["client_id"], ["secret_hash", "auth_method", "client_name", "redirect_uris", "metadata_json", "created_ms", "last_grant_ms"]);
+export const OAUTH_CLIENTS_TABLE = authenticTable(
+  "oauth_clients",
+  ["client_id"],
+  ["secret_hash", "auth_method", "client_name", "redirect_uris", "metadata_json", "created_ms", "last_grant_ms"],
+);
 export const OAUTH_CODES_TABLE = authenticTable(
   "oauth_codes",
   ["code_hash"],
   ["client_id", "redirect_uri", "code_challenge", "scopes", "resource", "expires_ms", "used_ms", "family_id"],
   (row) => `code ${hashHandle(row["code_hash"])} of client ${String(row["client_id"])}`,
 );
-export const OAUTH_FAMILIES_TABLE = authenticTable("oauth_families", ["family_id"], ["client_id", "scopes", "resource", "generation", "created_ms", "expires_ms", "revoked_ms", "revoked_reason"]);
+export const OAUTH_FAMILIES_TABLE = authenticTable(
+  "oauth_families",
+  ["family_id"],
+  ["client_id", "scopes", "resource", "generation", "created_ms", "expires_ms", "revoked_ms", "revoked_reason"],
+);
 export const OAUTH_TOKENS_TABLE = authenticTable(
   "oauth_tokens",
   ["token_hash"],
@@ -112,7 +120,12 @@ export const SECRETS_TABLE = authenticTable("secrets", ["name"], ["sites_json", 
  * session columns are not under the MAC: the session itself is sealed with the site's name, origins
  * and definition time as associated data (src/sites), so it opens only for the definition it was saved under.
  */
-export const SITES_TABLE = authenticTable("sites", ["name"], ["origins_json", "login_url", "logged_in_selector", "login_hosts_json", "defined_ms", "created_ms"], (row) => `site ${String(row["name"])}`);
+export const SITES_TABLE = authenticTable(
+  "sites",
+  ["name"],
+  ["origins_json", "login_url", "logged_in_selector", "login_hosts_json", "defined_ms", "created_ms"],
+  (row) => `site ${String(row["name"])}`,
+);
 
 /**
  * The owner's standing grants on a site: what risk and which secrets tasks on it may run with
@@ -127,4 +140,14 @@ export const SITE_GRANTS_TABLE = authenticTable(
 );
 
 /** Every table whose rows grant authority and carry a MAC, in the order doctor and journal verify report them. */
-export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [OWNER_SECRET_TABLE, API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, SECRETS_TABLE, SITES_TABLE, SITE_GRANTS_TABLE];
+export const AUTHENTIC_TABLES: readonly AuthenticTable[] = [
+  OWNER_SECRET_TABLE,
+  API_TOKENS_TABLE,
+  OAUTH_CLIENTS_TABLE,
+  OAUTH_CODES_TABLE,
+  OAUTH_FAMILIES_TABLE,
+  OAUTH_TOKENS_TABLE,
+  SECRETS_TABLE,
+  SITES_TABLE,
+  SITE_GRANTS_TABLE,
+];

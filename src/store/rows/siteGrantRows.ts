@@ -39,7 +39,15 @@ export function siteGrantRecordOf(row: SiteGrantRow, authentic: boolean): SiteGr
 
 /** The journal body of a grant given: what it covers and until when. */
 export function grantGivenBody(record: SiteGrantRecord): Record<string, unknown> {
-  return { name: record.site, change: "granted", grantId: record.grantId, risk: record.risk, secrets: record.secrets, via: record.via, expiresMs: record.expiresMs };
+  return {
+    name: record.site,
+    change: "granted",
+    grantId: record.grantId,
+    risk: record.risk,
+    secrets: record.secrets,
+    via: record.via,
+    expiresMs: record.expiresMs,
+  };
 }
 
 /** The journal body of a site's grants revoked. */

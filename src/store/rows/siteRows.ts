@@ -32,6 +32,16 @@ export function siteRecordOf(row: SiteRow, authentic: boolean): SiteRecord {
 }
 
 /** The journal body of a site_changed event: the definition, never the session. */
-export function siteChangeBody(record: { name: string; origins: string[]; loginUrl: string | null; loggedInSelector: string | null; loginHosts: string[] }, change: "created" | "replaced" | "deleted"): Record<string, unknown> {
-  return { name: record.name, change, origins: record.origins, loginUrl: record.loginUrl, loggedInSelector: record.loggedInSelector, loginHosts: record.loginHosts };
+export function siteChangeBody(
+  record: { name: string; origins: string[]; loginUrl: string | null; loggedInSelector: string | null; loginHosts: string[] },
+  change: "created" | "replaced" | "deleted",
+): Record<string, unknown> {
+  return {
+    name: record.name,
+    change,
+    origins: record.origins,
+    loginUrl: record.loginUrl,
+    loggedInSelector: record.loggedInSelector,
+    loginHosts: record.loginHosts,
+  };
 }

@@ -16,7 +16,12 @@ import type { SqliteContext } from "./sqliteContext.js";
 export function applyTransition(ctx: SqliteContext, row: OperationRow, transition: Transition, leaseToken?: string): OperationRow {
   const sealed = sealChainEvent(ctx.sealer, journalIdOf(ctx), chainHeadOf(row), transition.event, transition.next.updatedMs);
   const event = insertEvent(ctx, sealed.event);
-  const next = { ...rowAfter(row, transition.next, leaseToken), chain_seq: sealed.head.seq, chain_mac: sealed.head.mac, stored_bytes: row.stored_bytes + sealed.bytes };
+  const next = {
+    ...rowAfter(row, transition.next, leaseToken),
+    chain_seq: sealed.head.seq,
+    chain_mac: sealed.head.mac,
+    stored_bytes: row.stored_bytes + sealed.bytes,
+  };
   const stored = transition.event.type === "operation_finished" ? { ...next, receipt_seq: event.seq } : next;
   writeOperationRow(ctx, stored);
   return stored;

@@ -22,7 +22,9 @@ export function ensureJournalHead(ctx: SqliteContext): void {
   if (head.format !== 1 || !ctx.sealer.macEquals(ctx.sealer.keyId, head.keyId)) return;
   const events = (ctx.sql("SELECT * FROM journal_events ORDER BY seq").all() as EventRow[]).map(toEvent);
   const tombstones = (ctx.sql("SELECT * FROM operation_tombstones ORDER BY operation_id").all() as TombstoneRow[]).map(toTombstone);
-  const operations = (ctx.sql("SELECT operation_id, length(CAST(task_json AS BLOB)) AS task_bytes FROM operations").all() as { operation_id: string; task_bytes: number }[]).map((r) => ({
+  const operations = (
+    ctx.sql("SELECT operation_id, length(CAST(task_json AS BLOB)) AS task_bytes FROM operations").all() as { operation_id: string; task_bytes: number }[]
+  ).map((r) => ({
     operationId: r.operation_id,
     taskBytes: r.task_bytes,
   }));

@@ -25,13 +25,21 @@ export function inspectDatabase(path: string, sealer?: JournalSealer): DatabaseF
   const db = openSqliteDatabase(path, { readonly: true, fileMustExist: true });
   try {
     const integrity = String(db.pragma("quick_check", { simple: true }));
-    const has = (table: string) => db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)?.n === 1;
-    const schemaVersion = has("schema_migrations") ? (db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0) : 0;
+    const has = (table: string) =>
+      db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)?.n === 1;
+    const schemaVersion = has("schema_migrations")
+      ? (db.prepare<[], { v: number | null }>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0)
+      : 0;
     const ownerPasswordSet = has("owner_secret") && (db.prepare<[], { n: number }>("SELECT count(*) AS n FROM owner_secret").get()?.n ?? 0) > 0;
-    const breakers = has("provider_breakers") ? db.prepare<[], { provider: string; state: string }>("SELECT provider, state FROM provider_breakers ORDER BY provider").all() : [];
+    const breakers = has("provider_breakers")
+      ? db.prepare<[], { provider: string; state: string }>("SELECT provider, state FROM provider_breakers ORDER BY provider").all()
+      : [];
     const keyId = has("journal_head") ? db.prepare<[], { key_id: string }>("SELECT key_id FROM journal_head WHERE id = 1").get()?.key_id : undefined;
     const keyMatchesJournal = sealer === undefined || keyId === undefined ? null : sealer.macEquals(sealer.keyId, keyId);
-    const unauthenticRows = sealer === undefined || keyMatchesJournal === false || schemaVersion !== LATEST_SCHEMA_VERSION ? null : AUTHENTIC_TABLES.flatMap((table) => unauthenticIn(sealer, table, allRows(db, table)));
+    const unauthenticRows =
+      sealer === undefined || keyMatchesJournal === false || schemaVersion !== LATEST_SCHEMA_VERSION
+        ? null
+        : AUTHENTIC_TABLES.flatMap((table) => unauthenticIn(sealer, table, allRows(db, table)));
     return { integrity, schemaVersion, supportedVersion: LATEST_SCHEMA_VERSION, ownerPasswordSet, breakers, unauthenticRows, keyMatchesJournal };
   } finally {
     db.close();

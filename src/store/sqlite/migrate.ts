@@ -39,7 +39,8 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[], wh
       db.exec(migration.sql);
       for (const table of migration.authenticates ?? []) {
         if (sealer !== undefined) sealAllRows(db, sealer, table);
-        else if (db.prepare(`SELECT 1 FROM ${table.table} LIMIT 1`).get() !== undefined) throw new Error(`migration ${migration.version} of ${where} authenticates stored rows and needs the master key`);
+        else if (db.prepare(`SELECT 1 FROM ${table.table} LIMIT 1`).get() !== undefined)
+          throw new Error(`migration ${migration.version} of ${where} authenticates stored rows and needs the master key`);
       }
       record.run(migration.version, migration.name, Date.now());
     });

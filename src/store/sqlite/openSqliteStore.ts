@@ -176,7 +176,11 @@ class SqliteStore extends SqliteTransactions implements Store {
     return this.write(() => dropExpiredResults(this.ctx));
   }
 
-  cancelOperation(operationId: string, controlActionId: string, cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt): Promise<CancelResult> {
+  cancelOperation(
+    operationId: string,
+    controlActionId: string,
+    cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
+  ): Promise<CancelResult> {
     return this.write(() => cancelOperation(this.ctx, operationId, controlActionId, cancelledReceipt));
   }
 
@@ -241,7 +245,9 @@ class SqliteStore extends SqliteTransactions implements Store {
     report.eventsRemoved += folded.eventsRemoved;
     report.bytesFreed += folded.bytesFreed;
     if (report.operations > 0 || report.eventsRemoved > 0) {
-      await this.write(() => recordCompaction(this.ctx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }));
+      await this.write(() =>
+        recordCompaction(this.ctx, { cutoffMs, operations: report.operations, eventBodies: report.eventBodies, eventsRemoved: report.eventsRemoved }),
+      );
     }
     // A compaction ends with a checkpoint, so the operations it left are committed to from here on.
     await this.writeCheckpoint();

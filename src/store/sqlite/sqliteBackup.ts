@@ -46,11 +46,16 @@ export function inspectSqliteCopy(path: string): BackupFacts {
   try {
     const integrity = db.pragma("integrity_check", { simple: true }) as string;
     if (integrity !== "ok") throw new BackupError(`${path} is damaged: ${integrity}`);
-    const count = (sql: string): number => (db.prepare<[], { n: number }>(sql).get()?.n ?? 0);
+    const count = (sql: string): number => db.prepare<[], { n: number }>(sql).get()?.n ?? 0;
     let schemaVersion: number;
     try {
       schemaVersion = count("SELECT coalesce(max(version), 0) AS n FROM schema_migrations");
-      return { bytes: statSync(path).size, schemaVersion, operations: count("SELECT count(*) AS n FROM operations"), journalEvents: count("SELECT count(*) AS n FROM journal_events") };
+      return {
+        bytes: statSync(path).size,
+        schemaVersion,
+        operations: count("SELECT count(*) AS n FROM operations"),
+        journalEvents: count("SELECT count(*) AS n FROM journal_events"),
+      };
     } catch (error) {
       if (error instanceof BackupError) throw error;
       throw new BackupError(`${path} is an SQLite database but not errand's (${errorMessage(error)}).`);
@@ -70,7 +75,8 @@ export function inspectSqliteCopy(path: string): BackupFacts {
  */
 export async function restoreSqliteDatabase(backup: string, destination: string): Promise<BackupFacts> {
   const facts = inspectSqliteCopy(backup);
-  if (existsSync(destination)) throw new BackupError(`${destination} already exists; restore only into a home without a database (move the old one away first).`);
+  if (existsSync(destination))
+    throw new BackupError(`${destination} already exists; restore only into a home without a database (move the old one away first).`);
   securePrivateDatabase(destination);
   const db = openSqliteDatabase(backup, { readonly: true, fileMustExist: true });
   try {

@@ -52,7 +52,13 @@ describe("errand file", () => {
     assert.match(list.stdout, new RegExp(`^resume\\.pdf {2}${data.length} bytes {2}sha256 ${sha256}`, "m"));
     const listJson = await run(["list", "--json"]);
     const files = (JSON.parse(listJson.stdout) as { data: { files: Array<Record<string, unknown>> } }).data.files;
-    assert.deepEqual(files.map((f) => [f["name"], f["bytes"]]), [["cover.txt", data.length], ["resume.pdf", data.length]]);
+    assert.deepEqual(
+      files.map((f) => [f["name"], f["bytes"]]),
+      [
+        ["cover.txt", data.length],
+        ["resume.pdf", data.length],
+      ],
+    );
     assert.deepEqual(Object.keys(files[0] ?? {}).sort(), ["addedAt", "bytes", "name", "sha256"]);
 
     const remove = await run(["remove", "cover.txt"]);
@@ -103,12 +109,18 @@ describe("errand file", () => {
     truncateSync(big, OWNER_FILE_MAX_BYTES + 1);
     const tooLarge = await fileCli(home, ["add", "big.bin", big]);
     assert.equal(tooLarge.code, 2);
-    assert.match(tooLarge.stderr, new RegExp(`is ${OWNER_FILE_MAX_BYTES + 1} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes.*\\[file_too_large\\]`));
+    assert.match(
+      tooLarge.stderr,
+      new RegExp(`is ${OWNER_FILE_MAX_BYTES + 1} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes.*\\[file_too_large\\]`),
+    );
     const tooLargeJson = await fileCli(home, ["add", "big.bin", big, "--json"]);
     assert.equal((JSON.parse(tooLargeJson.stdout) as { error: { code: string } }).error.code, "file_too_large");
     const list = await fileCli(home, ["list", "--json"]);
     assert.equal(list.code, 0, list.stderr);
-    assert.deepEqual((JSON.parse(list.stdout) as { data: { files: Array<{ name: string }> } }).data.files.map((f) => f.name), ["keep.txt"]);
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as { data: { files: Array<{ name: string }> } }).data.files.map((f) => f.name),
+      ["keep.txt"],
+    );
     assert.deepEqual(filesHolding(home, CANARY), []);
   });
 });

@@ -14,7 +14,13 @@ import { sampleReceipt } from "../../support/sampleReceipt.js";
 
 /** A failed read of shop.example.com, any field overridden. */
 function receipt(overrides: Partial<Receipt>): Receipt {
-  return sampleReceipt({ status: "FAIL", operationId: "8c1f5e2a-3b7d-4c9e-a1f0-5d6e7f8a9b0c", requestDigest: "hmac-sha256:00", finalUrl: untrusted("https://shop.example.com/"), ...overrides });
+  return sampleReceipt({
+    status: "FAIL",
+    operationId: "8c1f5e2a-3b7d-4c9e-a1f0-5d6e7f8a9b0c",
+    requestDigest: "hmac-sha256:00",
+    finalUrl: untrusted("https://shop.example.com/"),
+    ...overrides,
+  });
 }
 
 describe("formatReceipt", () => {
@@ -38,7 +44,19 @@ describe("formatReceipt", () => {
           { provider: "kernel", outcome: "failed", code: "provider_unavailable", reason: untrusted(`Kernel failed (HTTP 502: ${PLANTED})`) },
           { provider: "local", outcome: "used" },
         ],
-        network: { ...emptyNetworkEvidence(), blockedRequests: 1, blocked: [{ url: untrusted(`https://${PLANTED}.example/`), method: "GET", resourceType: "image", code: "navigation_blocked", reason: untrusted(`${PLANTED}.example is not the target's host`) }] },
+        network: {
+          ...emptyNetworkEvidence(),
+          blockedRequests: 1,
+          blocked: [
+            {
+              url: untrusted(`https://${PLANTED}.example/`),
+              method: "GET",
+              resourceType: "image",
+              code: "navigation_blocked",
+              reason: untrusted(`${PLANTED}.example is not the target's host`),
+            },
+          ],
+        },
       }),
     );
     const lines = text.split("\n").filter((l) => l.includes(PLANTED));
@@ -52,7 +70,11 @@ describe("formatReceipt", () => {
     assert.equal(lines.length, 1, text);
     assert.match(lines[0] ?? "", /output +price = \(untrusted: page text\) /);
     const presented = presentEphemeral({ ephemeral: true, outputs: { price: `42 EUR ${PLANTED}` } });
-    assert.deepEqual({ untrusted: (presented as { untrusted?: boolean }).untrusted, price: presented.outputs["price"] }, { untrusted: true, price: `42 EUR ${PLANTED}` }, "whole, and marked");
+    assert.deepEqual(
+      { untrusted: (presented as { untrusted?: boolean }).untrusted, price: presented.outputs["price"] },
+      { untrusted: true, price: `42 EUR ${PLANTED}` },
+      "whole, and marked",
+    );
     assert.deepEqual(presentEphemeral({ ephemeral: true, outputs: {} }), { ephemeral: true, outputs: {} }, "nothing to mark without values");
   });
 
@@ -62,7 +84,11 @@ describe("formatReceipt", () => {
     const text = formatReceipt(kept, { ephemeral: true, outputs: { price: `42 EUR\n${PLANTED}` } });
     const lines = text.split("\n").filter((l) => l.includes(PLANTED));
     assert.equal(lines.length, 1, text);
-    assert.equal(lines[0], `  output      price = (untrusted: page text) ${JSON.stringify(`42 EUR\n${PLANTED}`)}`, "the value's text, not its wrapper, and not marked ephemeral: it is kept");
+    assert.equal(
+      lines[0],
+      `  output      price = (untrusted: page text) ${JSON.stringify(`42 EUR\n${PLANTED}`)}`,
+      "the value's text, not its wrapper, and not marked ephemeral: it is kept",
+    );
   });
 
   test("a receipt stored before the wrapper (plain strings) is read into it and prints the same", () => {

@@ -66,7 +66,9 @@ async function openedWithKeyInForce(home: string, location: StoreLocation): Prom
   const secrets = openSecretStoreAt(location, { sealer });
   const files = openFileStoreAt(location, { sealer });
   try {
-    const secret = (await createSecretRegistry({ store: secrets, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home }).reveal("portal_pw")).value;
+    const secret = (
+      await createSecretRegistry({ store: secrets, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home }).reveal("portal_pw")
+    ).value;
     const file = (await createOwnerFiles(files, createSealedBox(deriveSubkey(key, "owner-files"))).read("statement.pdf")).toString();
     return { secret, file };
   } finally {
@@ -95,7 +97,14 @@ describe("errand key", () => {
     assert.equal(rotated.code, 0, rotated.stderr);
     const envelope = parseEnvelope(rotated.stdout);
     assert.equal(envelope.status, "rotated");
-    const data = envelope.data as { keyId: string; formerKeyId: string; formerKeyFile: string; resealed: Record<string, number>; ended: Record<string, number>; reclaimed: string };
+    const data = envelope.data as {
+      keyId: string;
+      formerKeyId: string;
+      formerKeyFile: string;
+      resealed: Record<string, number>;
+      ended: Record<string, number>;
+      reclaimed: string;
+    };
     const newKey = readHexKeyFile(join(home, "keys", "master.key"));
     assert.equal(data.keyId, masterKeyId(newKey));
     assert.equal(data.formerKeyId, oldId);
@@ -103,25 +112,39 @@ describe("errand key", () => {
     assert.deepEqual([data.resealed["secrets"], data.resealed["ownerFiles"], data.ended["apiTokens"], data.reclaimed], [1, 1, 1, "done"]);
     assert.equal(data.formerKeyFile, join(home, "keys", "former", `${oldId}.key`));
     assert.ok(readHexKeyFile(data.formerKeyFile).equals(oldKey), "the old key is kept, byte for byte");
-    assert.deepEqual([mode(join(home, "keys")), mode(join(home, "keys", "master.key")), mode(join(home, "keys", "former")), mode(data.formerKeyFile)], [0o700, 0o600, 0o700, 0o600]);
+    assert.deepEqual(
+      [mode(join(home, "keys")), mode(join(home, "keys", "master.key")), mode(join(home, "keys", "former")), mode(data.formerKeyFile)],
+      [0o700, 0o600, 0o700, 0o600],
+    );
     assert.deepEqual(readdirSync(join(home, "keys")).sort(), ["former", "master.key"], "no next.key or rotation.lock is left");
 
     assert.deepEqual(await openedWithKeyInForce(home, location), { secret: SECRET_CANARY, file: `%PDF ${FILE_CANARY}` });
     const verified = await errand(env, ["journal", "verify", "--json"]);
     assert.equal(verified.code, 0, verified.stdout);
-    assert.deepEqual((parseEnvelope(verified.stdout).data["keyRotations"] as { fromKeyId: string; handover: string }[]).map((r) => [r.fromKeyId, r.handover]), [[oldId, "verified"]]);
+    assert.deepEqual(
+      (parseEnvelope(verified.stdout).data["keyRotations"] as { fromKeyId: string; handover: string }[]).map((r) => [r.fromKeyId, r.handover]),
+      [[oldId, "verified"]],
+    );
     const listed = await errand(env, ["key", "list"]);
     assert.match(listed.stdout, new RegExp(`key in force: ${data.keyId}`));
     assert.match(listed.stdout, new RegExp(`${oldId} -> ${data.keyId} {2}handover verified`));
     const tokens = await errand(env, ["token", "list", "--json"]);
-    assert.ok((parseEnvelope(tokens.stdout).data["tokens"] as { revokedAt: string | null }[]).every((t) => t.revokedAt !== null), "API tokens ended with the old key");
+    assert.ok(
+      (parseEnvelope(tokens.stdout).data["tokens"] as { revokedAt: string | null }[]).every((t) => t.revokedAt !== null),
+      "API tokens ended with the old key",
+    );
 
     // The backup made before the rotation restores with the former key; one made after, with the new.
     const restored = await errand({ ERRAND_HOME: join(scratch, "restored-before") }, ["restore", before, "--key-file", data.formerKeyFile]);
     assert.equal(restored.code, 0, restored.stdout + restored.stderr);
     const afterBackup = join(scratch, "after.db");
     assert.equal((await errand(env, ["backup", "--out", afterBackup])).code, 0);
-    const restoredAfter = await errand({ ERRAND_HOME: join(scratch, "restored-after") }, ["restore", afterBackup, "--key-file", join(home, "keys", "master.key")]);
+    const restoredAfter = await errand({ ERRAND_HOME: join(scratch, "restored-after") }, [
+      "restore",
+      afterBackup,
+      "--key-file",
+      join(home, "keys", "master.key"),
+    ]);
     assert.equal(restoredAfter.code, 0, restoredAfter.stdout + restoredAfter.stderr);
     const wrongKey = await errand({ ERRAND_HOME: join(scratch, "restored-wrong") }, ["restore", afterBackup, "--key-file", data.formerKeyFile]);
     assert.equal(wrongKey.code, 1, "a backup from after the rotation does not verify under the former key");
@@ -212,7 +235,10 @@ describe("errand key", () => {
     const old = journalSealerOf(oldKey);
     // Every MAC right under the old key but the handover, which another key made.
     const other = journalSealerOf(randomBytes(32));
-    const lying = { ...old, keyHandoverMac: (journalId: string, handover: Parameters<typeof other.keyHandoverMac>[1]) => other.keyHandoverMac(journalId, handover) };
+    const lying = {
+      ...old,
+      keyHandoverMac: (journalId: string, handover: Parameters<typeof other.keyHandoverMac>[1]) => other.keyHandoverMac(journalId, handover),
+    };
     const store = openKeyRotationStoreAt({ backend: "sqlite", path: join(home, "errand.db"), busyTimeoutMs: 1000 }, { sealer: old });
     try {
       await store.rotateKey({ from: lying, to: journalSealerOf(next), reseal: createResealers(oldKey, next) });
@@ -227,7 +253,10 @@ describe("errand key", () => {
     const envelope = parseEnvelope(verified.stdout);
     assert.equal(envelope.status, "tampered");
     assert.match(envelope.error?.message ?? "", new RegExp(`does not carry the handover of ${old.keyId}`));
-    assert.deepEqual((envelope.data["keyRotations"] as { handover: string }[]).map((r) => r.handover), ["forged"]);
+    assert.deepEqual(
+      (envelope.data["keyRotations"] as { handover: string }[]).map((r) => r.handover),
+      ["forged"],
+    );
     const retire = await errand(env, ["key", "retire", old.keyId, "--yes"]);
     assert.equal(retire.code, 1, "a former key that is evidence of a forged rotation is not retired");
     assert.match(retire.stderr, /not made by the holder of that key/);

@@ -54,7 +54,11 @@ before(async () => {
 function copyOfTemplate(): { home: string; location: StoreLocation; oldKey: Buffer } {
   const home = join(scratch, randomUUID());
   cpSync(template, home, { recursive: true });
-  return { home, location: { backend: "sqlite", path: join(home, "errand.db"), busyTimeoutMs: 1000 }, oldKey: readHexKeyFile(join(home, "keys", "master.key")) };
+  return {
+    home,
+    location: { backend: "sqlite", path: join(home, "errand.db"), busyTimeoutMs: 1000 },
+    oldKey: readHexKeyFile(join(home, "keys", "master.key")),
+  };
 }
 
 /** A pid no process has now: one that just exited. */
@@ -85,7 +89,10 @@ async function oneKeyInForce(home: string, location: StoreLocation, oldKey: Buff
   const secrets = openSecretStoreAt(location, { sealer });
   const files = openFileStoreAt(location, { sealer });
   try {
-    assert.equal((await createSecretRegistry({ store: secrets, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home }).reveal("portal_pw")).value, SECRET);
+    assert.equal(
+      (await createSecretRegistry({ store: secrets, box: createSealedBox(deriveSubkey(key, "secrets")), env: {}, errandHome: home }).reveal("portal_pw")).value,
+      SECRET,
+    );
     assert.equal((await createOwnerFiles(files, createSealedBox(deriveSubkey(key, "owner-files"))).read("statement.pdf")).toString(), FILE);
   } finally {
     await secrets.close();
@@ -204,7 +211,10 @@ describe("a key rotation stopped part-way", () => {
 /** Runs `errand key rotate` as a process; with a moment, SIGKILLs it that many ms after keys/next.key appears (or when keys/former appears). */
 function runRotate(home: string, moment: number | "former" | undefined): Promise<{ code: number | null; stderr: string; killed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, MAIN, "key", "rotate"], { env: cleanEnv({ ERRAND_HOME: home }), stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, "key", "rotate"], {
+      env: cleanEnv({ ERRAND_HOME: home }),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     let killed = false;
     let exited = false;

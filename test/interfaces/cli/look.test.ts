@@ -29,10 +29,20 @@ describe("errand look", { timeout: 120_000 }, () => {
 
     const json = await errandInProcess(["look", `${demo.origin}/settings`, "--allow-private", demo.hostPort, "--json"], env);
     assert.equal(json.code, 0, json.stderr);
-    const envelope = JSON.parse(json.stdout) as { ok: boolean; status: string; data: { forms: { fields: { selector: string; type: string }[] }[]; title: { untrusted: boolean } } };
+    const envelope = JSON.parse(json.stdout) as {
+      ok: boolean;
+      status: string;
+      data: { forms: { fields: { selector: string; type: string }[] }[]; title: { untrusted: boolean } };
+    };
     assert.equal(envelope.status, "outlined");
     assert.equal(envelope.data.title.untrusted, true);
-    assert.deepEqual(envelope.data.forms[0]?.fields.map((f) => [f.type, f.selector]), [["text", "#display-name"], ["password", "#password"]]);
+    assert.deepEqual(
+      envelope.data.forms[0]?.fields.map((f) => [f.type, f.selector]),
+      [
+        ["text", "#display-name"],
+        ["password", "#password"],
+      ],
+    );
     assert.deepEqual(demo.savedNames, [], "a look never submits");
 
     const out = join(env["ERRAND_HOME"] ?? "", "settings.png");

@@ -15,7 +15,11 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function errand(args: string[], stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, ...args], { cwd: scratch, env: { PATH: process.env["PATH"] ?? "", HOME: scratch }, stdio: "pipe" });
+    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, ...args], {
+      cwd: scratch,
+      env: { PATH: process.env["PATH"] ?? "", HOME: scratch },
+      stdio: "pipe",
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

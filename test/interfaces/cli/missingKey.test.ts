@@ -69,7 +69,9 @@ describe("a missing master key", () => {
       assert.equal(parseEnvelope(reported.stdout).ok, true);
       untouched(args);
     }
-    const status = parseEnvelope((await run(home, ["status", "--json"])).stdout) as unknown as { data: { store: { phases: Record<string, number> }; journal: { seq: number } } };
+    const status = parseEnvelope((await run(home, ["status", "--json"])).stdout) as unknown as {
+      data: { store: { phases: Record<string, number> }; journal: { seq: number } };
+    };
     assert.ok(Object.values(status.data.store.phases).every((n) => n === 0) && status.data.journal.seq === 0, "an unused home reports zeros");
     for (const args of readCommands(id).filter((a) => !REPORTS.some((r) => r.join(" ") === a.join(" ")))) {
       const refused = await run(home, [...args, "--json"]);

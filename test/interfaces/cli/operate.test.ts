@@ -21,7 +21,8 @@ const scratch = mkdtempSync(join(tmpdir(), "errand-operate-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 let n = 0;
 const fresh = (name: string) => join(scratch, `${(n += 1)}-${name}`);
-const errand = (home: string, args: string[], extra: Record<string, string> = {}, stdin = "") => errandInProcess(args, baseEnv({ ERRAND_HOME: home, ...extra }), stdin);
+const errand = (home: string, args: string[], extra: Record<string, string> = {}, stdin = "") =>
+  errandInProcess(args, baseEnv({ ERRAND_HOME: home, ...extra }), stdin);
 
 function taskFile(task: Record<string, unknown>): string {
   const file = join(scratch, `${randomUUID()}.json`);
@@ -97,7 +98,11 @@ describe("errand backup and restore", () => {
     const db = openSqliteDatabase(path);
     migrate(db, older, path);
     db.close();
-    assert.deepEqual(readdirSync(home).filter((f) => f.endsWith(".bak")), [], "a fresh database needs no backup");
+    assert.deepEqual(
+      readdirSync(home).filter((f) => f.endsWith(".bak")),
+      [],
+      "a fresh database needs no backup",
+    );
     const store = openSqliteStore({ path, sealer, busyTimeoutMs: 1000 });
     void store.close();
     const backups = readdirSync(home).filter((f) => f.endsWith(".bak"));
@@ -158,8 +163,13 @@ describe("errand doctor", () => {
     const home = fresh("policy");
     assert.equal((await errand(home, ["submit", taskFile(readTask())])).code, 0);
     const policy = async (value: string | undefined) => {
-      const run = await errand(home, ["doctor", "--offline", "--json"], { CHROME_PATH: "/nonexistent/chromium", ...(value === undefined ? {} : { ERRAND_OWNER_APPROVAL: value }) });
-      return (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; detail: string; fix: string | null }[]).find((c) => c.name === "owner approval");
+      const run = await errand(home, ["doctor", "--offline", "--json"], {
+        CHROME_PATH: "/nonexistent/chromium",
+        ...(value === undefined ? {} : { ERRAND_OWNER_APPROVAL: value }),
+      });
+      return (parseEnvelope(run.stdout).data["checks"] as { name: string; ok: boolean; detail: string; fix: string | null }[]).find(
+        (c) => c.name === "owner approval",
+      );
     };
     assert.equal((await policy(undefined))?.ok, true);
     assert.equal((await policy("consequential,reversible_write,secret"))?.ok, true);
@@ -175,7 +185,13 @@ describe("errand doctor", () => {
     const missing = await errand(fresh("nowhere"), ["doctor", "--offline", "--json"]);
     assert.equal(missing.code, 1);
     const checks = parseEnvelope(missing.stdout).data["checks"] as { name: string; ok: boolean }[];
-    assert.deepEqual(checks.filter((c) => !c.ok).map((c) => c.name).slice(0, 3), ["state directory", "master key", "database"]);
+    assert.deepEqual(
+      checks
+        .filter((c) => !c.ok)
+        .map((c) => c.name)
+        .slice(0, 3),
+      ["state directory", "master key", "database"],
+    );
 
     // Each doctor run gets a home of its own, damaged the same way, so neither sees what the other did.
     const damagedHome = async (name: string): Promise<string> => {
@@ -228,7 +244,10 @@ describe("errand doctor with ERRAND_DATABASE_URL", database.skip === undefined ?
       const unreachable = await doctor("postgres://errand@127.0.0.1:1/errand");
       assert.equal(unreachable?.ok, false);
       assert.match(unreachable?.fix ?? "", /ERRAND_DATABASE_URL/);
-      const downRun = await errand(home, ["doctor", "--offline", "--json"], { ERRAND_DATABASE_URL: "postgres://errand@127.0.0.1:1/errand", ERRAND_OWNER_PASSWORD: "a long enough password" });
+      const downRun = await errand(home, ["doctor", "--offline", "--json"], {
+        ERRAND_DATABASE_URL: "postgres://errand@127.0.0.1:1/errand",
+        ERRAND_OWNER_PASSWORD: "a long enough password",
+      });
       const owner = (parseEnvelope(downRun.stdout).data["checks"] as { name: string; ok: boolean }[]).find((c) => c.name === "owner password");
       assert.equal(owner?.ok, true, "the owner-password check runs while the database is down");
     } finally {

@@ -122,7 +122,13 @@ describe("errand submit / inspect / collect / cancel / status / journal", () => 
     const home = freshHome();
     const ran = await errand(home, ["runner", "--json"]);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.deepEqual(ran.json, { ok: true, status: "drained", receipt: null, error: null, data: { recovered: [], attempts: [], refused: [], stoppedBecause: "drained" } });
+    assert.deepEqual(ran.json, {
+      ok: true,
+      status: "drained",
+      receipt: null,
+      error: null,
+      data: { recovered: [], attempts: [], refused: [], stoppedBecause: "drained" },
+    });
     const badMax = await errand(home, ["runner", "--max", "zero"]);
     assert.equal(badMax.code, 2);
     const badAllowance = await errand(home, ["runner", "--allow-private", "not a host"]);

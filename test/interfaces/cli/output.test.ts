@@ -3,7 +3,16 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { addOutputSecret, printErr, printOut, readStdinText, setLineShape, setStderrWriter, stderrIsTty, withOutputSink } from "../../../src/interfaces/cli/output.js";
+import {
+  addOutputSecret,
+  printErr,
+  printOut,
+  readStdinText,
+  setLineShape,
+  setStderrWriter,
+  stderrIsTty,
+  withOutputSink,
+} from "../../../src/interfaces/cli/output.js";
 import { capturedOutput, capturingOutput } from "../../support/errandInProcess.js";
 
 describe("output", () => {

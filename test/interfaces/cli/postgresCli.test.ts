@@ -28,7 +28,11 @@ describe("the CLI on PostgreSQL", database.skip === undefined ? {} : { skip: dat
 
       const migrated = await errandInProcess(["migrate", "--database-url", fresh.url, "--json"], env);
       assert.equal(migrated.code, 0, migrated.stderr);
-      assert.deepEqual(parseEnvelope(migrated.stdout).data, { backend: "postgres", database: fresh.url.replace(/^postgres:\/\/[^@]*@/, "postgres://postgres@"), schemaVersion: POSTGRES_SCHEMA_VERSION });
+      assert.deepEqual(parseEnvelope(migrated.stdout).data, {
+        backend: "postgres",
+        database: fresh.url.replace(/^postgres:\/\/[^@]*@/, "postgres://postgres@"),
+        schemaVersion: POSTGRES_SCHEMA_VERSION,
+      });
       assert.ok(existsSync(join(home, "keys", "master.key")));
       assert.equal(existsSync(join(home, "errand.db")), false, "nothing is written to SQLite");
 

@@ -35,7 +35,8 @@ before(async () => {
     const entry = zone[url.searchParams.get("name") ?? ""];
     const type = url.searchParams.get("type") === "AAAA" ? "AAAA" : "A";
     res.writeHead(200, { "content-type": "application/dns-json" });
-    const body = entry === undefined ? { Status: 3 } : { Status: 0, Answer: (entry[type] ?? []).map((data) => ({ type: type === "A" ? 1 : 28, TTL: 60, data })) };
+    const body =
+      entry === undefined ? { Status: 3 } : { Status: 0, Answer: (entry[type] ?? []).map((data) => ({ type: type === "A" ? 1 : 28, TTL: 60, data })) };
     res.end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => doh.listen(0, "127.0.0.1", resolve));
@@ -55,7 +56,10 @@ describe("errand preflight", () => {
     assert.equal(json["code"], "ok");
     assert.equal(json["url"], "https://site.example./a?b#c");
     assert.equal(json["host"], "site.example");
-    assert.deepEqual(json["addresses"], [{ ip: "93.184.215.14", verdict: "public" }, { ip: "2606:4700::1", verdict: "public" }]);
+    assert.deepEqual(json["addresses"], [
+      { ip: "93.184.215.14", verdict: "public" },
+      { ip: "2606:4700::1", verdict: "public" },
+    ]);
   });
 
   test("exits 4 (BLOCKED, the shared table) for a blocked URL, with the block's code", async () => {
@@ -81,7 +85,10 @@ describe("errand preflight", () => {
     assert.equal(refused.json["code"], "host_not_allowed");
     const bad = ["localhost", "site.example:443"];
     const codes = await Promise.all(bad.map((entry) => run(["https://site.example/", "--allow-host", entry]).then((r) => r.code)));
-    assert.deepEqual(codes, bad.map(() => 2));
+    assert.deepEqual(
+      codes,
+      bad.map(() => 2),
+    );
   });
 
   test("reads --resolve as a complete static DNS: HOST= has no answer and other names do not exist", async () => {
@@ -119,7 +126,10 @@ describe("errand preflight", () => {
       run(["https://a.example/"], { ERRAND_DOH_URL: "http://dns.example/dns-query" }),
       run(["https://a.example/"], { ERRAND_RESOLVER: "carrier-pigeon" }),
     ]);
-    assert.deepEqual(results.map((r) => r.code), results.map(() => 2));
+    assert.deepEqual(
+      results.map((r) => r.code),
+      results.map(() => 2),
+    );
   });
 
   test("prints a readable verdict without --json", async () => {

@@ -49,7 +49,10 @@ function errand(args: string[], env: Record<string, string>): Promise<Run> {
 /** `errand ...args` as a real process, with PATH and `env` only. */
 function errandProcess(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -66,7 +69,17 @@ function freshHome(): string {
 
 function taskFile(partial: Record<string, unknown>): string {
   const file = join(scratch, `${randomUUID()}.json`);
-  writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 20_000 }, ...partial }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      schemaVersion: "errand.task.v1",
+      operationId: randomUUID(),
+      risk: "read_only",
+      target: { url: `${sites.site.origin}/` },
+      timeouts: { taskMs: 20_000 },
+      ...partial,
+    }),
+  );
   return file;
 }
 
@@ -121,7 +134,14 @@ describe("errand provider", () => {
     const refused = await errand(["provider", "smoke", "browserless", "--task", passing, ...allow()], env);
     assert.equal(refused.code, 4, "an unconfigured provider's smoke is BLOCKED");
     assert.match(refused.stderr, /did not reach browserless .*state is unchanged/);
-    const write = taskFile({ risk: "reversible_write", approved: true, steps: [{ action: "click", selector: "#to-form" }, { action: "expect_text", text: "x" }] });
+    const write = taskFile({
+      risk: "reversible_write",
+      approved: true,
+      steps: [
+        { action: "click", selector: "#to-form" },
+        { action: "expect_text", text: "x" },
+      ],
+    });
     const usage = await errand(["provider", "smoke", "kernel", "--task", write], env);
     assert.equal(usage.code, 2, "a smoke must be read_only");
   });
@@ -129,14 +149,24 @@ describe("errand provider", () => {
   test("errand status shows each cloud provider's usage against its cap", async () => {
     const home = freshHome();
     const env = { ERRAND_HOME: home, ...kernel.env, ERRAND_BUDGET_BROWSERLESS_UNITS: "50" };
-    const smoke = await errand(["provider", "smoke", "kernel", "--task", taskFile({ steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), ...allow()], env);
+    const smoke = await errand(
+      ["provider", "smoke", "kernel", "--task", taskFile({ steps: [{ action: "expect_url", url: `${sites.site.origin}/` }] }), ...allow()],
+      env,
+    );
     assert.equal(smoke.code, 0, smoke.stderr);
     const text = await errand(["status"], env);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /usage {7}kernel: \d+ of 299999 gb_second this month \(resets \d{4}-\d\d-01T00:00:00.000Z\); 1 session\(s\), \d+ s; 0 of 5 slot\(s\) in use/);
+    assert.match(
+      text.stdout,
+      /usage {7}kernel: \d+ of 299999 gb_second this month \(resets \d{4}-\d\d-01T00:00:00.000Z\); 1 session\(s\), \d+ s; 0 of 5 slot\(s\) in use/,
+    );
     assert.match(text.stdout, /usage {7}browserless: 0 of 50 browserless_unit this month/);
     assert.match(text.stdout, /usage {7}steel: 0 of 18000 browser_minute in all \(one-time credit\)/);
-    const json = (JSON.parse((await errand(["status", "--json"], env)).stdout) as { data: { usage: { provider: string; sessions: number; limit: number }[]; store: unknown } }).data;
+    const json = (
+      JSON.parse((await errand(["status", "--json"], env)).stdout) as {
+        data: { usage: { provider: string; sessions: number; limit: number }[]; store: unknown };
+      }
+    ).data;
     assert.ok(json.store !== undefined, "the existing report is unchanged");
     assert.deepEqual(
       json.usage.map((u) => [u.provider, u.sessions, u.limit]),
@@ -161,7 +191,18 @@ describe("errand provider", () => {
     try {
       for (let i = 0; i < 4; i += 1) {
         // Pinned to kernel (no smoke needed); the page adds #late after 300 ms, so each session lasts a while.
-        const task = { schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", provider: "kernel", target: { url: `${sites.site.origin}/late` }, timeouts: { taskMs: 120_000 }, steps: [{ action: "wait_for", selector: "#late" }, { action: "expect_text", text: "arrived", selector: "#late", match: "exact" }] };
+        const task = {
+          schemaVersion: "errand.task.v1",
+          operationId: randomUUID(),
+          risk: "read_only",
+          provider: "kernel",
+          target: { url: `${sites.site.origin}/late` },
+          timeouts: { taskMs: 120_000 },
+          steps: [
+            { action: "wait_for", selector: "#late" },
+            { action: "expect_text", text: "arrived", selector: "#late", match: "exact" },
+          ],
+        };
         const submitted = await h.service.submit(task);
         assert.ok(submitted.ok, JSON.stringify(submitted));
         ids.push(task.operationId);
@@ -174,8 +215,15 @@ describe("errand provider", () => {
       assert.equal(r.code, 0, r.stderr);
       return (JSON.parse(r.stdout) as { data: RunQueueReport }).data;
     });
-    assert.equal(reports.reduce((n, r) => n + r.attempts.length, 0), 4, reports.map((r) => r.attempts.length).join("/"));
-    assert.ok(reports.every((r) => r.attempts.length > 0), "both runners worked");
+    assert.equal(
+      reports.reduce((n, r) => n + r.attempts.length, 0),
+      4,
+      reports.map((r) => r.attempts.length).join("/"),
+    );
+    assert.ok(
+      reports.every((r) => r.attempts.length > 0),
+      "both runners worked",
+    );
 
     const sessions = [...kernel.core.sessions.values()].filter((s) => !sessionsBefore.has(s.id));
     assert.equal(sessions.length, 4, "one session per operation");
@@ -199,7 +247,8 @@ describe("errand provider", () => {
       for (const id of ids) {
         const inspected = await reader.service.inspect(id);
         assert.ok(inspected.ok && "attempts" in inspected, JSON.stringify(inspected));
-        for (const a of inspected.attempts) attempts.push({ runnerId: a.runnerId, startedMs: a.startedMs, endedMs: a.endedMs ?? Number.MAX_SAFE_INTEGER, outcome: a.outcome });
+        for (const a of inspected.attempts)
+          attempts.push({ runnerId: a.runnerId, startedMs: a.startedMs, endedMs: a.endedMs ?? Number.MAX_SAFE_INTEGER, outcome: a.outcome });
       }
     } finally {
       await reader.store.close();
@@ -210,7 +259,9 @@ describe("errand provider", () => {
         attempts.map((a) => a.outcome),
         ["PASS", "PASS", "PASS", "PASS"],
       );
-      const overlapping = attempts.some((a) => attempts.some((b) => a !== b && a.runnerId !== b.runnerId && a.startedMs < b.endedMs && b.startedMs < a.endedMs));
+      const overlapping = attempts.some((a) =>
+        attempts.some((b) => a !== b && a.runnerId !== b.runnerId && a.startedMs < b.endedMs && b.startedMs < a.endedMs),
+      );
       assert.ok(overlapping, "the two runners really held attempts at the same time (one waited for the slot)");
       const slots = db.prepare("SELECT count(*) AS n FROM provider_slots").get() as { n: number };
       assert.equal(slots.n, 0, "every slot was released");

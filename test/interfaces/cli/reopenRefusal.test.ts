@@ -13,7 +13,9 @@ import { baseEnv, errandInProcess } from "./support/runInProcess.js";
 const scratch = mkdtempSync(join(tmpdir(), "errand-reopen-"));
 let site: FixtureServer;
 before(async () => {
-  site = await startRecordingServer("127.0.0.1", { "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Up</title><h1>Chromium found</h1>") });
+  site = await startRecordingServer("127.0.0.1", {
+    "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Up</title><h1>Chromium found</h1>"),
+  });
 });
 after(async () => {
   await site.close();
@@ -25,7 +27,16 @@ describe("refusals that are errand's fault do not burn the operationId", { timeo
     const home = join(scratch, "home");
     const file = join(scratch, "task.json");
     const operationId = randomUUID();
-    writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: `${site.origin}/` }, steps: [{ action: "expect_text", text: "Chromium found" }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schemaVersion: "errand.task.v1",
+        operationId,
+        risk: "read_only",
+        target: { url: `${site.origin}/` },
+        steps: [{ action: "expect_text", text: "Chromium found" }],
+      }),
+    );
     const env = { ERRAND_HOME: home, ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length) };
 
     const missing = await errandInProcess(["run", file, "--json"], baseEnv({ ...env, CHROME_PATH: join(scratch, "no-chromium-here") }));
@@ -49,7 +60,12 @@ describe("refusals that are errand's fault do not burn the operationId", { timeo
   test("errand run without an operationId assigns one, prints it, and leaves the task file as written", async () => {
     const home = join(scratch, "assign");
     const file = join(scratch, "no-id.json");
-    const written = JSON.stringify({ schemaVersion: "errand.task.v1", risk: "read_only", target: { url: `${site.origin}/` }, steps: [{ action: "expect_text", text: "Chromium found" }] });
+    const written = JSON.stringify({
+      schemaVersion: "errand.task.v1",
+      risk: "read_only",
+      target: { url: `${site.origin}/` },
+      steps: [{ action: "expect_text", text: "Chromium found" }],
+    });
     writeFileSync(file, written);
     const ran = await errandInProcess(["run", file, "--json"], baseEnv({ ERRAND_HOME: home, ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length) }));
     assert.equal(ran.code, 0, ran.stdout + ran.stderr);

@@ -28,7 +28,11 @@ describe("errand runner --watch", () => {
     const ids = [0, 1, 2].map(() => randomUUID());
     for (const id of ids) await h.service.submit(readTask(id));
     const command = createRunnerCommand(() => ({ execute, shutdown: () => Promise.resolve() }));
-    const { value: code, stdout } = await capturingOutput(() => command.run(parseCommandArgs(command, ["--watch", "--concurrency", "3", "--budget-ms", "3000", "--json"], { ERRAND_HOME: h.home, PATH: process.env["PATH"] ?? "" })));
+    const { value: code, stdout } = await capturingOutput(() =>
+      command.run(
+        parseCommandArgs(command, ["--watch", "--concurrency", "3", "--budget-ms", "3000", "--json"], { ERRAND_HOME: h.home, PATH: process.env["PATH"] ?? "" }),
+      ),
+    );
     try {
       assert.equal(code, 0);
       const envelope = JSON.parse(stdout) as { status: string; data: { attempts: { operationId: string; outcome: string; status: string | null }[] } };

@@ -10,7 +10,8 @@ import { after, describe, test } from "node:test";
 import { baseEnv, errandInProcess } from "./support/runInProcess.js";
 
 /** `errand ...args` in process with only `env` (plus PATH/HOME) and `stdin`. */
-const secretCli = (args: string[], options: { env: Record<string, string>; stdin?: string }) => errandInProcess(args, baseEnv(options.env), options.stdin ?? "");
+const secretCli = (args: string[], options: { env: Record<string, string>; stdin?: string }) =>
+  errandInProcess(args, baseEnv(options.env), options.stdin ?? "");
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-secret-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -20,7 +21,10 @@ describe("errand secret", () => {
   test("errand secret set reads the value from piped stdin and list shows names and sites, never the value", async () => {
     const home = join(scratch, "a");
     const env = { ERRAND_HOME: home };
-    const set = await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com", "--site", "http://127.0.0.1:8080"], { env, stdin: `${CANARY}\n` });
+    const set = await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com", "--site", "http://127.0.0.1:8080"], {
+      env,
+      stdin: `${CANARY}\n`,
+    });
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stderr, /secret portal declared \(stored encrypted\); may be typed into http:\/\/127\.0\.0\.1:8080, https:\/\/portal\.example\.com/);
     const list = await secretCli(["secret", "list", "--json"], { env });
@@ -78,8 +82,23 @@ describe("errand secret", () => {
     assert.equal((await secretCli(["secret", "set", "portal", "--site", "https://portal.example.com"], { env, stdin: CANARY })).code, 0);
     const taskFile = (target: string, secret: string) => {
       const file = join(scratch, `${randomUUID()}.json`);
-      const steps = [{ action: "fill_secret", selector: "#password", secret }, { action: "click", selector: "#login" }, { action: "expect_text", text: "Welcome" }];
-      writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: target }, risk: "reversible_write", approved: true, secretApproval: true, steps }));
+      const steps = [
+        { action: "fill_secret", selector: "#password", secret },
+        { action: "click", selector: "#login" },
+        { action: "expect_text", text: "Welcome" },
+      ];
+      writeFileSync(
+        file,
+        JSON.stringify({
+          schemaVersion: "errand.task.v1",
+          operationId: randomUUID(),
+          target: { url: target },
+          risk: "reversible_write",
+          approved: true,
+          secretApproval: true,
+          steps,
+        }),
+      );
       return file;
     };
     const lookalike = await secretCli(["submit", taskFile("https://portal-example.com/login", "portal"), "--json"], { env });
@@ -89,17 +108,26 @@ describe("errand secret", () => {
     assert.match(error.message, /bound the secret portal to https:\/\/portal\.example\.com.*its target is https:\/\/portal-example\.com/);
     const undeclared = await secretCli(["run", taskFile("https://portal.example.com/login", "bank")], { env });
     assert.equal(undeclared.code, 4, undeclared.stderr);
-    assert.match(undeclared.stderr, /secret bank, which the owner has not declared.*errand secret set bank --site https:\/\/portal\.example\.com.*\[secret_unknown\]/);
+    assert.match(
+      undeclared.stderr,
+      /secret bank, which the owner has not declared.*errand secret set bank --site https:\/\/portal\.example\.com.*\[secret_unknown\]/,
+    );
     const status = await secretCli(["status", "--json"], { env });
     const phases = (JSON.parse(status.stdout) as { data: { store: { phases: Record<string, number> } } }).data.store.phases;
-    assert.ok(Object.values(phases).every((count) => count === 0), JSON.stringify(phases));
+    assert.ok(
+      Object.values(phases).every((count) => count === 0),
+      JSON.stringify(phases),
+    );
     for (const run of [lookalike, undeclared, status]) assert.ok(!`${run.stdout}${run.stderr}`.includes(CANARY));
   });
 
   test("errand secret set --totp stores a seed, list shows it as totp; a seed errand cannot use is refused with the parameter at fault and nothing is stored", async () => {
     const env = { ERRAND_HOME: join(scratch, "totp") };
     const seed = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
-    const set = await secretCli(["secret", "set", "library_otp", "--totp", "--site", "https://library.example.com"], { env, stdin: `otpauth://totp/Library:ada?secret=${seed}&digits=8&algorithm=SHA256\n` });
+    const set = await secretCli(["secret", "set", "library_otp", "--totp", "--site", "https://library.example.com"], {
+      env,
+      stdin: `otpauth://totp/Library:ada?secret=${seed}&digits=8&algorithm=SHA256\n`,
+    });
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stderr, /secret library_otp declared \(TOTP seed, stored encrypted; fill_secret types its current code\)/);
     const refused: [string, RegExp][] = [

@@ -63,7 +63,10 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     assert.match(wide.stderr, /--public-url/);
     const http = await serveRefusal(home("wide"), ["--public-url", "http://errand.example.com", "--port", "0"], { ERRAND_OWNER_PASSWORD: PASSWORD });
     assert.match(http.stderr, /must use https/);
-    const redirects = await serveRefusal(home("wide"), ["--port", "0"], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_OAUTH_EXTRA_REDIRECTS: "http://evil.example/cb" });
+    const redirects = await serveRefusal(home("wide"), ["--port", "0"], {
+      ERRAND_OWNER_PASSWORD: PASSWORD,
+      ERRAND_OAUTH_EXTRA_REDIRECTS: "http://evil.example/cb",
+    });
     assert.match(redirects.stderr, /ERRAND_OAUTH_EXTRA_REDIRECTS/);
   });
 
@@ -85,8 +88,15 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     assert.equal(wrongScope.code, 2);
     assert.match(wrongScope.stderr, /--scope is "own" .*"all" .* or "metrics"/);
     const listed = await errand(h, ["token", "list", "--json"]);
-    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { tokenId: string; name: string; scope: string; revokedAt: string | null }[] } }).data.tokens;
-    assert.deepEqual(tokens.map((t) => [t.name, t.scope, t.revokedAt]), [["ci", "own", null], ["ops", "all", null]]);
+    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { tokenId: string; name: string; scope: string; revokedAt: string | null }[] } }).data
+      .tokens;
+    assert.deepEqual(
+      tokens.map((t) => [t.name, t.scope, t.revokedAt]),
+      [
+        ["ci", "own", null],
+        ["ops", "all", null],
+      ],
+    );
     assert.match((await errand(h, ["token", "list"])).stdout, /ops {2}scope all/);
     assert.ok(!listed.stdout.includes(token) && !listed.stdout.includes(operatorToken));
     assert.ok(!storedBytes(h).includes(token), "only a hash of the token is stored");
@@ -107,7 +117,11 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       assert.equal((await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${operatorToken}` } })).status, 200);
       const revoked = await errand(h, ["token", "revoke", "ci"]);
       assert.equal(revoked.code, 0, revoked.stderr);
-      assert.equal((await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${token}` } })).status, 401, "revocation applies to the running server at once");
+      assert.equal(
+        (await fetch(`${served.origin}/v1/status`, { headers: { authorization: `Bearer ${token}` } })).status,
+        401,
+        "revocation applies to the running server at once",
+      );
     } finally {
       assert.equal(await served.stop(), 0);
     }
@@ -118,10 +132,17 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     try {
       assert.match(served.stdout(), /MCP URL: https:\/\/errand\.example\.com\/mcp/);
       assert.match(served.stdout(), /Next: in ChatGPT, Settings > Apps/);
-      const prm = (await (await fetch(`${served.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+      const prm = (await (await fetch(`${served.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+        resource: string;
+        authorization_servers: string[];
+      };
       assert.equal(prm.resource, "https://errand.example.com/mcp");
       assert.deepEqual(prm.authorization_servers, ["https://errand.example.com"]);
-      assert.match(served.stderr(), /ERRAND_TRUSTED_PROXIES is empty, but the public URL is https/, "an https public URL means a proxy in front: serve says it is not trusted");
+      assert.match(
+        served.stderr(),
+        /ERRAND_TRUSTED_PROXIES is empty, but the public URL is https/,
+        "an https public URL means a proxy in front: serve says it is not trusted",
+      );
     } finally {
       assert.equal(await served.stop(), 0);
     }
@@ -132,16 +153,33 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     const sites = await startFixtureSites();
     const created = await errand(h, ["token", "create", "--name", "metrics"]);
     const token = created.stdout.trim();
-    const served = await serve(h, [], { ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_LOG_FORMAT: "json", ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length) });
+    const served = await serve(h, [], {
+      ERRAND_OWNER_PASSWORD: PASSWORD,
+      ERRAND_LOG_FORMAT: "json",
+      ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length),
+    });
     let stderr = "";
     served.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const ready = await fetch(`${served.origin}/readyz`);
       assert.equal(ready.status, 200, await ready.clone().text());
-      assert.deepEqual(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.map((c) => [c.name, c.ok]), [["store", true], ["key", true], ["browser", true]]);
+      assert.deepEqual(
+        ((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.map((c) => [c.name, c.ok]),
+        [
+          ["store", true],
+          ["key", true],
+          ["browser", true],
+        ],
+      );
       const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
       const operationId = crypto.randomUUID();
-      const task = { schemaVersion: "errand.task.v1", operationId, risk: "read_only", target: { url: `${sites.site.origin}/` }, steps: [{ action: "expect_text", text: "Fixture Home" }] };
+      const task = {
+        schemaVersion: "errand.task.v1",
+        operationId,
+        risk: "read_only",
+        target: { url: `${sites.site.origin}/` },
+        steps: [{ action: "expect_text", text: "Fixture Home" }],
+      };
       assert.equal((await fetch(`${served.origin}/v1/operations`, { method: "POST", headers: auth, body: JSON.stringify(task) })).status, 201);
       const ran = await fetch(`${served.origin}/v1/runner`, { method: "POST", headers: auth, body: JSON.stringify({ waitSeconds: 60 }) });
       assert.equal(ran.status, 200, await ran.clone().text());
@@ -149,7 +187,18 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       const metrics = await fetch(`${served.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(metrics.status, 200);
       const text = await metrics.text();
-      for (const name of ["errand_operations", "errand_operations_finished_total", "errand_attempt_duration_seconds", "errand_queue_depth", "errand_lease_recoveries_total", "errand_breaker_state", "errand_provider_usage", "errand_provider_budget", "errand_egress_refusals_total", "errand_auth_failures_total"]) {
+      for (const name of [
+        "errand_operations",
+        "errand_operations_finished_total",
+        "errand_attempt_duration_seconds",
+        "errand_queue_depth",
+        "errand_lease_recoveries_total",
+        "errand_breaker_state",
+        "errand_provider_usage",
+        "errand_provider_budget",
+        "errand_egress_refusals_total",
+        "errand_auth_failures_total",
+      ]) {
         assert.match(text, new RegExp(`^# TYPE ${name} `, "m"), name);
       }
       assert.match(text, /^errand_operations_finished_total\{status="PASS",provider="local"\} 1$/m);
@@ -161,7 +210,10 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       assert.equal(await served.stop(), 0);
       await sites.close();
     }
-    const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stderr
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const attempt = lines.find((l) => l["msg"] === "attempt");
     assert.ok(attempt !== undefined, stderr);
     assert.equal(attempt["status"], "PASS");
@@ -169,15 +221,25 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     assert.equal(typeof attempt["ms"], "number");
     assert.ok(lines.some((l) => l["msg"] === "request" && l["path"] === "/v1/runner" && l["status"] === 200 && typeof l["requestId"] === "string"));
     assert.match(served.stderr(), /\{[^\n]*"msg":"journal compaction scheduled"[^\n]*\}/, "the compaction schedule is announced");
-    const scheduled = served.stderr().split("\n").filter((l) => l.includes("journal compaction scheduled")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const scheduled = served
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("journal compaction scheduled"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual([scheduled[0]?.["compactAfter"], scheduled[0]?.["every"]], ["30d", "1h"], "with its default and interval");
     // Nothing but JSON log lines on either stream: the banner, notices and the shutdown line included.
     for (const line of [...served.stdout().split("\n"), ...stderr.split("\n")].filter((l) => l !== "")) {
       const record = JSON.parse(line) as Record<string, unknown>;
       assert.ok(typeof record["time"] === "string" && typeof record["level"] === "string" && typeof record["msg"] === "string", line);
     }
-    assert.ok(lines.some((l) => String(l["msg"]).includes("stopping")), "the shutdown line is JSON");
-    assert.ok(!lines.some((l) => l["msg"] === "request" && (l["path"] === "/readyz" || (l["path"] === "/metrics" && l["status"] === 200))), "probes and scrapes are not logged at info");
+    assert.ok(
+      lines.some((l) => String(l["msg"]).includes("stopping")),
+      "the shutdown line is JSON",
+    );
+    assert.ok(
+      !lines.some((l) => l["msg"] === "request" && (l["path"] === "/readyz" || (l["path"] === "/metrics" && l["status"] === 200))),
+      "probes and scrapes are not logged at info",
+    );
     assert.ok(!stderr.includes(token) && !stderr.includes(PASSWORD) && !stderr.includes("Fixture Home"), "no token, password or page text in the log");
   });
 
@@ -201,7 +263,10 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
     const h = home("live-owner");
     assert.equal((await errand(h, ["owner", "set-password"], `${PASSWORD}\n`)).code, 0);
     mkdirSync(h, { recursive: true });
-    writeFileSync(join(h, "forwarded-headers.json"), JSON.stringify({ peer: "192.0.2.99", header: "forwarded", firstSeenMs: 1, lastSeenMs: 1, requests: 1, trustedProxies: [] }));
+    writeFileSync(
+      join(h, "forwarded-headers.json"),
+      JSON.stringify({ peer: "192.0.2.99", header: "forwarded", firstSeenMs: 1, lastSeenMs: 1, requests: 1, trustedProxies: [] }),
+    );
     const served = await serve(h);
     try {
       assert.ok(!existsSync(join(h, "forwarded-headers.json")), "a start forgets what an earlier server saw");
@@ -221,10 +286,16 @@ describe("errand owner, token and serve", { timeout: 400_000 }, () => {
       assert.equal((await errand(h, ["owner", "set-password"], `${NEW_PASSWORD}\n`)).code, 0);
       const refused = await login(PASSWORD);
       assert.equal(refused.status, 401, "the old password stops working without a restart");
-      assert.match(await refused.text(), /Wrong password\. 4 more wrong answers from your address lock it for 15 minutes \(errand owner unlock on the errand host lifts a lock\)/);
+      assert.match(
+        await refused.text(),
+        /Wrong password\. 4 more wrong answers from your address lock it for 15 minutes \(errand owner unlock on the errand host lifts a lock\)/,
+      );
       assert.equal((await login(NEW_PASSWORD)).status, 303, "the new one works at once");
 
-      const warnings = served.stderr().split("\n").filter((l) => l.includes("ERRAND_TRUSTED_PROXIES does not list"));
+      const warnings = served
+        .stderr()
+        .split("\n")
+        .filter((l) => l.includes("ERRAND_TRUSTED_PROXIES does not list"));
       assert.equal(warnings.length, 1, served.stderr());
       const doctor = await errand(h, ["doctor", "--offline", "--json"], "", { CHROME_PATH: "/nonexistent/chromium" });
       const checks = (JSON.parse(doctor.stdout) as { data: { checks: { name: string; ok: boolean; detail: string; fix: string | null }[] } }).data.checks;

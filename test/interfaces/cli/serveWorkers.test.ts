@@ -51,7 +51,14 @@ after(async () => {
 });
 
 function baseEnv(errandHome: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env["PATH"] ?? "", ERRAND_HOME: errandHome, ERRAND_OWNER_PASSWORD: PASSWORD, ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length), ERRAND_RETRY_DELAY_MS: "500", ...extra };
+  return {
+    PATH: process.env["PATH"] ?? "",
+    ERRAND_HOME: errandHome,
+    ERRAND_OWNER_PASSWORD: PASSWORD,
+    ERRAND_ALLOW_PRIVATE: site.origin.slice("http://".length),
+    ERRAND_RETRY_DELAY_MS: "500",
+    ...extra,
+  };
 }
 
 /** `errand ...args` in process: another process than the server's, as the owner's shell would be. */
@@ -143,7 +150,10 @@ describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
       await Promise.all(three.map((t) => api.submit(t)));
       const results = await Promise.all(three.map((t) => api.collect(t.operationId, 110)));
       const elapsed = Date.now() - started;
-      assert.deepEqual(results.map((r) => r.receipt?.status), ["PASS", "PASS", "PASS"]);
+      assert.deepEqual(
+        results.map((r) => r.receipt?.status),
+        ["PASS", "PASS", "PASS"],
+      );
       assert.equal(maxInFlight, 3, "the site saw all three slow requests at once");
       assert.ok(elapsed < 2 * oneTaskMs + 2_000, `three tasks took ${elapsed} ms; one alone took ${oneTaskMs} ms`);
     } finally {
@@ -173,15 +183,25 @@ describe("errand serve works errands on its own", { timeout: 600_000 }, () => {
     const served = await serve(h);
     try {
       const api = rest(served, token);
-      const priced = task("/value", [{ action: "extract_text", selector: "#price", name: "price" }, { action: "expect_text", text: "EUR" }]);
+      const priced = task("/value", [
+        { action: "extract_text", selector: "#price", name: "price" },
+        { action: "expect_text", text: "EUR" },
+      ]);
       await api.submit(priced);
       const impatient = await api.collect(priced.operationId, 0);
       assert.equal(impatient.status, "pending", "the client gives up before the receipt exists");
       const later = await api.collect(priced.operationId, 90);
       assert.equal(later.receipt?.status, "PASS", JSON.stringify(later));
-      assert.deepEqual(later.pageContent?.values.map((v) => [v.name, v.text]), [["price", "42.17 EUR"]]);
+      assert.deepEqual(
+        later.pageContent?.values.map((v) => [v.name, v.text]),
+        [["price", "42.17 EUR"]],
+      );
       const again = await api.collect(priced.operationId, 0);
-      assert.deepEqual(again.pageContent?.values.map((v) => v.text), ["42.17 EUR"], "every collect within ERRAND_RESULT_TTL gets it");
+      assert.deepEqual(
+        again.pageContent?.values.map((v) => v.text),
+        ["42.17 EUR"],
+        "every collect within ERRAND_RESULT_TTL gets it",
+      );
       const cli = await errand(h, ["collect", priced.operationId, "--json"]);
       const envelope = JSON.parse(cli.stdout) as { data: { ephemeral?: { outputs: Record<string, string> } } };
       assert.deepEqual(envelope.data.ephemeral?.outputs, { price: "42.17 EUR" }, cli.stdout + cli.stderr);

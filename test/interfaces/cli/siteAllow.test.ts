@@ -32,7 +32,13 @@ test("siteAllow: errand site allow gives a grant (default 30d, at most 90d; cons
   assert.equal(bold.code, 0, bold.stderr);
   assert.match(bold.stderr, /WARNING: tasks on library labelled consequential/);
   const listed = JSON.parse((await errand(["site", "list", "--json"])).stdout) as Listed;
-  assert.deepEqual(listed.data.sites[0]?.grants.map((g) => [g.risk, g.secrets]), [["reversible_write", ["LIB_PIN"]], ["consequential", []]]);
+  assert.deepEqual(
+    listed.data.sites[0]?.grants.map((g) => [g.risk, g.secrets]),
+    [
+      ["reversible_write", ["LIB_PIN"]],
+      ["consequential", []],
+    ],
+  );
   const revoked = await errand(["site", "revoke", "library"]);
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.match(revoked.stderr, /revoked 2 grants on library/);

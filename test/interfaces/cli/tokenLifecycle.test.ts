@@ -27,8 +27,15 @@ describe("errand token lifecycle", () => {
     assert.match(plain.stdout.trim(), /^errand_api_[A-Za-z0-9_-]+$/, "without --json the token alone");
     assert.match(plain.stderr, /it does not expire/);
     const listed = await errandInProcess(["token", "list", "--json"], env);
-    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { name: string; scope: string; expiresAt: string | null; lastUsedAt: string | null }[] } }).data.tokens;
-    assert.deepEqual(tokens.map((t) => [t.name, t.scope, t.expiresAt === null, t.lastUsedAt]), [["prometheus", "metrics", false, null], ["ci", "own", true, null]]);
+    const tokens = (JSON.parse(listed.stdout) as { data: { tokens: { name: string; scope: string; expiresAt: string | null; lastUsedAt: string | null }[] } })
+      .data.tokens;
+    assert.deepEqual(
+      tokens.map((t) => [t.name, t.scope, t.expiresAt === null, t.lastUsedAt]),
+      [
+        ["prometheus", "metrics", false, null],
+        ["ci", "own", true, null],
+      ],
+    );
     const text = await errandInProcess(["token", "list"], env);
     assert.match(text.stdout, /prometheus {2}scope metrics {2}created \S+ {2}expires \S+ {2}last used never/);
   });

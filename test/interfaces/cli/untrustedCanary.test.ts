@@ -83,7 +83,14 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
     });
     kernel = await startKernelEmulator();
     home = mkdtempSync(join(tmpdir(), "errand-canary-"));
-    env = baseEnv({ ERRAND_HOME: home, ERRAND_RESOLVER: "system", ERRAND_PROVIDER_ORDER: "kernel,local", ERRAND_OWNER_APPROVAL: "none", ERRAND_RETRY_DELAY_MS: "100", ...kernel.env });
+    env = baseEnv({
+      ERRAND_HOME: home,
+      ERRAND_RESOLVER: "system",
+      ERRAND_PROVIDER_ORDER: "kernel,local",
+      ERRAND_OWNER_APPROVAL: "none",
+      ERRAND_RETRY_DELAY_MS: "100",
+      ...kernel.env,
+    });
     // Kernel counts as smoke-tested, so the router tries it first; its failure answer quotes the page.
     const store = openProviderStore(resolveRuntimeConfig(env));
     try {
@@ -107,7 +114,17 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
       { action: "extract_text", selector: "#status", name: "status" },
       { action: "expect_text", selector: "#status", text: "Shipped" },
     ];
-    writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: id, target: { url: `${site.origin}/start` }, risk: "read_only", evidenceRetention: "full", steps }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schemaVersion: "errand.task.v1",
+        operationId: id,
+        target: { url: `${site.origin}/start` },
+        risk: "read_only",
+        evidenceRetention: "full",
+        steps,
+      }),
+    );
     const allow = ["--allow-private", new URL(site.origin).host];
     const receiptOut = join(home, "receipt.json");
 
@@ -123,10 +140,19 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
     // Not vacuous: the sentence did reach each of these fields, inside the wrapper.
     assert.ok(plantedIn(JSON.stringify(receipt.finalUrl)), "the redirect's address is the final URL");
     assert.ok(plantedIn(JSON.stringify(receipt.checks[0]?.observed)), "the page's text is what the check saw");
-    assert.deepEqual(receipt.fallback.map((r) => `${r.provider}:${r.outcome}`), ["kernel:failed", "local:used"]);
+    assert.deepEqual(
+      receipt.fallback.map((r) => `${r.provider}:${r.outcome}`),
+      ["kernel:failed", "local:used"],
+    );
     assert.ok(plantedIn(JSON.stringify(receipt.fallback[0]?.reason)), "the provider's failure quoted the page");
-    assert.ok(receipt.network.blocked.some((b) => plantedIn(JSON.stringify(b.url))), "a blocked address spells it");
-    assert.ok(receipt.network.blocked.some((b) => plantedIn(JSON.stringify(b.reason))), "a blocked request's reason names the host that spells it");
+    assert.ok(
+      receipt.network.blocked.some((b) => plantedIn(JSON.stringify(b.url))),
+      "a blocked address spells it",
+    );
+    assert.ok(
+      receipt.network.blocked.some((b) => plantedIn(JSON.stringify(b.reason))),
+      "a blocked request's reason names the host that spells it",
+    );
     assert.ok(plantedIn(JSON.stringify(receipt.outputs?.["status"])), "the extracted value is kept in the receipt");
     assert.ok(plantedIn(readFileSync(receiptOut, "utf8")), "--receipt-out holds the kept value");
 
@@ -162,7 +188,17 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
     kernel.core.inject("create", { status: 502, body: { code: "bad_gateway", message: `the page answered: ${PLANTED}` } }, 2);
     const id = randomUUID();
     const file = join(home, "pinned.json");
-    writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: id, provider: "kernel", target: { url: `${site.origin}/start` }, risk: "read_only", steps: [{ action: "expect_text", text: "Shipped" }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schemaVersion: "errand.task.v1",
+        operationId: id,
+        provider: "kernel",
+        target: { url: `${site.origin}/start` },
+        risk: "read_only",
+        steps: [{ action: "expect_text", text: "Shipped" }],
+      }),
+    );
     const ran = await errandInProcess(["run", file, "--allow-private", new URL(site.origin).host, "--json"], env);
     const receipt = (JSON.parse(ran.stdout) as { receipt: { status: string; error: { code: string; message: string; detail?: unknown } } }).receipt;
     assert.equal(receipt.error.code, "provider_unavailable", ran.stdout);
@@ -187,7 +223,16 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
       }
       kernel.core.inject("create", { status: 401, body: { code: "unauthorized", message: `Invalid API key; the page answered: ${PLANTED}` } });
       const file = join(own, "task.json");
-      writeFileSync(file, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), target: { url: `${site.origin}/start` }, risk: "read_only", steps: [{ action: "expect_text", text: "Shipped" }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          schemaVersion: "errand.task.v1",
+          operationId: randomUUID(),
+          target: { url: `${site.origin}/start` },
+          risk: "read_only",
+          steps: [{ action: "expect_text", text: "Shipped" }],
+        }),
+      );
       const ran = await errandInProcess(["run", file, "--allow-private", new URL(site.origin).host, "--json"], ownEnv);
       assert.equal((JSON.parse(ran.stdout) as { receipt: { error: { code: string } } }).receipt.error.code, "provider_auth_failed", ran.stdout);
       assert.equal(plantedIn(unmarked(ran.stdout)), false, unmarked(ran.stdout));
@@ -195,7 +240,9 @@ describe("no page text leaves errand unmarked through the CLI or the store", { t
       const listJson = await errandInProcess(["provider", "list", "--json"], ownEnv);
       const listText = await errandInProcess(["provider", "list"], ownEnv);
       assert.equal(listJson.code, 0, listJson.stderr);
-      const kernelState = (JSON.parse(listJson.stdout) as { data: { providers: { name: string; state: string; reason: string; authFailure: { reason: unknown } | null }[] } }).data.providers.find((p) => p.name === "kernel");
+      const kernelState = (
+        JSON.parse(listJson.stdout) as { data: { providers: { name: string; state: string; reason: string; authFailure: { reason: unknown } | null }[] } }
+      ).data.providers.find((p) => p.name === "kernel");
       assert.equal(kernelState?.state, "UNVERIFIED", listJson.stdout);
       assert.match(kernelState?.reason ?? "", /refused errand's credential/, "errand's own words, plain");
       assert.ok(plantedIn(JSON.stringify(kernelState?.authFailure?.reason)), "the provider's words are shown (not vacuous)");

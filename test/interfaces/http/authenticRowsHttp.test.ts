@@ -17,7 +17,14 @@ const ORIGIN = "http://127.0.0.1:8787";
 const ATTACKER_PASSWORD = "the attacker's own password";
 
 function consequential(id: string): Record<string, unknown> {
-  return { ...writeTask(id, undefined, { target: { url: "https://shop.example.com/cart" } }), risk: "consequential", steps: [{ action: "click", selector: "#pay" }, { action: "expect_text", text: "Paid" }] };
+  return {
+    ...writeTask(id, undefined, { target: { url: "https://shop.example.com/cart" } }),
+    risk: "consequential",
+    steps: [
+      { action: "click", selector: "#pay" },
+      { action: "expect_text", text: "Paid" },
+    ],
+  };
 }
 
 function tamper(h: AppHarness, sql: string, ...params: unknown[]): void {
@@ -49,7 +56,11 @@ describe("rows that grant authority, over HTTP", () => {
     try {
       const apiToken = await h.apiToken("script");
       const id = randomUUID();
-      const submitted = await h.request("/v1/operations", { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify(consequential(id)) });
+      const submitted = await h.request("/v1/operations", {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+        body: JSON.stringify(consequential(id)),
+      });
       assert.equal(((await submitted.json()) as { status: string }).status, "awaiting_approval");
 
       tamper(h, "UPDATE owner_secret SET encoded = ?", await hashOwnerPassword(ATTACKER_PASSWORD));
@@ -57,12 +68,28 @@ describe("rows that grant authority, over HTTP", () => {
       assert.notEqual(login.status, 303, "the attacker's password opens no console session");
       assert.ok(!login.headers.getSetCookie().some((c) => c.startsWith("errand_owner=")), "no session cookie");
       assert.equal((await logIn(h, OWNER_PASSWORD)).status === 303, false, "nor does the owner's old one: the row is refused, not reinterpreted");
-      assert.ok(h.logs.some((l) => l.level === "error" && /owner_secret/.test(l.message)), "the refusal is logged, naming the table");
+      assert.ok(
+        h.logs.some((l) => l.level === "error" && /owner_secret/.test(l.message)),
+        "the refusal is logged, naming the table",
+      );
 
       const fetcher = inProcess(h.request);
-      const registered = (await (await fetcher(`${ORIGIN}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "attacker", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }) })).json()) as { client_id: string };
+      const registered = (await (
+        await fetcher(`${ORIGIN}/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "attacker", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }),
+        })
+      ).json()) as { client_id: string };
       const { challenge } = await pkcePair();
-      const query = new URLSearchParams({ response_type: "code", client_id: registered.client_id, redirect_uri: CALLBACK, code_challenge: challenge, code_challenge_method: "S256", state: "s" });
+      const query = new URLSearchParams({
+        response_type: "code",
+        client_id: registered.client_id,
+        redirect_uri: CALLBACK,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "s",
+      });
       const consent = await openConsent(fetcher, `${ORIGIN}/authorize?${query.toString()}`);
       const answer = await answerConsent(fetcher, ORIGIN, consent, { decision: "approve", password: ATTACKER_PASSWORD });
       assert.ok(!(answer.headers.get("location") ?? "").includes("code="), "the consent page issues no code for the attacker's password");

@@ -32,7 +32,27 @@ const docUrl = (path: string) => `https://localhost:${sitePort}${path}`;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "errand-cimd-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "pipe" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    ],
+    { stdio: "pipe" },
+  );
   const tls = { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) };
   site = createServer(tls, (req, res) => {
     const answer = documents.get(req.url ?? "");
@@ -46,7 +66,16 @@ before(async () => {
   await new Promise<void>((resolve) => forbidden.listen(0, "127.0.0.1", resolve));
   sitePort = (site.address() as AddressInfo).port;
   forbiddenPort = (forbidden.address() as AddressInfo).port;
-  documents.set("/client.json", json({ client_id: docUrl("/client.json"), client_name: "ChatGPT (says so)", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }));
+  documents.set(
+    "/client.json",
+    json({
+      client_id: docUrl("/client.json"),
+      client_name: "ChatGPT (says so)",
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+    }),
+  );
   documents.set("/other-id.json", json({ client_id: docUrl("/client.json"), redirect_uris: [CALLBACK] }));
   documents.set("/secret.json", json({ client_id: docUrl("/secret.json"), redirect_uris: [CALLBACK], token_endpoint_auth_method: "client_secret_basic" }));
   documents.set("/evil-redirect.json", json({ client_id: docUrl("/evil-redirect.json"), redirect_uris: ["https://attacker.example/cb"] }));
@@ -73,7 +102,12 @@ function clients(options: { timeoutMs?: number; extraCa?: boolean } = {}) {
   assert.ok(allowances.ok);
   // "evil.example" is a public-looking name that resolves to loopback: only an allowance for that exact name could admit it.
   const resolver = createStaticResolver({ "evil.example": ["127.0.0.1"] });
-  const fetch = createClientMetadataFetcher({ resolver, allowPrivate: allowances.value, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.extraCa === false ? {} : { extraCa: readFileSync(join(dir, "cert.pem"), "utf8") }) });
+  const fetch = createClientMetadataFetcher({
+    resolver,
+    allowPrivate: allowances.value,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.extraCa === false ? {} : { extraCa: readFileSync(join(dir, "cert.pem"), "utf8") }),
+  });
   let fetches = 0;
   const resolve = createClientMetadataClients({ fetch: (url) => (fetches++, fetch(url)), extraRedirects: [CALLBACK] });
   return { resolve, fetches: () => fetches };
@@ -158,7 +192,11 @@ describe("Client ID Metadata Documents", { timeout: 60_000 }, () => {
       const fetch = createClientMetadataFetcher({ resolver: createStaticResolver({}), allowPrivate: allow.value });
       console.log(JSON.stringify(await fetch("${docUrl("/client.json")}")));`;
     // Asynchronously: the document server lives in this process and must keep answering.
-    const run = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") }, encoding: "utf8", timeout: 30_000 });
+    const run = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     const answer = JSON.parse(run.stdout.trim()) as { ok: boolean; text?: string };
     assert.ok(answer.ok);
     assert.match(answer.text ?? "", /ChatGPT \(says so\)/);
@@ -184,18 +222,33 @@ describe("Client ID Metadata Documents at /authorize and /token", { timeout: 60_
       const fetcher = inProcess(h.request);
       const clientId = docUrl("/client.json");
       const { challenge } = await pkcePair();
-      const wrong = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: "http://127.0.0.1:47999/other", code_challenge: challenge, code_challenge_method: "S256" });
+      const wrong = new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: "http://127.0.0.1:47999/other",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      });
       const refused = await openConsent(fetcher, `${origin}/authorize?${wrong.toString()}`);
       assert.equal(refused.status, 400);
       assert.match(refused.html, /not one this client registered/);
-      const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: CALLBACK, code_challenge: challenge, code_challenge_method: "S256" });
+      const query = new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: CALLBACK,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      });
       const page = await openConsent(fetcher, `${origin}/authorize?${query.toString()}`);
       assert.equal(page.status, 200);
       assert.match(page.html, /a name the client gave itself; errand cannot verify it/);
       assert.match(page.html, new RegExp(`published at <strong>localhost:${sitePort}</strong>`));
       const grant = await obtainGrant(fetcher, origin, OWNER_PASSWORD, CALLBACK, {}, clientId);
       assert.ok(grant.accessToken.length > 20, "the code was exchanged for tokens by the document client");
-      const bad = await openConsent(fetcher, `${origin}/authorize?${new URLSearchParams({ ...Object.fromEntries(query), client_id: docUrl("/other-id.json") }).toString()}`);
+      const bad = await openConsent(
+        fetcher,
+        `${origin}/authorize?${new URLSearchParams({ ...Object.fromEntries(query), client_id: docUrl("/other-id.json") }).toString()}`,
+      );
       assert.equal(bad.status, 400);
       assert.match(bad.html, /client_id is not exactly the URL/);
     } finally {

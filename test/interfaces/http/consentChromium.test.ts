@@ -25,7 +25,12 @@ describe("consent page in headless Chromium", { skip: executablePath === null ? 
     callbackServer = createServer((_req, res) => res.end("callback reached"));
     await new Promise<void>((resolve) => callbackServer.listen(0, "127.0.0.1", resolve));
     callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-    server = await startAppServer({ settings: { extraRedirects: [CALLBACK, callback], lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 20, slowdownMaxMs: 60, forgetMs: 86_400_000 } } });
+    server = await startAppServer({
+      settings: {
+        extraRedirects: [CALLBACK, callback],
+        lockout: { threshold: 3, baseLockMs: 60_000, maxLockMs: 600_000, slowdownStepMs: 20, slowdownMaxMs: 60, forgetMs: 86_400_000 },
+      },
+    });
     browser = await chromium.launch({ executablePath: executablePath ?? "", headless: true, args: ["--no-sandbox"] });
   });
   after(async () => {
@@ -36,10 +41,22 @@ describe("consent page in headless Chromium", { skip: executablePath === null ? 
 
   async function authorizeUrl(): Promise<{ url: string; clientId: string; verifier: string }> {
     const registered = (await (
-      await fetch(`${server.origin}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "ChatGPT (test)", redirect_uris: [callback], token_endpoint_auth_method: "none" }) })
+      await fetch(`${server.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "ChatGPT (test)", redirect_uris: [callback], token_endpoint_auth_method: "none" }),
+      })
     ).json()) as { client_id: string };
     const { verifier, challenge } = await pkcePair();
-    const query = new URLSearchParams({ response_type: "code", client_id: registered.client_id, redirect_uri: callback, code_challenge: challenge, code_challenge_method: "S256", state: "st", resource: `${server.origin}/mcp` });
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: registered.client_id,
+      redirect_uri: callback,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      resource: `${server.origin}/mcp`,
+    });
     return { url: `${server.origin}/authorize?${query.toString()}`, clientId: registered.client_id, verifier };
   }
 

@@ -45,7 +45,9 @@ describe("the error boundary of the HTTP app and the MCP dispatcher", () => {
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "errand_status", arguments: {} } }),
       });
       const text = await call.text();
-      const json = JSON.parse(text.startsWith("{") ? text : (text.split("\n").find((l) => l.startsWith("data: ")) ?? "data: {}").slice(6)) as { result?: { isError?: boolean; content: { text: string }[] } };
+      const json = JSON.parse(text.startsWith("{") ? text : (text.split("\n").find((l) => l.startsWith("data: ")) ?? "data: {}").slice(6)) as {
+        result?: { isError?: boolean; content: { text: string }[] };
+      };
       assert.equal(json.result?.isError, true, text);
       assert.match(json.result?.content[0]?.text ?? "", /^store_busy: /);
       assert.ok(!text.includes(BUSY_PATH));

@@ -24,7 +24,14 @@ type ToolResult = { isError?: boolean; content: { type: string; text?: string }[
 const EXTRACTED = "Example Domain";
 
 function consequential(id: string): Record<string, unknown> {
-  return { ...writeTask(id), risk: "consequential", steps: [{ action: "click", selector: "#pay" }, { action: "expect_text", text: "Paid" }] };
+  return {
+    ...writeTask(id),
+    risk: "consequential",
+    steps: [
+      { action: "click", selector: "#pay" },
+      { action: "expect_text", text: "Paid" },
+    ],
+  };
 }
 
 /** An answer with its operation id blanked, so the answer about one id compares with the answer about another. */
@@ -41,11 +48,14 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
 
   const connect = async (accessToken: string): Promise<Client> => {
     const client = new Client({ name: "isolation-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }),
+    );
     clients.push(client);
     return client;
   };
-  const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> =>
+    (await client.callTool({ name, arguments: args })) as ToolResult;
 
   before(async () => {
     site = await startCountingServer();
@@ -76,7 +86,11 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
 
     const answers: string[] = [];
     for (const attacker of [b, sameClientOtherGrant]) {
-      for (const [name, extra] of [["errand_collect", { waitSeconds: 1 }], ["errand_inspect", {}], ["errand_cancel", { controlActionId: randomUUID() }]] as const) {
+      for (const [name, extra] of [
+        ["errand_collect", { waitSeconds: 1 }],
+        ["errand_inspect", {}],
+        ["errand_cancel", { controlActionId: randomUUID() }],
+      ] as const) {
         const unknown = randomUUID();
         const expected = blank(await call(attacker, name, { operationId: unknown, ...extra }), unknown);
         for (const id of [readId, waitingId]) {
@@ -122,7 +136,8 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
     const owners = await server.ops.service.collect(readId);
     assert.ok(owners.ok && owners.status === "completed");
     const grantA = { submitter: `oauth:${token.familyId}`, seesAll: false };
-    const listed = (query: Parameters<typeof server.ops.service.listOperations>[1]) => server.ops.service.listOperations({ limit: 50 }, query).then((items) => items.map((i) => i.handle.operationId).sort());
+    const listed = (query: Parameters<typeof server.ops.service.listOperations>[1]) =>
+      server.ops.service.listOperations({ limit: 50 }, query).then((items) => items.map((i) => i.handle.operationId).sort());
     assert.deepEqual(await listed(grantA), [readId, waitingId, queuedId].sort(), "A's list is A's operations");
     assert.deepEqual(await listed({ submitter: "oauth:someone-else", seesAll: false }), []);
     assert.ok((await listed(undefined)).includes(readId), "the owner's list has everyone's");
@@ -133,7 +148,11 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
     const t2 = await server.apiToken("two");
     const operator = await server.apiToken("operator", "all");
     const rest = async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
-      const response = await fetch(`${server.origin}/v1${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${server.origin}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       return { status: response.status, body: await response.json() };
     };
     const id = randomUUID();
@@ -145,7 +164,12 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
     const waitingId = randomUUID();
     assert.equal(((await rest(t1, "POST", "/operations", consequential(waitingId))).body as { status: string }).status, "awaiting_approval");
 
-    const probes: [string, string, unknown][] = [["GET", "", undefined], ["POST", "/collect", {}], ["POST", "/cancel", { controlActionId: randomUUID() }], ["GET", "/artifacts/0", undefined]];
+    const probes: [string, string, unknown][] = [
+      ["GET", "", undefined],
+      ["POST", "/collect", {}],
+      ["POST", "/cancel", { controlActionId: randomUUID() }],
+      ["GET", "/artifacts/0", undefined],
+    ];
     for (const target of [id, waitingId]) {
       for (const [method, suffix, body] of probes) {
         const unknown = randomUUID();
@@ -158,7 +182,11 @@ describe("isolation between grants", { timeout: 120_000 }, () => {
       }
     }
     assert.equal(((await rest(t1, "GET", `/operations/${waitingId}`)).body as { status: string }).status, "awaiting_approval", "t2's cancel changed nothing");
-    assert.equal(((await rest(t1, "GET", `/operations/${id}/artifacts/0`)).body as { error: { code: string } }).error.code, "artifact_not_found", "t1 is let through to its own (no artifact kept)");
+    assert.equal(
+      ((await rest(t1, "GET", `/operations/${id}/artifacts/0`)).body as { error: { code: string } }).error.code,
+      "artifact_not_found",
+      "t1 is let through to its own (no artifact kept)",
+    );
     const seen = await rest(operator, "POST", `/operations/${id}/collect`, {});
     assert.match(JSON.stringify(seen.body), new RegExp(EXTRACTED), "an operator token sees every operation");
 

@@ -29,13 +29,23 @@ test("errand_look passes the site to the look, and a lapsed login answers login_
     const response = await h.request("/mcp", {
       method: "POST",
       headers: { authorization: `Bearer ${grant.accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "errand_look", arguments: { url: "https://library.example/account", site: "library" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "errand_look", arguments: { url: "https://library.example/account", site: "library" } },
+      }),
     });
     const text = await response.text();
-    const body = JSON.parse(text.startsWith("{") ? text : (text.split("\n").find((l) => l.startsWith("data: ")) ?? "data: {}").slice(6)) as { result?: { isError?: boolean; content: { text: string }[] } };
+    const body = JSON.parse(text.startsWith("{") ? text : (text.split("\n").find((l) => l.startsWith("data: ")) ?? "data: {}").slice(6)) as {
+      result?: { isError?: boolean; content: { text: string }[] };
+    };
     assert.deepEqual(seen, [{ url: "https://library.example/account", site: "library" }]);
     assert.equal(body.result?.isError, true, text);
-    assert.match(body.result?.content[0]?.text ?? "", /^login_required: .*Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/);
+    assert.match(
+      body.result?.content[0]?.text ?? "",
+      /^login_required: .*Ask the person to log in at https:\/\/errand\.example\/owner\/sites\/library\/login, then try again/,
+    );
   } finally {
     await h.close();
   }

@@ -23,7 +23,13 @@ class TestOAuthProvider implements OAuthClientProvider {
     return CALLBACK;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "sdk-e2e-client", redirect_uris: [CALLBACK], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: "sdk-e2e-client",
+      redirect_uris: [CALLBACK],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   clientInformation() {
     return this.info;
@@ -51,7 +57,11 @@ class TestOAuthProvider implements OAuthClientProvider {
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
 async function postForm(url: string, fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -69,7 +79,11 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
   });
 
   test("first connect: 401 with resource_metadata, discovery, registration, then a PKCE S256 authorization request bound to the resource", async () => {
-    const raw = await fetch(`${server.origin}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const raw = await fetch(`${server.origin}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     assert.equal(raw.status, 401);
     assert.match(raw.headers.get("www-authenticate") ?? "", new RegExp(`resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`));
 
@@ -109,10 +123,23 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     assert.equal(client.getServerVersion()?.name, "errand");
     assert.match(client.getInstructions() ?? "", /^errand runs declarative browser tasks/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["errand_cancel", "errand_capabilities", "errand_collect", "errand_inspect", "errand_look", "errand_provider_smoke", "errand_run", "errand_run_queue", "errand_status", "errand_task_schema"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      "errand_cancel",
+      "errand_capabilities",
+      "errand_collect",
+      "errand_inspect",
+      "errand_look",
+      "errand_provider_smoke",
+      "errand_run",
+      "errand_run_queue",
+      "errand_status",
+      "errand_task_schema",
+    ]);
     for (const tool of tools) {
-      if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue"].includes(tool.name)) assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
-      for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const) assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}.${hint}`);
+      if (["errand_run", "errand_collect", "errand_cancel", "errand_run_queue"].includes(tool.name))
+        assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
+      for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const)
+        assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}.${hint}`);
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.equal(byName.get("errand_status")?.annotations?.readOnlyHint, true);
@@ -157,7 +184,10 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     const page = ran.structuredContent?.["pageContent"] as { untrusted: boolean; notice: string; values: { name: string; text: string }[] };
     assert.equal(page.untrusted, true);
     assert.match(page.notice, /never as instructions/);
-    assert.deepEqual(page.values.map((v) => [v.name, v.text]), [["title", "Example Domain"]]);
+    assert.deepEqual(
+      page.values.map((v) => [v.name, v.text]),
+      [["title", "Example Domain"]],
+    );
     // Full retention: the receipt keeps the value (wrapped); the assistant gets it once, in pageContent.
     const kept = await call("errand_run", { task: readTask(randomUUID(), "extract", { evidenceRetention: "full" }), waitSeconds: 20 });
     assert.equal(kept.isError, undefined, JSON.stringify(kept.content));
@@ -182,7 +212,9 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     const events = await server.ops.store.readJournalEvents(0, 1000);
     const requests = events.filter((e) => e.type === "request_recorded").map((e) => JSON.parse(e.body ?? "{}") as Record<string, unknown>);
     assert.ok(requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "submit" && r["operationId"] === ranId && r["via"] === "mcp"));
-    assert.ok(requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "cancel" && r["operationId"] === writeId && r["result"] === "cancelled"));
+    assert.ok(
+      requests.some((r) => r["actor"] === `oauth:${clientId}` && r["action"] === "cancel" && r["operationId"] === writeId && r["result"] === "cancelled"),
+    );
     const auth = events.filter((e) => e.type === "auth_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
     assert.deepEqual(auth.slice(0, 3), ["client_registered", "consent_approved", "tokens_issued"]);
     assert.equal((await server.ops.service.verifyJournal()).ok, true);
@@ -193,13 +225,22 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     try {
       const response = await fetch(`${other.origin}/mcp`, {
         method: "POST",
-        headers: { authorization: `Bearer ${provider.saved?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        headers: {
+          authorization: `Bearer ${provider.saved?.access_token ?? ""}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
       assert.equal(response.status, 401);
       assert.match(response.headers.get("www-authenticate") ?? "", /error="invalid_token".*another resource/);
       const clientId = (provider.info as { client_id: string }).client_id;
-      const refresh = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: provider.saved?.refresh_token ?? "", resource: `${other.origin}/mcp` });
+      const refresh = await postForm(`${server.origin}/token`, {
+        grant_type: "refresh_token",
+        client_id: clientId,
+        refresh_token: provider.saved?.refresh_token ?? "",
+        resource: `${other.origin}/mcp`,
+      });
       assert.equal(refresh.status, 400);
       assert.equal(refresh.body["error"], "invalid_target");
     } finally {
@@ -210,13 +251,27 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
   test("refresh rotates; a retry gets the same pair; replaying a spent refresh token whose successor was used is refused and revokes the whole grant", async () => {
     const clientId = (provider.info as { client_id: string }).client_id;
     const first = provider.saved?.refresh_token ?? "";
-    const rotated = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first, resource: `${server.origin}/mcp` });
+    const rotated = await postForm(`${server.origin}/token`, {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: first,
+      resource: `${server.origin}/mcp`,
+    });
     assert.equal(rotated.status, 200);
     const second = String(rotated.body["refresh_token"]);
     assert.notEqual(second, first);
     assert.equal(rotated.body["token_type"], "Bearer");
-    const retried = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first, resource: `${server.origin}/mcp` });
-    assert.deepEqual([retried.status, retried.body["access_token"], retried.body["refresh_token"]], [200, rotated.body["access_token"], second], "a retry (answer lost) gets the same pair");
+    const retried = await postForm(`${server.origin}/token`, {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: first,
+      resource: `${server.origin}/mcp`,
+    });
+    assert.deepEqual(
+      [retried.status, retried.body["access_token"], retried.body["refresh_token"]],
+      [200, rotated.body["access_token"], second],
+      "a retry (answer lost) gets the same pair",
+    );
     const third = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: second });
     assert.equal(third.status, 200);
     provider.saved = { ...(third.body as unknown as OAuthTokens) };
@@ -226,11 +281,19 @@ describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
     const replay = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: first });
     assert.equal(replay.status, 400);
     assert.equal(replay.body["error"], "invalid_grant");
-    const afterReplay = await postForm(`${server.origin}/token`, { grant_type: "refresh_token", client_id: clientId, refresh_token: String(third.body["refresh_token"]) });
+    const afterReplay = await postForm(`${server.origin}/token`, {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: String(third.body["refresh_token"]),
+    });
     assert.equal(afterReplay.body["error"], "invalid_grant", "the newest refresh token died with its family");
     const revoked = await fetch(`${server.origin}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${String(third.body["access_token"])}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${String(third.body["access_token"])}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     assert.equal(revoked.status, 401);

@@ -52,9 +52,14 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     for (const part of result.content) if (part.type === "image" && part.data !== undefined) seen.push(Buffer.from(part.data, "base64").toString("latin1"));
     return result;
   };
-  const runAndCollect = async (task: Record<string, unknown>): Promise<{ collected: ToolResult; record: ArtifactRecord; image: Buffer; operationId: string }> => {
+  const runAndCollect = async (
+    task: Record<string, unknown>,
+  ): Promise<{ collected: ToolResult; record: ArtifactRecord; image: Buffer; operationId: string }> => {
     const operationId = randomUUID();
-    const ran = await call("errand_run", { task: { schemaVersion: "errand.task.v1", operationId, target: { url: `${site.origin}/form` }, evidence: { screenshots: "final" }, ...task }, waitSeconds: 45 });
+    const ran = await call("errand_run", {
+      task: { schemaVersion: "errand.task.v1", operationId, target: { url: `${site.origin}/form` }, evidence: { screenshots: "final" }, ...task },
+      waitSeconds: 45,
+    });
     if (ran.structuredContent?.["status"] === "awaiting_approval") {
       // A task that types a secret waits for the owner (ERRAND_OWNER_APPROVAL's default); the owner approves it here.
       const digest = (ran.structuredContent["handle"] as { requestDigest: string }).requestDigest;
@@ -76,13 +81,21 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
 
   before(async () => {
     site = await startRecordingServer("127.0.0.1", { "/form": (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(html(FORM)) });
-    const execute = createExecutor({ provider, guard: loopbackGuard([site.origin]), secrets: memoryVault({ FORM_SECRET: { sites: [site.origin], value: CANARY } }), defaultTaskTimeoutMs: 20_000, defaultStepTimeoutMs: 3_000 });
+    const execute = createExecutor({
+      provider,
+      guard: loopbackGuard([site.origin]),
+      secrets: memoryVault({ FORM_SECRET: { sites: [site.origin], value: CANARY } }),
+      defaultTaskTimeoutMs: 20_000,
+      defaultStepTimeoutMs: 3_000,
+    });
     server = await startAppServer({ execute });
     // The owner declares the secret the executor's vault holds: submit refuses an undeclared one.
     await server.ops.secrets().set("FORM_SECRET", [site.origin], { kind: "stored", value: CANARY });
     const { accessToken } = await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK);
     client = new Client({ name: "screenshot-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }),
+    );
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -96,7 +109,11 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     assert.equal(sha256(image), record.sha256, "the image round-trips with its hash");
     assert.equal(image.length, record.bytes);
     const meta = (collected.structuredContent?.["screenshots"] as Record<string, unknown>[])[0];
-    assert.deepEqual(meta, { index: 0, mimeType: record.mediaType, bytes: record.bytes, sha256: record.sha256 }, "structured content identifies the image, without its bytes");
+    assert.deepEqual(
+      meta,
+      { index: 0, mimeType: record.mediaType, bytes: record.bytes, sha256: record.sha256 },
+      "structured content identifies the image, without its bytes",
+    );
     assert.match(collected.content[0]?.text ?? "", /1 screenshot\(s\) attached as images/);
     const png = decodePng(image);
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field holding a known value is uniformly the mask colour");
@@ -109,7 +126,9 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
     assert.equal(rest.headers.get("x-errand-sha256"), record.sha256);
     assert.equal(sha256(Buffer.from(await rest.arrayBuffer())), record.sha256);
     assert.equal((await fetch(url)).status, 401, "no token, no artifact");
-    const missing = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/3`, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
+    const missing = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/3`, {
+      headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` },
+    });
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { code: string } }).error.code, "artifact_not_found");
   });
@@ -119,12 +138,18 @@ describe("screenshots over MCP and REST", { timeout: 180_000 }, () => {
       risk: "reversible_write",
       approved: true,
       secretApproval: true,
-      steps: [{ action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" }, { action: "fill", selector: "#plain", value: "typed by the task" }, { action: "expect_text", text: "Ready" }],
+      steps: [
+        { action: "fill_secret", selector: "#pw", secret: "FORM_SECRET" },
+        { action: "fill", selector: "#plain", value: "typed by the task" },
+        { action: "expect_text", text: "Ready" },
+      ],
     });
     const png = decodePng(image);
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 2, x1: png.width - 3, y1: 57 }), "the password field is masked");
     assert.ok(regionIs(png, MASK, { x0: 2, y0: 110, x1: png.width - 3, y1: 390 }), "the text field is masked too");
-    const rest = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
+    const rest = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, {
+      headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` },
+    });
     seen.push(Buffer.from(await rest.arrayBuffer()).toString("latin1"));
     for (const [index, text] of seen.entries()) assert.ok(!carriesCanary(text, CANARY), `result ${index} carries the canary`);
   });

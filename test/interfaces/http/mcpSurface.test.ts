@@ -21,7 +21,11 @@ const ALLOWED_ORIGIN = "https://inspector.example";
 
 /** POSTs one JSON-RPC request and returns the JSON text of its answer (the SSE data line or the JSON body). */
 async function rawRpc(origin: string, token: string, body: string): Promise<string> {
-  const response = await fetch(`${origin}/mcp`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+  const response = await fetch(`${origin}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body,
+  });
   const text = await response.text();
   const data = text.split("\n").find((line) => line.startsWith("data: "));
   return data === undefined ? text : data.slice("data: ".length);
@@ -36,7 +40,9 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     server = await startAppServer({ settings: { mcpAllowedOrigins: [ALLOWED_ORIGIN] } });
     accessToken = (await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK)).accessToken;
     client = new Client({ name: "surface-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }),
+    );
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -66,7 +72,10 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
   test("the task argument is typed inline: actions, their fields, risk levels", async () => {
     const { tools } = await client.listTools();
     const run = tools.find((t) => t.name === "errand_run");
-    const task = (run?.inputSchema.properties?.["task"] ?? {}) as { required?: string[]; properties?: Record<string, { items?: { properties?: Record<string, { enum?: string[]; description?: string }> }; enum?: string[] }> };
+    const task = (run?.inputSchema.properties?.["task"] ?? {}) as {
+      required?: string[];
+      properties?: Record<string, { items?: { properties?: Record<string, { enum?: string[]; description?: string }> }; enum?: string[] }>;
+    };
     assert.deepEqual(task.required, ["schemaVersion", "operationId", "target", "risk", "steps"]);
     assert.deepEqual(task.properties?.["risk"]?.enum, ["read_only", "reversible_write", "consequential"]);
     const action = task.properties?.["steps"]?.items?.properties?.["action"];
@@ -82,7 +91,8 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     assert.deepEqual(hints["errand_run_queue"], [false, true, true]);
     assert.deepEqual(hints["errand_cancel"], [false, false, false]);
     assert.deepEqual(hints["errand_look"], [true, false, true], "look opens pages (open world) but never writes");
-    for (const name of ["errand_collect", "errand_inspect", "errand_status", "errand_task_schema", "errand_capabilities"]) assert.deepEqual(hints[name], [true, false, false], name);
+    for (const name of ["errand_collect", "errand_inspect", "errand_status", "errand_task_schema", "errand_capabilities"])
+      assert.deepEqual(hints[name], [true, false, false], name);
   });
 
   test("every successful result's text is a short summary with the next step; the data is only in structuredContent", async () => {
@@ -103,7 +113,8 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
       assert.ok(Buffer.byteLength(text) <= 700, `${name}: ${Buffer.byteLength(text)} bytes of text`);
       assert.ok(!text.includes(JSON.stringify(result.structuredContent).slice(0, 40)), `${name}: the text does not repeat the JSON`);
       assert.equal(result.structuredContent?.["next"], undefined, `${name}: next is in the text, not the data`);
-      if (name !== "errand_status" && name !== "errand_task_schema" && name !== "errand_capabilities") assert.match(text, /\nNext: \S/, `${name}: the text ends with the result's next step`);
+      if (name !== "errand_status" && name !== "errand_task_schema" && name !== "errand_capabilities")
+        assert.match(text, /\nNext: \S/, `${name}: the text ends with the result's next step`);
     }
     const collected = (await client.callTool({ name: "errand_collect", arguments: { operationId: id } })) as ToolResult;
     assert.match(collected.content[0]?.text ?? "", new RegExp(`^Operation ${id}: completed \\(receipt PASS[;)]`));
@@ -121,7 +132,11 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     assert.match(viaMcp.content[0]?.text ?? "", /\/__proto__: .*\[unknown_field\]/);
 
     const apiToken = await server.apiToken();
-    const viaRest = await fetch(`${server.origin}/v1/operations`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify(task) });
+    const viaRest = await fetch(`${server.origin}/v1/operations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+      body: JSON.stringify(task),
+    });
     assert.equal(viaRest.status, 400);
     const body = (await viaRest.json()) as { error: { problems: { code: string; path: string }[] } };
     assert.ok(body.error.problems.some((p) => p.code === "unknown_field" && p.path === "/__proto__"));
@@ -131,7 +146,8 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
     const operationsBefore = (await server.ops.service.listOperations({ limit: 500 })).length;
     const poison = '"__proto__":{"polluted":"yes","risk":"read_only"},"constructor":{"prototype":{"polluted":"yes"}}';
-    const rpc = async (body: string) => JSON.parse(await rawRpc(server.origin, accessToken, body)) as { result?: ToolResult & { tools?: unknown[] }; error?: { code: number } };
+    const rpc = async (body: string) =>
+      JSON.parse(await rawRpc(server.origin, accessToken, body)) as { result?: ToolResult & { tools?: unknown[] }; error?: { code: number } };
 
     const listed = await rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list",${poison},"params":{${poison}}}`);
     assert.ok(listed.result !== undefined || listed.error !== undefined, "a JSON-RPC answer, not a crash");
@@ -143,7 +159,9 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     // The SDK refuses arguments that carry __proto__ themselves as not a record (a JSON-RPC error): refused, never run.
     const status = await rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"errand_status","arguments":{${poison}}}}`);
     assert.ok(status.result?.isError === true || status.error !== undefined, JSON.stringify(status));
-    const collect = await rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"errand_collect","arguments":{"operationId":"${randomUUID()}","__proto__":{"waitSeconds":999}}}}`);
+    const collect = await rpc(
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"errand_collect","arguments":{"operationId":"${randomUUID()}","__proto__":{"waitSeconds":999}}}}`,
+    );
     assert.ok(collect.result?.isError === true || collect.error !== undefined, JSON.stringify(collect));
 
     // Inside a task, at every depth: refused as unknown fields at their own paths, nothing queued.
@@ -158,7 +176,7 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
     for (const path of ["/target/__proto__", "/steps/0/__proto__", "/constructor"]) assert.match(text, new RegExp(`- ${path}: .*\\[unknown_field\\]`), path);
 
     assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore, "Object.prototype is untouched");
-    assert.equal((({}) as Record<string, unknown>)["polluted"], undefined);
+    assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
     assert.equal((await server.ops.service.listOperations({ limit: 500 })).length, operationsBefore, "nothing was queued");
     assert.ok((await client.listTools()).tools.length > 0, "the server still answers");
   });
@@ -170,7 +188,12 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
   });
 
   test("every MCP wait ends before a ChatGPT call does; tools/list, errand_capabilities and the refusal all state the bound the tool enforces", async () => {
-    const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t.inputSchema.properties?.["waitSeconds"] as { maximum?: number; default?: number; description?: string } | undefined]));
+    const listed = new Map(
+      (await client.listTools()).tools.map((t) => [
+        t.name,
+        t.inputSchema.properties?.["waitSeconds"] as { maximum?: number; default?: number; description?: string } | undefined,
+      ]),
+    );
     const capabilities = (await client.callTool({ name: "errand_capabilities", arguments: {} })) as ToolResult;
     const reported = (capabilities.structuredContent?.["limits"] as { waitSeconds: { mcp: Record<string, { default: number; max: number }> } }).waitSeconds.mcp;
     assert.deepEqual(Object.keys(reported).sort(), Object.keys(MCP_WAIT_SECONDS).sort());
@@ -184,19 +207,38 @@ describe("MCP tool surface", { timeout: 60_000 }, () => {
       assert.equal(schema?.default, bound.default, tool);
       assert.ok(schema?.description?.includes(`max ${bound.max}`), tool);
       assert.deepEqual(reported[tool], { default: bound.default, max: bound.max }, tool);
-      const args = tool === "errand_run" ? { task: readTask(randomUUID()), waitSeconds: bound.max + 1 } : tool === "errand_collect" ? { operationId: randomUUID(), waitSeconds: bound.max + 1 } : { waitSeconds: bound.max + 1 };
+      const args =
+        tool === "errand_run"
+          ? { task: readTask(randomUUID()), waitSeconds: bound.max + 1 }
+          : tool === "errand_collect"
+            ? { operationId: randomUUID(), waitSeconds: bound.max + 1 }
+            : { waitSeconds: bound.max + 1 };
       const refused = (await client.callTool({ name: tool, arguments: args })) as ToolResult;
       assert.equal(refused.isError, true, tool);
       assert.ok((refused.content[0]?.text ?? "").includes(`- /waitSeconds: ${waitTooLongMessage(tool)}`), refused.content[0]?.text);
     }
-    assert.equal(((await client.callTool({ name: "errand_collect", arguments: { operationId: randomUUID(), waitSeconds: MCP_WAIT_SECONDS.errand_collect.max } })) as ToolResult).content[0]?.text?.startsWith("invalid_type"), false, "the bound itself is accepted");
+    assert.equal(
+      (
+        (await client.callTool({
+          name: "errand_collect",
+          arguments: { operationId: randomUUID(), waitSeconds: MCP_WAIT_SECONDS.errand_collect.max },
+        })) as ToolResult
+      ).content[0]?.text?.startsWith("invalid_type"),
+      false,
+      "the bound itself is accepted",
+    );
   });
 
   test("/mcp refuses a foreign Origin with 403 before authentication; errand's own and listed origins pass to the token check", async () => {
     const post = (origin: string | undefined, token?: string) =>
       fetch(`${server.origin}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(origin === undefined ? {} : { origin }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(origin === undefined ? {} : { origin }),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
     const foreign = await post("http://evil.example", accessToken);

@@ -21,7 +21,14 @@ import { obtainGrant } from "./support/oauthDance.js";
 type ToolResult = { structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[]; isError?: boolean };
 
 function consequential(id: string = randomUUID()): Record<string, unknown> {
-  return { ...writeTask(id, undefined, { target: { url: "https://shop.example.com/cart" } }), risk: "consequential", steps: [{ action: "click", selector: "#pay" }, { action: "expect_text", text: "Paid" }] };
+  return {
+    ...writeTask(id, undefined, { target: { url: "https://shop.example.com/cart" } }),
+    risk: "consequential",
+    steps: [
+      { action: "click", selector: "#pay" },
+      { action: "expect_text", text: "Paid" },
+    ],
+  };
 }
 
 const executablePath = findChromium(process.env);
@@ -39,7 +46,9 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     accessToken = (await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK)).accessToken;
     apiToken = await server.apiToken("script");
     client = new Client({ name: "approval-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }),
+    );
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -69,11 +78,19 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     assert.ok(collected.structuredContent?.["approval"] !== undefined);
 
     const restId = randomUUID();
-    const rest = await fetch(`${server.origin}/v1/operations`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify(consequential(restId)) });
+    const rest = await fetch(`${server.origin}/v1/operations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+      body: JSON.stringify(consequential(restId)),
+    });
     const restBody = (await rest.json()) as { status: string; approval: { url: string; summary: string } };
     assert.equal(restBody.status, "awaiting_approval");
     assert.equal(restBody.approval.url, `${server.origin}/owner/approvals/${restId}`);
-    await fetch(`${server.origin}/v1/runner`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify({ waitSeconds: 5 }) });
+    await fetch(`${server.origin}/v1/runner`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ waitSeconds: 5 }),
+    });
     await client.callTool({ name: "errand_run_queue", arguments: { waitSeconds: 5 } });
     assert.equal(site.count("POST", `/write/${id}`), 0, "nothing reached the site");
     assert.equal(site.count("POST", `/write/${restId}`), 0);
@@ -81,12 +98,21 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
 
   test("a Send money reversible_write with approved:true over MCP and REST waits for the owner: 0 POSTs reach the site until the owner approves", async () => {
     const id = randomUUID();
-    const sendMoney = writeTask(id, "Send money", { steps: [{ action: "click", selector: "button:text('Send money')" }, { action: "expect_text", text: "Sent" }] });
+    const sendMoney = writeTask(id, "Send money", {
+      steps: [
+        { action: "click", selector: "button:text('Send money')" },
+        { action: "expect_text", text: "Sent" },
+      ],
+    });
     const run = (await client.callTool({ name: "errand_run", arguments: { task: sendMoney, waitSeconds: 2 } })) as ToolResult;
     assert.equal(run.structuredContent?.["status"], "awaiting_approval");
     await client.callTool({ name: "errand_run_queue", arguments: { waitSeconds: 2 } });
     const restId = randomUUID();
-    const rest = await fetch(`${server.origin}/v1/operations`, { method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" }, body: JSON.stringify({ ...sendMoney, operationId: restId }) });
+    const rest = await fetch(`${server.origin}/v1/operations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...sendMoney, operationId: restId }),
+    });
     assert.equal(((await rest.json()) as { status: string }).status, "awaiting_approval");
     assert.equal(site.count("POST", `/write/${id}`), 0, "no POST before the owner approves");
     assert.equal(site.count("POST", `/write/${restId}`), 0);
@@ -99,12 +125,20 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
 
   test("no OAuth or API token can approve, by any route", async () => {
     const id = randomUUID();
-    assert.equal(((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
+    assert.equal(
+      ((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"],
+      "awaiting_approval",
+    );
     const digest = (await server.ops.service.approvalRequest(id)) as { approval: { requestDigest: string } };
     const form = new URLSearchParams({ requestDigest: digest.approval.requestDigest, csrf: "x" }).toString();
     for (const token of [accessToken, apiToken]) {
       for (const path of [`/owner/approvals/${id}/approve`, `/v1/operations/${id}/approve`, `/v1/operations/${id}/approval`, `/mcp/approve`]) {
-        const answer = await fetch(`${server.origin}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded", origin: server.origin }, body: form, redirect: "manual" });
+        const answer = await fetch(`${server.origin}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded", origin: server.origin },
+          body: form,
+          redirect: "manual",
+        });
         assert.ok([401, 403, 404, 405].includes(answer.status), `${path}: ${answer.status}`);
       }
     }
@@ -112,7 +146,10 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     assert.ok(!tools.some((t) => /approv|deny|owner/.test(t.name)), "no MCP tool approves");
     const forged = (await client.callTool({ name: "errand_approve", arguments: { operationId: id } })) as ToolResult;
     assert.equal(forged.isError, true);
-    const smuggled = (await client.callTool({ name: "errand_run", arguments: { task: { ...consequential(), ownerApproved: true }, waitSeconds: 0 } })) as ToolResult;
+    const smuggled = (await client.callTool({
+      name: "errand_run",
+      arguments: { task: { ...consequential(), ownerApproved: true }, waitSeconds: 0 },
+    })) as ToolResult;
     assert.equal(smuggled.isError, true);
     assert.match(smuggled.content[0]?.text ?? "", /unknown_field/);
     const still = await server.ops.service.inspect(id);
@@ -141,7 +178,11 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
     test("wrong password refused; right password opens the console; Approve runs the task exactly once; Deny ends another BLOCKED", async () => {
       const approveId = randomUUID();
       const denyId = randomUUID();
-      for (const id of [approveId, denyId]) assert.equal(((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"], "awaiting_approval");
+      for (const id of [approveId, denyId])
+        assert.equal(
+          ((await client.callTool({ name: "errand_run", arguments: { task: consequential(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"],
+          "awaiting_approval",
+        );
 
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -197,15 +238,37 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       const registry = server.sites;
       assert.ok(registry !== undefined);
       await defineLoggedInSite(registry, "library", "https://library.example.com");
-      const renewal = (id: string) => writeTask(id, "Renew my books", { site: "library", target: { url: "https://library.example.com/loans" }, steps: [{ action: "click", selector: "#renew" }, { action: "expect_text", text: "Renewed" }] });
-      const run = async (id: string) => ((await client.callTool({ name: "errand_run", arguments: { task: renewal(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"];
+      const renewal = (id: string) =>
+        writeTask(id, "Renew my books", {
+          site: "library",
+          target: { url: "https://library.example.com/loans" },
+          steps: [
+            { action: "click", selector: "#renew" },
+            { action: "expect_text", text: "Renewed" },
+          ],
+        });
+      const run = async (id: string) =>
+        ((await client.callTool({ name: "errand_run", arguments: { task: renewal(id), waitSeconds: 0 } })) as ToolResult).structuredContent?.["status"];
       const first = randomUUID();
       assert.equal(await run(first), "awaiting_approval");
 
       // No OAuth or API token gives a grant, by any plausible route or tool.
       for (const token of [accessToken, apiToken]) {
-        for (const path of [`/owner/approvals/${first}/approve-and-allow`, "/owner/sites/library/allow", "/v1/sites/library/allow", "/v1/sites/library/grants", "/v1/sites", "/v1/grants", "/v1/sites/library"]) {
-          const answer = await fetch(`${server.origin}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", origin: server.origin }, body: JSON.stringify({ risk: "consequential", secrets: [], csrf: "x" }), redirect: "manual" });
+        for (const path of [
+          `/owner/approvals/${first}/approve-and-allow`,
+          "/owner/sites/library/allow",
+          "/v1/sites/library/allow",
+          "/v1/sites/library/grants",
+          "/v1/sites",
+          "/v1/grants",
+          "/v1/sites/library",
+        ]) {
+          const answer = await fetch(`${server.origin}${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json", origin: server.origin },
+            body: JSON.stringify({ risk: "consequential", secrets: [], csrf: "x" }),
+            redirect: "manual",
+          });
           assert.ok([401, 403, 404, 405].includes(answer.status), `${path}: ${answer.status}`);
         }
       }
@@ -227,7 +290,12 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       // A forged form (the right session, a wrong CSRF token) gives nothing.
       const session = (await context.cookies()).find((c) => c.name === "errand_owner")?.value ?? "";
       const digest = (await page.locator("#digest").textContent()) ?? "";
-      const forged = await fetch(`${server.origin}/owner/approvals/${first}/approve-and-allow`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: `errand_owner=${session}`, origin: server.origin }, body: new URLSearchParams({ requestDigest: digest, csrf: "guessed" }).toString(), redirect: "manual" });
+      const forged = await fetch(`${server.origin}/owner/approvals/${first}/approve-and-allow`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `errand_owner=${session}`, origin: server.origin },
+        body: new URLSearchParams({ requestDigest: digest, csrf: "guessed" }).toString(),
+        redirect: "manual",
+      });
       assert.equal(forged.status, 403);
       assert.deepEqual(await registry.liveGrants("library"), []);
       const box = await page.locator(`button:text-is('${allow}')`).boundingBox();
@@ -235,7 +303,10 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       await Promise.all([page.waitForURL(`${server.origin}/owner/operations/${first}`), page.tap(`button:text-is('${allow}')`)]);
       await site.waitFor("POST", `/write/${first}`);
       const grants = await registry.liveGrants("library");
-      assert.deepEqual(grants.map((g) => [g.risk, g.secrets]), [["reversible_write", []]]);
+      assert.deepEqual(
+        grants.map((g) => [g.risk, g.secrets]),
+        [["reversible_write", []]],
+      );
       assert.ok(grants[0] !== undefined && grants[0].expiresMs - Date.now() <= 24 * 3_600_000 && grants[0].expiresMs - Date.now() > 23 * 3_600_000);
 
       // The next renewal runs with no owner action, and says which grant let it.
@@ -248,7 +319,11 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       assert.ok(inspected.ok && "operation" in inspected);
       assert.equal(inspected.operation.ranUnderGrant, grants[0]?.grantId);
       const status = (await client.callTool({ name: "errand_status", arguments: {} })) as ToolResult;
-      assert.deepEqual((status.structuredContent?.["sites"] as { grants: { id: string }[] }[])[0]?.grants.map((g) => g.id), [grants[0]?.grantId], "the assistant sees the grant, read-only");
+      assert.deepEqual(
+        (status.structuredContent?.["sites"] as { grants: { id: string }[] }[])[0]?.grants.map((g) => g.id),
+        [grants[0]?.grantId],
+        "the assistant sees the grant, read-only",
+      );
 
       // Revoke from the console's main page: the next one waits again.
       await page.goto(`${server.origin}/owner`);
@@ -272,12 +347,40 @@ describe("owner approval over HTTP", { timeout: 240_000 }, () => {
       const request = await server.ops.service.approvalRequest(id);
       assert.ok(request.ok);
       const post = (headers: Record<string, string>, fields: Record<string, string>) =>
-        fetch(`${server.origin}/owner/approvals/${id}/approve`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: `errand_owner=${session}`, ...headers }, body: new URLSearchParams(fields).toString(), redirect: "manual" });
+        fetch(`${server.origin}/owner/approvals/${id}/approve`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: `errand_owner=${session}`, ...headers },
+          body: new URLSearchParams(fields).toString(),
+          redirect: "manual",
+        });
       assert.equal((await post({ origin: server.origin }, { requestDigest: request.approval.requestDigest })).status, 403, "no CSRF token");
-      assert.equal((await post({ origin: server.origin }, { requestDigest: request.approval.requestDigest, csrf: "guessed" })).status, 403, "a wrong CSRF token");
-      assert.equal((await post({ origin: "https://evil.example" }, { requestDigest: request.approval.requestDigest, csrf: "guessed" })).status, 403, "another origin");
-      assert.equal((await post({ origin: server.origin, "sec-fetch-site": "cross-site" }, { requestDigest: request.approval.requestDigest })).status, 403, "a cross-site fetch");
-      assert.equal((await fetch(`${server.origin}/owner/approvals/${id}/approve`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin }, body: "csrf=x", redirect: "manual" })).status, 403, "no session");
+      assert.equal(
+        (await post({ origin: server.origin }, { requestDigest: request.approval.requestDigest, csrf: "guessed" })).status,
+        403,
+        "a wrong CSRF token",
+      );
+      assert.equal(
+        (await post({ origin: "https://evil.example" }, { requestDigest: request.approval.requestDigest, csrf: "guessed" })).status,
+        403,
+        "another origin",
+      );
+      assert.equal(
+        (await post({ origin: server.origin, "sec-fetch-site": "cross-site" }, { requestDigest: request.approval.requestDigest })).status,
+        403,
+        "a cross-site fetch",
+      );
+      assert.equal(
+        (
+          await fetch(`${server.origin}/owner/approvals/${id}/approve`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin },
+            body: "csrf=x",
+            redirect: "manual",
+          })
+        ).status,
+        403,
+        "no session",
+      );
       const still = await server.ops.service.inspect(id);
       assert.equal(still.ok && still.status, "awaiting_approval");
       await context.close();

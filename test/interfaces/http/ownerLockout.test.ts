@@ -28,9 +28,22 @@ function from(h: AppHarness, address: string): Fetcher {
 }
 
 async function authorizeUrl(fetcher: Fetcher, origin: string): Promise<string> {
-  const registered = (await (await fetcher(`${origin}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "lockout-test", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }) })).json()) as { client_id: string };
+  const registered = (await (
+    await fetcher(`${origin}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "lockout-test", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }),
+    })
+  ).json()) as { client_id: string };
   const { challenge } = await pkcePair();
-  const query = new URLSearchParams({ response_type: "code", client_id: registered.client_id, redirect_uri: CALLBACK, code_challenge: challenge, code_challenge_method: "S256", state: "s" });
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: registered.client_id,
+    redirect_uri: CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s",
+  });
   return `${origin}/authorize?${query.toString()}`;
 }
 
@@ -56,9 +69,14 @@ describe("owner-password lockout", () => {
       assert.equal(page.status, 200);
       const opened = evaluations.count(); // the page notes which password is in force
       const answers = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => answerConsent(attacker, ORIGIN, page, { decision: "approve", password: i === 30 ? OWNER_PASSWORD : `wrong guess ${i}` })),
+        Array.from({ length: 60 }, (_, i) =>
+          answerConsent(attacker, ORIGIN, page, { decision: "approve", password: i === 30 ? OWNER_PASSWORD : `wrong guess ${i}` }),
+        ),
       );
-      assert.ok(evaluations.count() - opened <= LOCKOUT.threshold, `${evaluations.count() - opened} passwords were evaluated; the allowance is ${LOCKOUT.threshold}`);
+      assert.ok(
+        evaluations.count() - opened <= LOCKOUT.threshold,
+        `${evaluations.count() - opened} passwords were evaluated; the allowance is ${LOCKOUT.threshold}`,
+      );
       for (const answer of answers) {
         const location = answer.headers.get("location") ?? "";
         assert.ok(!location.includes("code="), "no code was issued to the concurrent guesses");
@@ -82,7 +100,8 @@ describe("owner-password lockout", () => {
       const owner = from(h, "203.0.113.9");
       const ownerPage = await openConsent(owner, await authorizeUrl(owner, ORIGIN));
       const strangerPage = await openConsent(stranger, await authorizeUrl(stranger, ORIGIN));
-      for (let i = 0; i < LOCKOUT.threshold; i += 1) await answerConsent(stranger, ORIGIN, strangerPage, { decision: "approve", password: `guess number ${i}` });
+      for (let i = 0; i < LOCKOUT.threshold; i += 1)
+        await answerConsent(stranger, ORIGIN, strangerPage, { decision: "approve", password: `guess number ${i}` });
       assert.equal((await openConsent(stranger, await authorizeUrl(stranger, ORIGIN))).status, 429, "the stranger is locked");
       assert.equal((await h.access.readOwnerLockout("203.0.113.9")).failures, 0);
       const approved = await answerConsent(owner, ORIGIN, ownerPage, { decision: "approve", password: OWNER_PASSWORD });
@@ -152,10 +171,18 @@ describe("owner-password lockout", () => {
       const sameSlash64 = await Promise.all(Array.from({ length: 20 }, (_, i) => from(h, addressKey(`2001:db8:1:2::${i + 1}`))(url)));
       assert.ok(sameSlash64.every((r) => r.status === 200));
       const statuses: number[] = [];
-      for (let i = 0; statuses.length < MAX_PENDING + 50; i += 1) statuses.push((await from(h, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)(url)).status);
+      for (let i = 0; statuses.length < MAX_PENDING + 50; i += 1)
+        statuses.push((await from(h, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)(url)).status);
       const accepted = statuses.filter((status) => status === 200).length;
-      assert.equal(accepted, MAX_PENDING - 1 - MAX_PENDING_PER_ADDRESS, "the store of pending consents stops at its cap (the owner's and one /64's five are in it)");
-      assert.ok(statuses.slice(accepted).every((status) => status === 429), "past the cap new requests are refused, nobody's is dropped");
+      assert.equal(
+        accepted,
+        MAX_PENDING - 1 - MAX_PENDING_PER_ADDRESS,
+        "the store of pending consents stops at its cap (the owner's and one /64's five are in it)",
+      );
+      assert.ok(
+        statuses.slice(accepted).every((status) => status === 429),
+        "past the cap new requests are refused, nobody's is dropped",
+      );
       const approved = await answerConsent(owner, ORIGIN, ownerPage, { decision: "approve", password: OWNER_PASSWORD });
       assert.equal(approved.status, 303, "the owner's consent survived the flood");
       assert.match(approved.headers.get("location") ?? "", /code=errand_ac_/);
@@ -169,7 +196,11 @@ describe("owner-password lockout", () => {
   test("X-Forwarded-For is believed only from a trusted proxy", async () => {
     const trusted = parseTrustedProxies("127.0.0.1, 10.0.0.0/8, fd00::/8");
     assert.equal(resolveClientAddress("127.0.0.1", "198.51.100.7", trusted), "198.51.100.7");
-    assert.equal(resolveClientAddress("::ffff:127.0.0.1", "203.0.113.1, 198.51.100.7, 10.1.2.3", trusted), "198.51.100.7", "walks right to left past trusted hops; the leftmost is the client's own claim");
+    assert.equal(
+      resolveClientAddress("::ffff:127.0.0.1", "203.0.113.1, 198.51.100.7, 10.1.2.3", trusted),
+      "198.51.100.7",
+      "walks right to left past trusted hops; the leftmost is the client's own claim",
+    );
     assert.equal(resolveClientAddress("192.0.2.50", "198.51.100.7", trusted), "192.0.2.50", "an untrusted peer's header is ignored");
     assert.equal(resolveClientAddress("127.0.0.1", "not-an-ip", trusted), "127.0.0.1");
     assert.equal(resolveClientAddress("127.0.0.1", "[2001:db8::1]:443", trusted), "2001:db8::1");
@@ -184,7 +215,8 @@ describe("owner-password lockout", () => {
     try {
       const page = await openConsent(fetch, await authorizeUrl(fetch, untrusting.origin));
       for (let i = 0; i < LOCKOUT.threshold; i += 1) {
-        const spoofed: Fetcher = (u, init = {}) => fetch(u, { ...init, headers: { ...(init.headers as Record<string, string>), "x-forwarded-for": `198.51.100.${i}` } });
+        const spoofed: Fetcher = (u, init = {}) =>
+          fetch(u, { ...init, headers: { ...(init.headers as Record<string, string>), "x-forwarded-for": `198.51.100.${i}` } });
         await answerConsent(spoofed, untrusting.origin, page, { decision: "approve", password: `wrong guess ${i}` });
       }
       assert.ok((await untrusting.access.readOwnerLockout("127.0.0.1")).lockedUntilMs !== null, "counted under the socket's address");
@@ -194,7 +226,10 @@ describe("owner-password lockout", () => {
     // Behind a trusted proxy, the forwarded client is what counts.
     const proxied = await startAppServer({ settings: { lockout: LOCKOUT }, trustedProxies: "127.0.0.1" });
     try {
-      const via = (client: string): Fetcher => (u, init = {}) => fetch(u, { ...init, headers: { ...(init.headers as Record<string, string>), "x-forwarded-for": client } });
+      const via =
+        (client: string): Fetcher =>
+        (u, init = {}) =>
+          fetch(u, { ...init, headers: { ...(init.headers as Record<string, string>), "x-forwarded-for": client } });
       const stranger = via("198.51.100.7");
       const page = await openConsent(stranger, await authorizeUrl(stranger, proxied.origin));
       for (let i = 0; i < LOCKOUT.threshold; i += 1) await answerConsent(stranger, proxied.origin, page, { decision: "approve", password: `wrong guess ${i}` });
@@ -208,11 +243,13 @@ describe("owner-password lockout", () => {
   });
 
   /** The same fetcher, also sending an X-Forwarded-For of the caller's choosing. */
-  const forging = (fetcher: Fetcher, claimed: string): Fetcher => (u, init = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("x-forwarded-for", claimed);
-    return fetcher(u, { ...init, headers });
-  };
+  const forging =
+    (fetcher: Fetcher, claimed: string): Fetcher =>
+    (u, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set("x-forwarded-for", claimed);
+      return fetcher(u, { ...init, headers });
+    };
   const proxyWarnings = (logs: LoggedLine[]) => logs.filter((l) => l.level === "warn" && l.message.includes("ERRAND_TRUSTED_PROXIES"));
 
   test("behind a trusted reverse proxy on loopback, a stranger's wrong passwords (forged X-Forwarded-For included) lock only the stranger; the owner approves", async () => {
@@ -226,8 +263,12 @@ describe("owner-password lockout", () => {
       const strangerPage = await openConsent(stranger, await authorizeUrl(stranger, server.origin));
       assert.equal(strangerPage.status, 200);
       const answers: Response[] = [];
-      for (let i = 0; i < LOCKOUT.threshold + 2; i += 1) answers.push(await answerConsent(stranger, server.origin, strangerPage, { decision: "approve", password: `wrong guess ${i}` }));
-      assert.ok(answers.every((a) => !(a.headers.get("location") ?? "").includes("code=")), "the stranger got no code");
+      for (let i = 0; i < LOCKOUT.threshold + 2; i += 1)
+        answers.push(await answerConsent(stranger, server.origin, strangerPage, { decision: "approve", password: `wrong guess ${i}` }));
+      assert.ok(
+        answers.every((a) => !(a.headers.get("location") ?? "").includes("code=")),
+        "the stranger got no code",
+      );
       const lockedAnswer = answers.find((a) => a.status === 429);
       assert.ok(lockedAnswer !== undefined, "the stranger is locked");
       assert.match(await lockedAnswer.text(), /errand owner unlock/, "the lock names the command that lifts it");
@@ -270,7 +311,11 @@ describe("owner-password lockout", () => {
       assert.equal(server.forwarded[0]?.header, "x-forwarded-for");
       await server.access.clearOwnerLockouts();
       const again = await openConsent(owner, await authorizeUrl(owner, server.origin));
-      assert.equal((await answerConsent(owner, server.origin, again, { decision: "approve", password: OWNER_PASSWORD })).status, 303, "errand owner unlock's store call lets the owner in");
+      assert.equal(
+        (await answerConsent(owner, server.origin, again, { decision: "approve", password: OWNER_PASSWORD })).status,
+        303,
+        "errand owner unlock's store call lets the owner in",
+      );
     } finally {
       await proxy.close();
       await server.close();
@@ -283,7 +328,12 @@ describe("owner-password lockout", () => {
     const recorded: number[] = [];
     const watch = createForwardedHeaderWatch({
       trusted: parseTrustedProxies("10.0.0.0/8"),
-      logger: { debug: () => undefined, info: () => undefined, warn: (message, fields) => logs.push({ level: "warn", message, fields }), error: () => undefined },
+      logger: {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (message, fields) => logs.push({ level: "warn", message, fields }),
+        error: () => undefined,
+      },
       record: (seen) => recorded.push(seen.requests),
       clock: () => now,
     });
@@ -293,15 +343,29 @@ describe("owner-password lockout", () => {
     watch.observe("192.0.2.1", new Headers());
     now += FORWARDED_WARNING_EVERY_MS;
     watch.observe("::ffff:192.0.2.1", new Headers({ "x-real-ip": "198.51.100.7" }));
-    assert.deepEqual(logs.map((l) => l.fields?.["requests"]), [1, 51]);
+    assert.deepEqual(
+      logs.map((l) => l.fields?.["requests"]),
+      [1, 51],
+    );
     assert.deepEqual(recorded, [1, 51]);
 
     // nginx with only "proxy_set_header X-Real-IP $remote_addr": trusted, but errand cannot see the client.
     const trustedLogs: LoggedLine[] = [];
-    const trustedWatch = createForwardedHeaderWatch({ trusted: parseTrustedProxies("127.0.0.1"), logger: { debug: () => undefined, info: () => undefined, warn: (message, fields) => trustedLogs.push({ level: "warn", message, fields }), error: () => undefined } });
+    const trustedWatch = createForwardedHeaderWatch({
+      trusted: parseTrustedProxies("127.0.0.1"),
+      logger: {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (message, fields) => trustedLogs.push({ level: "warn", message, fields }),
+        error: () => undefined,
+      },
+    });
     trustedWatch.observe("127.0.0.1", new Headers());
     trustedWatch.observe("127.0.0.1", new Headers({ "x-real-ip": "198.51.100.7" }));
-    assert.deepEqual(trustedLogs.map((l) => l.fields?.["problem"]), ["no_x_forwarded_for"]);
+    assert.deepEqual(
+      trustedLogs.map((l) => l.fields?.["problem"]),
+      ["no_x_forwarded_for"],
+    );
     assert.match(trustedLogs[0]?.message ?? "", /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for/);
   });
 

@@ -36,9 +36,20 @@ describe("provider activation over MCP and REST", { timeout: 240_000 }, () => {
   let smoke: AppDeps["smokeProvider"];
 
   const writeSmoke = (text: string) =>
-    writeFileSync(taskFile, JSON.stringify({ schemaVersion: "errand.task.v1", operationId: randomUUID(), risk: "read_only", target: { url: `${sites.site.origin}/` }, timeouts: { taskMs: 20_000 }, steps: [{ action: "expect_text", text, selector: "#title", match: "exact", timeoutMs: 1_000 }] }));
+    writeFileSync(
+      taskFile,
+      JSON.stringify({
+        schemaVersion: "errand.task.v1",
+        operationId: randomUUID(),
+        risk: "read_only",
+        target: { url: `${sites.site.origin}/` },
+        timeouts: { taskMs: 20_000 },
+        steps: [{ action: "expect_text", text, selector: "#title", match: "exact", timeoutMs: 1_000 }],
+      }),
+    );
   const state = async () => (await routed.store.listProviderStates()).find((p) => p.provider === "kernel");
-  const rest = async (name: string, token: string) => fetch(`${server.origin}/v1/providers/${name}/smoke`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  const rest = async (name: string, token: string) =>
+    fetch(`${server.origin}/v1/providers/${name}/smoke`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
 
   before(async () => {
     sites = await startFixtureSites();
@@ -46,10 +57,17 @@ describe("provider activation over MCP and REST", { timeout: 240_000 }, () => {
     server = await startAppServer({ extraDeps: { smokeProvider: (name) => (smoke as NonNullable<typeof smoke>)(name) } });
     const env = { PATH: process.env["PATH"] ?? "", ERRAND_HOME: server.ops.home, ...kernel.env };
     routed = buildRoutedExecutor({ env, allowPrivate: [sites.site.origin.slice("http://".length)], config: resolveRuntimeConfig(env) });
-    smoke = serveProviderSmoke({ env, digest: (task) => requestDigest(server.ops.key, task), executor: () => Promise.resolve({ execute: routed.execute, providerStore: routed.store, shutdown: () => routed.shutdown() }), taskFile });
+    smoke = serveProviderSmoke({
+      env,
+      digest: (task) => requestDigest(server.ops.key, task),
+      executor: () => Promise.resolve({ execute: routed.execute, providerStore: routed.store, shutdown: () => routed.shutdown() }),
+      taskFile,
+    });
     const { accessToken } = await obtainGrant(fetch, server.origin, OWNER_PASSWORD, CALLBACK);
     client = new Client({ name: "smoke-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }),
+    );
   });
   after(async () => {
     await client?.close().catch(() => undefined);

@@ -8,13 +8,32 @@ const settings = { mcpResource: "https://errand.example:8443/mcp" };
 
 describe("matchesResource", () => {
   test("the MCP endpoint and the bare origin, with or without a trailing slash or fragment, are this resource", () => {
-    for (const value of ["https://errand.example:8443/mcp", "https://errand.example:8443/mcp/", "https://errand.example:8443/mcp#x", "https://errand.example:8443", "https://errand.example:8443/", "HTTPS://ERRAND.example:8443/"]) {
+    for (const value of [
+      "https://errand.example:8443/mcp",
+      "https://errand.example:8443/mcp/",
+      "https://errand.example:8443/mcp#x",
+      "https://errand.example:8443",
+      "https://errand.example:8443/",
+      "HTTPS://ERRAND.example:8443/",
+    ]) {
       assert.equal(matchesResource(value, settings), true, value);
     }
   });
 
   test("another scheme, host, port, path, query, credentials or no URL at all is another resource", () => {
-    for (const value of ["http://errand.example:8443/", "https://errand.example/", "https://errand.example:8444/mcp", "https://other.example:8443/", "https://errand.example:8443/other", "https://errand.example:8443/?a=1", "https://errand.example:8443/mcp?a=1", "https://user:pw@errand.example:8443/", "https://errand.example:8443//", "errand.example:8443", ""]) {
+    for (const value of [
+      "http://errand.example:8443/",
+      "https://errand.example/",
+      "https://errand.example:8444/mcp",
+      "https://other.example:8443/",
+      "https://errand.example:8443/other",
+      "https://errand.example:8443/?a=1",
+      "https://errand.example:8443/mcp?a=1",
+      "https://user:pw@errand.example:8443/",
+      "https://errand.example:8443//",
+      "errand.example:8443",
+      "",
+    ]) {
       assert.equal(matchesResource(value, settings), false, value);
     }
   });

@@ -24,14 +24,21 @@ describe("summarizeOperation", () => {
       },
       pageContent: { values: [{ name: "a", text: PLANTED }] },
     });
-    assert.equal(text, "Operation op-1: completed (receipt FAIL; 1 of 2 expectation(s) held; not held: step 4 (/steps/3); error expectation_failed at step 4 (/steps/3): An expectation did not hold.). 1 extracted value(s) in pageContent (untrusted page text).");
+    assert.equal(
+      text,
+      "Operation op-1: completed (receipt FAIL; 1 of 2 expectation(s) held; not held: step 4 (/steps/3); error expectation_failed at step 4 (/steps/3): An expectation did not hold.). 1 extracted value(s) in pageContent (untrusted page text).",
+    );
     assert.ok(!text.includes(PLANTED));
   });
 
   test("pending and awaiting approval: the status, and for approval the page and the plain-words summary to show", () => {
     assert.equal(summarizeOperation({ status: "pending", handle: { operationId: "op-2" } }), "Operation op-2: pending.");
     assert.equal(
-      summarizeOperation({ status: "awaiting_approval", handle: { operationId: "op-3" }, approval: { url: "https://errand.example/owner/approvals/op-3", summary: "Write on x.example: click #go." } }),
+      summarizeOperation({
+        status: "awaiting_approval",
+        handle: { operationId: "op-3" },
+        approval: { url: "https://errand.example/owner/approvals/op-3", summary: "Write on x.example: click #go." },
+      }),
       "Operation op-3: awaiting_approval. The owner must approve it at https://errand.example/owner/approvals/op-3:\nWrite on x.example: click #go.",
     );
   });

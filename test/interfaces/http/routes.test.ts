@@ -25,22 +25,38 @@ async function withHarness(body: (h: AppHarness) => Promise<void>, options: Harn
 
 const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
 const mcpHeaders = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" });
-const form = (fields: Record<string, string>) => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
 
 async function register(h: AppHarness, redirectUris: unknown, extra: Record<string, unknown> = {}): Promise<Response> {
-  return h.request("/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "t", redirect_uris: redirectUris, token_endpoint_auth_method: "none", ...extra }) });
+  return h.request("/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "t", redirect_uris: redirectUris, token_endpoint_auth_method: "none", ...extra }),
+  });
 }
 
 async function authorizeQuery(h: AppHarness, overrides: Record<string, string | undefined> = {}): Promise<string> {
   const registered = await json(await register(h, [CALLBACK]));
   const { challenge } = await pkcePair();
-  const params: Record<string, string | undefined> = { response_type: "code", client_id: String(registered["client_id"]), redirect_uri: CALLBACK, code_challenge: challenge, code_challenge_method: "S256", state: "xyz", ...overrides };
+  const params: Record<string, string | undefined> = {
+    response_type: "code",
+    client_id: String(registered["client_id"]),
+    redirect_uri: CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "xyz",
+    ...overrides,
+  };
   const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   return `/authorize?${query.toString()}`;
 }
 
 describe("/healthz and what is public", () => {
-  test("/healthz answers {\"ok\":true} and nothing else, without auth", () =>
+  test('/healthz answers {"ok":true} and nothing else, without auth', () =>
     withHarness(async (h) => {
       const response = await h.request("/healthz");
       assert.equal(response.status, 200);
@@ -73,7 +89,8 @@ describe("/healthz and what is public", () => {
           assert.equal((await json(response))["error"] !== undefined, true);
         }
       }
-      for (const host of ["127.0.0.1:8787", "localhost:8787", "LOCALHOST:8787", "[::1]:8787"]) assert.equal((await h.request("/readyz", { headers: { host } })).status, 200, host);
+      for (const host of ["127.0.0.1:8787", "localhost:8787", "LOCALHOST:8787", "[::1]:8787"])
+        assert.equal((await h.request("/readyz", { headers: { host } })).status, 200, host);
     }));
 
   test("a public URL is checked as the Host too, and only it besides loopback names", () =>
@@ -92,12 +109,24 @@ describe("/healthz and what is public", () => {
         assert.equal(response.status, 503);
         const body = (await json(response)) as { ready: boolean; checks: { name: string; ok: boolean; reason: string | null }[] };
         assert.equal(body.ready, false);
-        assert.deepEqual(body.checks.map((c) => [c.name, c.ok]), [["store", true], ["browser", false]]);
+        assert.deepEqual(
+          body.checks.map((c) => [c.name, c.ok]),
+          [
+            ["store", true],
+            ["browser", false],
+          ],
+        );
         assert.match(body.checks[1]?.reason ?? "", /No Chromium/);
       },
       {
         readiness: () =>
-          Promise.resolve({ ready: false, checks: [{ name: "store", ok: true, reason: null }, { name: "browser", ok: false, reason: "No Chromium found." }] }),
+          Promise.resolve({
+            ready: false,
+            checks: [
+              { name: "store", ok: true, reason: null },
+              { name: "browser", ok: false, reason: "No Chromium found." },
+            ],
+          }),
       },
     ));
 
@@ -120,8 +149,14 @@ describe("/healthz and what is public", () => {
       for (const line of text.split("\n").filter((l) => l !== "" && !l.startsWith("#"))) assert.match(line, /^(errand_|process_|nodejs_)/, line);
       const samples = parsePrometheusText(text);
       assert.deepEqual(samples.find((s) => s.name === "errand_build_info")?.labels, { version: "test", commit: "unknown" });
-      assert.ok(samples.some((s) => s.name === "process_cpu_seconds_total"), "process metrics");
-      assert.ok(samples.some((s) => s.name === "nodejs_eventloop_lag_seconds"), "event loop lag");
+      assert.ok(
+        samples.some((s) => s.name === "process_cpu_seconds_total"),
+        "process metrics",
+      );
+      assert.ok(
+        samples.some((s) => s.name === "nodejs_eventloop_lag_seconds"),
+        "event loop lag",
+      );
     }));
 
   test("a metrics token reads /metrics and nothing else; an expired token gets 401 saying it expired; last use is recorded", () =>
@@ -129,8 +164,16 @@ describe("/healthz and what is public", () => {
       const scraper = await h.apiToken("prometheus", "metrics");
       assert.match(scraper, /^errand_mt_/);
       assert.equal((await h.request("/metrics", { headers: { authorization: `Bearer ${scraper}` } })).status, 200);
-      for (const [path, method] of [["/v1/status", "GET"], ["/v1/operations", "POST"], ["/v1/openapi.json", "GET"]] as const) {
-        const refused = await h.request(path, { method, headers: { authorization: `Bearer ${scraper}`, "content-type": "application/json" }, ...(method === "POST" ? { body: JSON.stringify(readTask(randomUUID())) } : {}) });
+      for (const [path, method] of [
+        ["/v1/status", "GET"],
+        ["/v1/operations", "POST"],
+        ["/v1/openapi.json", "GET"],
+      ] as const) {
+        const refused = await h.request(path, {
+          method,
+          headers: { authorization: `Bearer ${scraper}`, "content-type": "application/json" },
+          ...(method === "POST" ? { body: JSON.stringify(readTask(randomUUID())) } : {}),
+        });
         assert.equal(refused.status, 401, path);
         assert.match(String(((await json(refused))["error"] as { message: string }).message), /metrics token/, path);
       }
@@ -159,7 +202,8 @@ describe("/healthz and what is public", () => {
       await h.request("/nothing/at/all");
       const text = await (await h.request("/metrics", { headers: auth })).text();
       const samples = parsePrometheusText(text).filter((s) => s.name === "errand_http_request_duration_seconds_count");
-      const count = (route: string, status: string) => samples.find((s) => s.labels["route"] === route && s.labels["status"] === status && s.labels["method"] === "GET")?.value;
+      const count = (route: string, status: string) =>
+        samples.find((s) => s.labels["route"] === route && s.labels["status"] === status && s.labels["method"] === "GET")?.value;
       assert.equal(count("/v1/operations/:operationId", "404"), 2, text);
       assert.equal(count("/v1/status", "200"), 1);
       assert.equal(count("unmatched", "404"), 1);
@@ -186,7 +230,8 @@ describe("/healthz and what is public", () => {
       await h.request("/readyz");
       await h.request("/metrics", { headers: { authorization: `Bearer ${token}` } });
       await h.request("/metrics");
-      const levels = (path: string) => h.logs.filter((l) => l.message === "request" && l.fields?.["path"] === path).map((l) => `${l.level} ${String(l.fields?.["status"])}`);
+      const levels = (path: string) =>
+        h.logs.filter((l) => l.message === "request" && l.fields?.["path"] === path).map((l) => `${l.level} ${String(l.fields?.["status"])}`);
       assert.deepEqual(levels("/healthz"), ["debug 200"]);
       assert.deepEqual(levels("/readyz"), ["debug 200"]);
       assert.deepEqual(levels("/metrics"), ["debug 200", "info 401"]);
@@ -240,7 +285,16 @@ describe("/mcp needs an OAuth access token for this resource", () => {
       assert.equal((await h.request("/mcp", { headers: mcpHeaders(grant.accessToken) })).status, 405);
       const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } });
       assert.equal((await h.request("/mcp", { method: "POST", headers: mcpHeaders(grant.accessToken), body: big })).status, 413);
-      const ok = await h.request("/mcp", { method: "POST", headers: mcpHeaders(grant.accessToken), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) });
+      const ok = await h.request("/mcp", {
+        method: "POST",
+        headers: mcpHeaders(grant.accessToken),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      });
       assert.equal(ok.status, 200);
     }));
 
@@ -306,10 +360,16 @@ describe("dynamic client registration", () => {
       assert.ok(String(body["client_secret"]).startsWith("errand_cs_"));
       assert.equal(body["client_secret_expires_at"], 0);
       const basic = (secret: string) => `Basic ${btoa(`${String(body["client_id"])}:${secret}`)}`;
-      const wrong = await h.request("/token", { ...form({ grant_type: "refresh_token", refresh_token: "x" }), headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic("wrong") } });
+      const wrong = await h.request("/token", {
+        ...form({ grant_type: "refresh_token", refresh_token: "x" }),
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic("wrong") },
+      });
       assert.equal(wrong.status, 401);
       assert.equal((await json(wrong))["error"], "invalid_client");
-      const right = await h.request("/token", { ...form({ grant_type: "refresh_token", refresh_token: "x" }), headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(String(body["client_secret"])) } });
+      const right = await h.request("/token", {
+        ...form({ grant_type: "refresh_token", refresh_token: "x" }),
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(String(body["client_secret"])) },
+      });
       assert.equal((await json(right))["error"], "invalid_grant", "authenticated, then the bogus refresh token is refused");
     }));
 
@@ -318,7 +378,11 @@ describe("dynamic client registration", () => {
       async (h) => {
         for (let i = 0; i < 3; i += 1) assert.equal((await register(h, [CALLBACK])).status, 201);
         assert.equal((await register(h, [CALLBACK])).status, 429);
-        const huge = await h.request("/register", { method: "POST", headers: { "content-type": "application/json", "x-test-address": "9.9.9.9" }, body: JSON.stringify({ redirect_uris: [CALLBACK], client_name: "x".repeat(20_000) }) });
+        const huge = await h.request("/register", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-test-address": "9.9.9.9" },
+          body: JSON.stringify({ redirect_uris: [CALLBACK], client_name: "x".repeat(20_000) }),
+        });
         assert.equal(huge.status, 413);
       },
       { settings: { failures: { max: 30, windowMs: 60_000, registrations: 3, registrationWindowMs: 3_600_000 } } },
@@ -369,7 +433,8 @@ describe("authorization and the consent page", () => {
         assert.equal(location.searchParams.get("iss"), ORIGIN);
       }
       // The bare origin names the same resource as /mcp (OpenAI's connector example sends it).
-      for (const resource of [ORIGIN, `${ORIGIN}/`, `${ORIGIN}/mcp/`]) assert.equal((await h.request(await authorizeQuery(h, { resource }))).status, 200, resource);
+      for (const resource of [ORIGIN, `${ORIGIN}/`, `${ORIGIN}/mcp/`])
+        assert.equal((await h.request(await authorizeQuery(h, { resource }))).status, 200, resource);
     }));
 
   test("the page shows client and redirect host, a password field, Approve and Deny, and may not be framed or post elsewhere", () =>
@@ -382,7 +447,10 @@ describe("authorization and the consent page", () => {
       assert.match(html, /value="approve">Approve<\/button>/);
       assert.match(html, /value="deny" formnovalidate>Deny<\/button>/);
       assert.equal(response.headers.get("x-frame-options"), "DENY");
-      assert.equal(response.headers.get("content-security-policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:47999; frame-ancestors 'none'; base-uri 'none'");
+      assert.equal(
+        response.headers.get("content-security-policy"),
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:47999; frame-ancestors 'none'; base-uri 'none'",
+      );
       assert.match(response.headers.getSetCookie()[0] ?? "", /HttpOnly; SameSite=Strict/);
     }));
 
@@ -390,7 +458,9 @@ describe("authorization and the consent page", () => {
     withHarness(async (h) => {
       const registered = await json(await register(h, [CALLBACK], { client_name: '<script>alert(1)</script>"' }));
       const { challenge } = await pkcePair();
-      const html = await (await h.request(`/authorize?response_type=code&client_id=${String(registered["client_id"])}&code_challenge=${challenge}&code_challenge_method=S256`)).text();
+      const html = await (
+        await h.request(`/authorize?response_type=code&client_id=${String(registered["client_id"])}&code_challenge=${challenge}&code_challenge_method=S256`)
+      ).text();
       assert.doesNotMatch(html, /<script>/);
       assert.match(html, /&lt;script&gt;/);
     }));
@@ -403,7 +473,11 @@ describe("authorization and the consent page", () => {
         await answerConsent(fetcher, ORIGIN, page, { decision: "approve", password: OWNER_PASSWORD, cookie: null }),
         await answerConsent(fetcher, ORIGIN, page, { decision: "approve", password: OWNER_PASSWORD, csrf: "forged" }),
         await answerConsent(fetcher, ORIGIN, page, { decision: "approve", password: OWNER_PASSWORD, origin: "https://evil.example" }),
-        await h.request("/consent", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: page.cookie, "sec-fetch-site": "cross-site" }, body: new URLSearchParams({ request: page.request, csrf: page.csrf, password: OWNER_PASSWORD, decision: "approve" }).toString() }),
+        await h.request("/consent", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: page.cookie, "sec-fetch-site": "cross-site" },
+          body: new URLSearchParams({ request: page.request, csrf: page.csrf, password: OWNER_PASSWORD, decision: "approve" }).toString(),
+        }),
       ];
       for (const response of refusals) {
         assert.equal(response.status, 403);
@@ -452,7 +526,10 @@ describe("authorization and the consent page", () => {
       assert.equal(lockout.lockouts, 1);
       const events = await h.ops.store.readJournalEvents(0, 200);
       const changes = events.filter((e) => e.type === "auth_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
-      assert.deepEqual(changes.filter((c) => c.startsWith("owner_")), ["owner_password_failed", "owner_password_failed", "owner_locked"]);
+      assert.deepEqual(
+        changes.filter((c) => c.startsWith("owner_")),
+        ["owner_password_failed", "owner_password_failed", "owner_locked"],
+      );
     } finally {
       await h.close();
     }
@@ -473,7 +550,10 @@ describe("the token endpoint", () => {
     const registered = await json(await register(h, [CALLBACK]));
     const { verifier, challenge } = await pkcePair();
     const clientId = String(registered["client_id"]);
-    const page = await openConsent(fetcher, `${ORIGIN}/authorize?response_type=code&client_id=${clientId}&code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent(CALLBACK)}`);
+    const page = await openConsent(
+      fetcher,
+      `${ORIGIN}/authorize?response_type=code&client_id=${clientId}&code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent(CALLBACK)}`,
+    );
     const answer = await answerConsent(fetcher, ORIGIN, page, { decision: "approve", password: OWNER_PASSWORD });
     return { clientId, code: new URL(answer.headers.get("location") ?? "").searchParams.get("code") ?? "", verifier };
   }
@@ -482,17 +562,46 @@ describe("the token endpoint", () => {
     withHarness(async (h) => {
       const { clientId, code, verifier } = await approvedCode(h);
       const other = String((await json(await register(h, [CALLBACK])))["client_id"]);
-      assert.equal((await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: "x".repeat(43) }))))["error"], "invalid_grant");
-      assert.equal((await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: other, code, code_verifier: verifier }))))["error"], "invalid_grant");
-      assert.equal((await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: "https://chatgpt.com/connector_platform_oauth_redirect" }))))["error"], "invalid_grant");
-      const granted = await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: CALLBACK }));
+      assert.equal(
+        (await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: "x".repeat(43) }))))["error"],
+        "invalid_grant",
+      );
+      assert.equal(
+        (await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: other, code, code_verifier: verifier }))))["error"],
+        "invalid_grant",
+      );
+      assert.equal(
+        (
+          await json(
+            await h.request(
+              "/token",
+              form({
+                grant_type: "authorization_code",
+                client_id: clientId,
+                code,
+                code_verifier: verifier,
+                redirect_uri: "https://chatgpt.com/connector_platform_oauth_redirect",
+              }),
+            ),
+          )
+        )["error"],
+        "invalid_grant",
+      );
+      const granted = await h.request(
+        "/token",
+        form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: CALLBACK }),
+      );
       assert.equal(granted.status, 200);
       assert.equal(granted.headers.get("cache-control"), "no-store");
       const tokens = await json(granted);
       assert.equal(tokens["scope"], "tasks");
       const reused = await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier }));
       assert.equal((await json(reused))["error"], "invalid_grant");
-      assert.equal((await h.request("/mcp", { method: "POST", headers: mcpHeaders(String(tokens["access_token"])), body: "{}" })).status, 401, "the first exchange's tokens are revoked");
+      assert.equal(
+        (await h.request("/mcp", { method: "POST", headers: mcpHeaders(String(tokens["access_token"])), body: "{}" })).status,
+        401,
+        "the first exchange's tokens are revoked",
+      );
     }));
 
   test("a code expires after five minutes", async () => {
@@ -501,7 +610,10 @@ describe("the token endpoint", () => {
       async (h) => {
         const { clientId, code, verifier } = await approvedCode(h);
         clock.advance(5 * 60 * 1000 + 1);
-        assert.equal((await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier }))))["error"], "invalid_grant");
+        assert.equal(
+          (await json(await h.request("/token", form({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier }))))["error"],
+          "invalid_grant",
+        );
       },
       { clock: clock.now },
     );
@@ -511,7 +623,11 @@ describe("the token endpoint", () => {
     withHarness(async (h) => {
       const { clientId } = await approvedCode(h);
       assert.equal((await json(await h.request("/token", form({ grant_type: "client_credentials", client_id: clientId }))))["error"], "unsupported_grant_type");
-      const asJson = await h.request("/token", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "authorization_code" }) });
+      const asJson = await h.request("/token", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ grant_type: "authorization_code" }),
+      });
       assert.equal((await json(asJson))["error"], "invalid_request");
       assert.equal((await h.request("/token", form({ grant_type: "authorization_code", client_id: "nobody" }))).status, 401);
     }));
@@ -525,19 +641,32 @@ describe("the token endpoint", () => {
           const response = await h.request("/token", form({ grant_type: "refresh_token", client_id: grant.clientId, refresh_token: token }));
           return { status: response.status, body: await json(response) };
         };
-        const works = async (access: string) => (await h.request("/mcp", { method: "POST", headers: mcpHeaders(access), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })).status;
+        const works = async (access: string) =>
+          (await h.request("/mcp", { method: "POST", headers: mcpHeaders(access), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }))
+            .status;
         const first = await refresh(grant.refreshToken);
         assert.equal(first.status, 200);
         clock.advance(h.settings.tokens.refreshReuseGraceMs - 1_000);
         const retried = await refresh(grant.refreshToken);
         assert.equal(retried.status, 200, JSON.stringify(retried.body));
-        assert.deepEqual([retried.body["access_token"], retried.body["refresh_token"]], [first.body["access_token"], first.body["refresh_token"]], "the same pair, not a new one");
+        assert.deepEqual(
+          [retried.body["access_token"], retried.body["refresh_token"]],
+          [first.body["access_token"], first.body["refresh_token"]],
+          "the same pair, not a new one",
+        );
         assert.ok(Number(retried.body["expires_in"]) <= Number(first.body["expires_in"]));
         assert.equal(await works(String(retried.body["access_token"])), 200, "the grant keeps working");
 
         const raced = await Promise.all(Array.from({ length: 4 }, () => refresh(String(first.body["refresh_token"]))));
-        assert.deepEqual(raced.map((r) => r.status), [200, 200, 200, 200]);
-        assert.equal(new Set(raced.map((r) => `${String(r.body["access_token"])} ${String(r.body["refresh_token"])}`)).size, 1, "racing refreshes with one token get one pair");
+        assert.deepEqual(
+          raced.map((r) => r.status),
+          [200, 200, 200, 200],
+        );
+        assert.equal(
+          new Set(raced.map((r) => `${String(r.body["access_token"])} ${String(r.body["refresh_token"])}`)).size,
+          1,
+          "racing refreshes with one token get one pair",
+        );
         const latest = raced[0]?.body ?? {};
         assert.equal(await works(String(latest["access_token"])), 200);
 
@@ -558,7 +687,10 @@ describe("the token endpoint", () => {
       assert.equal((await h.request("/mcp", { method: "POST", headers: mcpHeaders(grant.accessToken), body: "{}" })).status !== 401, true);
       assert.equal((await h.request("/revoke", form({ client_id: grant.clientId, token: grant.refreshToken, token_type_hint: "refresh_token" }))).status, 200);
       assert.equal((await h.request("/mcp", { method: "POST", headers: mcpHeaders(grant.accessToken), body: "{}" })).status, 401);
-      assert.equal((await json(await h.request("/token", form({ grant_type: "refresh_token", client_id: grant.clientId, refresh_token: grant.refreshToken }))))["error"], "invalid_grant");
+      assert.equal(
+        (await json(await h.request("/token", form({ grant_type: "refresh_token", client_id: grant.clientId, refresh_token: grant.refreshToken }))))["error"],
+        "invalid_grant",
+      );
     }));
 });
 
@@ -566,7 +698,12 @@ describe("REST /v1 with API tokens", () => {
   test("without a token, with a bogus one, or with an OAuth access token: 401 unauthorized", () =>
     withHarness(async (h) => {
       const grant = await obtainGrant(inProcess(h.request), ORIGIN, OWNER_PASSWORD, CALLBACK);
-      const attempts: Record<string, string>[] = [{}, { authorization: "Bearer errand_api_nope" }, { authorization: `Bearer ${grant.accessToken}` }, { authorization: "Basic abc" }];
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer errand_api_nope" },
+        { authorization: `Bearer ${grant.accessToken}` },
+        { authorization: "Basic abc" },
+      ];
       for (const headers of attempts) {
         const response = await h.request("/v1/status", { headers });
         assert.equal(response.status, 401);
@@ -595,15 +732,22 @@ describe("REST /v1 with API tokens", () => {
       const collected = await json(await h.request(`/v1/operations/${id}/collect`, { method: "POST", headers: auth, body: "" }));
       assert.equal(collected["status"], "completed");
       const writeId = randomUUID();
-      await h.request("/v1/operations", { method: "POST", headers: auth, body: JSON.stringify({ ...readTask(writeId), risk: "reversible_write", approved: true }) });
-      const cancelled = await json(await h.request(`/v1/operations/${writeId}/cancel`, { method: "POST", headers: auth, body: JSON.stringify({ controlActionId: randomUUID() }) }));
+      await h.request("/v1/operations", {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ ...readTask(writeId), risk: "reversible_write", approved: true }),
+      });
+      const cancelled = await json(
+        await h.request(`/v1/operations/${writeId}/cancel`, { method: "POST", headers: auth, body: JSON.stringify({ controlActionId: randomUUID() }) }),
+      );
       assert.equal(cancelled["outcome"], "cancelled");
       const status = await json(await h.request("/v1/status", { headers: auth }));
       assert.equal((status["operations"] as Record<string, number>)["cancelled"], 1);
       const openapi = await json(await h.request("/v1/openapi.json", { headers: auth }));
       assert.equal(openapi["openapi"], "3.1.0");
       const paths = openapi["paths"] as Record<string, Record<string, unknown>>;
-      for (const endpoint of REST_ENDPOINTS) assert.ok(paths[endpoint.path]?.[endpoint.method.toLowerCase()] !== undefined, `${endpoint.method} ${endpoint.path} is documented`);
+      for (const endpoint of REST_ENDPOINTS)
+        assert.ok(paths[endpoint.path]?.[endpoint.method.toLowerCase()] !== undefined, `${endpoint.method} ${endpoint.path} is documented`);
       const events = await h.ops.store.readJournalEvents(0, 200);
       assert.ok(events.some((e) => e.type === "request_recorded" && (e.body ?? "").includes('"actor":"api:') && (e.body ?? "").includes(writeId)));
     }));
@@ -629,7 +773,10 @@ describe("REST /v1 with API tokens", () => {
       assert.equal(broken.status, 500);
       const text = await broken.text();
       assert.doesNotMatch(text, /boom|\/work|\.ts/);
-      assert.ok(h.logs.some((l) => l.level === "error" && l.message.includes("boom")), "the operator's log has it");
+      assert.ok(
+        h.logs.some((l) => l.level === "error" && l.message.includes("boom")),
+        "the operator's log has it",
+      );
     }));
 
   test("a revoked API token stops working at once", () =>

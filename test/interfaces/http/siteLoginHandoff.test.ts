@@ -69,22 +69,35 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
       "/login": (_req, res) =>
         void res
           .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-          .end(`<!doctype html><html><body style="margin:0"><button id="stall" style="display:block;width:390px;height:300px" onclick="setTimeout(() => { for (;;) {} }, 0)">Busy</button></body></html>`),
+          .end(
+            `<!doctype html><html><body style="margin:0"><button id="stall" style="display:block;width:390px;height:300px" onclick="setTimeout(() => { for (;;) {} }, 0)">Busy</button></body></html>`,
+          ),
     });
     loadOrCreateMasterKey(home);
     // The other loopback origin is an operator allowance too, so only the handoff's own guards (the
     // site's origins, as for a site task) stand between the login page and it: without them it is reached.
-    const env = { ERRAND_HOME: home, ERRAND_ALLOW_PRIVATE: [fixture.site.origin, fixture.evil.origin, stalling.origin].map((origin) => origin.replace("http://", "")).join(","), ERRAND_PUBLIC_URL: "https://errand.example" };
+    const env = {
+      ERRAND_HOME: home,
+      ERRAND_ALLOW_PRIVATE: [fixture.site.origin, fixture.evil.origin, stalling.origin].map((origin) => origin.replace("http://", "")).join(","),
+      ERRAND_PUBLIC_URL: "https://errand.example",
+    };
     const config = resolveRuntimeConfig(env);
     routed = buildRoutedExecutor({ env, allowPrivate: [], config });
     sites = openSites(config, env);
     await sites.registry.define({ name: "library", origins: [fixture.site.origin], loginUrl: `${fixture.site.origin}/login`, loggedInSelector: "#sign-out" });
     await sites.registry.define({ name: "stalling", origins: [stalling.origin], loginUrl: `${stalling.origin}/login`, loggedInSelector: "#sign-out" });
-    handoffs = new LoginHandoffs((name, budgetMs) => routed.openLogin(name, budgetMs), TTL_MS, () => Date.now() + skewMs);
+    handoffs = new LoginHandoffs(
+      (name, budgetMs) => routed.openLogin(name, budgetMs),
+      TTL_MS,
+      () => Date.now() + skewMs,
+    );
     server = await startAppServer({
       home,
       execute: routed.execute,
-      extraDeps: { loginHandoffs: handoffs, sites: async () => (await sites.registry.list()).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: [] })) },
+      extraDeps: {
+        loginHandoffs: handoffs,
+        sites: async () => (await sites.registry.list()).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: [] })),
+      },
     });
     browser = await chromium.launch({ executablePath: executablePath ?? "", headless: true, args: ["--no-sandbox"] });
   });
@@ -147,7 +160,10 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
     const box = await screen.boundingBox();
     assert.ok(box !== null);
     const scale = box.width / 390;
-    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/login/tap") && r.ok()), screen.click({ position: { x: point.x * scale, y: point.y * scale } })]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/login/tap") && r.ok()),
+      screen.click({ position: { x: point.x * scale, y: point.y * scale } }),
+    ]);
   }
 
   async function typeText(page: Page, text: string): Promise<void> {
@@ -194,9 +210,11 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
     await Promise.all([page.waitForResponse((r) => r.url().endsWith("/login/key") && r.ok()), page.click("button[data-key=Enter]")]);
     let saved = false;
     for (let tries = 0; tries < 3 && !saved; tries += 1) {
-      const answered = page.waitForResponse((r) => r.url().endsWith("/login/done")).catch(async (error: Error) => {
-        throw new Error(`Done got no answer (${error.message}); the live page says: ${(await page.textContent("#status")) ?? ""}`);
-      });
+      const answered = page
+        .waitForResponse((r) => r.url().endsWith("/login/done"))
+        .catch(async (error: Error) => {
+          throw new Error(`Done got no answer (${error.message}); the live page says: ${(await page.textContent("#status")) ?? ""}`);
+        });
       await Promise.all([answered, page.click("#done")]);
       saved = /session of library is saved/.test((await page.textContent("#status")) ?? "");
     }
@@ -223,7 +241,9 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
     assert.ok(collected.ok);
     assert.equal(collected.receipt?.status, "PASS", JSON.stringify(collected.receipt?.error));
     assert.ok(fixture.accountViews() >= 2, "the handoff's login and the task both reached the account page");
-    const artifact = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, { headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` } });
+    const artifact = await fetch(`${server.origin}/v1/operations/${operationId}/artifacts/0`, {
+      headers: { authorization: `Bearer ${await server.apiToken("operator", "all")}` },
+    });
     assert.equal(artifact.status, 200);
     screenshots.push(Buffer.from(await artifact.arrayBuffer()));
   });
@@ -256,7 +276,11 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
     const noSession = await fetch(`${server.origin}/owner/sites/library/login`, { redirect: "manual" });
     assert.equal(noSession.status, 401);
     assert.match(await noSession.text(), /Owner password/);
-    const startNoSession = await fetch(`${server.origin}/owner/sites/library/login/start`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin }, body: "csrf=x" });
+    const startNoSession = await fetch(`${server.origin}/owner/sites/library/login/start`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin },
+      body: "csrf=x",
+    });
     assert.equal(startNoSession.status, 401);
 
     const { context, page } = await ownerPage();
@@ -264,7 +288,12 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
     await page.waitForFunction(() => (document.getElementById("screen") as HTMLImageElement | null)?.src.startsWith("blob:") === true);
     const csrf = (await page.getAttribute("#handoff", "data-csrf")) ?? "";
     const cookie = (await context.cookies(`${server.origin}/owner/sites/library/login`)).map((c) => `${c.name}=${c.value}`).join("; ");
-    const call = (action: string, body: string, origin = server.origin) => fetch(`${server.origin}/owner/sites/library/login/${action}`, { method: "POST", headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" }, body });
+    const call = (action: string, body: string, origin = server.origin) =>
+      fetch(`${server.origin}/owner/sites/library/login/${action}`, {
+        method: "POST",
+        headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
     assert.equal((await call("tap", "x=1&y=1")).status, 403, "no CSRF token");
     assert.equal((await call("done", "csrf=wrong")).status, 403, "a wrong CSRF token");
     assert.equal((await call("start", `csrf=${csrf}`, "http://evil.example")).status, 403, "another Origin");
@@ -304,18 +333,32 @@ describe("live login handoff in the owner console", { timeout: 240_000, skip: ex
   test("canary: the site's cookie, storage and session values never appear in a console answer, a streamed frame, a screenshot, a log line or a file", () => {
     const values = [...fixture.issuedValues(), fixture.totpSeed];
     assert.ok(values.length >= 5);
-    assert.ok(values.some((value) => value.startsWith("Mfa-Pend-")), "the pending login's value is searched too");
+    assert.ok(
+      values.some((value) => value.startsWith("Mfa-Pend-")),
+      "the pending login's value is searched too",
+    );
     assert.ok(frames.length >= 5, `${frames.length} frames searched`);
-    assert.ok(frames.every((frame) => frame[0] === 0xff && frame[1] === 0xd8), `frames that are not JPEG: ${JSON.stringify(frames.filter((frame) => frame[0] !== 0xff).map((frame) => frame.subarray(0, 16).toString("latin1")))}`);
+    assert.ok(
+      frames.every((frame) => frame[0] === 0xff && frame[1] === 0xd8),
+      `frames that are not JPEG: ${JSON.stringify(frames.filter((frame) => frame[0] !== 0xff).map((frame) => frame.subarray(0, 16).toString("latin1")))}`,
+    );
     assert.equal(screenshots.length, 1);
     const files = (readdirSync(home, { recursive: true }) as string[]).map((name) => join(home, name)).filter((path) => statSync(path).isFile());
     assert.ok(files.some((path) => path.endsWith("errand.db")));
     // Files are searched as bytes and as their base64, as images are: a file may be an image.
     const find = canaryHaystack(
       [...served.map((text, index) => [`console answer ${index}`, text] as const), ["logs", JSON.stringify(server.logs)]],
-      [...files.map((path) => [path, readFileSync(path)] as const), ...frames.map((frame, index) => [`frame ${index}`, frame] as const), ...otherImages.map((image, index) => [`console image ${index}`, image] as const), ["the task's screenshot", screenshots[0] ?? Buffer.alloc(0)]],
+      [
+        ...files.map((path) => [path, readFileSync(path)] as const),
+        ...frames.map((frame, index) => [`frame ${index}`, frame] as const),
+        ...otherImages.map((image, index) => [`console image ${index}`, image] as const),
+        ["the task's screenshot", screenshots[0] ?? Buffer.alloc(0)],
+      ],
     );
     for (const value of values) assert.equal(find(value), null, `${value.slice(0, 12)}… leaked`);
-    assert.ok(served.some((text) => text.includes("Log in to library")), "the console's pages were searched");
+    assert.ok(
+      served.some((text) => text.includes("Log in to library")),
+      "the console's pages were searched",
+    );
   });
 });

@@ -24,7 +24,11 @@ describe("status: budget caps as the router enforces them", () => {
   });
 
   test("the answer states enforcement and lists every cap of the router's configuration with its use", async () => {
-    const budgets = (await statusReport(h.deps))["budgets"] as { enforced: boolean; note: string; caps: { provider: string; limit: number; unit: string; period: string }[] };
+    const budgets = (await statusReport(h.deps))["budgets"] as {
+      enforced: boolean;
+      note: string;
+      caps: { provider: string; limit: number; unit: string; period: string }[];
+    };
     assert.equal(budgets.enforced, true);
     assert.equal(budgets.note, BUDGETS_ENFORCED);
     assert.doesNotMatch(JSON.stringify(budgets), /not (tracked|enforced)/i);

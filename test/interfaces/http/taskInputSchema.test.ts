@@ -17,12 +17,21 @@ describe("the typed task", () => {
   });
 
   test("lists every step field of every action (frame on the actions that take one), timeoutMs, and no other; envVar stays out (the same lookup as secret)", () => {
-    const accepted = new Set(["action", "timeoutMs", ...Object.values(STEP_FIELDS).flat().filter((field) => field !== "envVar"), ...(FRAME_ACTIONS.size > 0 ? ["frame"] : [])]);
+    const accepted = new Set([
+      "action",
+      "timeoutMs",
+      ...Object.values(STEP_FIELDS)
+        .flat()
+        .filter((field) => field !== "envVar"),
+      ...(FRAME_ACTIONS.size > 0 ? ["frame"] : []),
+    ]);
     assert.deepEqual(Object.keys((taskInputSchema() as Schema).properties.steps.items.properties).sort(), [...accepted].sort());
   });
 
   test("the OpenAPI document's Task is the same schema, with REST's description naming frame", () => {
-    const document = openApiDocument(resolveServeSettings({ host: "127.0.0.1", port: 8787 }), "test") as { components: { schemas: { Task: Schema & { description: string } } } };
+    const document = openApiDocument(resolveServeSettings({ host: "127.0.0.1", port: 8787 }), "test") as {
+      components: { schemas: { Task: Schema & { description: string } } };
+    };
     const task = document.components.schemas.Task;
     assert.deepEqual(task.properties, (taskInputSchema() as Schema).properties);
     assert.match(task.description, /frame/);

@@ -55,7 +55,10 @@ async function snapshot(t: TamperTarget, operationId: string): Promise<{ row: Re
 async function restore(t: TamperTarget, operationId: string, copy: { row: Record<string, unknown>[]; events: Record<string, unknown>[] }): Promise<void> {
   await t.exec(`DELETE FROM journal_events WHERE operation_id = ${literal(operationId)}`);
   await t.exec(`DELETE FROM operations WHERE operation_id = ${literal(operationId)}`);
-  for (const [table, records] of [["operations", copy.row], ["journal_events", copy.events]] as const) {
+  for (const [table, records] of [
+    ["operations", copy.row],
+    ["journal_events", copy.events],
+  ] as const) {
     for (const record of records) {
       const columns = Object.keys(record);
       await t.exec(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => literal(record[c])).join(", ")})`);

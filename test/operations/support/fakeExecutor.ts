@@ -48,7 +48,10 @@ export function createFakeExecutor(options: FakeOptions = {}): FakeExecutor {
     // Refusals before any browser: no page reached, every step skipped.
     const refuse = (code: ErrorCode): AttemptOutcome => {
       const refused = done("BLOCKED", code);
-      return { ...refused, receipt: { ...refused.receipt, finalUrl: null, steps: refused.receipt.steps.map((step) => ({ ...step, status: "skipped", durationMs: 0 })) } };
+      return {
+        ...refused,
+        receipt: { ...refused.receipt, finalUrl: null, steps: refused.receipt.steps.map((step) => ({ ...step, status: "skipped", durationMs: 0 })) },
+      };
     };
     if (label === "config" || (label === "config-once" && (options.configFixed?.() ?? false) === false)) return refuse("configuration_error");
     if (label === "task-refused") return refuse("secret_unknown");
@@ -91,7 +94,15 @@ export function createFakeExecutor(options: FakeOptions = {}): FakeExecutor {
   return { execute, calls };
 }
 
-function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, code: ErrorCode | null, boundary: Receipt["mutationBoundary"], outputs: Record<string, string>, provider: string): AttemptOutcome {
+function outcome(
+  task: Task,
+  context: AttemptContext,
+  status: ReceiptStatus,
+  code: ErrorCode | null,
+  boundary: Receipt["mutationBoundary"],
+  outputs: Record<string, string>,
+  provider: string,
+): AttemptOutcome {
   const receipt: Receipt = {
     receiptVersion: "errand.receipt.v1",
     status,
@@ -102,7 +113,10 @@ function outcome(task: Task, context: AttemptContext, status: ReceiptStatus, cod
     provider,
     finalUrl: untrusted(task.target.url),
     // As the executor's would: a PASS has a check that held, an expectation that failed one that did not.
-    checks: status === "PASS" || code === "expectation_failed" ? [{ step: task.steps.length - 1, action: "expect_text", expected: "fake", match: "contains", passed: status === "PASS" }] : [],
+    checks:
+      status === "PASS" || code === "expectation_failed"
+        ? [{ step: task.steps.length - 1, action: "expect_text", expected: "fake", match: "contains", passed: status === "PASS" }]
+        : [],
     steps: task.steps.map((step, index) => ({ index, action: step.action, status: "ok", durationMs: 1 })),
     error: code === null ? null : { code, message: `fake ${code}`, step: null },
     startedAt: "2026-01-01T00:00:00.000Z",

@@ -13,7 +13,8 @@ import type { ExecuteTask } from "../../../src/executor/executeTaskTypes.js";
 import { createFakeExecutor } from "./fakeExecutor.js";
 
 const origin = process.env["FAKE_FIXTURE_ORIGIN"];
-if (origin === undefined || !/^http:\/\/(127\.0\.0\.1|10\.\d{1,3}\.\d{1,3}\.\d{1,3}):\d+$/.test(origin)) throw new Error("FAKE_FIXTURE_ORIGIN must name a loopback server or a test namespace's relay (10.0.0.0/8)");
+if (origin === undefined || !/^http:\/\/(127\.0\.0\.1|10\.\d{1,3}\.\d{1,3}\.\d{1,3}):\d+$/.test(origin))
+  throw new Error("FAKE_FIXTURE_ORIGIN must name a loopback server or a test namespace's relay (10.0.0.0/8)");
 process.stderr.write(`fake runner clock ${Date.now()}\n`);
 const delayMs = Number(process.env["FAKE_DELAY_MS"] ?? "0");
 const lingerMs = Number(process.env["FAKE_LINGER_MS"] ?? "0");

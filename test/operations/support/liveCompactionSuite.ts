@@ -72,7 +72,12 @@ export function liveCompactionSuite(backend: string, open: OpenLiveStore, option
         await h.service.submit(readTask(queued));
 
         const runs: CompactionRun[] = [];
-        const schedule = startCompactionSchedule({ compact: (o) => h.service.compactJournal(o), afterMs: COMPACT_AFTER, report: (run) => runs.push(run), every: timer.every });
+        const schedule = startCompactionSchedule({
+          compact: (o) => h.service.compactJournal(o),
+          afterMs: COMPACT_AFTER,
+          report: (run) => runs.push(run),
+          every: timer.every,
+        });
         const first = await schedule.runNow();
         assert.equal(runs.length, 1, "one run at start (runNow answered the run in progress)");
         assert.ok(first.outcome === "compacted", JSON.stringify(first));
@@ -155,7 +160,12 @@ export function liveCompactionSuite(backend: string, open: OpenLiveStore, option
         await exec("UPDATE journal_events SET at_ms = at_ms + 1 WHERE chain_seq = 1 AND operation_id IS NOT NULL");
         clock.advance(COMPACT_AFTER + 1);
         const runs: CompactionRun[] = [];
-        const schedule = startCompactionSchedule({ compact: (o) => h.service.compactJournal(o), afterMs: COMPACT_AFTER, report: (run) => runs.push(run), every: (tick, ms) => handTimer().every(tick, ms) });
+        const schedule = startCompactionSchedule({
+          compact: (o) => h.service.compactJournal(o),
+          afterMs: COMPACT_AFTER,
+          report: (run) => runs.push(run),
+          every: (tick, ms) => handTimer().every(tick, ms),
+        });
         const run = await schedule.runNow();
         await schedule.stop();
         assert.ok(run.outcome === "refused" && run.code === "journal_tampered", JSON.stringify(run));

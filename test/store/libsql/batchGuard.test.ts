@@ -46,7 +46,10 @@ test("libsql batch guard: applyGuarded writes when every guard holds, and report
     await applyGuarded(client, "first write", { guards: [guard("NOT EXISTS (SELECT 1 FROM held_results)")], writes: [heldResult("a")] });
     assert.equal(await count(client, "held_results"), 1);
     assert.equal(await count(client, "batch_guard"), 0, "the guard row is gone once the batch commits");
-    await assert.rejects(applyGuarded(client, "second write", { guards: [guard("1"), guard("NOT EXISTS (SELECT 1 FROM held_results)")], writes: [heldResult("b")] }), BatchConflict);
+    await assert.rejects(
+      applyGuarded(client, "second write", { guards: [guard("1"), guard("NOT EXISTS (SELECT 1 FROM held_results)")], writes: [heldResult("b")] }),
+      BatchConflict,
+    );
     assert.equal(await count(client, "held_results"), 1, "nothing of the refused batch was written");
     assert.equal(await count(client, "batch_guard"), 0);
   });

@@ -22,7 +22,12 @@ const LEASE_MS = 60_000;
 
 const finish = (operation: OperationRecord): AttemptResolution => {
   const { operationId, requestDigest, risk, attempts, mutationBoundary } = operation;
-  return { kind: "finish", phase: "completed", receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }), reason: "attempt_finished" };
+  return {
+    kind: "finish",
+    phase: "completed",
+    receipt: sampleReceipt({ status: "PASS", operationId, requestDigest, risk, attempts, mutationBoundary }),
+    reason: "attempt_finished",
+  };
 };
 
 test("libsql store under contention: four connections run sixty operations, each ends once, and the journal verifies", async () => {
@@ -39,7 +44,7 @@ test("libsql store under contention: four connections run sixty operations, each
 
     async function run(store: Store, runnerId: string, index: number): Promise<void> {
       let claimed: ClaimedOperation | undefined = await store.claimNext(runnerId, LEASE_MS);
-      for (let idle = 0; idle < 40; ) {
+      for (let idle = 0; idle < 40;) {
         if (claimed === undefined) {
           idle += 1;
           await new Promise((resolve) => setTimeout(resolve, 5));
@@ -62,10 +67,29 @@ test("libsql store under contention: four connections run sixty operations, each
     const creating = (async () => {
       for (const [i, operationId] of ids.entries()) {
         const store = stores[i % RUNNERS] as Store;
-        const created = await store.createOperation({ operationId, requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`, risk: "read_only", maxAttempts: 1, taskJson: JSON.stringify({ operationId }), details: {} }, 1 << 30);
+        const created = await store.createOperation(
+          {
+            operationId,
+            requestDigest: `hmac-sha256:${randomBytes(32).toString("hex")}`,
+            risk: "read_only",
+            maxAttempts: 1,
+            taskJson: JSON.stringify({ operationId }),
+            details: {},
+          },
+          1 << 30,
+        );
         assert.equal(created.kind, "created");
         if (i % 10 === 3) {
-          const answer = await (stores[(i + 1) % RUNNERS] as Store).cancelOperation(operationId, randomUUID(), (op) => sampleReceipt({ status: "CANCELLED", operationId: op.operationId, requestDigest: op.requestDigest, risk: op.risk, attempts: op.attempts, mutationBoundary: op.mutationBoundary }));
+          const answer = await (stores[(i + 1) % RUNNERS] as Store).cancelOperation(operationId, randomUUID(), (op) =>
+            sampleReceipt({
+              status: "CANCELLED",
+              operationId: op.operationId,
+              requestDigest: op.requestDigest,
+              risk: op.risk,
+              attempts: op.attempts,
+              mutationBoundary: op.mutationBoundary,
+            }),
+          );
           if (answer.kind === "applied" && answer.outcome === "cancelled") cancelled.push(operationId);
         }
       }

@@ -45,7 +45,10 @@ test("libsql file and artifact stores keep what they are given, replace it whole
     assert.equal((await artifacts.readArtifact(operationId, 0))?.attempt, 2, "a later attempt replaces the earlier one's artifacts");
     assert.equal(await artifacts.readArtifact(operationId, 1), undefined);
     await assert.rejects(artifacts.putArtifacts({ operationId: randomUUID(), attempt: 1, expiresMs: null, artifacts: [png(0)] }), ArtifactRefusedError);
-    await assert.rejects(artifacts.putArtifacts({ operationId, attempt: 3, expiresMs: null, artifacts: Array.from({ length: 9 }, (_, i) => png(i)) }), ArtifactRefusedError);
+    await assert.rejects(
+      artifacts.putArtifacts({ operationId, attempt: 3, expiresMs: null, artifacts: Array.from({ length: 9 }, (_, i) => png(i)) }),
+      ArtifactRefusedError,
+    );
     assert.equal((await artifacts.readArtifact(operationId, 0))?.attempt, 2, "a refused batch changes nothing");
     clock.now += 1000;
     assert.equal(await artifacts.readArtifact(operationId, 0), undefined, "an expired artifact is never served");

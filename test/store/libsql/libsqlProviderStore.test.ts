@@ -19,8 +19,27 @@ import type { ProviderStore, SlotRequest, UsageEntry } from "../../../src/store/
 import type { Store } from "../../../src/store/Store.js";
 
 const T0 = Date.UTC(2026, 0, 1);
-const slot = (overrides: Partial<SlotRequest> = {}): SlotRequest => ({ provider: "browserless", holder: "test", operationId: null, cap: 2, expiresMs: T0 + MINUTE, reserve: 1, unit: "browserless_unit", budget: { limit: 1000, sinceMs: 0 }, ...overrides });
-const usage = (amount: number): UsageEntry => ({ provider: "browserless", operationId: null, attempt: 1, sessionMs: 31 * SECOND, unit: "browserless_unit", amount, usd: null, estimate: false });
+const slot = (overrides: Partial<SlotRequest> = {}): SlotRequest => ({
+  provider: "browserless",
+  holder: "test",
+  operationId: null,
+  cap: 2,
+  expiresMs: T0 + MINUTE,
+  reserve: 1,
+  unit: "browserless_unit",
+  budget: { limit: 1000, sinceMs: 0 },
+  ...overrides,
+});
+const usage = (amount: number): UsageEntry => ({
+  provider: "browserless",
+  operationId: null,
+  attempt: 1,
+  sessionMs: 31 * SECOND,
+  unit: "browserless_unit",
+  amount,
+  usd: null,
+  estimate: false,
+});
 
 async function withProviders(body: (s: { store: Store; a: ProviderStore; b: ProviderStore; clock: { now: number } }) => Promise<void>): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "errand-libsql-providers-"));
@@ -68,7 +87,10 @@ test("libsql provider store: the budget counts booked usage and live reservation
     clock.now += MINUTE;
     assert.equal((await a.readUsage("browserless", 0)).reserved, 4, "expired slots still count until they are booked");
     const raced = await Promise.all([a, b].map((store) => store.acquireSlot(slot({ cap: 5, budget: null, expiresMs: clock.now + MINUTE }))));
-    assert.deepEqual(raced.map((g) => g.kind), ["acquired", "acquired"]);
+    assert.deepEqual(
+      raced.map((g) => g.kind),
+      ["acquired", "acquired"],
+    );
     const totals = await a.readUsage("browserless", 0);
     assert.deepEqual([totals.amount, totals.sessions, totals.liveSlots], [4, 3, 2], "each crashed session booked once, at the most it could have cost");
   }));
@@ -88,8 +110,14 @@ test("libsql provider store: smoke results and credential refusals are journaled
     await a.recordBackoff("kernel", clock.now + 5 * SECOND, "default");
     const state = await a.readProviderState("kernel");
     assert.deepEqual([state.backoffUntilMs, state.backoffReason], [clock.now + 30 * SECOND, "Retry-After 30 s"]);
-    assert.deepEqual((await a.listProviderStates()).map((s) => s.provider), ["kernel"]);
+    assert.deepEqual(
+      (await a.listProviderStates()).map((s) => s.provider),
+      ["kernel"],
+    );
     const events = (await store.readJournalEvents(0, 100)).filter((e) => e.type === "provider_changed");
-    assert.deepEqual(events.map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change), ["verified", "auth_failed", "smoke_failed"]);
+    assert.deepEqual(
+      events.map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change),
+      ["verified", "auth_failed", "smoke_failed"],
+    );
     assert.ok(events.every((e) => !(e.body ?? "").includes("Invalid or missing")));
   }));

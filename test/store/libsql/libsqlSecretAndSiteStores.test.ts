@@ -22,7 +22,9 @@ import type { Store } from "../../../src/store/Store.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 
-async function withStores(body: (s: { store: Store; secrets: SecretStore; sites: SiteStore; sql: (text: string) => Promise<void>; clock: { now: number } }) => Promise<void>): Promise<void> {
+async function withStores(
+  body: (s: { store: Store; secrets: SecretStore; sites: SiteStore; sql: (text: string) => Promise<void>; clock: { now: number } }) => Promise<void>,
+): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "errand-libsql-sites-"));
   const url = pathToFileURL(join(home, "errand.db")).href;
   const sealer = createJournalSealer(randomBytes(32));
@@ -53,16 +55,27 @@ test("libsql secret store: created, replaced (keeping its creation time) and del
     assert.deepEqual([second.created, second.record.createdMs, second.record.updatedMs], [false, T0, T0 + 1000]);
     assert.deepEqual(await secrets.readSecret("shop"), second.record);
     await secrets.putSecret({ name: "other", sites: ["x"], sourceKind: "file", sealed: "sealed-3" });
-    assert.deepEqual((await secrets.listSecrets()).map((s) => s.name), ["other", "shop"]);
+    assert.deepEqual(
+      (await secrets.listSecrets()).map((s) => s.name),
+      ["other", "shop"],
+    );
     await sql(`UPDATE secrets SET sites_json = '["x","everywhere"]' WHERE name = 'other'`);
     assert.equal((await secrets.readSecret("other"))?.authentic, false, "bound sites widened without the key");
-    assert.deepEqual((await store.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`), ["secrets other"]);
+    assert.deepEqual(
+      (await store.findUnauthenticRows()).map((r) => `${r.table} ${r.id}`),
+      ["secrets other"],
+    );
     await sql("DELETE FROM secrets WHERE name = 'other'");
     assert.equal(await secrets.deleteSecret("shop"), true);
     assert.equal(await secrets.deleteSecret("shop"), false);
-    const changes = (await store.readJournalEvents(0, 100)).filter((e) => e.type === "secret_changed").map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
+    const changes = (await store.readJournalEvents(0, 100))
+      .filter((e) => e.type === "secret_changed")
+      .map((e) => (JSON.parse(e.body ?? "{}") as { change: string }).change);
     assert.deepEqual(changes, ["created", "updated", "created", "deleted"]);
-    assert.ok((await store.readJournalEvents(0, 100)).every((e) => !(e.body ?? "").includes("sealed-")), "no value is journaled");
+    assert.ok(
+      (await store.readJournalEvents(0, 100)).every((e) => !(e.body ?? "").includes("sealed-")),
+      "no value is journaled",
+    );
   }));
 
 test("libsql site store: a redefinition moves the definition time and drops the session; sessions and grants fit only their definition; revoking ends every grant", () =>
@@ -83,7 +96,13 @@ test("libsql site store: a redefinition moves the definition time and drops the 
     assert.deepEqual([given?.grantId, given?.expiresMs, given?.authentic], ["g1", clock.now + 60_000, true]);
     await sites.grantSite({ ...grant, grantId: "g2", siteDefinedMs: T0 + 1 });
     await sql("UPDATE site_grants SET risk = 'consequential' WHERE grant_id = 'g2'");
-    assert.deepEqual((await sites.listGrants("shop")).map((g) => [g.grantId, g.authentic]), [["g1", true], ["g2", false]]);
+    assert.deepEqual(
+      (await sites.listGrants("shop")).map((g) => [g.grantId, g.authentic]),
+      [
+        ["g1", true],
+        ["g2", false],
+      ],
+    );
     clock.now += 10;
     assert.deepEqual(await sites.revokeGrants("shop"), ["g1", "g2"]);
     assert.ok((await sites.listGrants(null)).every((g) => g.revokedMs === clock.now));

@@ -59,8 +59,12 @@ export async function decide(ctx: CommandContext, approve: boolean): Promise<num
     }
     const decided = await service.decideApproval(id, { approve, requestDigest: request.approval.requestDigest, decidedBy: cliDecider(), via: "cli" });
     if (!decided.ok) return printFailure(decided, json);
-    if (json) printEnvelope({ ok: true, status: decided.outcome, operationId: decided.handle.operationId, data: { phase: decided.status, handle: decided.handle } });
-    else if (decided.outcome === "approved") printOut(`approved and queued: ${describeHandle(decided.handle)}\n  it runs with the next "errand runner" (or errand serve's queue); then "errand collect ${decided.handle.operationId}"`);
+    if (json)
+      printEnvelope({ ok: true, status: decided.outcome, operationId: decided.handle.operationId, data: { phase: decided.status, handle: decided.handle } });
+    else if (decided.outcome === "approved")
+      printOut(
+        `approved and queued: ${describeHandle(decided.handle)}\n  it runs with the next "errand runner" (or errand serve's queue); then "errand collect ${decided.handle.operationId}"`,
+      );
     else printOut(`denied: it ended BLOCKED (approval_denied) and will never run: ${describeHandle(decided.handle)}`);
     return EXIT.pass;
   });

@@ -41,7 +41,11 @@ async function runArtifact(ctx: CommandContext): Promise<number> {
     if (!read.ok) return printFailure(read, json);
     // The service checked the bytes against the receipt; checked again here on what is written.
     const sha256 = createHash("sha256").update(read.data).digest("hex");
-    if (sha256 !== read.artifact.sha256) return printFailure({ code: "artifact_mismatch", message: `The bytes hash to ${sha256}, not the receipt's ${read.artifact.sha256}; nothing was written.` }, json);
+    if (sha256 !== read.artifact.sha256)
+      return printFailure(
+        { code: "artifact_mismatch", message: `The bytes hash to ${sha256}, not the receipt's ${read.artifact.sha256}; nothing was written.` },
+        json,
+      );
     writeFileSync(file, read.data, { mode: 0o600 });
     const data = { file, index: read.artifact.index, mediaType: read.artifact.mediaType, bytes: read.data.length, sha256 };
     if (json) printEnvelope({ ok: true, status: "written", operationId: id, data });

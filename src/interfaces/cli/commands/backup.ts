@@ -12,7 +12,8 @@ import { UsageError } from "../usageError.js";
 export const KEY_ADVICE =
   "The master key is NOT in this backup. Keep a copy of keys/master.key apart from it (offline, or in a password manager): without that key the journal cannot be verified, API tokens and OAuth grants stop working and stored secrets cannot be opened; with the key, the backup is as sensitive as errand itself.";
 
-export const POSTGRES_ADVICE = "With a PostgreSQL store, back up with pg_dump instead: pg_dump --format=custom --file=errand.dump \"$DATABASE_URL\" (docs/OPERATIONS.md).";
+export const POSTGRES_ADVICE =
+  'With a PostgreSQL store, back up with pg_dump instead: pg_dump --format=custom --file=errand.dump "$DATABASE_URL" (docs/OPERATIONS.md).';
 
 export const backupCommand: Command = {
   name: "backup",
@@ -35,16 +36,28 @@ async function runBackup(ctx: CommandContext): Promise<number> {
   if (out === undefined) throw new UsageError("backup needs --out FILE");
   const config = resolveRuntimeConfig(ctx.env);
   if (config.databaseUrl !== null) {
-    return printFailure({ code: "configuration_error", message: "errand backup copies the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL the state is in PostgreSQL: back it up with pg_dump (docs/OPERATIONS.md, PostgreSQL), and keep ERRAND_HOME/keys/master.key apart." }, json);
+    return printFailure(
+      {
+        code: "configuration_error",
+        message:
+          "errand backup copies the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL the state is in PostgreSQL: back it up with pg_dump (docs/OPERATIONS.md, PostgreSQL), and keep ERRAND_HOME/keys/master.key apart.",
+      },
+      json,
+    );
   }
-  const [{ backupSqliteDatabase, BackupError }, { sqliteStorePath }] = await Promise.all([import("../../../store/sqlite/sqliteBackup.js"), import("../../../store/sqlite/openSqliteStore.js")]);
+  const [{ backupSqliteDatabase, BackupError }, { sqliteStorePath }] = await Promise.all([
+    import("../../../store/sqlite/sqliteBackup.js"),
+    import("../../../store/sqlite/openSqliteStore.js"),
+  ]);
   try {
     const facts = await backupSqliteDatabase(sqliteStorePath(config.errandHome), out);
     const keyFile = join(config.errandHome, "keys", "master.key");
     if (json) {
       printEnvelope({ ok: true, status: "done", data: { file: out, ...facts, keyFile, keyIncluded: false, advice: KEY_ADVICE } });
     } else {
-      printOut(`backup written: ${out} (${facts.bytes} bytes, schema ${facts.schemaVersion}, ${facts.operations} operation(s), ${facts.journalEvents} journal event(s))`);
+      printOut(
+        `backup written: ${out} (${facts.bytes} bytes, schema ${facts.schemaVersion}, ${facts.operations} operation(s), ${facts.journalEvents} journal event(s))`,
+      );
       printOut(`${KEY_ADVICE}\n  key: ${keyFile}\n${POSTGRES_ADVICE}`);
     }
     return EXIT.pass;

@@ -39,8 +39,17 @@ async function runCancel(ctx: CommandContext): Promise<number> {
   return withOperations(ctx, async ({ service }) => {
     const result = await service.control(id, { action: "cancel", controlActionId });
     if (!result.ok) return printFailure(result, json);
-    if (json) printEnvelope({ ok: result.outcome !== "uncertain", status: result.outcome, operationId: id, data: { phase: result.status, repeated: result.repeated, controlActionId, handle: result.handle } });
-    else printOut(`${result.outcome}: ${SAYS[result.outcome]}${result.repeated ? " (repeated request: nothing done again)" : ""}\n  ${describeHandle(result.handle)}\n  control id ${controlActionId}`);
+    if (json)
+      printEnvelope({
+        ok: result.outcome !== "uncertain",
+        status: result.outcome,
+        operationId: id,
+        data: { phase: result.status, repeated: result.repeated, controlActionId, handle: result.handle },
+      });
+    else
+      printOut(
+        `${result.outcome}: ${SAYS[result.outcome]}${result.repeated ? " (repeated request: nothing done again)" : ""}\n  ${describeHandle(result.handle)}\n  control id ${controlActionId}`,
+      );
     return result.outcome === "uncertain" ? EXIT.uncertain : EXIT.pass;
   });
 }

@@ -46,10 +46,26 @@ async function runCollect(ctx: CommandContext): Promise<number> {
     if (json) {
       const { handle, ephemeral, compacted, receipt } = result;
       const approval = result.approval === undefined ? {} : { approval: approvalJson(ctx.env, id, result.approval) };
-      printEnvelope({ ok: exit === EXIT.pass, status: receipt?.status ?? result.status, operationId: id, receipt, data: { phase: result.status, handle, ...(ephemeral === undefined ? {} : { ephemeral: presentEphemeral(ephemeral) }), ...(compacted === undefined ? {} : { compacted }), ...approval } });
-    } else if (result.approval !== undefined) printOut(`${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`);
+      printEnvelope({
+        ok: exit === EXIT.pass,
+        status: receipt?.status ?? result.status,
+        operationId: id,
+        receipt,
+        data: {
+          phase: result.status,
+          handle,
+          ...(ephemeral === undefined ? {} : { ephemeral: presentEphemeral(ephemeral) }),
+          ...(compacted === undefined ? {} : { compacted }),
+          ...approval,
+        },
+      });
+    } else if (result.approval !== undefined)
+      printOut(`${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`);
     else if (result.receipt !== undefined) printOut(formatReceipt(result.receipt, result.ephemeral));
-    else if (result.compacted !== undefined) printOut(`${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`);
+    else if (result.compacted !== undefined)
+      printOut(
+        `${result.status}: finished as ${result.compacted.receiptStatus ?? result.compacted.phase}; its receipt was compacted at ${result.compacted.compactedAt}\n  ${describeHandle(result.handle)}`,
+      );
     else printOut(`pending: ${describeHandle(result.handle)}\n  it runs when "errand runner" picks it up; collect again later`);
 
     return exit;

@@ -79,7 +79,12 @@ function checkFileModes(home: string): DoctorCheck {
 
 function checkKey(home: string): DoctorCheck {
   const path = join(home, "keys", "master.key");
-  if (!existsSync(path)) return fail("master key", `no key at ${path}`, `restore the key that belongs to this database to ${path} (mode 600); for a new installation any command creates one`);
+  if (!existsSync(path))
+    return fail(
+      "master key",
+      `no key at ${path}`,
+      `restore the key that belongs to this database to ${path} (mode 600); for a new installation any command creates one`,
+    );
   try {
     readHexKeyFile(path);
     return pass("master key", `${path} (keep a copy apart from backups)`);
@@ -102,38 +107,84 @@ async function checkDatabase(home: string, env: NodeJS.ProcessEnv): Promise<Doct
   if (url !== undefined && url.trim() !== "") return checkPostgres(url.trim(), env, sealerOf(home));
   const path = join(home, "errand.db");
   if (!existsSync(path)) {
-    return [fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'), ownerCheck(env, false)];
+    return [
+      fail("database", `no database at ${path}`, 'run "errand status" to create it, or "errand restore FILE" to bring a backup back'),
+      ownerCheck(env, false),
+    ];
   }
   const { inspectDatabase } = await import("../../../store/sqlite/inspectDatabase.js");
   let facts: DatabaseFacts;
   try {
     facts = inspectDatabase(path, sealerOf(home));
   } catch (error) {
-    return [fail("database", `${path} cannot be read: ${errorMessage(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'), ownerCheck(env, null)];
+    return [
+      fail("database", `${path} cannot be read: ${errorMessage(error)}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'),
+      ownerCheck(env, null),
+    ];
   }
   const checks: DoctorCheck[] = [];
-  if (facts.integrity !== "ok") checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
-  else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `schema ${facts.schemaVersion} is newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
-  else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${path} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on the next start, after an automatic backup`));
+  if (facts.integrity !== "ok")
+    checks.push(fail("database", `${path} is damaged: ${facts.integrity}`, 'restore the latest backup with "errand restore FILE" into an empty ERRAND_HOME'));
+  else if (facts.schemaVersion > facts.supportedVersion)
+    checks.push(
+      fail("database", `schema ${facts.schemaVersion} is newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"),
+    );
+  else if (facts.schemaVersion < facts.supportedVersion)
+    checks.push(
+      pass(
+        "database",
+        `${path} intact; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on the next start, after an automatic backup`,
+      ),
+    );
   else checks.push(pass("database", `${path} intact, schema ${facts.schemaVersion}`));
   return [...checks, ...factChecks(facts, env)];
 }
 
 /** The database ERRAND_DATABASE_URL names (no ERRAND_HOME/errand.db then): reachable, its schema, its owner password and circuits. */
 async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: JournalSealer | undefined): Promise<DoctorCheck[]> {
-  const [{ inspectPostgres }, { describeDatabaseUrl, isPostgresUrl }] = await Promise.all([import("../../../store/postgres/inspectPostgres.js"), import("../../../store/postgres/postgresConnection.js")]);
-  if (!isPostgresUrl(url)) return [fail("database", "ERRAND_DATABASE_URL is not a postgres:// or postgresql:// URL", "set it to postgres://USER@HOST:PORT/DATABASE, or unset it to use ERRAND_HOME/errand.db")];
+  const [{ inspectPostgres }, { describeDatabaseUrl, isPostgresUrl }] = await Promise.all([
+    import("../../../store/postgres/inspectPostgres.js"),
+    import("../../../store/postgres/postgresConnection.js"),
+  ]);
+  if (!isPostgresUrl(url))
+    return [
+      fail(
+        "database",
+        "ERRAND_DATABASE_URL is not a postgres:// or postgresql:// URL",
+        "set it to postgres://USER@HOST:PORT/DATABASE, or unset it to use ERRAND_HOME/errand.db",
+      ),
+    ];
   const where = `PostgreSQL ${describeDatabaseUrl(url)} (ERRAND_DATABASE_URL)`;
   let facts: DatabaseFacts;
   try {
     facts = await inspectPostgres(url, sealer);
   } catch (error) {
-    return [fail("database", `${where}: ${errorMessage(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL"), ownerCheck(env, null)];
+    return [
+      fail("database", `${where}: ${errorMessage(error)}`, "start the server, or correct the host, database, user or password in ERRAND_DATABASE_URL"),
+      ownerCheck(env, null),
+    ];
   }
   const checks: DoctorCheck[] = [];
-  if (facts.schemaVersion === 0) checks.push(fail("database", `${where} has no errand schema`, 'run "errand migrate" with ERRAND_DATABASE_URL set (it also creates the key the database is signed with)'));
-  else if (facts.schemaVersion > facts.supportedVersion) checks.push(fail("database", `${where} has schema ${facts.schemaVersion}, newer than this errand knows (${facts.supportedVersion})`, "run the newer errand that wrote it"));
-  else if (facts.schemaVersion < facts.supportedVersion) checks.push(pass("database", `${where} reachable; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on first use ("errand migrate")`));
+  if (facts.schemaVersion === 0)
+    checks.push(
+      fail(
+        "database",
+        `${where} has no errand schema`,
+        'run "errand migrate" with ERRAND_DATABASE_URL set (it also creates the key the database is signed with)',
+      ),
+    );
+  else if (facts.schemaVersion > facts.supportedVersion)
+    checks.push(
+      fail(
+        "database",
+        `${where} has schema ${facts.schemaVersion}, newer than this errand knows (${facts.supportedVersion})`,
+        "run the newer errand that wrote it",
+      ),
+    );
+  else if (facts.schemaVersion < facts.supportedVersion)
+    checks.push(
+      pass("database", `${where} reachable; schema ${facts.schemaVersion} will be migrated to ${facts.supportedVersion} on first use ("errand migrate")`),
+    );
   else checks.push(pass("database", `${where} reachable, schema ${facts.schemaVersion}`));
   return [...checks, ...factChecks(facts, env)];
 }
@@ -141,19 +192,40 @@ async function checkPostgres(url: string, env: NodeJS.ProcessEnv, sealer: Journa
 /** setInDatabase is null when the database cannot be read: the environment still answers, and a password only stored there is not vouched for. */
 function ownerCheck(env: NodeJS.ProcessEnv, setInDatabase: boolean | null): DoctorCheck {
   if ((env["ERRAND_OWNER_PASSWORD"] ?? "") !== "") return pass("owner password", "set by ERRAND_OWNER_PASSWORD");
-  if (setInDatabase === null) return fail("owner password", "unknown: ERRAND_OWNER_PASSWORD is not set and the database that would hold its hash cannot be read", 'fix the database, then run "errand doctor" again (or set ERRAND_OWNER_PASSWORD_FILE)');
+  if (setInDatabase === null)
+    return fail(
+      "owner password",
+      "unknown: ERRAND_OWNER_PASSWORD is not set and the database that would hold its hash cannot be read",
+      'fix the database, then run "errand doctor" again (or set ERRAND_OWNER_PASSWORD_FILE)',
+    );
   if (setInDatabase) return pass("owner password", "set (scrypt hash in the database)");
-  return fail("owner password", "not set: nobody could approve ChatGPT on the consent page", 'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)');
+  return fail(
+    "owner password",
+    "not set: nobody could approve ChatGPT on the consent page",
+    'run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD_FILE)',
+  );
 }
 
 /** Rows that grant authority against their MACs: each one that fails is named by table and id. */
 function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
   if (facts.keyMatchesJournal === false) {
-    return [fail("authority rows", "not checked: keys/master.key is not the key this database's journal was written with, so no stored MAC can verify", "put back the master key that belongs to this database (from your key backup)")];
+    return [
+      fail(
+        "authority rows",
+        "not checked: keys/master.key is not the key this database's journal was written with, so no stored MAC can verify",
+        "put back the master key that belongs to this database (from your key backup)",
+      ),
+    ];
   }
   const rows = facts.unauthenticRows;
   if (rows === null) return [];
-  if (rows.length === 0) return [pass("authority rows", "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets, sites, standing grants on sites) passes its MAC")];
+  if (rows.length === 0)
+    return [
+      pass(
+        "authority rows",
+        "every stored row that grants authority (owner password, API tokens, OAuth clients, codes, grants and tokens, declared secrets, sites, standing grants on sites) passes its MAC",
+      ),
+    ];
   return [
     fail(
       "authority rows",
@@ -167,7 +239,13 @@ function rowsCheck(facts: DatabaseFacts): DoctorCheck[] {
 function factChecks(facts: DatabaseFacts, env: NodeJS.ProcessEnv): DoctorCheck[] {
   const checks = [ownerCheck(env, facts.ownerPasswordSet), ...rowsCheck(facts)];
   for (const breaker of facts.breakers.filter((b) => b.state !== "CLOSED")) {
-    checks.push(fail(`provider ${breaker.provider}`, `circuit ${breaker.state} after repeated failures`, 'see "errand provider list" for when it closes; check the provider\'s status page'));
+    checks.push(
+      fail(
+        `provider ${breaker.provider}`,
+        `circuit ${breaker.state} after repeated failures`,
+        'see "errand provider list" for when it closes; check the provider\'s status page',
+      ),
+    );
   }
   return checks;
 }
@@ -175,7 +253,8 @@ function factChecks(facts: DatabaseFacts, env: NodeJS.ProcessEnv): DoctorCheck[]
 /** ERRAND_OWNER_APPROVAL: anything less than every write and every secret lets the assistant act alone. */
 function checkOwnerApproval(env: NodeJS.ProcessEnv): DoctorCheck {
   const raw = env["ERRAND_OWNER_APPROVAL"];
-  if (raw === undefined || raw === "") return pass("owner approval", `default: every write and every secret waits for the owner (${DEFAULT_OWNER_APPROVAL.join(",")})`);
+  if (raw === undefined || raw === "")
+    return pass("owner approval", `default: every write and every secret waits for the owner (${DEFAULT_OWNER_APPROVAL.join(",")})`);
   let rules;
   try {
     rules = parseOwnerApproval(raw);
@@ -195,25 +274,56 @@ function checkOwnerApproval(env: NodeJS.ProcessEnv): DoctorCheck {
 async function checkChromium(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const { findChromium, CHROMIUM_INSTALL_HINT } = await import("../../../providers/local/findChromium.js");
   const path = findChromium(env);
-  if (path === null) return [fail("chromium", CHROMIUM_INSTALL_HINT, "sudo apt-get install -y chromium (or set CHROME_PATH)"), fail("chromium sandbox", "no Chromium to check", "install Chromium first")];
+  if (path === null)
+    return [
+      fail("chromium", CHROMIUM_INSTALL_HINT, "sudo apt-get install -y chromium (or set CHROME_PATH)"),
+      fail("chromium sandbox", "no Chromium to check", "install Chromium first"),
+    ];
   const checks = [pass("chromium", path)];
   if (process.getuid?.() === 0) {
-    checks.push(fail("chromium sandbox", "errand runs as root, where Chromium refuses its sandbox (errand then runs it without one)", "run errand as its own unprivileged user: deploy/errand.service or deploy/Dockerfile"));
+    checks.push(
+      fail(
+        "chromium sandbox",
+        "errand runs as root, where Chromium refuses its sandbox (errand then runs it without one)",
+        "run errand as its own unprivileged user: deploy/errand.service or deploy/Dockerfile",
+      ),
+    );
     return checks;
   }
   if (env["ERRAND_CHROMIUM_SANDBOX"] === "off") {
-    checks.push(fail("chromium sandbox", "turned off by ERRAND_CHROMIUM_SANDBOX=off", "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) and unset ERRAND_CHROMIUM_SANDBOX"));
+    checks.push(
+      fail(
+        "chromium sandbox",
+        "turned off by ERRAND_CHROMIUM_SANDBOX=off",
+        "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) and unset ERRAND_CHROMIUM_SANDBOX",
+      ),
+    );
     return checks;
   }
   // Start Chromium sandboxed, as errand will, on a blank page: no network, gone in seconds.
   const probe = spawnSync(path, ["--headless=new", "--disable-gpu", "--no-first-run", "--dump-dom", "about:blank"], { encoding: "utf8", timeout: 30_000 });
   if (probe.status === 0) checks.push(pass("chromium sandbox", "Chromium starts with its sandbox"));
-  else checks.push(fail("chromium sandbox", `Chromium did not start sandboxed: ${(probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).split("\n").find((l) => l.trim() !== "")?.slice(0, 200) ?? ""}`, "enable unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1), or as a last resort ERRAND_CHROMIUM_SANDBOX=off"));
+  else
+    checks.push(
+      fail(
+        "chromium sandbox",
+        `Chromium did not start sandboxed: ${
+          (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`)
+            .split("\n")
+            .find((l) => l.trim() !== "")
+            ?.slice(0, 200) ?? ""
+        }`,
+        "enable unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1), or as a last resort ERRAND_CHROMIUM_SANDBOX=off",
+      ),
+    );
   return checks;
 }
 
 async function checkResolver(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ createDohResolver, checkDohEndpoint, DEFAULT_DOH_ENDPOINT }, { createSystemResolver }] = await Promise.all([import("../../../policy/dohResolver.js"), import("../../../policy/systemResolver.js")]);
+  const [{ createDohResolver, checkDohEndpoint, DEFAULT_DOH_ENDPOINT }, { createSystemResolver }] = await Promise.all([
+    import("../../../policy/dohResolver.js"),
+    import("../../../policy/systemResolver.js"),
+  ]);
   const kind = env["ERRAND_RESOLVER"] === "system" ? "system" : "doh";
   const endpoint = env["ERRAND_DOH_URL"] !== undefined && env["ERRAND_DOH_URL"] !== "" ? env["ERRAND_DOH_URL"] : DEFAULT_DOH_ENDPOINT;
   if (kind === "doh") {
@@ -223,23 +333,43 @@ async function checkResolver(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const resolver = kind === "system" ? createSystemResolver() : createDohResolver({ endpoint, timeoutMs: 5_000 });
   const answer = await resolver.resolve("example.com", AbortSignal.timeout(8_000));
   if ("addresses" in answer) return pass("resolver", `${kind === "doh" ? `DNS-over-HTTPS ${endpoint}` : "system resolver"} answers (example.com)`);
-  return fail("resolver", `${kind === "doh" ? endpoint : "the system resolver"} did not answer: ${answer.error}${answer.detail === undefined ? "" : ` (${answer.detail})`}; every task would be refused (errand fails closed)`, kind === "doh" ? `allow outbound HTTPS to ${new URL(endpoint).host}, or set ERRAND_DOH_URL to a reachable DoH endpoint` : "fix /etc/resolv.conf, or use ERRAND_RESOLVER=doh");
+  return fail(
+    "resolver",
+    `${kind === "doh" ? endpoint : "the system resolver"} did not answer: ${answer.error}${answer.detail === undefined ? "" : ` (${answer.detail})`}; every task would be refused (errand fails closed)`,
+    kind === "doh"
+      ? `allow outbound HTTPS to ${new URL(endpoint).host}, or set ERRAND_DOH_URL to a reachable DoH endpoint`
+      : "fix /etc/resolv.conf, or use ERRAND_RESOLVER=doh",
+  );
 }
 
 async function checkPublicUrl(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const raw = env["ERRAND_PUBLIC_URL"];
-  if (raw === undefined || raw === "") return pass("public URL", "ERRAND_PUBLIC_URL not set: errand serve stays on loopback (ChatGPT needs an https URL, docs/OPERATIONS.md)");
+  if (raw === undefined || raw === "")
+    return pass("public URL", "ERRAND_PUBLIC_URL not set: errand serve stays on loopback (ChatGPT needs an https URL, docs/OPERATIONS.md)");
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return fail("public URL", `ERRAND_PUBLIC_URL "${raw.slice(0, 80)}" is not a URL`, "set it to the https origin of your tunnel or reverse proxy, e.g. https://errand.example.com");
+    return fail(
+      "public URL",
+      `ERRAND_PUBLIC_URL "${raw.slice(0, 80)}" is not a URL`,
+      "set it to the https origin of your tunnel or reverse proxy, e.g. https://errand.example.com",
+    );
   }
-  if (url.protocol !== "https:") return fail("public URL", `${url.origin} is not https; ChatGPT only connects over TLS`, "put a TLS reverse proxy or tunnel in front (deploy/compose.yaml) and use its https origin");
+  if (url.protocol !== "https:")
+    return fail(
+      "public URL",
+      `${url.origin} is not https; ChatGPT only connects over TLS`,
+      "put a TLS reverse proxy or tunnel in front (deploy/compose.yaml) and use its https origin",
+    );
   try {
     const response = await fetch(`${url.origin}/healthz`, { signal: AbortSignal.timeout(8_000), redirect: "error" });
     if (response.status === 200) return pass("public URL", `${url.origin}/healthz answers over TLS with a valid certificate`);
-    return fail("public URL", `${url.origin}/healthz answered HTTP ${response.status}`, "check that the proxy forwards to errand serve and passes the Host header");
+    return fail(
+      "public URL",
+      `${url.origin}/healthz answered HTTP ${response.status}`,
+      "check that the proxy forwards to errand serve and passes the Host header",
+    );
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : errorMessage(error);
     return fail("public URL", `${url.origin} is not reachable over TLS: ${cause}`, "check the tunnel or reverse proxy, its DNS name and its certificate");
@@ -271,7 +401,9 @@ async function checkProviders(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const configured = CLOUD_PROVIDER_NAMES.filter((name) => missingCredential(name, env) === null);
   return pass(
     "cloud providers",
-    configured.length === 0 ? "none configured: tasks run on local Chromium" : `credentials set for ${configured.join(", ")} (each needs a passing "errand provider smoke" before auto routing uses it)`,
+    configured.length === 0
+      ? "none configured: tasks run on local Chromium"
+      : `credentials set for ${configured.join(", ")} (each needs a passing "errand provider smoke" before auto routing uses it)`,
   );
 }
 
@@ -280,8 +412,18 @@ async function runDoctor(ctx: CommandContext): Promise<number> {
   const offline = flagOption(ctx, "offline");
   const checks: DoctorCheck[] = [];
   const homeMode = modeOf(home.path);
-  checks.push(homeMode === null ? fail("state directory", `${home.path} (from ${home.source}) does not exist`, 'run "errand status" to create it, or set ERRAND_HOME') : pass("state directory", `${home.path} (from ${home.source})`));
-  checks.push(checkFileModes(home.path), checkKey(home.path), ...(await checkDatabase(home.path, ctx.env)), checkOwnerApproval(ctx.env), ...(await checkChromium(ctx.env)));
+  checks.push(
+    homeMode === null
+      ? fail("state directory", `${home.path} (from ${home.source}) does not exist`, 'run "errand status" to create it, or set ERRAND_HOME')
+      : pass("state directory", `${home.path} (from ${home.source})`),
+  );
+  checks.push(
+    checkFileModes(home.path),
+    checkKey(home.path),
+    ...(await checkDatabase(home.path, ctx.env)),
+    checkOwnerApproval(ctx.env),
+    ...(await checkChromium(ctx.env)),
+  );
   if (offline) checks.push(pass("resolver", "skipped (--offline)"), pass("public URL", "skipped (--offline)"));
   else checks.push(await checkResolver(ctx.env), await checkPublicUrl(ctx.env));
   checks.push(await checkForwardedHeaders(home.path), await checkProviders(ctx.env));
@@ -290,8 +432,17 @@ async function runDoctor(ctx: CommandContext): Promise<number> {
     printEnvelope({ ok: healthy, status: healthy ? "healthy" : "needs_attention", data: { home, checks } });
   } else {
     const width = Math.max(...checks.map((c) => c.name.length));
-    const lines = checks.flatMap((c) => [`${c.ok ? "ok " : "FIX"}  ${c.name.padEnd(width)}  ${c.detail}`, ...(c.fix === null ? [] : [`     ${"".padEnd(width)}  fix: ${c.fix}`])]);
-    printOut([`errand doctor: state in ${home.path} (from ${home.source})`, ...lines, healthy ? "everything holds" : `${checks.filter((c) => !c.ok).length} thing(s) to fix`].join("\n"));
+    const lines = checks.flatMap((c) => [
+      `${c.ok ? "ok " : "FIX"}  ${c.name.padEnd(width)}  ${c.detail}`,
+      ...(c.fix === null ? [] : [`     ${"".padEnd(width)}  fix: ${c.fix}`]),
+    ]);
+    printOut(
+      [
+        `errand doctor: state in ${home.path} (from ${home.source})`,
+        ...lines,
+        healthy ? "everything holds" : `${checks.filter((c) => !c.ok).length} thing(s) to fix`,
+      ].join("\n"),
+    );
   }
   return healthy ? EXIT.pass : EXIT.fail;
 }

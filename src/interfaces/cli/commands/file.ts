@@ -40,7 +40,12 @@ async function runFile(ctx: CommandContext): Promise<number> {
     if (name !== undefined) throw new UsageError("file list takes no name");
     const opened = openFiles(config, "read");
     try {
-      const files = (await opened.registry.list()).map((f) => ({ name: f.name, bytes: f.bytes, sha256: f.sha256, addedAt: new Date(f.createdMs).toISOString() }));
+      const files = (await opened.registry.list()).map((f) => ({
+        name: f.name,
+        bytes: f.bytes,
+        sha256: f.sha256,
+        addedAt: new Date(f.createdMs).toISOString(),
+      }));
       if (json) printEnvelope({ ok: true, status: "ok", data: { files } });
       else if (files.length === 0) printOut("no files (errand file add NAME PATH)");
       else for (const f of files) printOut(`${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}  (added ${f.addedAt})`);
@@ -72,7 +77,11 @@ async function runFile(ctx: CommandContext): Promise<number> {
   } catch {
     throw new UsageError(`cannot read ${path}`);
   }
-  if (size > OWNER_FILE_MAX_BYTES) return printFailure({ code: "file_too_large", message: `${path} is ${size} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes for uploads.` }, json);
+  if (size > OWNER_FILE_MAX_BYTES)
+    return printFailure(
+      { code: "file_too_large", message: `${path} is ${size} bytes; errand keeps files of at most ${OWNER_FILE_MAX_BYTES} bytes for uploads.` },
+      json,
+    );
   const opened = openFiles(config);
   try {
     const { created, info } = await opened.registry.add(name, readFileSync(path));

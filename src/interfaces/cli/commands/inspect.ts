@@ -38,14 +38,22 @@ async function runInspect(ctx: CommandContext): Promise<number> {
       lines.push(`  compacted   ${c.compactedAt}; it finished ${c.finishedAt} as ${c.receiptStatus ?? c.phase} after ${c.attempts} attempt(s)`);
     } else {
       const op = rest.operation;
-      lines.push(`  risk        ${op.risk}`, `  attempts    ${op.attempts} of ${op.maxAttempts}`, `  created     ${op.createdAt}`, `  updated     ${op.updatedAt}`);
+      lines.push(
+        `  risk        ${op.risk}`,
+        `  attempts    ${op.attempts} of ${op.maxAttempts}`,
+        `  created     ${op.createdAt}`,
+        `  updated     ${op.updatedAt}`,
+      );
       if (op.finishedAt !== null) lines.push(`  finished    ${op.finishedAt} (${op.receiptStatus ?? ""})`);
       if (op.runAfter !== null) lines.push(`  eligible    ${op.runAfter}`);
       if (op.leaseOwner !== null) lines.push(`  lease       ${op.leaseOwner} until ${op.leaseExpiresAt ?? ""}`);
-      if (op.ranUnderGrant !== null) lines.push(`  unattended  ran under the standing grant ${op.ranUnderGrant} (errand site show; errand site revoke ends it)`);
+      if (op.ranUnderGrant !== null)
+        lines.push(`  unattended  ran under the standing grant ${op.ranUnderGrant} (errand site show; errand site revoke ends it)`);
       if (op.cancelRequested) lines.push("  cancel      requested");
       for (const attempt of rest.attempts) {
-        lines.push(`  attempt ${attempt.attempt}   ${attempt.outcome ?? "running"}${attempt.errorCode === null ? "" : ` (${attempt.errorCode})`} on ${attempt.provider ?? "-"} by ${attempt.runnerId}`);
+        lines.push(
+          `  attempt ${attempt.attempt}   ${attempt.outcome ?? "running"}${attempt.errorCode === null ? "" : ` (${attempt.errorCode})`} on ${attempt.provider ?? "-"} by ${attempt.runnerId}`,
+        );
       }
     }
     printOut(lines.join("\n"));

@@ -36,7 +36,12 @@ export const journalCommand: Command = {
 };
 
 function forgedMessage(forged: readonly KeyRotationRecord[]): string {
-  return forged.map((r) => `the key rotation recorded at ${new Date(r.atMs).toISOString()} (${r.fromKeyId} -> ${r.toKeyId}) does not carry the handover of ${r.fromKeyId}, which errand keeps: it was not made with that key`).join("; ");
+  return forged
+    .map(
+      (r) =>
+        `the key rotation recorded at ${new Date(r.atMs).toISOString()} (${r.fromKeyId} -> ${r.toKeyId}) does not carry the handover of ${r.fromKeyId}, which errand keeps: it was not made with that key`,
+    )
+    .join("; ");
 }
 
 function unauthenticMessage(rows: readonly UnauthenticRow[]): string {
@@ -77,19 +82,30 @@ async function runJournal(ctx: CommandContext): Promise<number> {
               ? { code: "journal_tampered", message: forgedMessage(forged) }
               : undefined;
         const keyRotations = rotations.map((r) => ({ at: new Date(r.atMs).toISOString(), fromKeyId: r.fromKeyId, toKeyId: r.toKeyId, handover: r.handover }));
-        printEnvelope({ ok, status: ok ? "intact" : "tampered", ...(error === undefined ? {} : { error }), data: { ...data, unauthenticRows: rows, keyRotations, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) } });
+        printEnvelope({
+          ok,
+          status: ok ? "intact" : "tampered",
+          ...(error === undefined ? {} : { error }),
+          data: { ...data, unauthenticRows: rows, keyRotations, ...(checkpointed === null ? {} : { checkpointWritten: checkpointed }) },
+        });
       } else {
         if (verdict.ok)
           printOut(
             `${rows.length === 0 ? "intact" : "journal intact"}: ${verdict.events} events verified in ${verdict.operations} operation chain(s) and the journal's own chain (up to ${verdict.headSeq}; ${verdict.baseSeq} folded into the head); ${verdict.tombstones} tombstone(s); the previous checkpoint's ${verdict.checkpointed} operation(s) all present; new checkpoint of ${checkpointed ?? 0} operation(s) written`,
           );
         else if (verdict.fault === "operation_state") printOut(`TAMPERED: ${verdict.message} [${verdict.fault}]`);
-        else printOut(`TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`);
+        else
+          printOut(
+            `TAMPERED at ${verdict.seq === null ? "the journal's head" : `event ${verdict.seq}`}${verdict.operationId === null ? "" : ` (operation ${verdict.operationId})`}: ${verdict.message} [${verdict.fault}]`,
+          );
         for (const row of rows) printOut(`TAMPERED row: ${row.table} ${row.id} fails its MAC (changed without the key); it grants nothing [row_mac]`);
         for (const r of rotations) {
           const when = new Date(r.atMs).toISOString();
           if (r.handover === "forged") printOut(`TAMPERED: ${forgedMessage([r])} [key_handover]`);
-          else printOut(`key rotation at ${when}: ${r.fromKeyId} -> ${r.toKeyId}, ${r.handover === "verified" ? "handover verified with the former key" : `handover not checked: former key ${r.fromKeyId} is no longer kept`}`);
+          else
+            printOut(
+              `key rotation at ${when}: ${r.fromKeyId} -> ${r.toKeyId}, ${r.handover === "verified" ? "handover verified with the former key" : `handover not checked: former key ${r.fromKeyId} is no longer kept`}`,
+            );
         }
       }
       return ok ? EXIT.pass : EXIT.fail;
@@ -98,7 +114,10 @@ async function runJournal(ctx: CommandContext): Promise<number> {
     if (!report.ok) return printFailure(report, json);
     const counts = withoutOk(report);
     if (json) printEnvelope({ ok: true, status: "compacted", data: counts });
-    else printOut(`compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events removed, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored), ${counts.artifactsDeleted} artifact(s) deleted`);
+    else
+      printOut(
+        `compacted ${counts.operations} operation(s): ${counts.eventBodies} event bodies dropped, ${counts.eventsRemoved} events removed, ${counts.bytesFreed} bytes freed (${counts.storedBytes} stored), ${counts.artifactsDeleted} artifact(s) deleted`,
+      );
     return EXIT.pass;
   });
 }

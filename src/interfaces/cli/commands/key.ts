@@ -76,34 +76,63 @@ async function runKey(ctx: CommandContext): Promise<number> {
     return withStoredOperations(ctx, async ({ service }) => {
       const rotations = await service.keyRotations(formers.map((f) => f.sealer));
       if (json) {
-        printEnvelope({ ok: true, status: "ok", data: { keyId: currentId, keyFile: masterKeyPath(home), formerKeys: formers.map((f) => ({ keyId: f.keyId, file: f.path })), rotations: rotations.map(rotationView) } });
+        printEnvelope({
+          ok: true,
+          status: "ok",
+          data: {
+            keyId: currentId,
+            keyFile: masterKeyPath(home),
+            formerKeys: formers.map((f) => ({ keyId: f.keyId, file: f.path })),
+            rotations: rotations.map(rotationView),
+          },
+        });
       } else {
         printOut(`key in force: ${currentId} (${masterKeyPath(home)})`);
         printOut(formers.length === 0 ? "former keys kept: none" : `former keys kept:\n${formers.map((f) => `  ${f.keyId} (${f.path})`).join("\n")}`);
-        printOut(rotations.length === 0 ? "rotations the journal records: none" : `rotations the journal records:\n${rotations.map((r) => `  ${rotationLine(r)}`).join("\n")}`);
+        printOut(
+          rotations.length === 0
+            ? "rotations the journal records: none"
+            : `rotations the journal records:\n${rotations.map((r) => `  ${rotationLine(r)}`).join("\n")}`,
+        );
       }
       return EXIT.pass;
     });
   }
   const keyId = id ?? "";
   const path = formerKeyPath(home, keyId);
-  if (keyId === currentId) throw new KeyRotationRefusedError(`${keyId} is the key in force (keys/master.key), not a former key: rotate first ("errand key rotate").`);
-  if (!formers.some((f) => f.keyId === keyId)) throw new KeyRotationRefusedError(`No former key ${keyId} is kept (${path}); "errand key list" shows the former keys.`);
+  if (keyId === currentId)
+    throw new KeyRotationRefusedError(`${keyId} is the key in force (keys/master.key), not a former key: rotate first ("errand key rotate").`);
+  if (!formers.some((f) => f.keyId === keyId))
+    throw new KeyRotationRefusedError(`No former key ${keyId} is kept (${path}); "errand key list" shows the former keys.`);
   return withStoredOperations(ctx, async ({ service }) => {
     const verdict = await service.verifyJournal();
-    if (!verdict.ok) throw new KeyRotationRefusedError(`The journal does not verify (${verdict.fault}: ${verdict.message}); keep every key until it does ("errand journal verify"). Nothing was removed.`);
+    if (!verdict.ok)
+      throw new KeyRotationRefusedError(
+        `The journal does not verify (${verdict.fault}: ${verdict.message}); keep every key until it does ("errand journal verify"). Nothing was removed.`,
+      );
     const rotations = (await service.keyRotations(formers.map((f) => f.sealer))).filter((r) => r.fromKeyId === keyId);
     const forged = rotations.find((r) => r.handover === "forged");
-    if (forged !== undefined) throw new KeyRotationRefusedError(`The journal's rotation from ${keyId} at ${new Date(forged.atMs).toISOString()} does not carry ${keyId}'s handover: it was not made by the holder of that key. Keep the key as evidence ("errand journal verify" reports it). Nothing was removed.`);
+    if (forged !== undefined)
+      throw new KeyRotationRefusedError(
+        `The journal's rotation from ${keyId} at ${new Date(forged.atMs).toISOString()} does not carry ${keyId}'s handover: it was not made by the holder of that key. Keep the key as evidence ("errand journal verify" reports it). Nothing was removed.`,
+      );
     const since = rotations[0] === undefined ? "" : ` (until ${new Date(rotations[0].atMs).toISOString()})`;
     const lost = [
       `backups made while ${keyId} was in force${since} can no longer be restored or their journal verified ("errand restore --key-file" needs this key)`,
-      rotations.length === 0 ? `(the journal no longer records the rotation from ${keyId}: it was compacted away)` : `"errand journal verify" can no longer check the handover of the rotation from ${keyId}; it will say "key not kept"`,
+      rotations.length === 0
+        ? `(the journal no longer records the rotation from ${keyId}: it was compacted away)`
+        : `"errand journal verify" can no longer check the handover of the rotation from ${keyId}; it will say "key not kept"`,
       `request digests computed under ${keyId} (operations submitted before that rotation) can no longer be recomputed ("errand digest --key-file", a client's digest key)`,
     ];
     if (!flagOption(ctx, "yes")) {
       if (!json) printErr(`Retiring ${keyId} removes ${path} for good. Afterwards:\n${lost.map((l) => `  - ${l}`).join("\n")}`);
-      return printFailure({ code: "usage", message: `Nothing was removed: confirm with "errand key retire ${keyId} --yes" once you keep no backup from before that rotation that you may need (or keep a copy of ${path} with them).` }, json);
+      return printFailure(
+        {
+          code: "usage",
+          message: `Nothing was removed: confirm with "errand key retire ${keyId} --yes" once you keep no backup from before that rotation that you may need (or keep a copy of ${path} with them).`,
+        },
+        json,
+      );
     }
     removeFormerKey(home, keyId);
     if (json) printEnvelope({ ok: true, status: "retired", data: { keyId, file: path, lost } });
@@ -117,7 +146,12 @@ function rotationView(r: KeyRotationRecord): Record<string, unknown> {
 }
 
 function rotationLine(r: KeyRotationRecord): string {
-  const handover = r.handover === "verified" ? "handover verified with the former key" : r.handover === "key_not_kept" ? `handover not checkable: ${r.fromKeyId} is no longer kept` : "handover FORGED: not made with the former key";
+  const handover =
+    r.handover === "verified"
+      ? "handover verified with the former key"
+      : r.handover === "key_not_kept"
+        ? `handover not checkable: ${r.fromKeyId} is no longer kept`
+        : "handover FORGED: not made with the former key";
   return `${new Date(r.atMs).toISOString()}  ${r.fromKeyId} -> ${r.toKeyId}  ${handover}`;
 }
 
@@ -136,21 +170,36 @@ function printRotation(done: RotationDone, json: boolean, backend: "sqlite" | "p
     printEnvelope({
       ok: true,
       status: "rotated",
-      data: { keyId: done.keyId, formerKeyId: done.formerKeyId, keyFile: done.keyFile, formerKeyFile: done.formerKeyFile, ...(done.report === null ? { report: null } : withoutIds(done.report)), reclaimed, next },
+      data: {
+        keyId: done.keyId,
+        formerKeyId: done.formerKeyId,
+        keyFile: done.keyFile,
+        formerKeyFile: done.formerKeyFile,
+        ...(done.report === null ? { report: null } : withoutIds(done.report)),
+        reclaimed,
+        next,
+      },
     });
     if (typeof done.reclaimed !== "string") printErr(reclaimWarning(done.reclaimed.failed));
     return;
   }
   printOut(`rotated the master key: ${done.formerKeyId} -> ${done.keyId}; ${done.keyFile} holds the new key, the old one is kept as ${done.formerKeyFile}`);
   const r = done.report;
-  if (r === null) printOut("the database committed the rotation, but its answer was lost with the connection: the counts are in the journal's key_rotated event");
+  if (r === null)
+    printOut("the database committed the rotation, but its answer was lost with the connection: the counts are in the journal's key_rotated event");
   else {
     printOut(
       `sealed again: ${plural(r.resealed.secrets, "secret")}, ${plural(r.resealed.siteSessions, "saved session")}, ${plural(r.resealed.ownerFiles, "owner file")}, ${plural(r.resealed.heldResults, "held result")}, ${plural(r.resealed.artifacts, "artifact")}` +
-        (r.dropped.heldResults + r.dropped.artifacts === 0 ? "" : `; dropped ${plural(r.dropped.heldResults, "held result")} and ${plural(r.dropped.artifacts, "artifact")} that could never be served (expired, their operation gone, or not opening)`),
+        (r.dropped.heldResults + r.dropped.artifacts === 0
+          ? ""
+          : `; dropped ${plural(r.dropped.heldResults, "held result")} and ${plural(r.dropped.artifacts, "artifact")} that could never be served (expired, their operation gone, or not opening)`),
     );
-    printOut(`signed again: ${plural(r.resigned.events, "journal event")} (${plural(r.resigned.operations, "operation")}, ${plural(r.resigned.tombstones, "tombstone")}), ${plural(r.resigned.rows, "row")} that grant authority; recorded as key_rotated with the old key's handover`);
-    printOut(`ended: ${plural(r.ended.apiTokens, "API token")}, ${plural(r.ended.oauthGrants, "OAuth grant")}, ${plural(r.ended.oauthClients, "OAuth client")} holding a secret`);
+    printOut(
+      `signed again: ${plural(r.resigned.events, "journal event")} (${plural(r.resigned.operations, "operation")}, ${plural(r.resigned.tombstones, "tombstone")}), ${plural(r.resigned.rows, "row")} that grant authority; recorded as key_rotated with the old key's handover`,
+    );
+    printOut(
+      `ended: ${plural(r.ended.apiTokens, "API token")}, ${plural(r.ended.oauthGrants, "OAuth grant")}, ${plural(r.ended.oauthClients, "OAuth client")} holding a secret`,
+    );
   }
   if (typeof done.reclaimed !== "string") printErr(reclaimWarning(done.reclaimed.failed));
   printOut(`next:\n${next.map((n) => `  - ${n}`).join("\n")}`);

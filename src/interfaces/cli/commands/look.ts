@@ -64,9 +64,14 @@ function formLines(forms: readonly OutlineForm[], indent: string): string[] {
     lines.push(`${indent}${form.selector === null ? "controls outside any form" : `form ${form.selector}`}`);
     for (const field of form.fields) {
       const options = field.options === undefined ? "" : ` options: ${field.options.map((o) => (typeof o.value === "string" ? o.value : "(text)")).join(", ")}`;
-      lines.push(`${indent}  ${field.type.padEnd(9)} ${show(field.label).padEnd(24)} ${field.selector ?? "(no unique selector)"}${field.required ? " required" : ""}${field.visible ? "" : " hidden"}${options}`);
+      lines.push(
+        `${indent}  ${field.type.padEnd(9)} ${show(field.label).padEnd(24)} ${field.selector ?? "(no unique selector)"}${field.required ? " required" : ""}${field.visible ? "" : " hidden"}${options}`,
+      );
     }
-    for (const button of form.buttons) lines.push(`${indent}  ${"button".padEnd(9)} ${show(button.text).padEnd(24)} ${button.selector ?? "(no unique selector)"}${button.visible ? "" : " hidden"}`);
+    for (const button of form.buttons)
+      lines.push(
+        `${indent}  ${"button".padEnd(9)} ${show(button.text).padEnd(24)} ${button.selector ?? "(no unique selector)"}${button.visible ? "" : " hidden"}`,
+      );
   }
   return lines;
 }
@@ -81,7 +86,12 @@ async function runLook(ctx: CommandContext): Promise<number> {
   const wired = await createExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), browserTimeoutMs: config.browserTimeoutMs });
   let result: LookResult;
   try {
-    result = await lookAtPage(wired.execute, { url, ...(hosts.length === 0 ? {} : { allowedHosts: hosts }), ...(site === undefined ? {} : { site }), ...(flagOption(ctx, "screenshot") ? { screenshot: true } : {}) });
+    result = await lookAtPage(wired.execute, {
+      url,
+      ...(hosts.length === 0 ? {} : { allowedHosts: hosts }),
+      ...(site === undefined ? {} : { site }),
+      ...(flagOption(ctx, "screenshot") ? { screenshot: true } : {}),
+    });
   } finally {
     await wired.shutdown();
   }
@@ -92,11 +102,15 @@ async function runLook(ctx: CommandContext): Promise<number> {
   }
   if (!result.ok) {
     const exit = result.status === "BLOCKED" ? EXIT.blocked : EXIT.fail;
-    if (json) printEnvelope({ ok: false, status: result.status, error: { code: result.error.code, message: result.error.message }, data: { network: result.network } });
+    if (json)
+      printEnvelope({ ok: false, status: result.status, error: { code: result.error.code, message: result.error.message }, data: { network: result.network } });
     else printErr(`${result.status} ${result.error.code}: ${result.error.message}`);
     return exit;
   }
-  const image = { ...(result.screenshot === undefined ? {} : { screenshot: result.screenshot }), ...(result.screenshotOmitted === undefined ? {} : { screenshotOmitted: result.screenshotOmitted }) };
+  const image = {
+    ...(result.screenshot === undefined ? {} : { screenshot: result.screenshot }),
+    ...(result.screenshotOmitted === undefined ? {} : { screenshotOmitted: result.screenshotOmitted }),
+  };
   if (json) printEnvelope({ ok: true, status: "outlined", data: { ...result.outline, provider: result.provider, network: result.network, ...image } });
   else printOut(formatOutline(result.outline));
   if (!json && result.screenshot !== undefined) {

@@ -34,7 +34,8 @@ async function runOwner(ctx: CommandContext): Promise<number> {
   const terminal = terminalInput();
   if (terminal !== undefined) {
     password = await terminal.ask("New owner password: ", false);
-    if ((await terminal.ask("Again: ", false)) !== password) return printFailure({ code: "usage", message: "The two entries differ; nothing was changed." }, false);
+    if ((await terminal.ask("Again: ", false)) !== password)
+      return printFailure({ code: "usage", message: "The two entries differ; nothing was changed." }, false);
   } else {
     password = await readPiped();
   }
@@ -54,7 +55,11 @@ async function unlock(ctx: CommandContext): Promise<number> {
   const { withAccess } = await import("../openAccess.js");
   return withAccess(ctx, async ({ access }) => {
     const removed = await access.clearOwnerLockouts(address);
-    printErr(address === undefined ? `owner-password lockouts cleared (${removed} address${removed === 1 ? "" : "es"} forgotten)` : `owner-password lockout of ${address} cleared (${removed === 0 ? "it had none" : "forgotten"})`);
+    printErr(
+      address === undefined
+        ? `owner-password lockouts cleared (${removed} address${removed === 1 ? "" : "es"} forgotten)`
+        : `owner-password lockout of ${address} cleared (${removed === 0 ? "it had none" : "forgotten"})`,
+    );
     return EXIT.pass;
   });
 }

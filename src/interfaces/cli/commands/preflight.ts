@@ -51,7 +51,12 @@ export async function runPreflight(ctx: CommandContext): Promise<number> {
 
   if (flagOption(ctx, "json")) {
     const { verdict: v, code, reason, url, host, addresses } = verdict;
-    printEnvelope({ ok: v === "allow", status: v, ...(v === "allow" ? {} : { error: { code, message: reason } }), data: { verdict: v, code, reason, url, host, addresses } });
+    printEnvelope({
+      ok: v === "allow",
+      status: v,
+      ...(v === "allow" ? {} : { error: { code, message: reason } }),
+      data: { verdict: v, code, reason, url, host, addresses },
+    });
   } else {
     printOut(`${verdict.verdict} ${verdict.url ?? JSON.stringify(raw)}`);
     printOut(`  ${verdict.reason} [${verdict.code}]`);

@@ -45,7 +45,8 @@ async function runProvider(ctx: CommandContext): Promise<number> {
   const action = ctx.positionals[0];
   if (action === "list") {
     if (ctx.positionals.length > 1) throw new UsageError("provider list takes no name");
-    if (stringOption(ctx, "task") !== undefined || listOption(ctx, "allow-private").length > 0) throw new UsageError("--task and --allow-private belong to provider smoke");
+    if (stringOption(ctx, "task") !== undefined || listOption(ctx, "allow-private").length > 0)
+      throw new UsageError("--task and --allow-private belong to provider smoke");
     return runList(ctx);
   }
   if (action === "smoke") return runSmoke(ctx);
@@ -79,7 +80,9 @@ function formatStatus(status: ProviderStatus): string {
   if (status.budget !== null) {
     const b = status.budget;
     const dollars = b.usdLimit === undefined ? "" : ` ($${(b.usd ?? 0).toFixed(4)} of $${b.usdLimit})`;
-    lines.push(`  budget   ${b.used}${b.reserved > 0 ? ` (+${b.reserved} held)` : ""} of ${b.limit} ${b.unit} ${b.period === "month" ? `this month, resets ${b.periodEnd ?? ""}` : "in all (one-time credit)"}${dollars}`);
+    lines.push(
+      `  budget   ${b.used}${b.reserved > 0 ? ` (+${b.reserved} held)` : ""} of ${b.limit} ${b.unit} ${b.period === "month" ? `this month, resets ${b.periodEnd ?? ""}` : "in all (one-time credit)"}${dollars}`,
+    );
   }
   if (status.backoffUntil !== null) lines.push(`  429      backing off until ${status.backoffUntil}`);
   // The recorded words of the last 401/403 may quote the provider's response body, hence a page.
@@ -103,13 +106,30 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
   const config = resolveRuntimeConfig(ctx.env);
   const key = masterKeyFor(config.errandHome, "write", storeLocationFor(config));
   const { buildRoutedExecutor } = await import("../../../app/buildRoutedExecutor.js");
-  const routed = buildRoutedExecutor({ env: ctx.env, allowPrivate: listOption(ctx, "allow-private"), config, onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`) });
+  const routed = buildRoutedExecutor({
+    env: ctx.env,
+    allowPrivate: listOption(ctx, "allow-private"),
+    config,
+    onProviderEvent: (event) => printErr(`${event.provider}: ${event.message}`),
+  });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once("SIGINT", onSignal);
   try {
-    const { receipt, ephemeral, verdict } = await runProviderSmoke({ execute: routed.execute, store: routed.store, digest: (task) => requestDigest(key, task) }, name, checked.task, { signal: controller.signal, onProgress: createProgressReporter() });
-    if (json) printEnvelope({ ok: receipt.status === "PASS", status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } } });
+    const { receipt, ephemeral, verdict } = await runProviderSmoke(
+      { execute: routed.execute, store: routed.store, digest: (task) => requestDigest(key, task) },
+      name,
+      checked.task,
+      { signal: controller.signal, onProgress: createProgressReporter() },
+    );
+    if (json)
+      printEnvelope({
+        ok: receipt.status === "PASS",
+        status: receipt.status,
+        operationId: receipt.operationId,
+        receipt,
+        data: { ephemeral, provider: { name, state: verdict.state, verified: verdict.verified } },
+      });
     else printOut(formatReceipt(receipt, ephemeral));
     printErr(verdict.message);
     return exitCodeFor(receipt.status);
@@ -118,4 +138,3 @@ async function runSmoke(ctx: CommandContext): Promise<number> {
     await routed.shutdown();
   }
 }
-

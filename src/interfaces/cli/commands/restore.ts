@@ -33,13 +33,24 @@ async function runRestore(ctx: CommandContext): Promise<number> {
   if (file === undefined) throw new UsageError("restore needs the backup FILE");
   const config = resolveRuntimeConfig(ctx.env);
   if (config.databaseUrl !== null) {
-    return printFailure({ code: "configuration_error", message: "errand restore writes the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL restore a pg_dump into an empty database with pg_restore, then run errand journal verify (docs/OPERATIONS.md, PostgreSQL)." }, json);
+    return printFailure(
+      {
+        code: "configuration_error",
+        message:
+          "errand restore writes the SQLite file ERRAND_HOME/errand.db; with ERRAND_DATABASE_URL restore a pg_dump into an empty database with pg_restore, then run errand journal verify (docs/OPERATIONS.md, PostgreSQL).",
+      },
+      json,
+    );
   }
   const home = config.errandHome;
-  const [{ restoreSqliteDatabase, inspectSqliteCopy, BackupError }, { sqliteStorePath }] = await Promise.all([import("../../../store/sqlite/sqliteBackup.js"), import("../../../store/sqlite/openSqliteStore.js")]);
+  const [{ restoreSqliteDatabase, inspectSqliteCopy, BackupError }, { sqliteStorePath }] = await Promise.all([
+    import("../../../store/sqlite/sqliteBackup.js"),
+    import("../../../store/sqlite/openSqliteStore.js"),
+  ]);
   const database = sqliteStorePath(home);
   const refuse = (message: string) => printFailure({ code: "configuration_error", message }, json);
-  if (existsSync(database)) return refuse(`${home} already holds a database; restore only into an empty ERRAND_HOME (move ${database} away first, or point ERRAND_HOME elsewhere).`);
+  if (existsSync(database))
+    return refuse(`${home} already holds a database; restore only into an empty ERRAND_HOME (move ${database} away first, or point ERRAND_HOME elsewhere).`);
   try {
     inspectSqliteCopy(file);
   } catch (error) {
@@ -63,7 +74,9 @@ async function runRestore(ctx: CommandContext): Promise<number> {
       }
     }
   } else if (!existsSync(keyPath)) {
-    return refuse(`No master key at ${keyPath}. Put the key that belongs to this backup there (mode 600) or pass --key-file KEY; a new key could not verify the journal.`);
+    return refuse(
+      `No master key at ${keyPath}. Put the key that belongs to this backup there (mode 600) or pass --key-file KEY; a new key could not verify the journal.`,
+    );
   }
   let facts;
   try {
@@ -82,9 +95,13 @@ async function runRestore(ctx: CommandContext): Promise<number> {
         data: { file, database, ...facts, journal: verdict },
       });
     } else if (verdict.ok) {
-      printOut(`restored ${file} as ${database} (schema ${facts.schemaVersion}, ${facts.operations} operation(s)); journal intact: ${verdict.events} events verified with ${keyPath}`);
+      printOut(
+        `restored ${file} as ${database} (schema ${facts.schemaVersion}, ${facts.operations} operation(s)); journal intact: ${verdict.events} events verified with ${keyPath}`,
+      );
     } else {
-      printOut(`restored ${file} as ${database}, but the journal does NOT verify with ${keyPath}: ${verdict.message} [${verdict.fault}]. Is this the key that belongs to the backup?`);
+      printOut(
+        `restored ${file} as ${database}, but the journal does NOT verify with ${keyPath}: ${verdict.message} [${verdict.fault}]. Is this the key that belongs to the backup?`,
+      );
     }
     return verdict.ok ? EXIT.pass : EXIT.fail;
   });

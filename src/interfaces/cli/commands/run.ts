@@ -74,8 +74,15 @@ async function runRun(ctx: CommandContext): Promise<number> {
     const progress = createProgressReporter();
     // The executor built above (the refusal needed it first) is the one the queue runs on; it is shut down below.
     const kept = { ...wired, shutdown: () => Promise.resolve() };
-    const withProgress = (execute: ExecuteTask): ExecuteTask => (task, attempt) => execute(task, { ...attempt, onProgress: progress });
-    return await withOperations(ctx, (opened) => runThroughQueue(ctx, text, opened.service), (c) => openOperations(c, { executor: () => Promise.resolve(kept), aroundAttempt: withProgress }));
+    const withProgress =
+      (execute: ExecuteTask): ExecuteTask =>
+      (task, attempt) =>
+        execute(task, { ...attempt, onProgress: progress });
+    return await withOperations(
+      ctx,
+      (opened) => runThroughQueue(ctx, text, opened.service),
+      (c) => openOperations(c, { executor: () => Promise.resolve(kept), aroundAttempt: withProgress }),
+    );
   } finally {
     await wired.shutdown();
   }
@@ -93,7 +100,13 @@ async function runThroughQueue(ctx: CommandContext, text: string, service: Servi
   if (!submitted.ok) return printFailure(submitted, json);
   const id = submitted.handle.operationId;
   if (submitted.approval !== undefined) {
-    if (json) printEnvelope({ ok: false, status: submitted.status, operationId: id, data: { created: submitted.created, handle: submitted.handle, approval: approvalJson(ctx.env, id, submitted.approval) } });
+    if (json)
+      printEnvelope({
+        ok: false,
+        status: submitted.status,
+        operationId: id,
+        data: { created: submitted.created, handle: submitted.handle, approval: approvalJson(ctx.env, id, submitted.approval) },
+      });
     else printErr(`operation ${id} is ${describeApproval(ctx.env, id, submitted.approval)}`);
     return EXIT.pending;
   }
@@ -115,7 +128,9 @@ async function runThroughQueue(ctx: CommandContext, text: string, service: Servi
   const collected = await service.collect(id, { wait: true, timeoutMs: 5_000, pollIntervalMs: 200 });
   if (!collected.ok) return printFailure(collected, json);
   if (collected.receipt === undefined) {
-    printErr(`operation ${submitted.handle.operationId} is still ${collected.status}; collect it later with: errand collect ${submitted.handle.operationId} --wait`);
+    printErr(
+      `operation ${submitted.handle.operationId} is still ${collected.status}; collect it later with: errand collect ${submitted.handle.operationId} --wait`,
+    );
     return EXIT.pending;
   }
   return finish(ctx, { receipt: collected.receipt, ephemeral: collected.ephemeral ?? { ephemeral: true, outputs: {} } });
@@ -126,7 +141,14 @@ function finish(ctx: CommandContext, outcome: { receipt: Receipt; ephemeral: Eph
   const receiptOut = stringOption(ctx, "receipt-out");
   if (receiptOut !== undefined) writeFileSync(receiptOut, `${JSON.stringify(receipt, null, 2)}\n`);
   const exit = exitCodeFor(receipt.status);
-  if (flagOption(ctx, "json")) printEnvelope({ ok: exit === EXIT.pass, status: receipt.status, operationId: receipt.operationId, receipt, data: { ephemeral: presentEphemeral(ephemeral) } });
+  if (flagOption(ctx, "json"))
+    printEnvelope({
+      ok: exit === EXIT.pass,
+      status: receipt.status,
+      operationId: receipt.operationId,
+      receipt,
+      data: { ephemeral: presentEphemeral(ephemeral) },
+    });
   else printOut(formatReceipt(receipt, ephemeral));
   return exit;
 }
@@ -145,7 +167,9 @@ function withOperationId(text: string): string {
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw) || "operationId" in raw) return text;
   const operationId = randomUUID();
-  printErr(`operationId assigned: ${operationId} (the task has none; the file is unchanged, so running it again starts a new operation: add this id to the file to make reruns return the same receipt)`);
+  printErr(
+    `operationId assigned: ${operationId} (the task has none; the file is unchanged, so running it again starts a new operation: add this id to the file to make reruns return the same receipt)`,
+  );
   return JSON.stringify({ ...(raw as Record<string, unknown>), operationId });
 }
 
@@ -155,5 +179,10 @@ async function refuseUnapproved(text: string, key: Buffer, execute: ExecuteTask)
   const approvedCopy = parseTaskText(JSON.stringify({ ...raw, approved: true, secretApproval: true }));
   if (!approvedCopy.ok) throw new UsageError("the task could not be read");
   const task: Task = { ...approvedCopy.value, approved: raw["approved"] === true, secretApproval: raw["secretApproval"] === true };
-  return execute(task, { requestDigest: requestDigest(key, task), attempt: 1, signal: new AbortController().signal, beforeMutationBoundary: () => Promise.resolve() });
+  return execute(task, {
+    requestDigest: requestDigest(key, task),
+    attempt: 1,
+    signal: new AbortController().signal,
+    beforeMutationBoundary: () => Promise.resolve(),
+  });
 }

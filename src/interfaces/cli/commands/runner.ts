@@ -16,7 +16,6 @@ import { printErr, printOut } from "../output.js";
 import { withOperations } from "../withOperations.js";
 import { errorMessage } from "../../../errors/errorMessage.js";
 
-
 /** The runner command over a given executor source; the CLI uses createExecutor, tests a fake. */
 export function createRunnerCommand(source: ExecutorSource): Command {
   return {
@@ -75,7 +74,9 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
           if (error instanceof ErrandError) throw error;
           return printFailure({ code: "configuration_error", message: errorMessage(error) }, json);
         }
-        const total: RunQueueReport = watch ? await watchQueue(service, config.shutdownGraceMs, concurrency, budgetMs, stop.signal, events) : await runOnce(service, max, budgetMs, stop.signal);
+        const total: RunQueueReport = watch
+          ? await watchQueue(service, config.shutdownGraceMs, concurrency, budgetMs, stop.signal, events)
+          : await runOnce(service, max, budgetMs, stop.signal);
         if (json) printEnvelope({ ok: true, status: total.stoppedBecause, data: { ...total } });
         else printOut(summarize(total.recovered, total.attempts, total.refused.length, total.stoppedBecause));
         return EXIT.pass;
@@ -105,25 +106,39 @@ async function runOnce(service: Service, max: number | undefined, budgetMs: numb
 }
 
 /** --watch: the worker pool until interrupted or the budget is spent; the report is gathered from runner events. */
-async function watchQueue(service: Service, graceMs: number, concurrency: number | undefined, budgetMs: number | undefined, signal: AbortSignal, events: Set<(event: RunnerEvent) => void>): Promise<RunQueueReport> {
+async function watchQueue(
+  service: Service,
+  graceMs: number,
+  concurrency: number | undefined,
+  budgetMs: number | undefined,
+  signal: AbortSignal,
+  events: Set<(event: RunnerEvent) => void>,
+): Promise<RunQueueReport> {
   const total: RunQueueReport = { recovered: [], attempts: [], refused: [], stoppedBecause: "aborted" };
   const listener = (event: RunnerEvent): void => {
     if (event.kind === "recovered") total.recovered.push({ operationId: event.operationId, resolution: event.resolution, phase: event.phase });
-    else if (event.kind === "finished") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "finished", phase: event.phase, status: event.status });
-    else if (event.kind === "requeued") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "requeued", phase: "queued", status: null });
+    else if (event.kind === "finished")
+      total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "finished", phase: event.phase, status: event.status });
+    else if (event.kind === "requeued")
+      total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: "requeued", phase: "queued", status: null });
     else if (event.kind === "refused") total.refused.push({ operationId: event.operationId, reason: event.reason });
-    else if (event.kind === "lease_lost") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: event.phase, status: null });
-    else if (event.kind === "abandoned") total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: null, status: null });
+    else if (event.kind === "lease_lost")
+      total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: event.phase, status: null });
+    else if (event.kind === "abandoned")
+      total.attempts.push({ operationId: event.operationId, attempt: event.attempt, outcome: event.kind, phase: null, status: null });
   };
   events.add(listener);
   const pool = await service.startWorkers(concurrency === undefined ? {} : { concurrency });
   // Said once the pool runs (leases recovered, queued work resumed), so an operator or a script knows new submits are picked up from here on.
   printErr(`errand runner: watching the queue${concurrency === undefined ? "" : ` (up to ${concurrency} attempts at once)`}; SIGINT/SIGTERM stops it`);
   await new Promise<void>((resolve) => {
-    const timer = budgetMs === undefined ? undefined : setTimeout(() => {
-      total.stoppedBecause = "budget";
-      resolve();
-    }, budgetMs);
+    const timer =
+      budgetMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            total.stoppedBecause = "budget";
+            resolve();
+          }, budgetMs);
     const onAbort = (): void => {
       clearTimeout(timer);
       resolve();
@@ -149,7 +164,9 @@ function printEvent(event: RunnerEvent): void {
       printErr(`requeued  ${event.operationId}: attempt ${event.attempt} failed; eligible again in ${event.delayMs} ms`);
       break;
     case "recovered":
-      printErr(`recovered ${event.operationId}: its lease ran out without renewal (its runner crashed, was killed, lost the database, or is alive but starved of CPU); ${event.resolution === "requeue" ? "back in the queue" : `ended ${event.phase}`}`);
+      printErr(
+        `recovered ${event.operationId}: its lease ran out without renewal (its runner crashed, was killed, lost the database, or is alive but starved of CPU); ${event.resolution === "requeue" ? "back in the queue" : `ended ${event.phase}`}`,
+      );
       break;
     case "lease_lost":
       printErr(

@@ -68,7 +68,8 @@ async function runSecret(ctx: CommandContext): Promise<number> {
     refuseSetOptions(ctx, "delete");
     const opened = openSecrets(config, ctx.env);
     try {
-      if (!(await opened.registry.delete(name))) return printFailure({ code: "secret_unknown", message: `No secret named ${name} is declared; nothing was deleted.` }, flagOption(ctx, "json"));
+      if (!(await opened.registry.delete(name)))
+        return printFailure({ code: "secret_unknown", message: `No secret named ${name} is declared; nothing was deleted.` }, flagOption(ctx, "json"));
       printErr(`secret ${name} deleted`);
       return EXIT.pass;
     } catch (error) {
@@ -87,9 +88,17 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
   const fromFile = stringOption(ctx, "from-file");
   if (fromEnv !== undefined && fromFile !== undefined) throw new UsageError("give --from-env or --from-file, not both");
   const totp = flagOption(ctx, "totp");
-  if (totp && (fromEnv !== undefined || fromFile !== undefined)) throw new UsageError("--totp reads the seed from the terminal or piped standard input; it does not take --from-env or --from-file");
+  if (totp && (fromEnv !== undefined || fromFile !== undefined))
+    throw new UsageError("--totp reads the seed from the terminal or piped standard input; it does not take --from-env or --from-file");
   // Name and sites are checked before the value is asked for, so a typo never costs a retyped secret.
-  if (!isSecretName(name)) return printSecretError(new SecretError("invalid_secret_name", `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`), ctx);
+  if (!isSecretName(name))
+    return printSecretError(
+      new SecretError(
+        "invalid_secret_name",
+        `"${name.slice(0, 70)}" is not a secret name: start with a letter, then letters, digits or "_", at most 64 characters.`,
+      ),
+      ctx,
+    );
   const checkedSites = normalizeSecretSites(sites, "/sites");
   if (!checkedSites.ok) return printSecretError(new SecretError("invalid_secret_site", checkedSites.errors.map((e) => e.message).join(" ")), ctx);
   let source: SecretSourceInput;
@@ -101,7 +110,11 @@ async function runSet(ctx: CommandContext, name: string, config: ReturnType<type
   try {
     const { created, secret, sourceReadable } = await opened.registry.set(name, sites, source);
     const from =
-      secret.sourceKind === "totp" ? "TOTP seed, stored encrypted; fill_secret types its current code" : secret.sourceKind === "stored" ? "stored encrypted" : `read from ${secret.sourceKind === "env" ? `$${fromEnv ?? ""}` : "its file"} when used`;
+      secret.sourceKind === "totp"
+        ? "TOTP seed, stored encrypted; fill_secret types its current code"
+        : secret.sourceKind === "stored"
+          ? "stored encrypted"
+          : `read from ${secret.sourceKind === "env" ? `$${fromEnv ?? ""}` : "its file"} when used`;
     printErr(`secret ${secret.name} ${created ? "declared" : "replaced"} (${from}); may be typed into ${secret.sites.join(", ")}`);
     if (!sourceReadable) printErr(`note: that source is not readable now; tasks naming ${secret.name} end BLOCKED (secret_missing) until it is`);
     return EXIT.pass;
@@ -124,7 +137,12 @@ async function readValue(name: string, what = "Value"): Promise<string> {
 }
 
 function refuseSetOptions(ctx: CommandContext, action: string): void {
-  if (listOption(ctx, "site").length > 0 || stringOption(ctx, "from-env") !== undefined || stringOption(ctx, "from-file") !== undefined || flagOption(ctx, "totp")) {
+  if (
+    listOption(ctx, "site").length > 0 ||
+    stringOption(ctx, "from-env") !== undefined ||
+    stringOption(ctx, "from-file") !== undefined ||
+    flagOption(ctx, "totp")
+  ) {
     throw new UsageError(`--site, --from-env, --from-file and --totp belong to secret set, not secret ${action}`);
   }
 }

@@ -114,7 +114,10 @@ async function runServe(ctx: CommandContext): Promise<number> {
   }
 }
 
-async function serveWith(ctx: CommandContext, options: { host: string; port: number; publicUrl: string | undefined; allowPrivate: string[]; logger: HttpLogger }): Promise<number> {
+async function serveWith(
+  ctx: CommandContext,
+  options: { host: string; port: number; publicUrl: string | undefined; allowPrivate: string[]; logger: HttpLogger },
+): Promise<number> {
   const { host, port, publicUrl, allowPrivate, logger } = options;
   // Loaded on demand: the HTTP stack is only needed by this command.
   const [
@@ -122,7 +125,12 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
     { listenNode },
     { hashOwnerPassword, ownerPasswordProblem },
     { parseTrustedProxies, TrustedProxiesError },
-  ] = await Promise.all([import("../../http/serveSettings.js"), import("../../http/serveNode.js"), import("../../http/oauth/ownerPassword.js"), import("../../http/clientAddress.js")]);
+  ] = await Promise.all([
+    import("../../http/serveSettings.js"),
+    import("../../http/serveNode.js"),
+    import("../../http/oauth/ownerPassword.js"),
+    import("../../http/clientAddress.js"),
+  ]);
 
   let extraRedirects: string[];
   let mcpAllowedOrigins: string[];
@@ -133,10 +141,17 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
     trustedProxies = parseTrustedProxies(ctx.env["ERRAND_TRUSTED_PROXIES"]);
     resolveServeSettings({ host, port: port === 0 ? 1 : port, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
-    if (error instanceof ServeSettingsError || error instanceof TrustedProxiesError) return printFailure({ code: "configuration_error", message: error.message }, false);
+    if (error instanceof ServeSettingsError || error instanceof TrustedProxiesError)
+      return printFailure({ code: "configuration_error", message: error.message }, false);
     throw error;
   }
-  const allowances = parseAllowPrivate([...allowPrivate, ...(ctx.env["ERRAND_ALLOW_PRIVATE"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")]);
+  const allowances = parseAllowPrivate([
+    ...allowPrivate,
+    ...(ctx.env["ERRAND_ALLOW_PRIVATE"] ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+  ]);
   if (!allowances.ok) return printFailure({ code: "usage", message: allowances.errors.map((e) => e.message).join("; ") }, false);
   const envPassword = ctx.env["ERRAND_OWNER_PASSWORD"];
   if (envPassword !== undefined && envPassword !== "") {
@@ -162,14 +177,27 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
         const envSecret = envPassword !== undefined && envPassword !== "" ? await hashOwnerPassword(envPassword) : undefined;
         const ownerSecret = async (): Promise<string | undefined> => envSecret ?? (await access.readOwnerSecret());
         if ((await ownerSecret()) === undefined) {
-          return printFailure({ code: "configuration_error", message: 'No owner password is set, so nobody could approve ChatGPT. Run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD), then start errand serve again.' }, false);
+          return printFailure(
+            {
+              code: "configuration_error",
+              message:
+                'No owner password is set, so nobody could approve ChatGPT. Run "errand owner set-password" (or set ERRAND_OWNER_PASSWORD), then start errand serve again.',
+            },
+            false,
+          );
         }
         try {
           listener = await listenNode({ host, port });
         } catch (error) {
           return printFailure({ code: "configuration_error", message: `Cannot listen on ${host}:${port}: ${errorMessage(error)}` }, false);
         }
-        const settings = resolveServeSettings({ host, port: listener.port, ...(publicUrl === undefined ? {} : { publicUrl }), extraRedirects, mcpAllowedOrigins });
+        const settings = resolveServeSettings({
+          host,
+          port: listener.port,
+          ...(publicUrl === undefined ? {} : { publicUrl }),
+          extraRedirects,
+          mcpAllowedOrigins,
+        });
         served = await errand.http({
           settings,
           logger,
@@ -204,14 +232,17 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
           if (stop.signal.aborted) resolve();
           stop.signal.addEventListener("abort", () => resolve(), { once: true });
         });
-        printErr(`errand serve: stopping; no new attempt starts, running ones get up to ${Math.round(errand.config.shutdownGraceMs / 1000)} s to finish (ERRAND_SHUTDOWN_GRACE_MS)`);
+        printErr(
+          `errand serve: stopping; no new attempt starts, running ones get up to ${Math.round(errand.config.shutdownGraceMs / 1000)} s to finish (ERRAND_SHUTDOWN_GRACE_MS)`,
+        );
         return EXIT.pass;
       } finally {
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
         await listener?.close();
         const left = await served?.close(errand.config.shutdownGraceMs);
-        if (left !== undefined && left.unfinished > 0) printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
+        if (left !== undefined && left.unfinished > 0)
+          printErr(`errand serve: ${left.unfinished} attempt(s) still running were left to their leases; the next runner recovers them`);
       }
     },
     (c) =>
@@ -226,7 +257,14 @@ async function serveWith(ctx: CommandContext, options: { host: string; port: num
             const ms = Date.now() - started;
             served?.metrics.recordAttempt(outcome.receipt, ms);
             // One line per attempt: ids, provider, status, duration; never the task's content or page text.
-            logger.info("attempt", { operationId: task.operationId, attempt: context.attempt, provider: outcome.receipt.provider, status: outcome.receipt.status, error: outcome.receipt.error?.code ?? null, ms });
+            logger.info("attempt", {
+              operationId: task.operationId,
+              attempt: context.attempt,
+              provider: outcome.receipt.provider,
+              status: outcome.receipt.status,
+              error: outcome.receipt.error?.code ?? null,
+              ms,
+            });
             return outcome;
           },
           onRunnerEvent: (event) => {

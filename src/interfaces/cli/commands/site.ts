@@ -90,7 +90,8 @@ async function runSite(ctx: CommandContext): Promise<number> {
     const siteName = name ?? "";
     if (action === "show") {
       const site = await opened.registry.show(siteName);
-      if (site === null) return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
+      if (site === null)
+        return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
       if (json) printEnvelope({ ok: true, status: "ok", data: { site } });
       else printOut(describeSite(site));
       return EXIT.pass;
@@ -99,25 +100,40 @@ async function runSite(ctx: CommandContext): Promise<number> {
     if (action === "revoke") {
       const ended = await opened.registry.revoke(siteName);
       if (json) printEnvelope({ ok: true, status: "ok", data: { revoked: ended } });
-      else printErr(ended.length === 0 ? `site ${siteName} had no grant to revoke` : `revoked ${ended.length} grant${ended.length === 1 ? "" : "s"} on ${siteName} (${ended.join(", ")}); its writes wait for the owner again`);
+      else
+        printErr(
+          ended.length === 0
+            ? `site ${siteName} had no grant to revoke`
+            : `revoked ${ended.length} grant${ended.length === 1 ? "" : "s"} on ${siteName} (${ended.join(", ")}); its writes wait for the owner again`,
+        );
       return EXIT.pass;
     }
     if (action === "login") {
       const site = await opened.registry.show(siteName);
-      if (site === null) return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
+      if (site === null)
+        return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up (errand site add ${siteName} --origin https://...).` }, json);
       if ((ctx.env["ERRAND_PUBLIC_URL"] ?? "").trim() === "") {
-        return printFailure({ code: "configuration_error", message: `No public URL is configured, so errand cannot say where the owner console is. Set ERRAND_PUBLIC_URL to the address errand serve is reached at (as for errand serve --public-url); the page is /owner/sites/${siteName}/login on it.` }, json);
+        return printFailure(
+          {
+            code: "configuration_error",
+            message: `No public URL is configured, so errand cannot say where the owner console is. Set ERRAND_PUBLIC_URL to the address errand serve is reached at (as for errand serve --public-url); the page is /owner/sites/${siteName}/login on it.`,
+          },
+          json,
+        );
       }
       const url = opened.registry.loginPageUrl(siteName);
       if (json) printEnvelope({ ok: true, status: "ok", data: { url } });
       else {
         printOut(url);
-        printErr(`Open it on your phone, log in as the owner, log in to ${siteName} by hand in errand's live browser, then tap Done (the page closes its browser after ERRAND_LOGIN_TTL).`);
+        printErr(
+          `Open it on your phone, log in as the owner, log in to ${siteName} by hand in errand's live browser, then tap Done (the page closes its browser after ERRAND_LOGIN_TTL).`,
+        );
       }
       return EXIT.pass;
     }
     if (action === "remove") {
-      if (!(await opened.registry.remove(siteName))) return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up; nothing was removed.` }, json);
+      if (!(await opened.registry.remove(siteName)))
+        return printFailure({ code: "site_unknown", message: `No site named ${siteName} is set up; nothing was removed.` }, json);
       printErr(`site ${siteName} removed, with its saved session`);
       return EXIT.pass;
     }
@@ -133,7 +149,8 @@ async function runSite(ctx: CommandContext): Promise<number> {
       ...(loggedIn === undefined ? {} : { loggedInSelector: loggedIn }),
     });
     if (json) printEnvelope({ ok: true, status: "ok", data: { created, site } });
-    else printErr(`site ${site.name} ${created ? "set up" : "redefined (its saved session was dropped)"}; its session may be used on ${site.origins.join(", ")}`);
+    else
+      printErr(`site ${site.name} ${created ? "set up" : "redefined (its saved session was dropped)"}; its session may be used on ${site.origins.join(", ")}`);
     return EXIT.pass;
   } catch (error) {
     if (error instanceof SiteError) return printFailure({ code: error.code, message: `${error.message} Nothing was changed.` }, json);
@@ -153,29 +170,45 @@ function refuseOptions(ctx: CommandContext, action: string, options: readonly st
 async function allowSite(ctx: CommandContext, registry: OpenedSites["registry"], name: string, json: boolean): Promise<number> {
   const risk = stringOption(ctx, "risk");
   if (risk === undefined) throw new UsageError("site allow needs --risk reversible_write (or --risk consequential, spelled out)");
-  if (risk !== "reversible_write" && risk !== "consequential") throw new UsageError(`--risk must be reversible_write or consequential (read_only tasks need no grant), not ${risk}`);
+  if (risk !== "reversible_write" && risk !== "consequential")
+    throw new UsageError(`--risk must be reversible_write or consequential (read_only tasks need no grant), not ${risk}`);
   const forText = stringOption(ctx, "for");
   let durationMs: number | undefined;
   if (forText !== undefined) {
     durationMs = parseDuration(forText);
-    if (durationMs === undefined || durationMs <= 0 || durationMs > MAX_GRANT_MS) throw new UsageError(`--for takes a duration such as 12h, 7d or 2w, at most ${MAX_GRANT_MS / DAY_MS}d; got ${forText}`);
+    if (durationMs === undefined || durationMs <= 0 || durationMs > MAX_GRANT_MS)
+      throw new UsageError(`--for takes a duration such as 12h, 7d or 2w, at most ${MAX_GRANT_MS / DAY_MS}d; got ${forText}`);
   }
-  if (risk === "consequential") printErr(`WARNING: tasks on ${name} labelled consequential (payments, sending, deleting) will run without asking you, until the grant expires or you run errand site revoke ${name}.`);
+  if (risk === "consequential")
+    printErr(
+      `WARNING: tasks on ${name} labelled consequential (payments, sending, deleting) will run without asking you, until the grant expires or you run errand site revoke ${name}.`,
+    );
   const grant = await registry.allow(name, { risk, secrets: listOption(ctx, "secret"), via: "cli", ...(durationMs === undefined ? {} : { durationMs }) });
   if (json) printEnvelope({ ok: true, status: "ok", data: { grant } });
-  else printErr(`granted ${grant.id} on ${name}: tasks on it up to ${grant.risk}${grant.secrets.length === 0 ? ", typing no secret," : `, typing only ${grant.secrets.join(", ")},`} run without your approval until ${grant.expiresAt} (errand site revoke ${name} ends it)`);
+  else
+    printErr(
+      `granted ${grant.id} on ${name}: tasks on it up to ${grant.risk}${grant.secrets.length === 0 ? ", typing no secret," : `, typing only ${grant.secrets.join(", ")},`} run without your approval until ${grant.expiresAt} (errand site revoke ${name} ends it)`,
+    );
   return EXIT.pass;
 }
 
 function describeSite(site: SiteSummary): string {
-  const session = site.session === "none" ? "no session saved" : site.session === "expired" ? "logged out (its logged-in check failed)" : `session saved ${site.sessionSavedAt ?? ""}`;
+  const session =
+    site.session === "none"
+      ? "no session saved"
+      : site.session === "expired"
+        ? "logged out (its logged-in check failed)"
+        : `session saved ${site.sessionSavedAt ?? ""}`;
   return [
     `${site.name}  ${site.loggedIn ? "logged in" : "not logged in"}: ${site.authentic ? session : "its stored definition fails its MAC (changed without the key): set it up again"}`,
     `  origins      ${site.origins.join(" ")}`,
     `  login url    ${site.loginUrl ?? "-"}`,
     `  logged in if ${site.loggedInSelector ?? "- (errand cannot tell)"}`,
     ...(site.loginHosts.length === 0 ? [] : [`  login hosts  ${site.loginHosts.join(" ")}`]),
-    ...site.grants.map((grant) => `  grant        ${grant.id} up to ${grant.risk}, secrets ${grant.secrets.length === 0 ? "none" : grant.secrets.join(" ")}, until ${grant.expiresAt}`),
+    ...site.grants.map(
+      (grant) =>
+        `  grant        ${grant.id} up to ${grant.risk}, secrets ${grant.secrets.length === 0 ? "none" : grant.secrets.join(" ")}, until ${grant.expiresAt}`,
+    ),
   ].join("\n");
 }
 
@@ -188,6 +221,9 @@ function printList(sites: SiteSummary[], json: boolean): number {
     printOut("no sites set up (errand site add NAME --origin ORIGIN)");
     return EXIT.pass;
   }
-  for (const site of sites) printOut(`${site.name}  ${site.authentic ? (site.loggedIn ? "logged in    " : "not logged in") : "TAMPERED     "}  ${site.origins.join(" ")}${site.grants.length === 0 ? "" : `  (${site.grants.length} grant${site.grants.length === 1 ? "" : "s"})`}`);
+  for (const site of sites)
+    printOut(
+      `${site.name}  ${site.authentic ? (site.loggedIn ? "logged in    " : "not logged in") : "TAMPERED     "}  ${site.origins.join(" ")}${site.grants.length === 0 ? "" : `  (${site.grants.length} grant${site.grants.length === 1 ? "" : "s"})`}`,
+    );
   return EXIT.pass;
 }

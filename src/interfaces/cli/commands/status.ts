@@ -20,27 +20,37 @@ export const statusCommand: Command = {
 
 async function runStatus(ctx: CommandContext): Promise<number> {
   // An ERRAND_HOME never used reports zeros (no key is created, nothing is written there).
-  return withStoredOperations(ctx, async ({ service, config }) => {
-    const report = await service.status();
-    const usage = await readProviderUsage(config, ctx.env);
-    if (flagOption(ctx, "json")) {
-      printEnvelope({ ok: true, status: "ok", data: { ...report, usage } });
+  return withStoredOperations(
+    ctx,
+    async ({ service, config }) => {
+      const report = await service.status();
+      const usage = await readProviderUsage(config, ctx.env);
+      if (flagOption(ctx, "json")) {
+        printEnvelope({ ok: true, status: "ok", data: { ...report, usage } });
+        return EXIT.pass;
+      }
+      const { store, journal, breakers } = report;
+      const lines = [
+        `operations  ${Object.entries(store.phases)
+          .map(([phase, n]) => `${phase} ${n}`)
+          .join(", ")}`,
+        `queue       ${store.expiredLeases} expired lease(s) to recover, ${store.delayed} delayed retr${store.delayed === 1 ? "y" : "ies"}${store.nextEligibleMs === null ? "" : ` (next at ${new Date(store.nextEligibleMs).toISOString()})`}`,
+        `journal     ${journal.seq} events, ${journal.storedBytes} of ${journal.quotaBytes} bytes, ${store.tombstones} tombstone(s); schema ${store.schemaVersion} (${store.backend})`,
+      ];
+      for (const b of breakers) {
+        lines.push(
+          `provider    ${b.provider}: ${b.state}${b.state === "CLOSED" ? ` (${b.failures} consecutive failure(s))` : b.openUntilMs === null ? "" : ` until ${new Date(b.openUntilMs).toISOString()}`}`,
+        );
+      }
+      for (const u of usage) {
+        const period = u.period === "month" ? `this month (resets ${u.periodEnd ?? ""})` : "in all (one-time credit)";
+        lines.push(
+          `usage       ${u.provider}: ${u.used}${u.reserved > 0 ? ` (+${u.reserved} held)` : ""} of ${u.limit} ${u.unit} ${period}; ${u.sessions} session(s), ${u.sessionSeconds} s; ${u.liveSlots} of ${u.concurrency} slot(s) in use`,
+        );
+      }
+      printOut(lines.join("\n"));
       return EXIT.pass;
-    }
-    const { store, journal, breakers } = report;
-    const lines = [
-      `operations  ${Object.entries(store.phases).map(([phase, n]) => `${phase} ${n}`).join(", ")}`,
-      `queue       ${store.expiredLeases} expired lease(s) to recover, ${store.delayed} delayed retr${store.delayed === 1 ? "y" : "ies"}${store.nextEligibleMs === null ? "" : ` (next at ${new Date(store.nextEligibleMs).toISOString()})`}`,
-      `journal     ${journal.seq} events, ${journal.storedBytes} of ${journal.quotaBytes} bytes, ${store.tombstones} tombstone(s); schema ${store.schemaVersion} (${store.backend})`,
-    ];
-    for (const b of breakers) {
-      lines.push(`provider    ${b.provider}: ${b.state}${b.state === "CLOSED" ? ` (${b.failures} consecutive failure(s))` : b.openUntilMs === null ? "" : ` until ${new Date(b.openUntilMs).toISOString()}`}`);
-    }
-    for (const u of usage) {
-      const period = u.period === "month" ? `this month (resets ${u.periodEnd ?? ""})` : "in all (one-time credit)";
-      lines.push(`usage       ${u.provider}: ${u.used}${u.reserved > 0 ? ` (+${u.reserved} held)` : ""} of ${u.limit} ${u.unit} ${period}; ${u.sessions} session(s), ${u.sessionSeconds} s; ${u.liveSlots} of ${u.concurrency} slot(s) in use`);
-    }
-    printOut(lines.join("\n"));
-    return EXIT.pass;
-  }, "report");
+    },
+    "report",
+  );
 }

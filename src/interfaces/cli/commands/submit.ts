@@ -35,8 +35,17 @@ async function runSubmit(ctx: CommandContext): Promise<number> {
     const result = await service.submit(parsed.value);
     if (!result.ok) return printFailure(result, json);
     const approval = result.approval === undefined ? {} : { approval: approvalJson(ctx.env, result.handle.operationId, result.approval) };
-    if (json) printEnvelope({ ok: result.status !== "awaiting_approval", status: result.status, operationId: result.handle.operationId, data: { created: result.created, handle: result.handle, ...approval } });
-    else if (result.approval !== undefined) printOut(`${result.created ? "accepted" : "already submitted"}, ${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`);
+    if (json)
+      printEnvelope({
+        ok: result.status !== "awaiting_approval",
+        status: result.status,
+        operationId: result.handle.operationId,
+        data: { created: result.created, handle: result.handle, ...approval },
+      });
+    else if (result.approval !== undefined)
+      printOut(
+        `${result.created ? "accepted" : "already submitted"}, ${describeApproval(ctx.env, result.handle.operationId, result.approval)}\n  ${describeHandle(result.handle)}`,
+      );
     else if (result.created) printOut(`accepted: ${describeHandle(result.handle)}\n  run "errand runner", then "errand collect ${result.handle.operationId}"`);
     else printOut(`already submitted (${result.status}); nothing new was queued: ${describeHandle(result.handle)}`);
     return result.status === "awaiting_approval" ? EXIT.pending : EXIT.pass;

@@ -34,7 +34,11 @@ export function runValidate(ctx: CommandContext): number {
 
 /** The envelope's error for a task with problems: the first problem's code, and every problem. */
 export function problemsError(problems: readonly Problem[]): { code: string; message: string; problems: readonly Problem[] } {
-  return { code: problems[0]?.code ?? "invalid_type", message: `The task has ${problems.length} problem${problems.length === 1 ? "" : "s"}; each is listed with its JSON Pointer.`, problems };
+  return {
+    code: problems[0]?.code ?? "invalid_type",
+    message: `The task has ${problems.length} problem${problems.length === 1 ? "" : "s"}; each is listed with its JSON Pointer.`,
+    problems,
+  };
 }
 
 /** One line per problem: where, what, and the code for scripts. */

@@ -10,7 +10,13 @@ function errorResult(failure: ApiError): CallToolResult {
   const lines = [`${failure.code}: ${failure.message}`];
   for (const problem of failure.details.problems ?? []) lines.push(`- ${problem.path === "" ? "(task)" : problem.path}: ${problem.message} [${problem.code}]`);
   // No structuredContent on errors: clients check it against the output schema, which describes success.
-  return { isError: true, content: [{ type: "text", text: lines.join("\n") }, { type: "text", text: JSON.stringify({ error: body }) }] };
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: lines.join("\n") },
+      { type: "text", text: JSON.stringify({ error: body }) },
+    ],
+  };
 }
 
 export function unknownToolResult(name: string): CallToolResult {
@@ -37,17 +43,27 @@ function argumentProblems(issues: readonly { path: readonly PropertyKey[]; messa
  */
 export async function dispatchTool(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const parsed = tool.input.safeParse(args);
-  if (!parsed.success) return errorResult(new ApiError("invalid_type", `The arguments of ${tool.name} do not fit its input schema.`, { problems: argumentProblems(parsed.error.issues) }));
+  if (!parsed.success)
+    return errorResult(
+      new ApiError("invalid_type", `The arguments of ${tool.name} do not fit its input schema.`, { problems: argumentProblems(parsed.error.issues) }),
+    );
   try {
     const output = await tool.handler(parsed.data, ctx);
     const images = tool.images === undefined ? [] : tool.images(output);
     const { [NEXT_FIELD]: next, ...data } = tool.structured === undefined ? output : tool.structured(output);
     const summary = tool.summarize(output);
-    if (typeof next !== "string") return { content: [{ type: "text", text: summary }, ...images], structuredContent: { ...data, ...(next === undefined ? {} : { [NEXT_FIELD]: next }) } };
+    if (typeof next !== "string")
+      return { content: [{ type: "text", text: summary }, ...images], structuredContent: { ...data, ...(next === undefined ? {} : { [NEXT_FIELD]: next }) } };
     return { content: [{ type: "text", text: `${summary}\nNext: ${next}` }, ...images], structuredContent: data };
   } catch (error) {
     const answer = apiErrorFrom(error);
     if (answer === null || answer.status >= 500) ctx.deps.logger.error(`Tool ${tool.name} failed`, error);
-    return errorResult(answer ?? new ApiError("internal_error", "errand failed unexpectedly while handling this call; nothing else is known to have changed. Call errand_status, then retry once."));
+    return errorResult(
+      answer ??
+        new ApiError(
+          "internal_error",
+          "errand failed unexpectedly while handling this call; nothing else is known to have changed. Call errand_status, then retry once.",
+        ),
+    );
   }
 }

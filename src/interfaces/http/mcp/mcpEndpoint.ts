@@ -72,8 +72,11 @@ export function mcpEndpoint(deps: AppDeps): (c: Context<AppEnv>) => Promise<Resp
 }
 
 export function mcpMethodNotAllowed(): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless; POST JSON-RPC to /mcp." }, id: null }), {
-    status: 405,
-    headers: { "content-type": "application/json", allow: "POST" },
-  });
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless; POST JSON-RPC to /mcp." }, id: null }),
+    {
+      status: 405,
+      headers: { "content-type": "application/json", allow: "POST" },
+    },
+  );
 }

@@ -10,7 +10,12 @@ export interface OperationResultView {
 }
 
 function isCheck(value: unknown): value is { step: number; passed: boolean } {
-  return typeof value === "object" && value !== null && typeof (value as { step?: unknown }).step === "number" && typeof (value as { passed?: unknown }).passed === "boolean";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { step?: unknown }).step === "number" &&
+    typeof (value as { passed?: unknown }).passed === "boolean"
+  );
 }
 
 /**

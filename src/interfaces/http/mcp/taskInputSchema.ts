@@ -1,6 +1,16 @@
 import { SCHEMA_VERSION, TASK_LIMITS } from "../../../task/limits.js";
 import { STEP_FIELDS } from "../../../task/readStep.js";
-import { CLICK_THEN, COUNT_MATCHES, PROVIDER_NAMES, RETENTION_LEVELS, RISK_LEVELS, SCREENSHOT_MODES, TEXT_MATCHES, URL_MATCHES, WAIT_STATES } from "../../../task/taskTypes.js";
+import {
+  CLICK_THEN,
+  COUNT_MATCHES,
+  PROVIDER_NAMES,
+  RETENTION_LEVELS,
+  RISK_LEVELS,
+  SCREENSHOT_MODES,
+  TEXT_MATCHES,
+  URL_MATCHES,
+  WAIT_STATES,
+} from "../../../task/taskTypes.js";
 import type { StepAction } from "../../../task/taskTypes.js";
 
 /** "goto(url) click(selector) ...": which fields each action takes, in the fewest bytes a model can read. */
@@ -29,7 +39,12 @@ export function taskInputSchema(): Record<string, unknown> {
       label: str,
       site: { type: "string", description: "Owner's site: start logged in." },
       target: { type: "object", required: ["url"], properties: { url: str } },
-      allowedHosts: { type: "array", maxItems: TASK_LIMITS.maxAllowedHosts, items: { type: "string" }, description: 'Other hosts the page may open: "a.example.com", "*.example.com".' },
+      allowedHosts: {
+        type: "array",
+        maxItems: TASK_LIMITS.maxAllowedHosts,
+        items: { type: "string" },
+        description: 'Other hosts the page may open: "a.example.com", "*.example.com".',
+      },
       risk: { enum: [...RISK_LEVELS], description: "read_only sends only GET; writes need approved." },
       approved: { type: "boolean", description: "true only after the person agreed to this write." },
       secretApproval: { type: "boolean", description: "true only after the person agreed to fill_secret." },

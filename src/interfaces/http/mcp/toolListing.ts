@@ -22,7 +22,8 @@ function compact(node: unknown, io: "input" | "output"): void {
   const names = schema["propertyNames"] as Record<string, unknown> | undefined;
   if (names !== undefined && Object.keys(names).length === 1 && names["type"] === "string") delete schema["propertyNames"];
   const extra = schema["additionalProperties"];
-  if ((typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) || (io === "output" && extra === false)) delete schema["additionalProperties"];
+  if ((typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) || (io === "output" && extra === false))
+    delete schema["additionalProperties"];
   for (const bound of ["minimum", "maximum"]) if (SAFE_INTEGER_BOUNDS.has(schema[bound] as number)) delete schema[bound];
   // "at least one character" on a required string tells a model nothing; the validator still refuses "".
   if (schema["minLength"] === 1) delete schema["minLength"];
@@ -89,7 +90,9 @@ export function toolListing(tools: readonly AnyTool[]): Tool[] {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.input, "input", tool.requiredArguments ?? []),
-    outputSchema: (tool.listOutputFields === false ? { type: "object" } : shallow(jsonSchemaOf(tool.output, "output", []))) as NonNullable<Tool["outputSchema"]>,
+    outputSchema: (tool.listOutputFields === false ? { type: "object" } : shallow(jsonSchemaOf(tool.output, "output", []))) as NonNullable<
+      Tool["outputSchema"]
+    >,
     annotations: { ...tool.annotations },
   }));
 }

@@ -14,5 +14,11 @@ export function waitTooLongMessage(tool: WaitingTool): string {
 /** A tool's waitSeconds argument, bounded by MCP_WAIT_SECONDS. */
 export function waitSecondsArgument(tool: WaitingTool) {
   const { default: fallback, max } = MCP_WAIT_SECONDS[tool];
-  return z.number().int().min(0).max(max, { error: waitTooLongMessage(tool) }).default(fallback).describe(`Seconds to wait (max ${max}).`);
+  return z
+    .number()
+    .int()
+    .min(0)
+    .max(max, { error: waitTooLongMessage(tool) })
+    .default(fallback)
+    .describe(`Seconds to wait (max ${max}).`);
 }

@@ -12,7 +12,12 @@ export function originGuard(options: { allowed: readonly string[] }): Middleware
   return async (c, next) => {
     const origin = c.req.header("origin");
     if (origin !== undefined && !allowed.has(origin.toLowerCase())) {
-      return errorResponse(new ApiError("forbidden_origin", "This endpoint does not accept requests from that Origin. An operator can list a browser-based client's origin in ERRAND_MCP_ALLOWED_ORIGINS."));
+      return errorResponse(
+        new ApiError(
+          "forbidden_origin",
+          "This endpoint does not accept requests from that Origin. An operator can list a browser-based client's origin in ERRAND_MCP_ALLOWED_ORIGINS.",
+        ),
+      );
     }
     await next();
     return undefined;

@@ -23,7 +23,12 @@ const PKCE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 function html(body: string, status: number, redirectUri?: string): Response {
   return new Response(body, {
     status,
-    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": consentCsp(redirectUri), "cache-control": "no-store", "referrer-policy": "same-origin" },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": consentCsp(redirectUri),
+      "cache-control": "no-store",
+      "referrer-policy": "same-origin",
+    },
   });
 }
 
@@ -51,7 +56,8 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
   } else {
     client = clientId === undefined ? undefined : await deps.access.readClient(clientId);
   }
-  if (client === undefined) return html(errorPage("Unknown client", "This connection request names no client registered with this errand. Start again from ChatGPT."), 400);
+  if (client === undefined)
+    return html(errorPage("Unknown client", "This connection request names no client registered with this errand. Start again from ChatGPT."), 400);
   const asked = q("redirect_uri");
   const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
@@ -84,7 +90,11 @@ export async function authorize(c: Context, deps: AppDeps, pending: PendingConse
     // A stored password that cannot be read is refused when the answer is checked, not here.
     secretMark: await deps.ownerSecret().then(ownerSecretMark, () => undefined),
   });
-  if (consent === undefined) return html(busyPage("Too many connection requests are waiting for an answer. Answer or let them expire (10 minutes), then start again from ChatGPT."), 429);
+  if (consent === undefined)
+    return html(
+      busyPage("Too many connection requests are waiting for an answer. Answer or let them expire (10 minutes), then start again from ChatGPT."),
+      429,
+    );
   setCookie(c, cookieName(consent.id), consent.csrf, {
     httpOnly: true,
     sameSite: "Strict",
@@ -115,10 +125,12 @@ export async function answerConsent(c: Context, deps: AppDeps, pending: PendingC
   if (!body.ok) return html(errorPage("Refused", "The form is too large."), 413);
   const form = new URLSearchParams(body.text);
   const consent = pending.get(form.get("request") ?? "");
-  if (consent === undefined) return html(errorPage("Request expired", "This approval request expired or was already answered. Start the connection again from ChatGPT."), 400);
+  if (consent === undefined)
+    return html(errorPage("Request expired", "This approval request expired or was already answered. Start the connection again from ChatGPT."), 400);
   const csrf = form.get("csrf") ?? "";
   const cookie = getCookie(c, cookieName(consent.id));
-  if (csrf !== consent.csrf || cookie !== consent.csrf) return html(errorPage("Refused", "This approval did not come from the page errand showed you. Start again from ChatGPT."), 403);
+  if (csrf !== consent.csrf || cookie !== consent.csrf)
+    return html(errorPage("Refused", "This approval did not come from the page errand showed you. Start again from ChatGPT."), 403);
 
   const iss = deps.settings.publicOrigin;
   if (form.get("decision") === "deny") {
@@ -134,13 +146,19 @@ export async function answerConsent(c: Context, deps: AppDeps, pending: PendingC
     case "not_set":
       return html(errorPage("Not set up", "No owner password is set on this errand. Run: errand owner set-password"), 503);
     case "locked":
-      return attempt.untilMs === null ? html(busyPage("Too many password attempts from your address are being checked at once. Nothing was approved; try again in a moment."), 429) : html(lockedPage(attempt.untilMs), 429);
+      return attempt.untilMs === null
+        ? html(busyPage("Too many password attempts from your address are being checked at once. Nothing was approved; try again in a moment."), 429)
+        : html(lockedPage(attempt.untilMs), 429);
     case "wrong":
       if (attempt.lockedUntilMs !== null) {
         pending.delete(consent.id);
         return html(lockedPage(attempt.lockedUntilMs), 429);
       }
-      return html(consentPage(consent, `Wrong password; nothing was approved. ${wrongPasswordMessage(attempt, consent.secretMark !== attempt.secretMark)}`), 401, consent.redirectUri);
+      return html(
+        consentPage(consent, `Wrong password; nothing was approved. ${wrongPasswordMessage(attempt, consent.secretMark !== attempt.secretMark)}`),
+        401,
+        consent.redirectUri,
+      );
     case "right":
       break;
   }

@@ -59,10 +59,17 @@ export function readClientMetadataDocument(clientId: string, text: string, extra
     return { ok: false, reason: `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} URLs` };
   }
   const refused = uris.find((uri) => !isAllowedRedirect(uri, extraRedirects));
-  if (refused !== undefined) return { ok: false, reason: "a redirect_uri is not one errand sends codes to (ChatGPT's connector callbacks or a URL its operator listed)" };
+  if (refused !== undefined)
+    return { ok: false, reason: "a redirect_uri is not one errand sends codes to (ChatGPT's connector callbacks or a URL its operator listed)" };
   const method = meta["token_endpoint_auth_method"] ?? "none";
   if (method !== "none") {
-    return { ok: false, reason: typeof method === "string" && SECRET_METHODS.includes(method) ? "a metadata document cannot hold a shared secret: token_endpoint_auth_method must be none" : "token_endpoint_auth_method must be none" };
+    return {
+      ok: false,
+      reason:
+        typeof method === "string" && SECRET_METHODS.includes(method)
+          ? "a metadata document cannot hold a shared secret: token_endpoint_auth_method must be none"
+          : "token_endpoint_auth_method must be none",
+    };
   }
   if ("client_secret" in meta || "client_secret_expires_at" in meta) return { ok: false, reason: "a metadata document must not carry a client_secret" };
   const grants = meta["grant_types"] ?? ["authorization_code"];
@@ -75,6 +82,15 @@ export function readClientMetadataDocument(clientId: string, text: string, extra
   const clientName = typeof rawName === "string" && rawName.trim() !== "" ? rawName.trim().slice(0, MAX_NAME_CHARS) : "unnamed client";
   return {
     ok: true,
-    client: { clientId, secretHash: null, authMethod: "none", clientName, redirectUris: uris, metadata: { client_id: clientId, client_name: clientName, redirect_uris: uris }, createdMs: 0, lastGrantMs: null },
+    client: {
+      clientId,
+      secretHash: null,
+      authMethod: "none",
+      clientName,
+      redirectUris: uris,
+      metadata: { client_id: clientId, client_name: clientName, redirect_uris: uris },
+      createdMs: 0,
+      lastGrantMs: null,
+    },
   };
 }

@@ -32,12 +32,17 @@ export function createClientMetadataFetcher(options: ClientMetadataFetchOptions)
   return async (url) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const verdict = await preflightUrl(url, { resolver: options.resolver, allowPrivate: options.allowPrivate, timeoutMs, signal: deadline });
-    if (verdict.verdict === "block" || verdict.url === null) return { ok: false, reason: `the network preflight refused it: ${verdict.reason} [${verdict.code}]` };
+    if (verdict.verdict === "block" || verdict.url === null)
+      return { ok: false, reason: `the network preflight refused it: ${verdict.reason} [${verdict.code}]` };
     const checked = verdict.addresses[0]?.ip;
     if (checked === undefined) return { ok: false, reason: "the network preflight gave no address to connect to" };
     const family = isIP(checked);
     // Node asks with `all` when it may try several families; either way only the checked address is offered.
-    const pinned = ((_host: string, lookupOptions: { all?: boolean }, callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+    const pinned = ((
+      _host: string,
+      lookupOptions: { all?: boolean },
+      callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+    ) => {
       if (lookupOptions.all === true) callback(null, [{ address: checked, family }]);
       else callback(null, checked, family);
     }) as LookupFunction;
@@ -57,7 +62,9 @@ export function createClientMetadataFetcher(options: ClientMetadataFetchOptions)
           const status = res.statusCode ?? 0;
           if (status !== 200) {
             res.destroy();
-            return fail(status >= 300 && status < 400 ? `it answered with a redirect (HTTP ${status}); errand follows none` : `it answered HTTP ${status}, not 200`);
+            return fail(
+              status >= 300 && status < 400 ? `it answered with a redirect (HTTP ${status}); errand follows none` : `it answered HTTP ${status}, not 200`,
+            );
           }
           const declared = Number(res.headers["content-length"] ?? "0");
           if (declared > maxBytes) {

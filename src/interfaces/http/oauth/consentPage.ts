@@ -45,7 +45,8 @@ ${message === undefined ? "" : `<p class="warn" role="alert">${escapeHtml(messag
 
 /** A lock's length in words: "15 minutes", "2 hours", "1 day". */
 function lockLength(ms: number): string {
-  const [unit, size]: [string, number] = ms >= 86_400_000 && ms % 86_400_000 === 0 ? ["day", 86_400_000] : ms >= 3_600_000 && ms % 3_600_000 === 0 ? ["hour", 3_600_000] : ["minute", 60_000];
+  const [unit, size]: [string, number] =
+    ms >= 86_400_000 && ms % 86_400_000 === 0 ? ["day", 86_400_000] : ms >= 3_600_000 && ms % 3_600_000 === 0 ? ["hour", 3_600_000] : ["minute", 60_000];
   const n = Math.max(1, Math.round(ms / size));
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }

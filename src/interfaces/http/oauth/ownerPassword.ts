@@ -13,7 +13,9 @@ export const MAX_OWNER_PASSWORD_CHARS = 1024;
 
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize("NFC"), salt, KEY_BYTES, { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r }, (error, key) => (error === null ? resolve(key) : reject(error)));
+    scrypt(password.normalize("NFC"), salt, KEY_BYTES, { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r }, (error, key) =>
+      error === null ? resolve(key) : reject(error),
+    );
   });
 }
 

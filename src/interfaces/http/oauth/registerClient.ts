@@ -21,7 +21,8 @@ const MAX_NAME_CHARS = 200;
 export async function registerClient(c: Context, deps: AppDeps, limiter: FailureLimiter): Promise<Response> {
   const address = deps.clientAddress(c);
   const wait = limiter.retryAfterSeconds(address);
-  if (wait > 0) throw new OAuthError("temporarily_unavailable", "Too many registrations from this address; try again later.", 429, { "retry-after": String(wait) });
+  if (wait > 0)
+    throw new OAuthError("temporarily_unavailable", "Too many registrations from this address; try again later.", 429, { "retry-after": String(wait) });
   const body = await readBoundedBody(c.req.raw, deps.settings.limits.formBytes);
   if (!body.ok) throw new OAuthError("invalid_client_metadata", "The registration document is too large.", 413);
   let doc: unknown;
@@ -30,7 +31,8 @@ export async function registerClient(c: Context, deps: AppDeps, limiter: Failure
   } catch {
     throw new OAuthError("invalid_client_metadata", "The registration body must be a JSON object.");
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new OAuthError("invalid_client_metadata", "The registration body must be a JSON object.");
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new OAuthError("invalid_client_metadata", "The registration body must be a JSON object.");
   const meta = doc as Record<string, unknown>;
 
   const uris = meta["redirect_uris"];
@@ -39,7 +41,10 @@ export async function registerClient(c: Context, deps: AppDeps, limiter: Failure
   }
   const refused = uris.find((uri) => !isAllowedRedirect(uri, deps.settings.extraRedirects));
   if (refused !== undefined) {
-    throw new OAuthError("invalid_redirect_uri", "This server only redirects to ChatGPT's connector callbacks (https://chatgpt.com/connector/oauth/... or /connector_platform_oauth_redirect) and to URLs its operator listed.");
+    throw new OAuthError(
+      "invalid_redirect_uri",
+      "This server only redirects to ChatGPT's connector callbacks (https://chatgpt.com/connector/oauth/... or /connector_platform_oauth_redirect) and to URLs its operator listed.",
+    );
   }
   const method = meta["token_endpoint_auth_method"] ?? "client_secret_basic";
   if (typeof method !== "string" || !(AUTH_METHODS as readonly string[]).includes(method)) {
@@ -50,7 +55,8 @@ export async function registerClient(c: Context, deps: AppDeps, limiter: Failure
     throw new OAuthError("invalid_client_metadata", "grant_types may only be authorization_code and refresh_token.");
   }
   const responses = meta["response_types"] ?? ["code"];
-  if (!Array.isArray(responses) || !responses.every((r) => r === "code")) throw new OAuthError("invalid_client_metadata", 'response_types may only be ["code"].');
+  if (!Array.isArray(responses) || !responses.every((r) => r === "code"))
+    throw new OAuthError("invalid_client_metadata", 'response_types may only be ["code"].');
   const rawName = meta["client_name"];
   const clientName = typeof rawName === "string" && rawName.trim() !== "" ? rawName.trim().slice(0, MAX_NAME_CHARS) : "unnamed client";
   const scope = grantedScopes(typeof meta["scope"] === "string" ? meta["scope"] : "tasks offline_access").join(" ");
@@ -79,7 +85,8 @@ export async function registerClient(c: Context, deps: AppDeps, limiter: Failure
   };
   limiter.record(address);
   const result = await deps.access.registerClient(record, deps.settings.maxClients);
-  if (result.kind === "full") throw new OAuthError("temporarily_unavailable", "This server has no room for another client; the owner can remove old ones.", 503);
+  if (result.kind === "full")
+    throw new OAuthError("temporarily_unavailable", "This server has no room for another client; the owner can remove old ones.", 503);
   deps.logger.info("OAuth client registered", { clientId, clientName, authMethod, evicted: result.evicted });
   return new Response(JSON.stringify(secret === undefined ? response : { ...response, client_secret: secret, client_secret_expires_at: 0 }), {
     status: 201,

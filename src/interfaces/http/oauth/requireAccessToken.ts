@@ -51,7 +51,14 @@ export function requireAccessToken(deps: AppDeps, limiter: FailureLimiter): Midd
     }
     // The grant is the token family, not the client id: with Client ID Metadata Documents many people share one client id.
     const requester = { submitter: `oauth:${record.familyId}`, seesAll: false };
-    c.set("principal", { actor: `oauth:${record.clientId}`, kind: "oauth", clientId: record.clientId, familyId: record.familyId, scopes: record.scopes, requester });
+    c.set("principal", {
+      actor: `oauth:${record.clientId}`,
+      kind: "oauth",
+      clientId: record.clientId,
+      familyId: record.familyId,
+      scopes: record.scopes,
+      requester,
+    });
     await next();
     return undefined;
   };

@@ -24,7 +24,8 @@ export async function readOAuthForm(c: Context, deps: AppDeps): Promise<URLSearc
 export async function guardFailures<T>(deps: AppDeps, c: Context, limiter: FailureLimiter, step: () => Promise<T>): Promise<T> {
   const address = deps.clientAddress(c);
   const wait = limiter.retryAfterSeconds(address);
-  if (wait > 0) throw new OAuthError("slow_down", "Too many failed requests from this address; wait before trying again.", 429, { "retry-after": String(wait) });
+  if (wait > 0)
+    throw new OAuthError("slow_down", "Too many failed requests from this address; wait before trying again.", 429, { "retry-after": String(wait) });
   try {
     return await step();
   } catch (error) {
@@ -81,19 +82,31 @@ async function exchangeCode(deps: AppDeps, client: OAuthClientRecord, form: URLS
   const code = form.get("code") ?? "";
   const codeHash = deps.hasher.hash("code", code);
   const record = await deps.access.readAuthorizationCode(codeHash);
-  if (record === undefined || record.clientId !== client.clientId) throw new OAuthError("invalid_grant", "The authorization code is unknown, expired or was issued to another client.");
+  if (record === undefined || record.clientId !== client.clientId)
+    throw new OAuthError("invalid_grant", "The authorization code is unknown, expired or was issued to another client.");
   const redirectUri = form.get("redirect_uri");
-  if (redirectUri !== null && redirectUri !== record.redirectUri) throw new OAuthError("invalid_grant", "redirect_uri differs from the one the code was issued for.");
+  if (redirectUri !== null && redirectUri !== record.redirectUri)
+    throw new OAuthError("invalid_grant", "redirect_uri differs from the one the code was issued for.");
   const verifier = form.get("code_verifier") ?? "";
-  if (!PKCE_VERIFIER.test(verifier) || pkceChallenge(verifier) !== record.codeChallenge) throw new OAuthError("invalid_grant", "The PKCE code_verifier does not match the code_challenge.");
+  if (!PKCE_VERIFIER.test(verifier) || pkceChallenge(verifier) !== record.codeChallenge)
+    throw new OAuthError("invalid_grant", "The PKCE code_verifier does not match the code_challenge.");
   const resource = form.get("resource");
   if (resource !== null && (!matchesResource(resource, deps.settings) || !matchesResource(resource, { mcpResource: record.resource }))) {
     throw new OAuthError("invalid_target", `This code grants access to ${record.resource} only.`);
   }
   const { access, refresh, pair } = mintPair(deps);
-  const result = await deps.access.redeemAuthorizationCode(codeHash, { ...pair, familyId: `fam_${randomId(12)}`, clientId: client.clientId, scopes: record.scopes, resource: record.resource });
+  const result = await deps.access.redeemAuthorizationCode(codeHash, {
+    ...pair,
+    familyId: `fam_${randomId(12)}`,
+    clientId: client.clientId,
+    scopes: record.scopes,
+    resource: record.resource,
+  });
   if (result.kind === "reused") {
-    deps.logger.warn("An authorization code was presented twice; the tokens it gave are revoked", { clientId: client.clientId, familyId: result.revokedFamily });
+    deps.logger.warn("An authorization code was presented twice; the tokens it gave are revoked", {
+      clientId: client.clientId,
+      familyId: result.revokedFamily,
+    });
   }
   if (result.kind !== "redeemed") throw new OAuthError("invalid_grant", "The authorization code is unknown, expired or already used.");
   return { access, refresh, scopes: record.scopes, expiresInSeconds: Math.floor(deps.settings.tokens.accessMs / 1000) };
@@ -103,13 +116,20 @@ async function refresh(deps: AppDeps, client: OAuthClientRecord, form: URLSearch
   const presented = form.get("refresh_token") ?? "";
   const refreshHash = deps.hasher.hash("refresh", presented);
   const record = await deps.access.readToken(refreshHash);
-  if (record === undefined || record.kind !== "refresh" || record.clientId !== client.clientId) throw new OAuthError("invalid_grant", "The refresh token is unknown or was issued to another client.");
+  if (record === undefined || record.kind !== "refresh" || record.clientId !== client.clientId)
+    throw new OAuthError("invalid_grant", "The refresh token is unknown or was issued to another client.");
   const resource = form.get("resource");
   if (resource !== null && (!matchesResource(resource, deps.settings) || !matchesResource(resource, { mcpResource: record.resource }))) {
     throw new OAuthError("invalid_target", `This refresh token grants access to ${record.resource} only.`);
   }
   const scope = form.get("scope");
-  if (scope !== null && !scope.split(" ").filter((s) => s !== "").every((s) => record.scopes.includes(s))) {
+  if (
+    scope !== null &&
+    !scope
+      .split(" ")
+      .filter((s) => s !== "")
+      .every((s) => record.scopes.includes(s))
+  ) {
     throw new OAuthError("invalid_scope", `A refresh may only ask for scopes already granted (${record.scopes.join(" ")}).`);
   }
   const { access, refresh: nextRefresh, pair } = mintPair(deps, presented);
@@ -123,7 +143,10 @@ async function refresh(deps: AppDeps, client: OAuthClientRecord, form: URLSearch
       return { access, refresh: nextRefresh, scopes: record.scopes, expiresInSeconds: Math.max(1, Math.floor(left / 1000)) };
     }
     case "reused":
-      deps.logger.warn("A spent refresh token was presented again; its whole authorization is revoked", { clientId: client.clientId, familyId: result.familyId });
+      deps.logger.warn("A spent refresh token was presented again; its whole authorization is revoked", {
+        clientId: client.clientId,
+        familyId: result.familyId,
+      });
       throw new OAuthError("invalid_grant", "This refresh token was already used. Every token of this authorization is now revoked; authorize again.");
     case "revoked":
       throw new OAuthError("invalid_grant", "This authorization was revoked; authorize again.");
@@ -134,7 +157,13 @@ async function refresh(deps: AppDeps, client: OAuthClientRecord, form: URLSearch
 
 function tokenResponse(tokens: IssuedTokens): Response {
   return new Response(
-    JSON.stringify({ access_token: tokens.access, token_type: "Bearer", expires_in: tokens.expiresInSeconds, refresh_token: tokens.refresh, scope: tokens.scopes.join(" ") }),
+    JSON.stringify({
+      access_token: tokens.access,
+      token_type: "Bearer",
+      expires_in: tokens.expiresInSeconds,
+      refresh_token: tokens.refresh,
+      scope: tokens.scopes.join(" "),
+    }),
     { status: 200, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", pragma: "no-cache" } },
   );
 }

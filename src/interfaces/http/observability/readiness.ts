@@ -22,7 +22,7 @@ export async function checkReadiness(probes: readonly ReadinessProbe[]): Promise
         timer = setTimeout(() => resolve(`did not answer within ${PROBE_TIMEOUT_MS / 1000} s`), PROBE_TIMEOUT_MS);
       });
       try {
-        const reason = await Promise.race([probe.check().catch((error: unknown) => (errorMessage(error))), timeout]);
+        const reason = await Promise.race([probe.check().catch((error: unknown) => errorMessage(error)), timeout]);
         return { name: probe.name, ok: reason === null, reason };
       } finally {
         clearTimeout(timer);

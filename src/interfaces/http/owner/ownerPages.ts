@@ -44,7 +44,12 @@ function grantsSection(csrf: string, sites: readonly SiteListing[]): string {
   if (granted.length === 0) return "<h2>Standing grants</h2><p>No site has a standing grant: every write waits for you.</p>";
   const items = granted
     .map((site) => {
-      const grants = site.grants.map((grant) => `<li>up to ${escapeHtml(grant.risk)}, secrets ${escapeHtml(grant.secrets.length === 0 ? "none" : grant.secrets.join(", "))}, until ${escapeHtml(grant.expiresAt)} (<code>${escapeHtml(grant.id)}</code>)</li>`).join("");
+      const grants = site.grants
+        .map(
+          (grant) =>
+            `<li>up to ${escapeHtml(grant.risk)}, secrets ${escapeHtml(grant.secrets.length === 0 ? "none" : grant.secrets.join(", "))}, until ${escapeHtml(grant.expiresAt)} (<code>${escapeHtml(grant.id)}</code>)</li>`,
+        )
+        .join("");
       return `<li class="grant"><strong>${escapeHtml(site.name)}</strong> (${escapeHtml(site.origins.join(", "))})<ul>${grants}</ul><form method="post" action="/owner/sites/${encodeURIComponent(site.name)}/revoke" class="inline">${csrfField(csrf)}<button type="submit">Revoke ${escapeHtml(site.name)}</button></form></li>`;
     })
     .join("");
@@ -56,10 +61,16 @@ export function dashboardPage(csrf: string, pending: OperationListItem[], recent
     pending.length === 0
       ? "<p>Nothing is waiting for your approval.</p>"
       : `<ul>${pending
-          .map((item) => `<li><a href="/owner/approvals/${escapeHtml(item.handle.operationId)}">${escapeHtml(item.risk)} task ${escapeHtml(item.handle.operationId)}</a> (until ${escapeHtml(item.approval?.expiresAt ?? "")})</li>`)
+          .map(
+            (item) =>
+              `<li><a href="/owner/approvals/${escapeHtml(item.handle.operationId)}">${escapeHtml(item.risk)} task ${escapeHtml(item.handle.operationId)}</a> (until ${escapeHtml(item.approval?.expiresAt ?? "")})</li>`,
+          )
           .join("")}</ul>`;
   const rows = recent
-    .map((item) => `<tr><td><a href="/owner/operations/${escapeHtml(item.handle.operationId)}">${escapeHtml(item.handle.operationId.slice(0, 8))}</a></td>${receiptCells(item)}<td>${escapeHtml(item.updatedAt)}</td></tr>`)
+    .map(
+      (item) =>
+        `<tr><td><a href="/owner/operations/${escapeHtml(item.handle.operationId)}">${escapeHtml(item.handle.operationId.slice(0, 8))}</a></td>${receiptCells(item)}<td>${escapeHtml(item.updatedAt)}</td></tr>`,
+    )
     .join("");
   return page(
     "errand owner console",
@@ -103,7 +114,10 @@ ${allow}
 
 export function operationPage(csrf: string, item: OperationListItem): string {
   const r = item.receipt;
-  const checks = r === undefined ? "" : `<ul>${r.checks.map((c) => `<li>${c.passed ? "held" : "did not hold"}: ${escapeHtml(c.action)} ${escapeHtml(c.match)} ${escapeHtml(JSON.stringify(c.expected).slice(0, 200))}${c.observed === undefined ? "" : ` (saw, untrusted page text: ${escapeHtml(JSON.stringify(isUntrustedText(c.observed) ? c.observed.text : String(c.observed)).slice(0, 200))})`}</li>`).join("")}</ul>`;
+  const checks =
+    r === undefined
+      ? ""
+      : `<ul>${r.checks.map((c) => `<li>${c.passed ? "held" : "did not hold"}: ${escapeHtml(c.action)} ${escapeHtml(c.match)} ${escapeHtml(JSON.stringify(c.expected).slice(0, 200))}${c.observed === undefined ? "" : ` (saw, untrusted page text: ${escapeHtml(JSON.stringify(isUntrustedText(c.observed) ? c.observed.text : String(c.observed)).slice(0, 200))})`}</li>`).join("")}</ul>`;
   return page(
     "errand operation",
     `<h1>Operation <code>${escapeHtml(item.handle.operationId)}</code></h1>

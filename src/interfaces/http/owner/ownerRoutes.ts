@@ -83,7 +83,11 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
     const live = session(c);
     if (live === undefined) return showLogin(c, "/owner");
     await deps.service.expireApprovals();
-    const [pending, recent, sites] = await Promise.all([deps.service.listOperations({ awaitingApproval: true, limit: 50 }), deps.service.listOperations({ limit: 20 }), deps.sites?.() ?? Promise.resolve([])]);
+    const [pending, recent, sites] = await Promise.all([
+      deps.service.listOperations({ awaitingApproval: true, limit: 50 }),
+      deps.service.listOperations({ limit: 20 }),
+      deps.sites?.() ?? Promise.resolve([]),
+    ]);
     return html(dashboardPage(live.csrf, pending, recent, sites));
   });
 
@@ -100,9 +104,13 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
       case "not_set":
         return html(messagePage("Not set up", "No owner password is set on this errand. Run: errand owner set-password"), 503);
       case "locked":
-        return attempt.untilMs === null ? html(messagePage("Please wait", "Too many password attempts from your address are being checked at once; try again in a moment."), 429) : html(lockedPage(attempt.untilMs), 429);
+        return attempt.untilMs === null
+          ? html(messagePage("Please wait", "Too many password attempts from your address are being checked at once; try again in a moment."), 429)
+          : html(lockedPage(attempt.untilMs), 429);
       case "wrong":
-        return attempt.lockedUntilMs === null ? showLogin(c, next, `Wrong password. ${wrongPasswordMessage(attempt, false)}`, 401) : html(lockedPage(attempt.lockedUntilMs), 429);
+        return attempt.lockedUntilMs === null
+          ? showLogin(c, next, `Wrong password. ${wrongPasswordMessage(attempt, false)}`, 401)
+          : html(lockedPage(attempt.lockedUntilMs), 429);
       case "right": {
         const { token } = sessions.create(address);
         deleteCookie(c, LOGIN_COOKIE, { path: "/owner" });
@@ -137,12 +145,19 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
 
   const decide = async (c: Context, approve: boolean): Promise<Response> => {
     const live = session(c);
-    if (live === undefined) return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can approve or deny. Nothing was changed."), 403);
+    if (live === undefined)
+      return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can approve or deny. Nothing was changed."), 403);
     const form = await readForm(c);
     if (form instanceof Response) return form;
-    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
+    if (!sameToken(form.get("csrf") ?? "", live.csrf))
+      return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
     const id = c.req.param("operationId") ?? "";
-    const result = await deps.service.decideApproval(id, { approve, requestDigest: form.get("requestDigest") ?? "", decidedBy: `owner (console: ${live.address})`, via: "console" });
+    const result = await deps.service.decideApproval(id, {
+      approve,
+      requestDigest: form.get("requestDigest") ?? "",
+      decidedBy: `owner (console: ${live.address})`,
+      via: "console",
+    });
     if (!result.ok) return html(messagePage("Not changed", result.message), result.code === "operation_not_found" ? 404 : 409);
     // An approved task joins the queue; this server starts draining it now.
     if (result.outcome === "approved") void deps.queue.kick();
@@ -155,13 +170,16 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
    */
   owner.post("/approvals/:operationId/approve-and-allow", async (c) => {
     const live = session(c);
-    if (live === undefined) return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can approve or allow. Nothing was changed."), 403);
+    if (live === undefined)
+      return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can approve or allow. Nothing was changed."), 403);
     const form = await readForm(c);
     if (form instanceof Response) return form;
-    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
+    if (!sameToken(form.get("csrf") ?? "", live.csrf))
+      return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
     const ownerSites = deps.ownerSites;
     const id = c.req.param("operationId") ?? "";
-    if (ownerSites === undefined || !OPERATION_ID.test(id)) return html(messagePage("Not changed", "This errand gives no grants from the console. Nothing was changed."), 404);
+    if (ownerSites === undefined || !OPERATION_ID.test(id))
+      return html(messagePage("Not changed", "This errand gives no grants from the console. Nothing was changed."), 404);
     const item = await deps.service.operationItem(id);
     if ("ok" in item) return html(messagePage("Not available", item.message), item.code === "operation_not_found" ? 404 : 500);
     const description = item.approval?.description;
@@ -170,7 +188,12 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
     if (description === undefined || site === undefined || (risk !== "reversible_write" && risk !== "consequential")) {
       return html(messagePage("Not changed", "Only a waiting write that names a site can be allowed on it. Nothing was changed."), 409);
     }
-    const result = await deps.service.decideApproval(id, { approve: true, requestDigest: form.get("requestDigest") ?? "", decidedBy: `owner (console: ${live.address})`, via: "console" });
+    const result = await deps.service.decideApproval(id, {
+      approve: true,
+      requestDigest: form.get("requestDigest") ?? "",
+      decidedBy: `owner (console: ${live.address})`,
+      via: "console",
+    });
     if (!result.ok) return html(messagePage("Not changed", result.message), result.code === "operation_not_found" ? 404 : 409);
     void deps.queue.kick();
     try {
@@ -184,10 +207,12 @@ export function ownerRoutes(deps: AppDeps): Hono<AppEnv> {
 
   owner.post("/sites/:site/revoke", async (c) => {
     const live = session(c);
-    if (live === undefined) return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can revoke. Nothing was changed."), 403);
+    if (live === undefined)
+      return html(messagePage("Log in first", "Only the owner, logged in with the owner password, can revoke. Nothing was changed."), 403);
     const form = await readForm(c);
     if (form instanceof Response) return form;
-    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
+    if (!sameToken(form.get("csrf") ?? "", live.csrf))
+      return html(messagePage("Refused", "This form did not come from the page errand showed you. Nothing was changed."), 403);
     if (deps.ownerSites === undefined) return html(messagePage("Not changed", "This errand gives no grants from the console."), 404);
     const site = c.req.param("site") ?? "";
     if (!isSiteName(site)) return html(messagePage("Not found", "No site has that name."), 404);

@@ -15,7 +15,8 @@ export interface ConsoleTools {
 }
 
 /** The live page's policy: errand's own script, frames as blob: images, requests to errand only. */
-const LIVE_PAGE_CSP = "default-src 'none'; script-src 'self'; img-src 'self' blob:; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const LIVE_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; img-src 'self' blob:; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const NO_STORE = { "cache-control": "no-store", "referrer-policy": "same-origin", "x-content-type-options": "nosniff" };
 
 function json(body: Record<string, unknown>, status = 200): Response {
@@ -37,7 +38,8 @@ export function siteLoginRoutes(owner: Hono<AppEnv>, deps: AppDeps, tools: Conso
   owner.get("/sites/:name/login", (c) => {
     const name = c.req.param("name");
     const live = tools.session(c);
-    if (live === undefined) return tools.showLogin(c, isSiteName(name) ? `/owner/sites/${name}/login` : "/owner", "Log in as the owner to open a site's login page.", 401);
+    if (live === undefined)
+      return tools.showLogin(c, isSiteName(name) ? `/owner/sites/${name}/login` : "/owner", "Log in as the owner to open a site's login page.", 401);
     if (!isSiteName(name) || handoffs === undefined) return json({ ok: false, message: "No such site login page." }, 404);
     const body = siteLoginPage(live.csrf, name, { width: 390, height: 700 }, Math.round(handoffs.ttlMs / 60_000));
     return new Response(body, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": LIVE_PAGE_CSP, ...NO_STORE } });
@@ -49,25 +51,28 @@ export function siteLoginRoutes(owner: Hono<AppEnv>, deps: AppDeps, tools: Conso
     if (live === undefined) return json({ ok: false, message: "Log in to the owner console first; nothing was done." }, 401);
     const form = await tools.readForm(c);
     if (form instanceof Response) return json({ ok: false, message: "This request did not come from errand's own page; nothing was done." }, form.status);
-    if (!sameToken(form.get("csrf") ?? "", live.csrf)) return json({ ok: false, message: "This request did not come from the page errand showed you; nothing was done." }, 403);
+    if (!sameToken(form.get("csrf") ?? "", live.csrf))
+      return json({ ok: false, message: "This request did not come from the page errand showed you; nothing was done." }, 403);
     const name = c.req.param("name") ?? "";
     if (!isSiteName(name) || handoffs === undefined) return json({ ok: false, message: "No such site." }, 404);
     return { name, form };
   };
 
-  const withHandoff = (action: (handoff: NonNullable<ReturnType<NonNullable<typeof handoffs>["get"]>>, form: URLSearchParams, name: string) => Promise<Response>) => async (c: Context) => {
-    const request = await checked(c);
-    if (request instanceof Response) return request;
-    const handoff = handoffs?.get(request.name);
-    if (handoff === undefined) return json({ ok: false, message: GONE }, 410);
-    try {
-      return await action(handoff, request.form, request.name);
-    } catch (error) {
-      if (error instanceof LoginHandoffError) return json({ ok: false, message: error.message }, 410);
-      // The browser's own words may quote the page: not repeated.
-      return json({ ok: false, message: "errand's browser did not do that; try again." }, 502);
-    }
-  };
+  const withHandoff =
+    (action: (handoff: NonNullable<ReturnType<NonNullable<typeof handoffs>["get"]>>, form: URLSearchParams, name: string) => Promise<Response>) =>
+    async (c: Context) => {
+      const request = await checked(c);
+      if (request instanceof Response) return request;
+      const handoff = handoffs?.get(request.name);
+      if (handoff === undefined) return json({ ok: false, message: GONE }, 410);
+      try {
+        return await action(handoff, request.form, request.name);
+      } catch (error) {
+        if (error instanceof LoginHandoffError) return json({ ok: false, message: error.message }, 410);
+        // The browser's own words may quote the page: not repeated.
+        return json({ ok: false, message: "errand's browser did not do that; try again." }, 502);
+      }
+    };
 
   owner.post("/sites/:name/login/start", async (c) => {
     const request = await checked(c);
@@ -77,7 +82,11 @@ export function siteLoginRoutes(owner: Hono<AppEnv>, deps: AppDeps, tools: Conso
       if (started === null) return json({ ok: false, message: `No site named ${request.name} is set up (errand site add).` }, 404);
       if (started === "busy") return json({ ok: false, message: "Too many login browsers are open; finish one first." }, 429);
       deps.logger.info("Owner opened a site's login browser", { site: request.name });
-      return json({ ok: true, expiresAt: new Date(started.expiresMs).toISOString(), message: `Log in on the page below, then tap Done. This browser closes at ${new Date(started.expiresMs).toISOString().slice(11, 16)} UTC.` });
+      return json({
+        ok: true,
+        expiresAt: new Date(started.expiresMs).toISOString(),
+        message: `Log in on the page below, then tap Done. This browser closes at ${new Date(started.expiresMs).toISOString().slice(11, 16)} UTC.`,
+      });
     } catch (error) {
       const message = error instanceof LoginHandoffError ? error.message : "errand could not open its browser for this site.";
       deps.logger.warn("A site's login browser did not open", { site: request.name });

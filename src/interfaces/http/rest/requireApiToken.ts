@@ -30,10 +30,15 @@ export function requireApiToken(deps: AppDeps, limiter: FailureLimiter, options:
   return async (c, next) => {
     const address = deps.clientAddress(c);
     const wait = limiter.retryAfterSeconds(address);
-    if (wait > 0) return errorResponse(new ApiError("rate_limited", `Too many failed authentications from this address; retry in ${wait} s.`, { headers: { "retry-after": String(wait) } }));
+    if (wait > 0)
+      return errorResponse(
+        new ApiError("rate_limited", `Too many failed authentications from this address; retry in ${wait} s.`, { headers: { "retry-after": String(wait) } }),
+      );
     const header = c.req.header("authorization");
     if (header === undefined || !/^bearer /i.test(header)) {
-      return errorResponse(new ApiError("unauthorized", 'Send "Authorization: Bearer <token>" with a token from "errand token create --name NAME".', { headers: challenge }));
+      return errorResponse(
+        new ApiError("unauthorized", 'Send "Authorization: Bearer <token>" with a token from "errand token create --name NAME".', { headers: challenge }),
+      );
     }
     const token = header.slice(7).trim();
     const kind = tokenKind(token);
@@ -41,21 +46,41 @@ export function requireApiToken(deps: AppDeps, limiter: FailureLimiter, options:
     const invalid = { headers: { "www-authenticate": 'Bearer realm="errand", error="invalid_token"' } };
     if (kind === undefined || record === undefined || record.revokedMs !== null || record.scope !== SCOPE_OF_KIND[kind]) {
       limiter.record(address);
-      return errorResponse(new ApiError("unauthorized", "The API token is unknown or revoked; create a new one with \"errand token create --name NAME\".", invalid));
+      return errorResponse(
+        new ApiError("unauthorized", 'The API token is unknown or revoked; create a new one with "errand token create --name NAME".', invalid),
+      );
     }
     const now = clock();
     if (record.expiresMs !== null && now >= record.expiresMs) {
       limiter.record(address);
-      return errorResponse(new ApiError("unauthorized", `The API token ${record.tokenId} ("${record.name}") expired at ${new Date(record.expiresMs).toISOString()}; create a new one with "errand token create --name NAME --expires DURATION".`, invalid));
+      return errorResponse(
+        new ApiError(
+          "unauthorized",
+          `The API token ${record.tokenId} ("${record.name}") expired at ${new Date(record.expiresMs).toISOString()}; create a new one with "errand token create --name NAME --expires DURATION".`,
+          invalid,
+        ),
+      );
     }
     if (record.scope === "metrics" && options.metricsScope !== true) {
-      return errorResponse(new ApiError("unauthorized", "This is a metrics token (--scope metrics): it reads /metrics and nothing else. Use an API token made without --scope metrics.", { headers: { "www-authenticate": 'Bearer realm="errand", error="insufficient_scope"' } }));
+      return errorResponse(
+        new ApiError(
+          "unauthorized",
+          "This is a metrics token (--scope metrics): it reads /metrics and nothing else. Use an API token made without --scope metrics.",
+          { headers: { "www-authenticate": 'Bearer realm="errand", error="insufficient_scope"' } },
+        ),
+      );
     }
     if (record.lastUsedMs === null || now - record.lastUsedMs >= 60_000) {
       await deps.access.recordApiTokenUse(record.tokenId, now).catch((error: unknown) => deps.logger.error("Recording an API token's last use failed", error));
     }
     const seesAll = record.scope === "all";
-    c.set("principal", { actor: `api:${record.tokenId}`, kind: "api", tokenId: record.tokenId, scopes: ["tasks"], requester: { submitter: `api:${record.tokenId}`, seesAll } });
+    c.set("principal", {
+      actor: `api:${record.tokenId}`,
+      kind: "api",
+      tokenId: record.tokenId,
+      scopes: ["tasks"],
+      requester: { submitter: `api:${record.tokenId}`, seesAll },
+    });
     await next();
     return undefined;
   };

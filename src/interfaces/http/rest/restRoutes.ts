@@ -4,7 +4,16 @@ import { ApiError } from "../apiError.js";
 import { capabilitiesReport } from "../capabilitiesReport.js";
 import type { FailureLimiter } from "../failureLimiter.js";
 import type { AppDeps, AppEnv } from "../httpDeps.js";
-import { cancelOperation, collectOperation, inspectOperation, lookAtPageAction, readArtifactAction, runQueueNow, statusReport, submitTask } from "../operationActions.js";
+import {
+  cancelOperation,
+  collectOperation,
+  inspectOperation,
+  lookAtPageAction,
+  readArtifactAction,
+  runQueueNow,
+  statusReport,
+  submitTask,
+} from "../operationActions.js";
 import type { Caller } from "../operationActions.js";
 import { TOOLS } from "../mcp/toolList.js";
 import { readBoundedBody } from "../readBody.js";
@@ -35,7 +44,8 @@ function objectBody(value: unknown): Record<string, unknown> {
 function waitMs(body: Record<string, unknown>, route: RestWaitingRoute): number {
   const { default: fallback, max } = WAIT_SECONDS.rest[route];
   const raw = body["waitSeconds"] ?? fallback;
-  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > max) throw new ApiError("invalid_number", `waitSeconds must be a whole number from 0 to ${max}.`);
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > max)
+    throw new ApiError("invalid_number", `waitSeconds must be a whole number from 0 to ${max}.`);
   return raw * 1000;
 }
 
@@ -45,7 +55,14 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
 }
 
 /** The file name extension of each artifact media type, for the download's suggested name. */
-const FILE_EXTENSIONS: Record<ArtifactMediaType, string> = { "image/png": "png", "image/jpeg": "jpg", "application/pdf": "pdf", "application/zip": "zip", "text/plain": "txt", "application/octet-stream": "bin" };
+const FILE_EXTENSIONS: Record<ArtifactMediaType, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "application/pdf": "pdf",
+  "application/zip": "zip",
+  "text/plain": "txt",
+  "application/octet-stream": "bin",
+};
 
 /** /v1: the REST API over the same actions as the MCP tools, for scripts and GPT Actions. */
 export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv> {
@@ -72,7 +89,10 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
       "content-type": artifact.mediaType,
       "content-length": String(data.length),
       "x-errand-sha256": artifact.sha256,
-      "content-disposition": `attachment; filename="errand-${c.req.param("operationId").slice(0, 64).replace(/[^0-9a-zA-Z-]/g, "")}-${artifact.index}.${FILE_EXTENSIONS[artifact.mediaType]}"`,
+      "content-disposition": `attachment; filename="errand-${c.req
+        .param("operationId")
+        .slice(0, 64)
+        .replace(/[^0-9a-zA-Z-]/g, "")}-${artifact.index}.${FILE_EXTENSIONS[artifact.mediaType]}"`,
       "cache-control": "no-store",
     });
   });
@@ -91,7 +111,10 @@ export function restRoutes(deps: AppDeps, limiter: FailureLimiter): Hono<AppEnv>
   api.post("/look", async (c) => c.json(await lookAtPageAction(deps, caller(c), objectBody(await readJson(c, deps, false)))));
   // Provider activation is the operator's act: only an operator token (--scope all) runs it over REST.
   api.post("/providers/:name/smoke", async (c) => {
-    if (!c.get("principal").requester.seesAll) throw new ApiError("unauthorized", "Only an operator token (errand token create --scope all) may smoke a provider over REST.", { headers: { "www-authenticate": 'Bearer realm="errand", error="insufficient_scope"' } });
+    if (!c.get("principal").requester.seesAll)
+      throw new ApiError("unauthorized", "Only an operator token (errand token create --scope all) may smoke a provider over REST.", {
+        headers: { "www-authenticate": 'Bearer realm="errand", error="insufficient_scope"' },
+      });
     onlyFields(objectBody(await readJson(c, deps, true)), []);
     return c.json(await providerSmokeAction(deps, caller(c), c.req.param("name")));
   });

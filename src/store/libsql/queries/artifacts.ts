@@ -24,8 +24,14 @@ interface ArtifactRow {
  */
 export async function putArtifacts(ctx: LibsqlContext, batch: ArtifactBatch): Promise<void> {
   const total = batch.artifacts.reduce((sum, artifact) => sum + artifact.bytes, 0);
-  if (batch.artifacts.length > ARTIFACT_LIMITS.operationCount) throw new ArtifactRefusedError(`${batch.artifacts.length} artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationCount} are kept per operation.`);
-  if (total > ARTIFACT_LIMITS.operationBytes) throw new ArtifactRefusedError(`${total} bytes of artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation.`);
+  if (batch.artifacts.length > ARTIFACT_LIMITS.operationCount)
+    throw new ArtifactRefusedError(
+      `${batch.artifacts.length} artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationCount} are kept per operation.`,
+    );
+  if (total > ARTIFACT_LIMITS.operationBytes)
+    throw new ArtifactRefusedError(
+      `${total} bytes of artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation.`,
+    );
   const now = ctx.clock();
   try {
     await applyGuarded(ctx.client, `keeping the artifacts of ${batch.operationId}`, {
@@ -56,15 +62,34 @@ export async function putArtifacts(ctx: LibsqlContext, batch: ArtifactBatch): Pr
 
 /** One artifact, unless absent or expired on the store's clock. */
 export async function readArtifact(ctx: LibsqlContext, operationId: string, index: number): Promise<StoredArtifact | undefined> {
-  const row = await queryRow<ArtifactRow>(ctx.client, "SELECT * FROM artifacts WHERE operation_id = ? AND idx = ? AND (expires_ms IS NULL OR expires_ms > ?)", operationId, index, ctx.clock());
+  const row = await queryRow<ArtifactRow>(
+    ctx.client,
+    "SELECT * FROM artifacts WHERE operation_id = ? AND idx = ? AND (expires_ms IS NULL OR expires_ms > ?)",
+    operationId,
+    index,
+    ctx.clock(),
+  );
   if (row === undefined) return undefined;
-  return { operationId: row.operation_id, index: row.idx, attempt: row.attempt, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, sealed: row.sealed, expiresMs: row.expires_ms, createdMs: row.created_ms };
+  return {
+    operationId: row.operation_id,
+    index: row.idx,
+    attempt: row.attempt,
+    mediaType: row.media_type,
+    bytes: row.bytes,
+    sha256: row.sha256,
+    sealed: row.sealed,
+    expiresMs: row.expires_ms,
+    createdMs: row.created_ms,
+  };
 }
 
 /** Deletes expired artifacts and those of operations no longer in the store (compacted), in one batch; returns how many. */
 export async function dropExpiredArtifacts(ctx: LibsqlContext): Promise<number> {
   const results = await ctx.client.batch(
-    [statement("DELETE FROM artifacts WHERE expires_ms IS NOT NULL AND expires_ms <= ?", ctx.clock()), statement("DELETE FROM artifacts WHERE operation_id NOT IN (SELECT operation_id FROM operations)")],
+    [
+      statement("DELETE FROM artifacts WHERE expires_ms IS NOT NULL AND expires_ms <= ?", ctx.clock()),
+      statement("DELETE FROM artifacts WHERE operation_id NOT IN (SELECT operation_id FROM operations)"),
+    ],
     "write",
   );
   return results.reduce((sum, result) => sum + result.rowsAffected, 0);

@@ -52,8 +52,20 @@ export function cancelOperation(
     requireAuthentic(ctx, journalId, { row: verdict.row, latest: read?.latest });
     const change = verdict.transition === null ? undefined : transitionWrite(ctx, journalId, verdict.row, verdict.transition);
     const record: GuardedWrite = {
-      guards: [guard("NOT EXISTS (SELECT 1 FROM control_actions WHERE control_action_id = ?)", controlActionId), ...(change === undefined ? [rowUnchanged(verdict.row)] : [])],
-      writes: [statement("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)", controlActionId, operationId, CANCEL_ACTION, verdict.outcome, now)],
+      guards: [
+        guard("NOT EXISTS (SELECT 1 FROM control_actions WHERE control_action_id = ?)", controlActionId),
+        ...(change === undefined ? [rowUnchanged(verdict.row)] : []),
+      ],
+      writes: [
+        statement(
+          "INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)",
+          controlActionId,
+          operationId,
+          CANCEL_ACTION,
+          verdict.outcome,
+          now,
+        ),
+      ],
     };
     await applyGuarded(ctx.client, `cancelling operation ${operationId}`, change === undefined ? record : joinWrites(change.write, record));
     return { kind: "applied", outcome: verdict.outcome, operation: toOperation(change?.row ?? verdict.row) };

@@ -27,7 +27,12 @@ const ENTRIES_PER_INSERT = 200;
 export function writeCheckpoint(ctx: LibsqlContext): Promise<number> {
   return optimisticWrite(ctx, "writing the journal checkpoint", async () => {
     const [headResult, storedResult, regressedResult, entriesResult] = await ctx.client.batch(
-      [SELECT_HEAD, statement("SELECT * FROM journal_checkpoint"), statement(CHECKPOINT_REGRESSION_SQL), statement("SELECT operation_id, chain_seq, chain_mac FROM operations")],
+      [
+        SELECT_HEAD,
+        statement("SELECT * FROM journal_checkpoint"),
+        statement(CHECKPOINT_REGRESSION_SQL),
+        statement("SELECT operation_id, chain_seq, chain_mac FROM operations"),
+      ],
       "read",
     );
     const head = requireHead(ctx, headIn(headResult));
@@ -38,10 +43,18 @@ export function writeCheckpoint(ctx: LibsqlContext): Promise<number> {
     const inserts: LibsqlStatement[] = [];
     for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
       const chunk = entries.slice(start, start + ENTRIES_PER_INSERT);
-      inserts.push(statement(`INSERT INTO journal_checkpoint (operation_id, chain_seq, chain_mac) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`, ...chunk.flatMap((e) => [e.operationId, e.chainSeq, e.chainMac])));
+      inserts.push(
+        statement(
+          `INSERT INTO journal_checkpoint (operation_id, chain_seq, chain_mac) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`,
+          ...chunk.flatMap((e) => [e.operationId, e.chainSeq, e.chainMac]),
+        ),
+      );
     }
     const next = resealHead(ctx.sealer, head, { checkpointOperations: entries.length, checkpointDigest: checkpointDigest(entries) });
-    await applyGuarded(ctx.client, "writing the journal checkpoint", { guards: [headUnchanged(head)], writes: [statement("DELETE FROM journal_checkpoint"), ...inserts, writeHead(next)] });
+    await applyGuarded(ctx.client, "writing the journal checkpoint", {
+      guards: [headUnchanged(head)],
+      writes: [statement("DELETE FROM journal_checkpoint"), ...inserts, writeHead(next)],
+    });
     return entries.length;
   });
 }

@@ -26,11 +26,13 @@ const CANDIDATES = 8;
 export async function findClaimable(ctx: LibsqlContext, journalId: string, now: number, onlyOperationId?: string): Promise<RowWithLatestEvent | undefined> {
   if (onlyOperationId !== undefined) {
     const only = rowsWithLatestEventIn(
-      await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?", "", now, onlyOperationId)),
+      await ctx.client.execute(
+        withLatestEvent("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?", "", now, onlyOperationId),
+      ),
     )[0];
     return only !== undefined && isAuthentic(ctx, journalId, only) ? only : undefined;
   }
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const limit = offset === 0 ? 1 : CANDIDATES;
     const page = rowsWithLatestEventIn(
       await ctx.client.execute(
@@ -51,7 +53,14 @@ export async function findClaimable(ctx: LibsqlContext, journalId: string, now: 
 }
 
 /** The claim of a candidate findClaimable returned: running, one more attempt, a fresh lease token that fences every later write of this attempt. */
-export function claimWrite(ctx: LibsqlContext, journalId: string, candidate: RowWithLatestEvent, runnerId: string, leaseMs: number, now: number): { write: GuardedWrite; claimed: ClaimedOperation } {
+export function claimWrite(
+  ctx: LibsqlContext,
+  journalId: string,
+  candidate: RowWithLatestEvent,
+  runnerId: string,
+  leaseMs: number,
+  now: number,
+): { write: GuardedWrite; claimed: ClaimedOperation } {
   const token = crypto.randomUUID();
   const { write, row } = transitionWrite(ctx, journalId, candidate.row, claim(toOperation(candidate.row), now, { runnerId, leaseMs }), token);
   return { write, claimed: { operation: toOperation(row), taskJson: row.task_json, lease: { operationId: row.operation_id, token }, attempt: row.attempts } };

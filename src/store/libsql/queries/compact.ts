@@ -80,7 +80,9 @@ export function compactBatch(ctx: LibsqlContext, cutoffMs: number, limit: number
         compactedMs: now,
       };
       const mac = ctx.sealer.tombstoneMac(head.journalId, fields);
-      guards.push(guard("EXISTS (SELECT 1 FROM operations WHERE operation_id = ? AND revision = ? AND chain_seq = ?)", row.operation_id, row.revision, row.chain_seq));
+      guards.push(
+        guard("EXISTS (SELECT 1 FROM operations WHERE operation_id = ? AND revision = ? AND chain_seq = ?)", row.operation_id, row.revision, row.chain_seq),
+      );
       writes.push(
         statement(
           `INSERT INTO operation_tombstones (operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, last_seq, created_ms, finished_ms, compacted_ms, mac)
@@ -106,7 +108,9 @@ export function compactBatch(ctx: LibsqlContext, cutoffMs: number, limit: number
       result.eventsRemoved += row.events;
       result.bytesFreed += row.stored_bytes - TOMBSTONE_BYTES;
     }
-    writes.push(writeHead(resealHead(ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length })));
+    writes.push(
+      writeHead(resealHead(ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length })),
+    );
     await applyGuarded(ctx.client, "compacting finished operations", { guards, writes });
     return result;
   });
@@ -154,6 +158,10 @@ export function collapsePrefix(ctx: LibsqlContext, cutoffMs: number): Promise<{ 
 export function recordCompaction(ctx: LibsqlContext, body: Record<string, unknown>): Promise<void> {
   return optimisticWrite(ctx, "journaling a compaction", async () => {
     const head = requireHead(ctx, await selectHead(ctx));
-    await applyGuarded(ctx.client, "journaling a compaction", appendJournalEvent(ctx, head, { type: "journal_compacted", operationId: null, body }, ctx.clock()).write);
+    await applyGuarded(
+      ctx.client,
+      "journaling a compaction",
+      appendJournalEvent(ctx, head, { type: "journal_compacted", operationId: null, body }, ctx.clock()).write,
+    );
   });
 }

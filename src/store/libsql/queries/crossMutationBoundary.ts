@@ -27,7 +27,8 @@ export function crossMutationBoundary(ctx: LibsqlContext, lease: LeaseRef): Prom
     if (leaseExpired(leased.row, now)) return "lease_expired";
     const transition = crossBoundary(toOperation(leased.row), now);
     if (transition === "cancel_requested") return "cancel_requested";
-    if (transition !== null) await applyGuarded(ctx.client, `crossing the mutation boundary of ${lease.operationId}`, transitionWrite(ctx, journalId, leased.row, transition).write);
+    if (transition !== null)
+      await applyGuarded(ctx.client, `crossing the mutation boundary of ${lease.operationId}`, transitionWrite(ctx, journalId, leased.row, transition).write);
     return "crossed";
   });
 }

@@ -16,7 +16,12 @@ import type { ApprovalDecision } from "../../Store.js";
  * decides (awaiting, the digest the owner was shown, before its expiry) and the transition it returns
  * is written guarded on that row, so a decision that raced another change is judged again.
  */
-export function decideApproval(ctx: LibsqlContext, operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {
+export function decideApproval(
+  ctx: LibsqlContext,
+  operationId: string,
+  decision: ApprovalDecision,
+  blockedReceipt: BlockedReceiptFactory,
+): Promise<DecideApprovalResult> {
   return optimisticWrite(ctx, `deciding the approval of ${operationId}`, async (): Promise<DecideApprovalResult> => {
     const read = rowsWithLatestEventIn(await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE operation_id = ?", "", operationId)))[0];
     const journalId = await journalIdOf(ctx);
@@ -35,7 +40,14 @@ export function expireApprovals(ctx: LibsqlContext, blockedReceipt: BlockedRecei
     const journalId = await journalIdOf(ctx);
     const now = ctx.clock();
     const due = rowsWithLatestEventIn(
-      await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= ? ORDER BY approval_expires_ms LIMIT ?", "o.approval_expires_ms", now, limit)),
+      await ctx.client.execute(
+        withLatestEvent(
+          "SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= ? ORDER BY approval_expires_ms LIMIT ?",
+          "o.approval_expires_ms",
+          now,
+          limit,
+        ),
+      ),
     );
     const expired: string[] = [];
     const writes: GuardedWrite[] = [];

@@ -21,7 +21,12 @@ import { selectLeasedRow } from "./leases.js";
  * When nothing was eligible before the resolution, the next claim is looked for after it is written
  * (the attempt just requeued without delay may be eligible now).
  */
-export async function finishAttempt(ctx: LibsqlContext, lease: LeaseRef, decide: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
+export async function finishAttempt(
+  ctx: LibsqlContext,
+  lease: LeaseRef,
+  decide: (operation: OperationRecord) => AttemptResolution,
+  next?: ClaimRequest,
+): Promise<FinishResult> {
   const finished = await optimisticWrite(ctx, `finishing the attempt on ${lease.operationId}`, async () => {
     const journalId = await journalIdOf(ctx);
     const now = ctx.clock();
@@ -59,7 +64,14 @@ export function recoverExpiredLeases(ctx: LibsqlContext, decide: (expired: Expir
     const journalId = await journalIdOf(ctx);
     const now = ctx.clock();
     const expired = rowsWithLatestEventIn(
-      await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < ? ORDER BY lease_expires_ms LIMIT ?", "o.lease_expires_ms", now, limit)),
+      await ctx.client.execute(
+        withLatestEvent(
+          "SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < ? ORDER BY lease_expires_ms LIMIT ?",
+          "o.lease_expires_ms",
+          now,
+          limit,
+        ),
+      ),
     );
     const recovered: RecoveredLease[] = [];
     const writes: GuardedWrite[] = [];

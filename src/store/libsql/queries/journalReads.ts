@@ -19,7 +19,10 @@ export interface JournalRead<T> {
 
 /** A page of events in sequence order, after `afterSeq`. */
 export function journalEventsRead(afterSeq: number, limit: number): JournalRead<JournalEventRow[]> {
-  return { statement: statement("SELECT * FROM journal_events WHERE seq > ? ORDER BY seq LIMIT ?", afterSeq, limit), map: (r) => rowsIn<EventRow>(r).map(toEvent) };
+  return {
+    statement: statement("SELECT * FROM journal_events WHERE seq > ? ORDER BY seq LIMIT ?", afterSeq, limit),
+    map: (r) => rowsIn<EventRow>(r).map(toEvent),
+  };
 }
 
 /** A page of the journal's own chain (operation-less events) by place, after `afterChainSeq`. */
@@ -53,14 +56,16 @@ export function checkpointRead(afterOperationId: string, limit: number): Journal
 
 /** Every stored event of one operation, oldest first. */
 export function operationEventsRead(operationId: string): JournalRead<JournalEventRow[]> {
-  return { statement: statement("SELECT * FROM journal_events WHERE operation_id = ? ORDER BY seq", operationId), map: (r) => rowsIn<EventRow>(r).map(toEvent) };
+  return {
+    statement: statement("SELECT * FROM journal_events WHERE operation_id = ? ORDER BY seq", operationId),
+    map: (r) => rowsIn<EventRow>(r).map(toEvent),
+  };
 }
 
 /** A page of live operations by id, each with its latest event (read by the same statement). */
 export function operationStatesRead(afterOperationId: string, limit: number): JournalRead<OperationStateRow[]> {
   return {
     statement: withLatestEvent("SELECT * FROM operations WHERE operation_id > ? ORDER BY operation_id LIMIT ?", "o.operation_id", afterOperationId, limit),
-    map: (r) =>
-      rowsWithLatestEventIn(r).map(({ row, latest }) => ({ operation: toOperation(row), latestEvent: latest, chainHead: chainHeadOf(row) })),
+    map: (r) => rowsWithLatestEventIn(r).map(({ row, latest }) => ({ operation: toOperation(row), latestEvent: latest, chainHead: chainHeadOf(row) })),
   };
 }

@@ -7,7 +7,9 @@ import { rowsWithLatestEventIn, withLatestEvent } from "../rowWithLatestEvent.js
 
 /** The running row the token holds with its latest event, or undefined when the lease was lost (recovered, re-claimed, finished). */
 export async function selectLeasedRow(ctx: LibsqlContext, lease: LeaseRef): Promise<RowWithLatestEvent | undefined> {
-  const result = await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE operation_id = ? AND phase = 'running' AND lease_token = ?", "", lease.operationId, lease.token));
+  const result = await ctx.client.execute(
+    withLatestEvent("SELECT * FROM operations WHERE operation_id = ? AND phase = 'running' AND lease_token = ?", "", lease.operationId, lease.token),
+  );
   return rowsWithLatestEventIn(result)[0];
 }
 

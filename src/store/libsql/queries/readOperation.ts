@@ -28,7 +28,12 @@ export async function readOperation(ctx: LibsqlContext, operationId: string, onl
   }
   const latest = firstRowIn<EventRow>(latestResult);
   const receipt = firstRowIn<EventRow>(receiptResult);
-  return { kind: "live", operation: toOperation(row), latestEvent: latest === undefined ? undefined : toEvent(latest), receiptEvent: receipt === undefined ? undefined : toEvent(receipt) };
+  return {
+    kind: "live",
+    operation: toOperation(row),
+    latestEvent: latest === undefined ? undefined : toEvent(latest),
+    receiptEvent: receipt === undefined ? undefined : toEvent(receipt),
+  };
 }
 
 /** Operations by last change, newest first, of one phase and one submitter when given. */

@@ -16,7 +16,13 @@ import { transitionWrite } from "../transitionWrite.js";
  * its journal. The row-only columns the transition does not cover are set in the same batch: the
  * receipt is detached and the attempt limit raised.
  */
-export function reopenOperation(ctx: LibsqlContext, operationId: string, expectedRevision: number, extraAttempts: number, reason: string): Promise<OperationRecord | undefined> {
+export function reopenOperation(
+  ctx: LibsqlContext,
+  operationId: string,
+  expectedRevision: number,
+  extraAttempts: number,
+  reason: string,
+): Promise<OperationRecord | undefined> {
   return optimisticWrite(ctx, `reopening operation ${operationId}`, async () => {
     const read = rowsWithLatestEventIn(await ctx.client.execute(withLatestEvent("SELECT * FROM operations WHERE operation_id = ?", "", operationId)))[0];
     const transition = decideReopen(read === undefined ? undefined : toOperation(read.row), expectedRevision, ctx.clock(), extraAttempts, reason);

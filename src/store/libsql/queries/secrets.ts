@@ -57,7 +57,14 @@ export function putSecret(ctx: LibsqlContext, record: NewSecretRecord): Promise<
     const [rowResult, headResult] = await ctx.client.batch([statement(SELECT_SECRET, record.name), SELECT_HEAD], "read");
     const before = firstRowIn<SecretRow>(rowResult);
     const now = ctx.clock();
-    const row = { name: record.name, sites_json: JSON.stringify(record.sites), source_kind: record.sourceKind, sealed: record.sealed, created_ms: before?.created_ms ?? now, updated_ms: now };
+    const row = {
+      name: record.name,
+      sites_json: JSON.stringify(record.sites),
+      source_kind: record.sourceKind,
+      sealed: record.sealed,
+      created_ms: before?.created_ms ?? now,
+      updated_ms: now,
+    };
     const write: GuardedWrite = { guards: [secretUnchanged(record.name, before)], writes: [sealedUpsert(ctx, SECRETS_TABLE, row)] };
     const body = { name: record.name, change: before === undefined ? "created" : "updated", sites: record.sites, sourceKind: record.sourceKind };
     const journaled = appendJournalEvent(ctx, requireHead(ctx, headIn(headResult)), { type: "secret_changed", operationId: null, body }, now).write;
@@ -74,7 +81,12 @@ export function deleteSecret(ctx: LibsqlContext, name: string): Promise<boolean>
     if (before === undefined) return false;
     const { sites, sourceKind } = toRecord(ctx, before);
     const write: GuardedWrite = { guards: [secretUnchanged(name, before)], writes: [statement("DELETE FROM secrets WHERE name = ?", name)] };
-    const journaled = appendJournalEvent(ctx, requireHead(ctx, headIn(headResult)), { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites, sourceKind } }, ctx.clock()).write;
+    const journaled = appendJournalEvent(
+      ctx,
+      requireHead(ctx, headIn(headResult)),
+      { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites, sourceKind } },
+      ctx.clock(),
+    ).write;
     await applyGuarded(ctx.client, `deleting secret ${name}`, joinWrites(write, journaled));
     return true;
   });

@@ -63,7 +63,12 @@ export function putSite(ctx: LibsqlContext, record: NewSiteRecord): Promise<{ cr
       created_ms: before === undefined ? now : Number(before.created_ms),
     };
     const write: GuardedWrite = { guards: [siteUnchanged(record.name, before)], writes: [sealedUpsert(ctx, SITES_TABLE, row)] };
-    const journaled = appendJournalEvent(ctx, requireHead(ctx, headIn(headResult)), { type: "site_changed", operationId: null, body: siteChangeBody(record, before === undefined ? "created" : "replaced") }, now).write;
+    const journaled = appendJournalEvent(
+      ctx,
+      requireHead(ctx, headIn(headResult)),
+      { type: "site_changed", operationId: null, body: siteChangeBody(record, before === undefined ? "created" : "replaced") },
+      now,
+    ).write;
     await applyGuarded(ctx.client, `defining site ${record.name}`, joinWrites(write, journaled));
     return { created: before === undefined, record: siteRecordOf({ ...row, session_state: "none" }, true) };
   });
@@ -76,7 +81,12 @@ export function deleteSite(ctx: LibsqlContext, name: string): Promise<boolean> {
     const before = firstRowIn<StoredSiteRow>(rowResult);
     if (before === undefined) return false;
     const write: GuardedWrite = { guards: [siteUnchanged(name, before)], writes: [statement("DELETE FROM sites WHERE name = ?", name)] };
-    const journaled = appendJournalEvent(ctx, requireHead(ctx, headIn(headResult)), { type: "site_changed", operationId: null, body: siteChangeBody(siteRecordIn(ctx, before), "deleted") }, ctx.clock()).write;
+    const journaled = appendJournalEvent(
+      ctx,
+      requireHead(ctx, headIn(headResult)),
+      { type: "site_changed", operationId: null, body: siteChangeBody(siteRecordIn(ctx, before), "deleted") },
+      ctx.clock(),
+    ).write;
     await applyGuarded(ctx.client, `deleting site ${name}`, joinWrites(write, journaled));
     return true;
   });
@@ -89,7 +99,14 @@ export function deleteSite(ctx: LibsqlContext, name: string): Promise<boolean> {
  */
 export async function saveSession(ctx: LibsqlContext, name: string, definedMs: number, session: SiteSessionUpdate): Promise<boolean> {
   const result = await ctx.client.execute(
-    statement("UPDATE sites SET sealed_session = ?, session_state = ?, session_saved_ms = ? WHERE name = ? AND defined_ms = ?", session.sealed, session.state, ctx.clock(), name, definedMs),
+    statement(
+      "UPDATE sites SET sealed_session = ?, session_state = ?, session_saved_ms = ? WHERE name = ? AND defined_ms = ?",
+      session.sealed,
+      session.state,
+      ctx.clock(),
+      name,
+      definedMs,
+    ),
   );
   return result.rowsAffected === 1;
 }

@@ -4,7 +4,16 @@ import { toBreaker } from "../../rows/operationRows.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
 import type { PgTx } from "../pgContext.js";
 
-const CLOSED = (provider: string): BreakerRecord => ({ provider, state: "CLOSED", failures: 0, openUntilMs: null, probeToken: null, probeExpiresMs: null, revision: 0, updatedMs: 0 });
+const CLOSED = (provider: string): BreakerRecord => ({
+  provider,
+  state: "CLOSED",
+  failures: 0,
+  openUntilMs: null,
+  probeToken: null,
+  probeExpiresMs: null,
+  revision: 0,
+  updatedMs: 0,
+});
 
 /** A provider's breaker; a provider never recorded is CLOSED with revision 0. */
 export async function readBreaker(tx: PgTx, provider: string): Promise<BreakerRecord> {

@@ -9,7 +9,7 @@ import type { PgTx } from "../pgContext.js";
 import { selectOperationRow } from "./operationRowPg.js";
 import { selectTombstone } from "./readOperation.js";
 
-const SELECT_USED = "SELECT operation_id AS \"operationId\", action, outcome FROM control_actions WHERE control_action_id = $1";
+const SELECT_USED = 'SELECT operation_id AS "operationId", action, outcome FROM control_actions WHERE control_action_id = $1';
 
 /**
  * A cancel on the locked row: reads the row (its tombstone when there is none) and the
@@ -27,7 +27,11 @@ export async function cancelOperation(
   const row = await selectOperationRow(tx, operationId, true);
   const used = await tx.one<UsedControlAction>(SELECT_USED, [controlActionId]);
   const tombstone = row === undefined ? await selectTombstone(tx, operationId) : undefined;
-  const verdict = decideCancel({ used, live: row === undefined ? undefined : liveOperation(row), tombstone }, tx.now, { operationId, controlActionId, cancelledReceipt });
+  const verdict = decideCancel({ used, live: row === undefined ? undefined : liveOperation(row), tombstone }, tx.now, {
+    operationId,
+    controlActionId,
+    cancelledReceipt,
+  });
   if (verdict.kind === "answer") return verdict.result;
 
   await requireAuthentic(tx, verdict.row);
@@ -38,7 +42,8 @@ export async function cancelOperation(
     "INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (control_action_id) DO NOTHING",
     [controlActionId, operationId, CANCEL_ACTION, verdict.outcome, tx.now],
   );
-  if (claimed === 0) return answerControlIdTakenMeanwhile(await tx.one<UsedControlAction>(SELECT_USED, [controlActionId]), operationId, toOperation(verdict.row));
+  if (claimed === 0)
+    return answerControlIdTakenMeanwhile(await tx.one<UsedControlAction>(SELECT_USED, [controlActionId]), operationId, toOperation(verdict.row));
   const next = verdict.transition === null ? verdict.row : await applyTransition(tx, verdict.row, verdict.transition);
   return { kind: "applied", outcome: verdict.outcome, operation: toOperation(next) };
 }

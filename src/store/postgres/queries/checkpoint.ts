@@ -35,5 +35,7 @@ export async function writeCheckpoint(tx: PgTx): Promise<number> {
 
 /** A page of the checkpoint's list by operation id. */
 export async function readCheckpoint(tx: PgTx, afterOperationId: string, limit: number): Promise<CheckpointEntry[]> {
-  return (await tx.rows<CheckpointRow>("SELECT * FROM journal_checkpoint WHERE operation_id > $1 ORDER BY operation_id LIMIT $2", [afterOperationId, limit])).map(toCheckpointEntry);
+  return (
+    await tx.rows<CheckpointRow>("SELECT * FROM journal_checkpoint WHERE operation_id > $1 ORDER BY operation_id LIMIT $2", [afterOperationId, limit])
+  ).map(toCheckpointEntry);
 }

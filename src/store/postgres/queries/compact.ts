@@ -63,7 +63,20 @@ export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): P
     await tx.run(
       `INSERT INTO operation_tombstones (operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, last_seq, created_ms, finished_ms, compacted_ms, mac)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [fields.operationId, fields.requestDigest, fields.phase, fields.receiptStatus, fields.attempts, fields.revision, fields.mutationBoundary, fields.lastSeq, fields.createdMs, fields.finishedMs, fields.compactedMs, mac],
+      [
+        fields.operationId,
+        fields.requestDigest,
+        fields.phase,
+        fields.receiptStatus,
+        fields.attempts,
+        fields.revision,
+        fields.mutationBoundary,
+        fields.lastSeq,
+        fields.createdMs,
+        fields.finishedMs,
+        fields.compactedMs,
+        mac,
+      ],
     );
     await tx.run("DELETE FROM journal_events WHERE operation_id = $1", [row.operation_id]);
     await tx.run("DELETE FROM control_actions WHERE operation_id = $1", [row.operation_id]);
@@ -72,7 +85,10 @@ export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): P
     eventsRemoved += events?.n ?? 0;
     bytesFreed += row.stored_bytes - TOMBSTONE_BYTES;
   }
-  await writeHead(tx, resealHead(tx.ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length }));
+  await writeHead(
+    tx,
+    resealHead(tx.ctx.sealer, head, { storedBytes: head.storedBytes + TOMBSTONE_BYTES * rows.length, tombstones: head.tombstones + rows.length }),
+  );
   return { operations: rows.length, eventBodies, eventsRemoved, bytesFreed };
 }
 
@@ -83,7 +99,9 @@ export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): P
  */
 export async function collapsePrefix(tx: PgTx, cutoffMs: number): Promise<{ eventsRemoved: number; bytesFreed: number }> {
   const head = await lockHead(tx);
-  const blocking = await tx.one<{ place: number | null }>("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= $1", [cutoffMs]);
+  const blocking = await tx.one<{ place: number | null }>("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= $1", [
+    cutoffMs,
+  ]);
   const through = blocking?.place === null || blocking === undefined ? head.seq : blocking.place - 1;
   if (through <= head.baseSeq) return { eventsRemoved: 0, bytesFreed: 0 };
   const last = await tx.one<{ mac: string }>("SELECT mac FROM journal_events WHERE operation_id IS NULL AND chain_seq = $1", [through]);

@@ -12,7 +12,12 @@ import { selectOperationRow } from "./operationRowPg.js";
  * src/core/decideApproval on the database clock (awaiting, the digest the owner was shown, before
  * its expiry), and the transition it returns applied here.
  */
-export async function decideApproval(tx: PgTx, operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): Promise<DecideApprovalResult> {
+export async function decideApproval(
+  tx: PgTx,
+  operationId: string,
+  decision: ApprovalDecision,
+  blockedReceipt: BlockedReceiptFactory,
+): Promise<DecideApprovalResult> {
   const row = await selectOperationRow(tx, operationId, true);
   if (row !== undefined) await requireAuthentic(tx, row);
   const verdict = decide(row === undefined ? undefined : liveOperation(row), tx.now, decision, blockedReceipt);

@@ -22,7 +22,12 @@ function applyResolution(tx: PgTx, row: OperationRow, resolution: AttemptResolut
  * nothing; a row that no longer matches its journal is refused and left alone), then, when asked,
  * claims the next eligible operation in the same transaction.
  */
-export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): Promise<FinishResult> {
+export async function finishAttempt(
+  tx: PgTx,
+  lease: LeaseRef,
+  decide: (operation: OperationRecord) => AttemptResolution,
+  next?: ClaimRequest,
+): Promise<FinishResult> {
   // The leased row and (when asked) the successor's first candidate, both locked, in one statement;
   // every read and row lock comes before the writes.
   const [leasedSql, leasedValues] = leasedRowQuery(lease.operationId, lease.token);
@@ -62,10 +67,11 @@ export async function finishAttempt(tx: PgTx, lease: LeaseRef, decide: (operatio
  * wins. A row that does not match its journal is refused (reported, left alone).
  */
 export async function recoverExpiredLeases(tx: PgTx, decide: (expired: ExpiredLease) => AttemptResolution, limit: number): Promise<RecoveredLease[]> {
-  const rows = await selectRowsWithLatestEvent(tx, "SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < $1 ORDER BY lease_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED", [
-    tx.now,
-    limit,
-  ]);
+  const rows = await selectRowsWithLatestEvent(
+    tx,
+    "SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < $1 ORDER BY lease_expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED",
+    [tx.now, limit],
+  );
   const recovered: RecoveredLease[] = [];
   for (const { row, latest } of rows) {
     if (!(await isAuthentic(tx, row, { latest }))) continue;

@@ -12,7 +12,10 @@ interface OwnerFileRow {
 /** Adds or replaces one file; answers whether it was new. */
 export async function putOwnerFile(tx: PgTx, file: NewOwnerFile): Promise<{ created: boolean }> {
   const existed = (await tx.one("SELECT 1 FROM owner_files WHERE name = $1 FOR UPDATE", [file.name])) !== undefined;
-  await tx.run("INSERT INTO owner_files (name, bytes, sha256, sealed, created_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, sealed = excluded.sealed, created_ms = excluded.created_ms", [file.name, file.bytes, file.sha256, file.sealed, tx.now]);
+  await tx.run(
+    "INSERT INTO owner_files (name, bytes, sha256, sealed, created_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, sealed = excluded.sealed, created_ms = excluded.created_ms",
+    [file.name, file.bytes, file.sha256, file.sealed, tx.now],
+  );
   return { created: !existed };
 }
 

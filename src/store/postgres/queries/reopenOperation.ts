@@ -12,7 +12,13 @@ import { selectOperationRow } from "./operationRowPg.js";
  * row matches its journal. The transition raises the attempt limit and clears the receipt status,
  * which detaches the receipt event.
  */
-export async function reopenOperation(tx: PgTx, operationId: string, expectedRevision: number, extraAttempts: number, reason: string): Promise<OperationRecord | undefined> {
+export async function reopenOperation(
+  tx: PgTx,
+  operationId: string,
+  expectedRevision: number,
+  extraAttempts: number,
+  reason: string,
+): Promise<OperationRecord | undefined> {
   const row = await selectOperationRow(tx, operationId, true);
   const transition = decideReopen(row === undefined ? undefined : toOperation(row), expectedRevision, tx.now, extraAttempts, reason);
   if (row === undefined || transition === undefined) return undefined;

@@ -29,7 +29,10 @@ function split(record: Record<string, unknown>): RowWithLatestEvent {
     if (key.startsWith("e_") && (EVENT_COLUMNS as readonly string[]).includes(key.slice(2))) event[key.slice(2)] = value;
     else row[key] = value;
   }
-  return { row: row as unknown as OperationRow, latest: event["seq"] === null || event["seq"] === undefined ? undefined : toEvent(event as unknown as EventRow) };
+  return {
+    row: row as unknown as OperationRow,
+    latest: event["seq"] === null || event["seq"] === undefined ? undefined : toEvent(event as unknown as EventRow),
+  };
 }
 
 export async function selectRowsWithLatestEvent(tx: PgTx, inner: string, values: readonly unknown[]): Promise<RowWithLatestEvent[]> {
@@ -39,7 +42,6 @@ export async function selectRowsWithLatestEvent(tx: PgTx, inner: string, values:
 export async function selectRowWithLatestEvent(tx: PgTx, inner: string, values: readonly unknown[]): Promise<RowWithLatestEvent | undefined> {
   return (await selectRowsWithLatestEvent(tx, inner, values))[0];
 }
-
 
 /**
  * Two row selections (each with its FOR UPDATE [SKIP LOCKED]), each row with its latest event, in one

@@ -57,6 +57,10 @@ export async function deleteSecret(tx: PgTx, name: string): Promise<boolean> {
   const before = await tx.one<SecretRow>("DELETE FROM secrets WHERE name = $1 RETURNING *", [name]);
   if (before === undefined) return false;
   const record = toRecord(tx, before);
-  await appendJournalEvent(tx, { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites: record.sites, sourceKind: record.sourceKind } }, tx.now);
+  await appendJournalEvent(
+    tx,
+    { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites: record.sites, sourceKind: record.sourceKind } },
+    tx.now,
+  );
   return true;
 }

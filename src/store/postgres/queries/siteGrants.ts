@@ -28,13 +28,18 @@ export async function insertSiteGrant(tx: PgTx, grant: NewSiteGrant): Promise<Si
 }
 
 export async function listSiteGrants(tx: PgTx, site: string | null): Promise<SiteGrantRecord[]> {
-  const rows = site === null ? await tx.rows<SiteGrantRow>("SELECT * FROM site_grants ORDER BY site, created_ms") : await tx.rows<SiteGrantRow>("SELECT * FROM site_grants WHERE site = $1 ORDER BY created_ms", [site]);
+  const rows =
+    site === null
+      ? await tx.rows<SiteGrantRow>("SELECT * FROM site_grants ORDER BY site, created_ms")
+      : await tx.rows<SiteGrantRow>("SELECT * FROM site_grants WHERE site = $1 ORDER BY created_ms", [site]);
   return rows.map((row) => recordOf(tx, row));
 }
 
 /** Ends every unrevoked grant of the site (see the SQLite twin). */
 export async function revokeSiteGrants(tx: PgTx, site: string): Promise<string[]> {
-  const ids = (await tx.rows<{ grant_id: string }>("SELECT grant_id FROM site_grants WHERE site = $1 AND revoked_ms IS NULL ORDER BY created_ms FOR UPDATE", [site])).map((row) => row.grant_id);
+  const ids = (
+    await tx.rows<{ grant_id: string }>("SELECT grant_id FROM site_grants WHERE site = $1 AND revoked_ms IS NULL ORDER BY created_ms FOR UPDATE", [site])
+  ).map((row) => row.grant_id);
   for (const id of ids) {
     await tx.run("UPDATE site_grants SET revoked_ms = $2 WHERE grant_id = $1", [id, tx.now]);
     await sealRow(tx, SITE_GRANTS_TABLE, [id]);

@@ -49,6 +49,12 @@ export async function deleteSite(tx: PgTx, name: string): Promise<boolean> {
 
 /** Stores a site's sealed session when the site still has the definition it was sealed under (not re-sealed: see the SQLite twin). */
 export async function saveSiteSession(tx: PgTx, name: string, definedMs: number, session: SiteSessionUpdate): Promise<boolean> {
-  const changed = await tx.run("UPDATE sites SET sealed_session = $3, session_state = $4, session_saved_ms = $5 WHERE name = $1 AND defined_ms = $2", [name, definedMs, session.sealed, session.state, tx.now]);
+  const changed = await tx.run("UPDATE sites SET sealed_session = $3, session_state = $4, session_saved_ms = $5 WHERE name = $1 AND defined_ms = $2", [
+    name,
+    definedMs,
+    session.sealed,
+    session.state,
+    tx.now,
+  ]);
   return changed === 1;
 }

@@ -21,15 +21,22 @@ export function cancelOperation(
   controlActionId: string,
   cancelledReceipt: (operation: OperationRecord, taskJson: string) => Receipt,
 ): CancelResult {
-  const used = ctx.sql("SELECT operation_id AS operationId, action, outcome FROM control_actions WHERE control_action_id = ?").get(controlActionId) as UsedControlAction | undefined;
+  const used = ctx.sql("SELECT operation_id AS operationId, action, outcome FROM control_actions WHERE control_action_id = ?").get(controlActionId) as
+    UsedControlAction | undefined;
   const row = selectOperationRow(ctx, operationId);
   const tombstone = row === undefined ? selectTombstone(ctx, operationId) : undefined;
   const now = ctx.clock();
-  const verdict = decideCancel({ used, live: row === undefined ? undefined : liveOperation(row), tombstone }, now, { operationId, controlActionId, cancelledReceipt });
+  const verdict = decideCancel({ used, live: row === undefined ? undefined : liveOperation(row), tombstone }, now, {
+    operationId,
+    controlActionId,
+    cancelledReceipt,
+  });
   if (verdict.kind === "answer") return verdict.result;
 
   requireAuthentic(ctx, verdict.row);
   const next = verdict.transition === null ? verdict.row : applyTransition(ctx, verdict.row, verdict.transition);
-  ctx.sql("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)").run(controlActionId, operationId, CANCEL_ACTION, verdict.outcome, now);
+  ctx
+    .sql("INSERT INTO control_actions (control_action_id, operation_id, action, outcome, created_ms) VALUES (?, ?, ?, ?, ?)")
+    .run(controlActionId, operationId, CANCEL_ACTION, verdict.outcome, now);
   return { kind: "applied", outcome: verdict.outcome, operation: toOperation(next) };
 }

@@ -31,5 +31,7 @@ export function writeCheckpoint(ctx: SqliteContext): number {
 
 /** A page of the checkpoint's list by operation id. */
 export function readCheckpoint(ctx: SqliteContext, afterOperationId: string, limit: number): CheckpointEntry[] {
-  return (ctx.sql("SELECT * FROM journal_checkpoint WHERE operation_id > ? ORDER BY operation_id LIMIT ?").all(afterOperationId, limit) as CheckpointRow[]).map(toCheckpointEntry);
+  return (ctx.sql("SELECT * FROM journal_checkpoint WHERE operation_id > ? ORDER BY operation_id LIMIT ?").all(afterOperationId, limit) as CheckpointRow[]).map(
+    toCheckpointEntry,
+  );
 }

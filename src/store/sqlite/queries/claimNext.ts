@@ -24,12 +24,15 @@ const CANDIDATES = 8;
 export function claimNext(ctx: SqliteContext, runnerId: string, leaseMs: number, onlyOperationId?: string): ClaimedOperation | undefined {
   const now = ctx.clock();
   if (onlyOperationId !== undefined) {
-    const only = ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").get(now, onlyOperationId) as OperationRow | undefined;
+    const only = ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? AND operation_id = ?").get(now, onlyOperationId) as
+      OperationRow | undefined;
     return only !== undefined && isAuthentic(ctx, only) ? claimRow(ctx, only, runnerId, leaseMs, now) : undefined;
   }
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const limit = offset === 0 ? 1 : CANDIDATES;
-    const rows = ctx.sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT ? OFFSET ?").all(now, limit, offset) as OperationRow[];
+    const rows = ctx
+      .sql("SELECT * FROM operations WHERE phase = 'queued' AND run_after_ms <= ? ORDER BY run_after_ms, created_ms, operation_id LIMIT ? OFFSET ?")
+      .all(now, limit, offset) as OperationRow[];
     const row = rows.find((candidate) => isAuthentic(ctx, candidate));
     if (row !== undefined) return claimRow(ctx, row, runnerId, leaseMs, now);
     if (rows.length < limit) return undefined;

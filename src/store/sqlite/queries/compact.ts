@@ -22,8 +22,10 @@ interface CompactBatchResult {
  */
 export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number): CompactBatchResult {
   const rows = ctx
-    .sql(`SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, stored_bytes
-          FROM operations WHERE finished_ms < ? AND phase IN ${COMPACTABLE} ORDER BY finished_ms, operation_id LIMIT ?`)
+    .sql(
+      `SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, stored_bytes
+          FROM operations WHERE finished_ms < ? AND phase IN ${COMPACTABLE} ORDER BY finished_ms, operation_id LIMIT ?`,
+    )
     .all(cutoffMs, limit) as {
     operation_id: string;
     request_digest: string;
@@ -44,7 +46,9 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
   let eventBodies = 0;
   let eventsRemoved = 0;
   for (const row of rows) {
-    const events = ctx.sql("SELECT max(seq) AS last_seq, count(body) AS bodies, count(*) AS n FROM journal_events WHERE operation_id = ?").get(row.operation_id) as {
+    const events = ctx
+      .sql("SELECT max(seq) AS last_seq, count(body) AS bodies, count(*) AS n FROM journal_events WHERE operation_id = ?")
+      .get(row.operation_id) as {
       last_seq: number | null;
       bodies: number;
       n: number;
@@ -89,7 +93,9 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
  */
 export function collapsePrefix(ctx: SqliteContext, cutoffMs: number): { eventsRemoved: number; bytesFreed: number } {
   const head = requireHead(ctx);
-  const blocking = ctx.sql("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= ?").get(cutoffMs) as { place: number | null };
+  const blocking = ctx.sql("SELECT min(chain_seq) AS place FROM journal_events WHERE operation_id IS NULL AND at_ms >= ?").get(cutoffMs) as {
+    place: number | null;
+  };
   const through = blocking.place === null ? head.seq : blocking.place - 1;
   if (through <= head.baseSeq) return { eventsRemoved: 0, bytesFreed: 0 };
   const last = ctx.sql("SELECT mac FROM journal_events WHERE operation_id IS NULL AND chain_seq = ?").get(through) as { mac: string } | undefined;

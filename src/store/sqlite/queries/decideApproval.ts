@@ -12,7 +12,12 @@ import type { SqliteContext } from "../sqliteContext.js";
  * read and authenticated here, decided by src/core/decideApproval (awaiting, the digest the owner was
  * shown, before its expiry) and the transition it returns is applied here.
  */
-export function decideApproval(ctx: SqliteContext, operationId: string, decision: ApprovalDecision, blockedReceipt: BlockedReceiptFactory): DecideApprovalResult {
+export function decideApproval(
+  ctx: SqliteContext,
+  operationId: string,
+  decision: ApprovalDecision,
+  blockedReceipt: BlockedReceiptFactory,
+): DecideApprovalResult {
   const row = selectOperationRow(ctx, operationId);
   if (row !== undefined) requireAuthentic(ctx, row);
   const verdict = decide(row === undefined ? undefined : liveOperation(row), ctx.clock(), decision, blockedReceipt);
@@ -25,5 +30,7 @@ export function expireApprovals(ctx: SqliteContext, blockedReceipt: BlockedRecei
   const rows = ctx
     .sql("SELECT * FROM operations WHERE phase = 'awaiting_approval' AND approval_expires_ms <= ? ORDER BY approval_expires_ms LIMIT ?")
     .all(ctx.clock(), limit) as OperationRow[];
-  return rows.filter((row) => isAuthentic(ctx, row)).map((row) => applyTransition(ctx, row, expireApproval(liveOperation(row), ctx.clock(), blockedReceipt)).operation_id);
+  return rows
+    .filter((row) => isAuthentic(ctx, row))
+    .map((row) => applyTransition(ctx, row, expireApproval(liveOperation(row), ctx.clock(), blockedReceipt)).operation_id);
 }

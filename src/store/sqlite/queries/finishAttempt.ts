@@ -11,7 +11,12 @@ import { selectLeasedRow } from "./leaseSql.js";
  * now (a runner that lost its lease changes nothing, and a row that no longer matches its journal is
  * refused and left alone), then, when asked, claims the next eligible operation in the same transaction.
  */
-export function finishAttempt(ctx: SqliteContext, lease: LeaseRef, resolve: (operation: OperationRecord) => AttemptResolution, next?: ClaimRequest): FinishResult {
+export function finishAttempt(
+  ctx: SqliteContext,
+  lease: LeaseRef,
+  resolve: (operation: OperationRecord) => AttemptResolution,
+  next?: ClaimRequest,
+): FinishResult {
   const row = selectLeasedRow(ctx, lease);
   let applied: AttemptResolution | undefined;
   if (row !== undefined && isAuthentic(ctx, row)) {

@@ -11,7 +11,9 @@ interface HeldRow {
 /** Keeps (or replaces) the sealed result of an operation's attempt. */
 export function holdResult(ctx: SqliteContext, held: HeldResult): void {
   ctx
-    .sql("INSERT INTO held_results (operation_id, attempt, sealed, expires_ms) VALUES (?, ?, ?, ?) ON CONFLICT (operation_id) DO UPDATE SET attempt = excluded.attempt, sealed = excluded.sealed, expires_ms = excluded.expires_ms")
+    .sql(
+      "INSERT INTO held_results (operation_id, attempt, sealed, expires_ms) VALUES (?, ?, ?, ?) ON CONFLICT (operation_id) DO UPDATE SET attempt = excluded.attempt, sealed = excluded.sealed, expires_ms = excluded.expires_ms",
+    )
     .run(held.operationId, held.attempt, held.sealed, held.expiresMs);
 }
 

@@ -10,7 +10,9 @@ export function readJournalEvents(ctx: SqliteContext, afterSeq: number, limit: n
 
 /** A page of the journal's own chain (operation-less events) by place, after `afterChainSeq`. */
 export function readJournalChain(ctx: SqliteContext, afterChainSeq: number, limit: number): JournalEventRow[] {
-  return (ctx.sql("SELECT * FROM journal_events WHERE operation_id IS NULL AND chain_seq > ? ORDER BY chain_seq LIMIT ?").all(afterChainSeq, limit) as EventRow[]).map(toEvent);
+  return (
+    ctx.sql("SELECT * FROM journal_events WHERE operation_id IS NULL AND chain_seq > ? ORDER BY chain_seq LIMIT ?").all(afterChainSeq, limit) as EventRow[]
+  ).map(toEvent);
 }
 
 /** How many stored events belong to some operation. */
@@ -20,7 +22,7 @@ export function countOperationEvents(ctx: SqliteContext): number {
 
 /** A page of tombstones in operation-id order, after `afterOperationId` ("" for the first page). */
 export function readTombstones(ctx: SqliteContext, afterOperationId: string, limit: number): OperationTombstone[] {
-  return (ctx.sql("SELECT * FROM operation_tombstones WHERE operation_id > ? ORDER BY operation_id LIMIT ?").all(afterOperationId, limit) as TombstoneRow[]).map(
-    toTombstone,
-  );
+  return (
+    ctx.sql("SELECT * FROM operation_tombstones WHERE operation_id > ? ORDER BY operation_id LIMIT ?").all(afterOperationId, limit) as TombstoneRow[]
+  ).map(toTombstone);
 }

@@ -6,8 +6,7 @@ import type { SqliteContext } from "../sqliteContext.js";
 /** The running row the token holds, or undefined when the lease was lost (recovered, re-claimed, finished). */
 export function selectLeasedRow(ctx: SqliteContext, lease: LeaseRef): OperationRow | undefined {
   return ctx.sql("SELECT * FROM operations WHERE operation_id = ? AND phase = 'running' AND lease_token = ?").get(lease.operationId, lease.token) as
-    | OperationRow
-    | undefined;
+    OperationRow | undefined;
 }
 
 /** Extends the lease the token holds while it has not expired. A heartbeat is not a state change: no event, same revision. */

@@ -17,9 +17,11 @@ export function recoverExpiredLeases(ctx: SqliteContext, decide: (expired: Expir
   const rows = ctx
     .sql("SELECT * FROM operations WHERE phase = 'running' AND lease_expires_ms < ? ORDER BY lease_expires_ms LIMIT ?")
     .all(now, limit) as OperationRow[];
-  return rows.filter((row) => isAuthentic(ctx, row)).map((row) => {
-    const resolution = decide({ operation: toOperation(row), taskJson: row.task_json });
-    const next = applyResolution(ctx, row, resolution);
-    return { operationId: row.operation_id, resolution: resolution.kind, phase: next.phase as RecoveredLease["phase"] };
-  });
+  return rows
+    .filter((row) => isAuthentic(ctx, row))
+    .map((row) => {
+      const resolution = decide({ operation: toOperation(row), taskJson: row.task_json });
+      const next = applyResolution(ctx, row, resolution);
+      return { operationId: row.operation_id, resolution: resolution.kind, phase: next.phase as RecoveredLease["phase"] };
+    });
 }

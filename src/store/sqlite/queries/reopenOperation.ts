@@ -12,7 +12,13 @@ import type { SqliteContext } from "../sqliteContext.js";
  * matches its journal. The row-only columns the transition does not cover are set here: the receipt
  * is detached and the attempt limit raised.
  */
-export function reopenOperation(ctx: SqliteContext, operationId: string, expectedRevision: number, extraAttempts: number, reason: string): OperationRecord | undefined {
+export function reopenOperation(
+  ctx: SqliteContext,
+  operationId: string,
+  expectedRevision: number,
+  extraAttempts: number,
+  reason: string,
+): OperationRecord | undefined {
   const row = selectOperationRow(ctx, operationId);
   const transition = decideReopen(row === undefined ? undefined : toOperation(row), expectedRevision, ctx.clock(), extraAttempts, reason);
   if (row === undefined || transition === undefined) return undefined;

@@ -33,6 +33,7 @@ export function parseEnvelope(stdout: string): Envelope {
   const keys = Object.keys(value).filter((k) => k !== "operationId");
   if (keys.join(",") !== ENVELOPE_KEYS.join(",")) throw new Error(`not the envelope's keys: ${Object.keys(value).join(",")}`);
   if (typeof value.ok !== "boolean" || typeof value.status !== "string") throw new Error("ok must be a boolean and status a string");
-  if (value.error !== null && (typeof value.error.code !== "string" || typeof value.error.message !== "string")) throw new Error("error must be {code, message}");
+  if (value.error !== null && (typeof value.error.code !== "string" || typeof value.error.message !== "string"))
+    throw new Error("error must be {code, message}");
   return value;
 }

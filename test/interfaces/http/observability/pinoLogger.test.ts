@@ -76,7 +76,11 @@ describe("service log", () => {
 
   test("plain lines become JSON log lines of the same shape; JSON lines pass unchanged", () => {
     const at = () => Date.parse("2026-12-05T04:00:00Z");
-    assert.deepEqual(JSON.parse(plainLineAsJson("errand serve: listening on http://127.0.0.1:8787", at)), { level: "info", time: "2026-12-05T04:00:00.000Z", msg: "errand serve: listening on http://127.0.0.1:8787" });
+    assert.deepEqual(JSON.parse(plainLineAsJson("errand serve: listening on http://127.0.0.1:8787", at)), {
+      level: "info",
+      time: "2026-12-05T04:00:00.000Z",
+      msg: "errand serve: listening on http://127.0.0.1:8787",
+    });
     assert.equal((JSON.parse(plainLineAsJson("notice: errand runs as root", at)) as { level: string }).level, "warn");
     assert.equal((JSON.parse(plainLineAsJson("error: Cannot listen [configuration_error]", at)) as { level: string }).level, "error");
     assert.equal(plainLineAsJson('{"level":"info","msg":"x"}'), '{"level":"info","msg":"x"}');

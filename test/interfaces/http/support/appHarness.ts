@@ -109,18 +109,29 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     ownerSecret: options.ownerSecretInStore === true ? () => access.readOwnerSecret() : () => Promise.resolve(secret),
     queue,
     providers: () => TEST_PROVIDERS,
-    clientAddress: options.port === undefined ? (c) => c.req.header("x-test-address") ?? "test" : nodeClientAddressReader(parseTrustedProxies(options.trustedProxies)),
+    clientAddress:
+      options.port === undefined ? (c) => c.req.header("x-test-address") ?? "test" : nodeClientAddressReader(parseTrustedProxies(options.trustedProxies)),
     logger,
     version: "test",
     commit: "unknown",
-    metrics: createErrandMetrics({ status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) }, { version: "test", commit: "unknown" }),
+    metrics: createErrandMetrics(
+      { status: () => ops.service.status(), usage: () => Promise.resolve([{ provider: "kernel", unit: "gb_second", used: 12, limit: 100 }]) },
+      { version: "test", commit: "unknown" },
+    ),
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(registry === undefined
       ? {}
       : {
-          sites: async () => (await registry.list()).map((site) => ({ name: site.name, origins: site.origins, loggedIn: site.loggedIn, grants: site.grants.map((g) => ({ id: g.id, risk: g.risk, secrets: g.secrets, expiresAt: g.expiresAt })) })),
+          sites: async () =>
+            (await registry.list()).map((site) => ({
+              name: site.name,
+              origins: site.origins,
+              loggedIn: site.loggedIn,
+              grants: site.grants.map((g) => ({ id: g.id, risk: g.risk, secrets: g.secrets, expiresAt: g.expiresAt })),
+            })),
           ownerSites: {
-            allow: (site: string, grant: { risk: "reversible_write" | "consequential"; secrets: string[]; durationMs: number }) => registry.allow(site, { ...grant, via: "console" }),
+            allow: (site: string, grant: { risk: "reversible_write" | "consequential"; secrets: string[]; durationMs: number }) =>
+              registry.allow(site, { ...grant, via: "console" }),
             revoke: (site: string) => registry.revoke(site),
           },
         }),
@@ -146,7 +157,13 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
     async apiToken(name = "test", scope = "own", expiresMs?: number) {
       const kind = scope === "all" ? "operator" : scope === "metrics" ? "metrics" : "api";
       const token = hasher.mint(kind);
-      await access.createApiToken({ tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`, name, tokenHash: hasher.hash(kind, token), scope, ...(expiresMs === undefined ? {} : { expiresMs }) });
+      await access.createApiToken({
+        tokenId: `tok_${crypto.randomUUID().slice(0, 8)}`,
+        name,
+        tokenHash: hasher.hash(kind, token),
+        scope,
+        ...(expiresMs === undefined ? {} : { expiresMs }),
+      });
       return token;
     },
     ...(registry === undefined ? {} : { sites: registry }),
@@ -161,11 +178,17 @@ export async function openAppHarness(options: HarnessOptions = {}): Promise<AppH
  * The same app on a real loopback socket (port chosen by the OS), watching forwarded headers from
  * untrusted peers as errand serve does (`forwarded` holds what it recorded for errand doctor).
  */
-export async function startAppServer(options: Omit<HarnessOptions, "port"> = {}): Promise<AppHarness & { origin: string; port: number; forwarded: UntrustedForwarding[] }> {
+export async function startAppServer(
+  options: Omit<HarnessOptions, "port"> = {},
+): Promise<AppHarness & { origin: string; port: number; forwarded: UntrustedForwarding[] }> {
   const listener = await listenNode({ host: "127.0.0.1", port: 0 });
   const harness = await openAppHarness({ ...options, port: listener.port });
   const forwarded: UntrustedForwarding[] = [];
-  const watch = createForwardedHeaderWatch({ trusted: parseTrustedProxies(options.trustedProxies), logger: harness.deps.logger, record: (seen) => forwarded.push({ ...seen }) });
+  const watch = createForwardedHeaderWatch({
+    trusted: parseTrustedProxies(options.trustedProxies),
+    logger: harness.deps.logger,
+    record: (seen) => forwarded.push({ ...seen }),
+  });
   listener.setHandler((request, env) => {
     watch.observe(nodePeerAddress(env), request.headers);
     return harness.app.fetch(request, env);

@@ -18,10 +18,13 @@ export async function startLoopbackProxy(target: string): Promise<LoopbackProxy>
     const headers: IncomingHttpHeaders = { ...incoming.headers };
     const client = incoming.socket.remoteAddress ?? "";
     headers["x-forwarded-for"] = headers["x-forwarded-for"] === undefined ? client : `${String(headers["x-forwarded-for"])}, ${client}`;
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers, localAddress: "127.0.0.1" }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers, localAddress: "127.0.0.1" },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forward.on("error", () => outgoing.destroy());
     incoming.pipe(forward);
   });
@@ -51,19 +54,29 @@ export function fetchFrom(localAddress: string, viaPort?: number): Fetcher {
       });
       const body = typeof init.body === "string" ? init.body : undefined;
       if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-      const sent = httpRequest({ host: viaPort === undefined ? target.hostname : "127.0.0.1", port: viaPort ?? target.port, method: init.method ?? "GET", path: target.pathname + target.search, headers, localAddress }, (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-        answer.on("end", () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(answer.headers)) {
-            for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, v);
-          }
-          const status = answer.statusCode ?? 502;
-          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
-        });
-        answer.on("error", reject);
-      });
+      const sent = httpRequest(
+        {
+          host: viaPort === undefined ? target.hostname : "127.0.0.1",
+          port: viaPort ?? target.port,
+          method: init.method ?? "GET",
+          path: target.pathname + target.search,
+          headers,
+          localAddress,
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+          answer.on("end", () => {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(answer.headers)) {
+              for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, v);
+            }
+            const status = answer.statusCode ?? 502;
+            resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+          });
+          answer.on("error", reject);
+        },
+      );
       sent.on("error", reject);
       sent.end(body);
     });

@@ -61,25 +61,53 @@ export interface Grant {
  * Registers a public client (or reuses `clientId`, as many people behind one client id do), approves
  * it on the consent page and exchanges the code: a full grant.
  */
-export async function obtainGrant(fetcher: Fetcher, origin: string, password: string, redirectUri: string, extra: Record<string, string> = {}, existingClientId?: string): Promise<Grant> {
+export async function obtainGrant(
+  fetcher: Fetcher,
+  origin: string,
+  password: string,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+  existingClientId?: string,
+): Promise<Grant> {
   const clientId = existingClientId ?? (await registerPublicClient(fetcher, origin, redirectUri));
   const verifier = "v".repeat(20) + crypto.randomUUID().replace(/-/g, "");
   const challenge = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString("base64url");
-  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: "s1", scope: "tasks offline_access", resource: `${origin}/mcp`, ...extra });
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s1",
+    scope: "tasks offline_access",
+    resource: `${origin}/mcp`,
+    ...extra,
+  });
   const form = await openConsent(fetcher, `${origin}/authorize?${query.toString()}`);
   const answer = await answerConsent(fetcher, origin, form, { decision: "approve", password });
   const code = new URL(answer.headers.get("location") ?? "").searchParams.get("code") ?? "";
   const token = await fetcher(`${origin}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: redirectUri, resource: `${origin}/mcp` }).toString(),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: clientId,
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      resource: `${origin}/mcp`,
+    }).toString(),
   });
   const body = (await token.json()) as { access_token: string; refresh_token: string };
   return { clientId, accessToken: body.access_token, refreshToken: body.refresh_token, verifier };
 }
 
 async function registerPublicClient(fetcher: Fetcher, origin: string, redirectUri: string): Promise<string> {
-  const registered = await fetcher(`${origin}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "route-test", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }) });
+  const registered = await fetcher(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "route-test", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }),
+  });
   return ((await registered.json()) as { client_id: string }).client_id;
 }
 

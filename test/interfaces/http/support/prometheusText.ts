@@ -62,7 +62,10 @@ export function parsePrometheusText(text: string): Sample[] {
     if (!helped.has(family)) throw new Error(`no HELP for ${family}`);
     const labels = parseLabels(labelText, line);
     if (name.endsWith("_bucket") && type === "histogram" && labels["le"] === undefined) throw new Error(`bucket without le: ${line}`);
-    const key = `${name}{${Object.entries(labels).sort().map(([k, v]) => `${k}=${v}`).join(",")}}`;
+    const key = `${name}{${Object.entries(labels)
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",")}}`;
     if (seen.has(key)) throw new Error(`series twice: ${line}`);
     seen.add(key);
     samples.push({ name, labels, value });

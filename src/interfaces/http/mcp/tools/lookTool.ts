@@ -7,7 +7,8 @@ import { defineTool } from "../toolDefinition.js";
 export const lookTool = defineTool({
   name: "errand_look",
   title: "Look at a page",
-  description: "Use this before writing a task: opens a page read-only; returns its forms, fields and buttons with selectors to use as-is, frames, headings and links.",
+  description:
+    "Use this before writing a task: opens a page read-only; returns its forms, fields and buttons with selectors to use as-is, frames, headings and links.",
   input: z.object({
     url: z.string().min(1).max(2048).describe("The http(s) page to open."),
     allowedHosts: z.array(z.string()).max(20).optional().describe("Other task hosts: redirects, frames."),
@@ -30,7 +31,8 @@ export const lookTool = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true },
   handler: (args, { deps, principal }) => lookAtPageAction(deps, { principal, via: "mcp" }, args) as never,
-  images: (output) => (output.screenshot === undefined ? [] : [{ type: "image", data: String(output.screenshot["data"]), mimeType: String(output.screenshot["mimeType"]) }]),
+  images: (output) =>
+    output.screenshot === undefined ? [] : [{ type: "image", data: String(output.screenshot["data"]), mimeType: String(output.screenshot["mimeType"]) }],
   structured: (output) => {
     if (output.screenshot === undefined) return output;
     // The bytes go out once, as image content; the structured content keeps what identifies them.

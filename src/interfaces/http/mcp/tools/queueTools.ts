@@ -7,8 +7,7 @@ import { waitSecondsArgument } from "../toolWaits.js";
 export const runQueueTool = defineTool({
   name: "errand_run_queue",
   title: "Run queued browser tasks",
-  description:
-    "Use this rarely: errand serve's workers run queued tasks themselves. Waits up to waitSeconds until none is due; then errand_collect each.",
+  description: "Use this rarely: errand serve's workers run queued tasks themselves. Waits up to waitSeconds until none is due; then errand_collect each.",
   input: z.object({ waitSeconds: waitSecondsArgument("errand_run_queue") }),
   output: z.object({
     finished: z.boolean().describe("True when the queue was drained within the wait."),
@@ -36,8 +35,7 @@ export const runQueueTool = defineTool({
 export const inspectTool = defineTool({
   name: "errand_inspect",
   title: "Inspect a task",
-  description:
-    "Use this to see one task's phase, attempts, lease and retry timing.",
+  description: "Use this to see one task's phase, attempts, lease and retry timing.",
   input: z.object({ operationId: z.string().min(1).max(64).describe("The task's operationId.") }),
   output: z.object({
     status: statusSchema,
@@ -76,8 +74,7 @@ export const cancelTool = defineTool({
 export const statusTool = defineTool({
   name: "errand_status",
   title: "errand status",
-  description:
-    "Use this to see errand's state: operations per phase, queue, journal quota, provider circuits.",
+  description: "Use this to see errand's state: operations per phase, queue, journal quota, provider circuits.",
   input: z.object({}),
   output: z.object({
     operations: z.record(z.string(), z.number()).describe("Operations per phase."),
@@ -90,18 +87,51 @@ export const statusTool = defineTool({
         lastError: z.string().nullable().describe("Why the last queue run failed, if it did."),
       })
       .describe("The queue."),
-    journal: z.object({ events: z.number().int(), storedBytes: z.number().int(), quotaBytes: z.number().int(), tombstones: z.number().int() }).describe("The authenticated journal: events, bytes stored against the quota, tombstones."),
-    breakers: z.array(z.object({ provider: z.string(), state: z.string(), failures: z.number().int(), openUntil: z.string().nullable() })).describe("Provider circuit breakers (CLOSED, OPEN, HALF_OPEN)."),
-    providers: z.array(z.object({ name: z.string(), kind: z.string(), usable: z.boolean(), mode: z.enum(["cdp", "program"]).optional().describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."), note: z.string() })).describe("Browser providers and whether this server can use them."),
-    budgets: z.object({ enforced: z.boolean(), note: z.string(), caps: z.array(z.record(z.string(), z.unknown())) }).describe("Cloud provider budget caps the router enforces, with their use."),
+    journal: z
+      .object({ events: z.number().int(), storedBytes: z.number().int(), quotaBytes: z.number().int(), tombstones: z.number().int() })
+      .describe("The authenticated journal: events, bytes stored against the quota, tombstones."),
+    breakers: z
+      .array(z.object({ provider: z.string(), state: z.string(), failures: z.number().int(), openUntil: z.string().nullable() }))
+      .describe("Provider circuit breakers (CLOSED, OPEN, HALF_OPEN)."),
+    providers: z
+      .array(
+        z.object({
+          name: z.string(),
+          kind: z.string(),
+          usable: z.boolean(),
+          mode: z
+            .enum(["cdp", "program"])
+            .optional()
+            .describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."),
+          note: z.string(),
+        }),
+      )
+      .describe("Browser providers and whether this server can use them."),
+    budgets: z
+      .object({ enforced: z.boolean(), note: z.string(), caps: z.array(z.record(z.string(), z.unknown())) })
+      .describe("Cloud provider budget caps the router enforces, with their use."),
     schemaVersion: z.number().int().describe("Database schema version."),
     sites: z
-      .array(z.object({ name: z.string(), origins: z.array(z.string()), loggedIn: z.boolean(), grants: z.array(z.object({ id: z.string(), risk: z.string(), secrets: z.array(z.string()), expiresAt: z.string() })) }))
-      .describe('Sites the owner set up: name a task\'s "site" to start logged in; loggedIn false: ask the person to log in first. grants: the owner\'s standing grants (tasks on the site up to that risk, typing only those secrets, run without waiting for the owner).'),
+      .array(
+        z.object({
+          name: z.string(),
+          origins: z.array(z.string()),
+          loggedIn: z.boolean(),
+          grants: z.array(z.object({ id: z.string(), risk: z.string(), secrets: z.array(z.string()), expiresAt: z.string() })),
+        }),
+      )
+      .describe(
+        "Sites the owner set up: name a task's \"site\" to start logged in; loggedIn false: ask the person to log in first. grants: the owner's standing grants (tasks on the site up to that risk, typing only those secrets, run without waiting for the owner).",
+      ),
   }),
   listOutputFields: false,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: (_args, { deps }) => statusReport(deps) as never,
   summarize: (output) =>
-    `Operations: ${Object.entries(output.operations).filter(([, n]) => n > 0).map(([phase, n]) => `${phase} ${n}`).join(", ") || "none"}; journal ${output.journal.storedBytes}/${output.journal.quotaBytes} bytes.`,
+    `Operations: ${
+      Object.entries(output.operations)
+        .filter(([, n]) => n > 0)
+        .map(([phase, n]) => `${phase} ${n}`)
+        .join(", ") || "none"
+    }; journal ${output.journal.storedBytes}/${output.journal.quotaBytes} bytes.`,
 });

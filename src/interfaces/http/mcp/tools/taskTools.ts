@@ -32,14 +32,24 @@ export const collectTool = defineTool({
     operationId: z.string().min(1).max(64).describe("The task's operationId."),
     waitSeconds: waitSecondsArgument("errand_collect"),
   }),
-  output: z.object({ ...operationResultShape, screenshots: z.array(z.record(z.string(), z.unknown())).optional().describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not).") }),
+  output: z.object({
+    ...operationResultShape,
+    screenshots: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe("index, mimeType, bytes, sha256 of each image sent as image content (or omitted: why not)."),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
   handler: ({ operationId, waitSeconds }, { deps, principal }) => collectWithScreenshots(deps, { principal, via: "mcp" }, operationId, waitSeconds * 1000),
-  images: (output) => (output.screenshots ?? []).flatMap((shot) => (typeof shot["data"] === "string" ? [{ type: "image" as const, data: shot["data"], mimeType: String(shot["mimeType"]) }] : [])),
+  images: (output) =>
+    (output.screenshots ?? []).flatMap((shot) =>
+      typeof shot["data"] === "string" ? [{ type: "image" as const, data: shot["data"], mimeType: String(shot["mimeType"]) }] : [],
+    ),
   structured: (output) => {
     if (output.screenshots === undefined) return output;
     // The bytes go out once, as image content; the structured content keeps what identifies them.
     return { ...output, screenshots: output.screenshots.map(({ data: _data, ...meta }) => meta) };
   },
-  summarize: (output) => `${summarizeOperation(output)}${output.screenshots === undefined ? "" : ` ${output.screenshots.filter((s) => s["data"] !== undefined).length} screenshot(s) attached as images.`}`,
+  summarize: (output) =>
+    `${summarizeOperation(output)}${output.screenshots === undefined ? "" : ` ${output.screenshots.filter((s) => s["data"] !== undefined).length} screenshot(s) attached as images.`}`,
 });

@@ -23,15 +23,36 @@ export function createApiToken(ctx: LibsqlContext, token: NewApiToken): Promise<
     const expiresMs = token.expiresMs ?? null;
     const insert = {
       guards: [],
-      writes: [sealedInsert(ctx, API_TOKENS_TABLE, { token_id: token.tokenId, name: token.name, token_hash: token.tokenHash, scope, created_ms: now, revoked_ms: null, expires_ms: expiresMs })],
+      writes: [
+        sealedInsert(ctx, API_TOKENS_TABLE, {
+          token_id: token.tokenId,
+          name: token.name,
+          token_hash: token.tokenHash,
+          scope,
+          created_ms: now,
+          revoked_ms: null,
+          expires_ms: expiresMs,
+        }),
+      ],
     };
-    await applyGuarded(ctx.client, `creating API token ${token.name}`, joinWrites(insert, authChange(ctx, head, "api_token_created", { tokenId: token.tokenId, name: token.name, scope, expiresMs }, now)));
+    await applyGuarded(
+      ctx.client,
+      `creating API token ${token.name}`,
+      joinWrites(insert, authChange(ctx, head, "api_token_created", { tokenId: token.tokenId, name: token.name, scope, expiresMs }, now)),
+    );
   });
 }
 
 /** Records a use for the owner's list (the last use is not under the MAC: it grants nothing). */
 export async function recordApiTokenUse(ctx: LibsqlContext, tokenId: string, atMs: number): Promise<void> {
-  await ctx.client.execute(statement("UPDATE api_tokens SET last_used_ms = ? WHERE token_id = ? AND (last_used_ms IS NULL OR last_used_ms <= ?)", atMs, tokenId, atMs - API_TOKEN_USE_RESOLUTION_MS));
+  await ctx.client.execute(
+    statement(
+      "UPDATE api_tokens SET last_used_ms = ? WHERE token_id = ? AND (last_used_ms IS NULL OR last_used_ms <= ?)",
+      atMs,
+      tokenId,
+      atMs - API_TOKEN_USE_RESOLUTION_MS,
+    ),
+  );
 }
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */
@@ -53,7 +74,15 @@ export async function readApiToken(ctx: LibsqlContext, tokenHash: string): Promi
 export function revokeApiToken(ctx: LibsqlContext, idOrName: string): Promise<ApiTokenRecord | undefined> {
   return optimisticWrite(ctx, `revoking API token ${idOrName}`, async () => {
     const [tokenResult, headResult] = await ctx.client.batch(
-      [statement("SELECT * FROM api_tokens WHERE (token_id = ? OR name = ?) AND revoked_ms IS NULL ORDER BY token_id = ? DESC, created_ms LIMIT 1", idOrName, idOrName, idOrName), SELECT_HEAD],
+      [
+        statement(
+          "SELECT * FROM api_tokens WHERE (token_id = ? OR name = ?) AND revoked_ms IS NULL ORDER BY token_id = ? DESC, created_ms LIMIT 1",
+          idOrName,
+          idOrName,
+          idOrName,
+        ),
+        SELECT_HEAD,
+      ],
       "read",
     );
     const row = firstRowIn<ApiTokenRow & Record<string, unknown>>(tokenResult);
@@ -61,7 +90,11 @@ export function revokeApiToken(ctx: LibsqlContext, idOrName: string): Promise<Ap
     const token = toApiToken(row, authenticRow(ctx, API_TOKENS_TABLE, row) !== undefined);
     const now = ctx.clock();
     const revoke = { guards: [rowMacUnchanged(API_TOKENS_TABLE, row)], writes: [sealedUpdate(ctx, API_TOKENS_TABLE, row, { revoked_ms: now })] };
-    await applyGuarded(ctx.client, `revoking API token ${idOrName}`, joinWrites(revoke, authChange(ctx, requireHead(ctx, headIn(headResult)), "api_token_revoked", { tokenId: token.tokenId, name: token.name }, now)));
+    await applyGuarded(
+      ctx.client,
+      `revoking API token ${idOrName}`,
+      joinWrites(revoke, authChange(ctx, requireHead(ctx, headIn(headResult)), "api_token_revoked", { tokenId: token.tokenId, name: token.name }, now)),
+    );
     return { ...token, revokedMs: now, authentic: true };
   });
 }

@@ -78,7 +78,13 @@ export function registerClient(ctx: LibsqlContext, client: NewOAuthClient, maxCl
       ],
     };
     const redirectHosts = [...new Set(client.redirectUris.map(hostOf))];
-    const journaled = authChange(ctx, requireHead(ctx, headIn(headResult)), "client_registered", { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted }, now);
+    const journaled = authChange(
+      ctx,
+      requireHead(ctx, headIn(headResult)),
+      "client_registered",
+      { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted },
+      now,
+    );
     await applyGuarded(ctx.client, `registering OAuth client ${client.clientId}`, joinWrites(write, journaled));
     return { kind: "registered", evicted };
   });

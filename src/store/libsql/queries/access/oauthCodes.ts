@@ -36,8 +36,18 @@ export function saveAuthorizationCode(ctx: LibsqlContext, code: AuthorizationCod
         }),
       ],
     };
-    const journaled = authChange(ctx, requireHead(ctx, headIn(headResult)), "consent_approved", { clientId: code.clientId, scopes: code.scopes, resource: code.resource }, now);
-    await applyGuarded(ctx.client, `saving an authorization code for ${code.clientId}`, joinWrites(insert, markClientGranted(ctx, firstRowIn<ClientRow>(clientResult), now), journaled));
+    const journaled = authChange(
+      ctx,
+      requireHead(ctx, headIn(headResult)),
+      "consent_approved",
+      { clientId: code.clientId, scopes: code.scopes, resource: code.resource },
+      now,
+    );
+    await applyGuarded(
+      ctx.client,
+      `saving an authorization code for ${code.clientId}`,
+      joinWrites(insert, markClientGranted(ctx, firstRowIn<ClientRow>(clientResult), now), journaled),
+    );
   });
 }
 
@@ -63,13 +73,25 @@ export function redeemAuthorizationCode(ctx: LibsqlContext, codeHash: string, to
       if (familyId === null) return { kind: "reused", revokedFamily: null };
       const family = await queryRow<Record<string, unknown>>(ctx.client, "SELECT * FROM oauth_families WHERE family_id = ?", familyId);
       const revoke = family === undefined ? undefined : revokeFamily(ctx, family, "code_reuse", now);
-      if (revoke !== undefined) await applyGuarded(ctx.client, "revoking a token family", joinWrites(revoke, authChange(ctx, head, "family_revoked", { familyId, reason: "code_reuse" }, now)));
+      if (revoke !== undefined)
+        await applyGuarded(
+          ctx.client,
+          "revoking a token family",
+          joinWrites(revoke, authChange(ctx, head, "family_revoked", { familyId, reason: "code_reuse" }, now)),
+        );
       return { kind: "reused", revokedFamily: familyId };
     }
     if (row.expires_ms <= now) return { kind: "expired" };
-    const spend = { guards: [rowMacUnchanged(OAUTH_CODES_TABLE, row)], writes: [sealedUpdate(ctx, OAUTH_CODES_TABLE, row, { used_ms: now, family_id: tokens.familyId })] };
+    const spend = {
+      guards: [rowMacUnchanged(OAUTH_CODES_TABLE, row)],
+      writes: [sealedUpdate(ctx, OAUTH_CODES_TABLE, row, { used_ms: now, family_id: tokens.familyId })],
+    };
     const journaled = authChange(ctx, head, "tokens_issued", { clientId: tokens.clientId, familyId: tokens.familyId, scopes: tokens.scopes }, now);
-    await applyGuarded(ctx.client, "redeeming an authorization code", joinWrites(spend, insertFamily(ctx, tokens, now), insertTokenPair(ctx, tokens.familyId, 1, tokens, now), journaled));
+    await applyGuarded(
+      ctx.client,
+      "redeeming an authorization code",
+      joinWrites(spend, insertFamily(ctx, tokens, now), insertTokenPair(ctx, tokens.familyId, 1, tokens, now), journaled),
+    );
     return { kind: "redeemed" };
   });
 }

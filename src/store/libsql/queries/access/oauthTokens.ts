@@ -21,7 +21,8 @@ export const selectTokenWithFamily = (tokenHash: string) => statement(tokenWithF
 /** The family's own row inside a token-with-family row (its columns prefixed f_). */
 function familyRowOf(joined: Joined): Record<string, unknown> {
   const family: Record<string, unknown> = { family_id: joined["family_id"] };
-  for (const column of ["client_id", "scopes", "resource", "generation", "created_ms", "expires_ms", "revoked_ms", "revoked_reason", "mac"]) family[column] = joined[`f_${column}`];
+  for (const column of ["client_id", "scopes", "resource", "generation", "created_ms", "expires_ms", "revoked_ms", "revoked_reason", "mac"])
+    family[column] = joined[`f_${column}`];
   return family;
 }
 
@@ -59,7 +60,15 @@ export function insertFamily(ctx: LibsqlContext, family: NewTokenFamily, now: nu
 /** An access token and a refresh token of one generation of a family. */
 export function insertTokenPair(ctx: LibsqlContext, familyId: string, generation: number, pair: NewTokenPair, now: number): GuardedWrite {
   const token = (tokenHash: string, kind: "access" | "refresh", expiresMs: number) =>
-    sealedInsert(ctx, OAUTH_TOKENS_TABLE, { token_hash: tokenHash, family_id: familyId, kind, generation, expires_ms: expiresMs, used_ms: null, created_ms: now });
+    sealedInsert(ctx, OAUTH_TOKENS_TABLE, {
+      token_hash: tokenHash,
+      family_id: familyId,
+      kind,
+      generation,
+      expires_ms: expiresMs,
+      used_ms: null,
+      created_ms: now,
+    });
   return { guards: [], writes: [token(pair.accessHash, "access", pair.accessExpiresMs), token(pair.refreshHash, "refresh", pair.refreshExpiresMs)] };
 }
 
@@ -69,7 +78,10 @@ export function insertTokenPair(ctx: LibsqlContext, familyId: string, generation
  */
 export function revokeFamily(ctx: LibsqlContext, family: Readonly<Record<string, unknown>>, reason: string, now: number): GuardedWrite | undefined {
   if (family["revoked_ms"] !== null && family["revoked_ms"] !== undefined) return undefined;
-  return { guards: [rowMacUnchanged(OAUTH_FAMILIES_TABLE, family)], writes: [sealedUpdate(ctx, OAUTH_FAMILIES_TABLE, family, { revoked_ms: now, revoked_reason: reason })] };
+  return {
+    guards: [rowMacUnchanged(OAUTH_FAMILIES_TABLE, family)],
+    writes: [sealedUpdate(ctx, OAUTH_FAMILIES_TABLE, family, { revoked_ms: now, revoked_reason: reason })],
+  };
 }
 
 /**
@@ -80,7 +92,10 @@ export function revokeFamily(ctx: LibsqlContext, family: Readonly<Record<string,
  */
 export function rotateRefreshToken(ctx: LibsqlContext, refreshHash: string, next: NewTokenPair, graceMs: number): Promise<RotateResult> {
   return optimisticWrite(ctx, "exchanging a refresh token", async (): Promise<RotateResult> => {
-    const [tokenResult, successorResult, headResult] = await ctx.client.batch([selectTokenWithFamily(refreshHash), selectTokenWithFamily(next.refreshHash), SELECT_HEAD], "read");
+    const [tokenResult, successorResult, headResult] = await ctx.client.batch(
+      [selectTokenWithFamily(refreshHash), selectTokenWithFamily(next.refreshHash), SELECT_HEAD],
+      "read",
+    );
     const now = ctx.clock();
     const read = tokenIn(ctx, tokenResult);
     if (read === undefined || read.token.kind !== "refresh") return { kind: "missing" };
@@ -88,7 +103,11 @@ export function rotateRefreshToken(ctx: LibsqlContext, refreshHash: string, next
     if (token.revokedMs !== null) return { kind: "revoked" };
     const head = requireHead(ctx, headIn(headResult));
     if (token.usedMs !== null && isRetriedRefresh(token, tokenIn(ctx, successorResult)?.token, graceMs, now)) {
-      await applyGuarded(ctx.client, "exchanging a refresh token", authChange(ctx, head, "refresh_retried", { familyId: token.familyId, clientId: token.clientId, generation: token.generation + 1 }, now));
+      await applyGuarded(
+        ctx.client,
+        "exchanging a refresh token",
+        authChange(ctx, head, "refresh_retried", { familyId: token.familyId, clientId: token.clientId, generation: token.generation + 1 }, now),
+      );
       return { kind: "retried", familyId: token.familyId, generation: token.generation + 1, rotatedMs: token.usedMs };
     }
     const family = familyRowOf(joined);
@@ -102,7 +121,10 @@ export function rotateRefreshToken(ctx: LibsqlContext, refreshHash: string, next
     const generation = token.generation + 1;
     const spend: GuardedWrite = {
       guards: [rowMacUnchanged(OAUTH_TOKENS_TABLE, joined), rowMacUnchanged(OAUTH_FAMILIES_TABLE, family)],
-      writes: [sealedUpdate(ctx, OAUTH_TOKENS_TABLE, joined, { used_ms: now }), sealedUpdate(ctx, OAUTH_FAMILIES_TABLE, family, { generation, expires_ms: next.refreshExpiresMs })],
+      writes: [
+        sealedUpdate(ctx, OAUTH_TOKENS_TABLE, joined, { used_ms: now }),
+        sealedUpdate(ctx, OAUTH_FAMILIES_TABLE, family, { generation, expires_ms: next.refreshExpiresMs }),
+      ],
     };
     const journaled = authChange(ctx, head, "tokens_rotated", { familyId: token.familyId, clientId: token.clientId, generation }, now);
     await applyGuarded(ctx.client, "exchanging a refresh token", joinWrites(spend, insertTokenPair(ctx, token.familyId, generation, next, now), journaled));
@@ -119,7 +141,11 @@ export function revokeTokenFamily(ctx: LibsqlContext, tokenHash: string, clientI
     const now = ctx.clock();
     const revoke = revokeFamily(ctx, familyRowOf(read.joined), reason, now);
     if (revoke === undefined) return false;
-    await applyGuarded(ctx.client, "revoking a token family", joinWrites(revoke, authChange(ctx, requireHead(ctx, headIn(headResult)), "family_revoked", { familyId: read.token.familyId, clientId, reason }, now)));
+    await applyGuarded(
+      ctx.client,
+      "revoking a token family",
+      joinWrites(revoke, authChange(ctx, requireHead(ctx, headIn(headResult)), "family_revoked", { familyId: read.token.familyId, clientId, reason }, now)),
+    );
     return true;
   });
 }
@@ -143,7 +169,10 @@ export async function purgeExpired(ctx: LibsqlContext, beforeMs: number): Promis
     [
       statement("DELETE FROM oauth_tokens WHERE expires_ms < ?", beforeMs),
       statement("DELETE FROM oauth_codes WHERE expires_ms < ?", beforeMs),
-      statement("DELETE FROM oauth_families WHERE expires_ms < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = oauth_families.family_id)", beforeMs),
+      statement(
+        "DELETE FROM oauth_families WHERE expires_ms < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = oauth_families.family_id)",
+        beforeMs,
+      ),
     ],
     "write",
   );

@@ -18,7 +18,11 @@ interface StoredLockout extends LockoutRow {
 
 /** The lockout record of one client address; an address never seen has a fresh one. */
 export async function readOwnerLockout(ctx: LibsqlContext, address: string): Promise<LockoutRecord> {
-  const row = await queryRow<LockoutRow>(ctx.client, "SELECT failures, lockouts, locked_until_ms, last_failure_ms FROM owner_lockouts WHERE address = ?", address);
+  const row = await queryRow<LockoutRow>(
+    ctx.client,
+    "SELECT failures, lockouts, locked_until_ms, last_failure_ms FROM owner_lockouts WHERE address = ?",
+    address,
+  );
   return row === undefined ? FRESH : toLockout(row);
 }
 
@@ -27,7 +31,11 @@ export async function readOwnerLockout(ctx: LibsqlContext, address: string): Pro
  * (or its absence), so two failed logins at once are both counted; the transition runs again on the
  * row as it is when they collided.
  */
-export function updateOwnerLockout<T>(ctx: LibsqlContext, address: string, transition: (record: LockoutRecord, nowMs: number) => LockoutTransition<T>): Promise<T> {
+export function updateOwnerLockout<T>(
+  ctx: LibsqlContext,
+  address: string,
+  transition: (record: LockoutRecord, nowMs: number) => LockoutTransition<T>,
+): Promise<T> {
   return optimisticWrite(ctx, `recording an owner login from ${address}`, async () => {
     const [rowResult, headResult] = await ctx.client.batch([statement("SELECT * FROM owner_lockouts WHERE address = ?", address), SELECT_HEAD], "read");
     const row = firstRowIn<StoredLockout>(rowResult);
@@ -63,7 +71,18 @@ export function updateOwnerLockout<T>(ctx: LibsqlContext, address: string, trans
             ),
       ],
     };
-    const journaled = change === undefined ? [] : [authChange(ctx, requireHead(ctx, headIn(headResult)), typeof change["change"] === "string" ? change["change"] : "owner_lockout", { ...change, address }, now)];
+    const journaled =
+      change === undefined
+        ? []
+        : [
+            authChange(
+              ctx,
+              requireHead(ctx, headIn(headResult)),
+              typeof change["change"] === "string" ? change["change"] : "owner_lockout",
+              { ...change, address },
+              now,
+            ),
+          ];
     await applyGuarded(ctx.client, `recording an owner login from ${address}`, joinWrites(write, ...journaled));
     return result;
   });
@@ -73,11 +92,21 @@ export function updateOwnerLockout<T>(ctx: LibsqlContext, address: string, trans
 export function clearOwnerLockouts(ctx: LibsqlContext, address: string | undefined): Promise<number> {
   const which = address === undefined ? { where: "", args: [] } : { where: " WHERE address = ?", args: [address] };
   return optimisticWrite(ctx, "clearing owner lockouts", async () => {
-    const [countResult, headResult] = await ctx.client.batch([statement(`SELECT count(*) AS n FROM owner_lockouts${which.where}`, ...which.args), SELECT_HEAD], "read");
+    const [countResult, headResult] = await ctx.client.batch(
+      [statement(`SELECT count(*) AS n FROM owner_lockouts${which.where}`, ...which.args), SELECT_HEAD],
+      "read",
+    );
     const removed = firstRowIn<{ n: number }>(countResult)?.n ?? 0;
     const now = ctx.clock();
-    const write: GuardedWrite = { guards: [guard(`(SELECT count(*) FROM owner_lockouts${which.where}) = ?`, ...which.args, removed)], writes: [statement(`DELETE FROM owner_lockouts${which.where}`, ...which.args)] };
-    await applyGuarded(ctx.client, "clearing owner lockouts", joinWrites(write, authChange(ctx, requireHead(ctx, headIn(headResult)), "owner_unlocked", { address: address ?? "all", removed }, now)));
+    const write: GuardedWrite = {
+      guards: [guard(`(SELECT count(*) FROM owner_lockouts${which.where}) = ?`, ...which.args, removed)],
+      writes: [statement(`DELETE FROM owner_lockouts${which.where}`, ...which.args)],
+    };
+    await applyGuarded(
+      ctx.client,
+      "clearing owner lockouts",
+      joinWrites(write, authChange(ctx, requireHead(ctx, headIn(headResult)), "owner_unlocked", { address: address ?? "all", removed }, now)),
+    );
     return removed;
   });
 }

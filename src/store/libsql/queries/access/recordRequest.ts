@@ -12,6 +12,10 @@ import { optimisticWrite } from "../../optimisticWrite.js";
 export function recordRequest(ctx: LibsqlContext, record: RequestRecord): Promise<void> {
   return optimisticWrite(ctx, "journaling a request", async () => {
     const head = requireHead(ctx, await selectHead(ctx));
-    await applyGuarded(ctx.client, "journaling a request", appendJournalEvent(ctx, head, { type: "request_recorded", operationId: null, body: { ...record } }, ctx.clock()).write);
+    await applyGuarded(
+      ctx.client,
+      "journaling a request",
+      appendJournalEvent(ctx, head, { type: "request_recorded", operationId: null, body: { ...record } }, ctx.clock()).write,
+    );
   });
 }

@@ -36,7 +36,11 @@ const slotSummary = (provider: string, now: number) =>
   );
 
 const usageSince = (provider: string, sinceMs: number) =>
-  statement("SELECT count(*) AS sessions, coalesce(sum(session_ms), 0) AS session_ms, coalesce(sum(amount), 0) AS amount, sum(usd) AS usd FROM provider_usage WHERE provider = ? AND recorded_ms >= ?", provider, sinceMs);
+  statement(
+    "SELECT count(*) AS sessions, coalesce(sum(session_ms), 0) AS session_ms, coalesce(sum(amount), 0) AS amount, sum(usd) AS usd FROM provider_usage WHERE provider = ? AND recorded_ms >= ?",
+    provider,
+    sinceMs,
+  );
 
 /** Books the reservation of a slot whose holder never released it: the most that session may have cost. */
 function bookExpiredSlot(slot: SlotRow, now: number): LibsqlStatement {
@@ -63,7 +67,15 @@ export function acquireSlot(ctx: LibsqlContext, request: SlotRequest): Promise<S
     const now = ctx.clock();
     const sinceMs = request.budget?.sinceMs ?? now;
     const [expiredResult, summaryResult, usageResult] = await ctx.client.batch(
-      [statement("SELECT slot_id, provider, unit, reserved, acquired_ms, expires_ms FROM provider_slots WHERE provider = ? AND expires_ms <= ?", provider, now), slotSummary(provider, now), usageSince(provider, sinceMs)],
+      [
+        statement(
+          "SELECT slot_id, provider, unit, reserved, acquired_ms, expires_ms FROM provider_slots WHERE provider = ? AND expires_ms <= ?",
+          provider,
+          now,
+        ),
+        slotSummary(provider, now),
+        usageSince(provider, sinceMs),
+      ],
       "read",
     );
     const expired = rowsIn<SlotRow>(expiredResult);
@@ -72,7 +84,8 @@ export function acquireSlot(ctx: LibsqlContext, request: SlotRequest): Promise<S
     if (summary.live >= request.cap) return { kind: "at_cap", live: summary.live, freeAtMs: summary.first };
     // The expired slots are booked in this batch: their reservations count as usage from here on.
     const used = booked + expired.reduce((sum, slot) => sum + slot.reserved, 0);
-    if (request.budget !== null && used + summary.live_reserved + request.reserve > request.budget.limit) return { kind: "over_budget", used, reserved: summary.live_reserved, limit: request.budget.limit };
+    if (request.budget !== null && used + summary.live_reserved + request.reserve > request.budget.limit)
+      return { kind: "over_budget", used, reserved: summary.live_reserved, limit: request.budget.limit };
     const slotId = crypto.randomUUID();
     await applyGuarded(ctx.client, `acquiring a slot of ${provider}`, {
       guards: [

@@ -45,7 +45,19 @@ function toState(row: ProviderStateRow): ProviderStateRecord {
 function stateIn(result: LibsqlResult | undefined, provider: string): ProviderStateRecord {
   const row = firstRowIn<ProviderStateRow>(result);
   if (row !== undefined) return toState(row);
-  return { provider, smokeStatus: null, smokeOperationId: null, smokeErrorCode: null, smokeMs: null, verifiedMs: null, authFailedMs: null, authReason: null, backoffUntilMs: null, backoffReason: null, updatedMs: null };
+  return {
+    provider,
+    smokeStatus: null,
+    smokeOperationId: null,
+    smokeErrorCode: null,
+    smokeMs: null,
+    verifiedMs: null,
+    authFailedMs: null,
+    authReason: null,
+    backoffUntilMs: null,
+    backoffReason: null,
+    updatedMs: null,
+  };
 }
 
 export async function readProviderState(ctx: LibsqlContext, provider: string): Promise<ProviderStateRecord> {
@@ -60,14 +72,24 @@ export async function listProviderStates(ctx: LibsqlContext): Promise<ProviderSt
 function stateUnchanged(before: ProviderStateRecord): LibsqlStatement {
   return before.updatedMs === null
     ? guard("NOT EXISTS (SELECT 1 FROM provider_states WHERE provider = ?)", before.provider)
-    : guard("EXISTS (SELECT 1 FROM provider_states WHERE provider = ? AND updated_ms = ? AND verified_ms IS ?)", before.provider, before.updatedMs, before.verifiedMs);
+    : guard(
+        "EXISTS (SELECT 1 FROM provider_states WHERE provider = ? AND updated_ms = ? AND verified_ms IS ?)",
+        before.provider,
+        before.updatedMs,
+        before.verifiedMs,
+      );
 }
 
 /**
  * Upserts a state change and journals provider_changed with what the state was before, in one batch
  * guarded on the state and the journal head as read; returns the state as written.
  */
-function recordChange(ctx: LibsqlContext, provider: string, what: string, change: (before: ProviderStateRecord, now: number) => { upsert: LibsqlStatement; after: ProviderStateRecord; body: Record<string, unknown> }): Promise<ProviderStateRecord> {
+function recordChange(
+  ctx: LibsqlContext,
+  provider: string,
+  what: string,
+  change: (before: ProviderStateRecord, now: number) => { upsert: LibsqlStatement; after: ProviderStateRecord; body: Record<string, unknown> },
+): Promise<ProviderStateRecord> {
   return optimisticWrite(ctx, what, async () => {
     const [stateResult, headResult] = await ctx.client.batch([statement(SELECT_STATE, provider), SELECT_HEAD], "read");
     const before = stateIn(stateResult, provider);
@@ -97,8 +119,23 @@ export function recordSmoke(ctx: LibsqlContext, result: SmokeResult): Promise<Pr
         verified ? now : null,
         now,
       ),
-      after: { ...before, smokeStatus: result.status, smokeOperationId: result.operationId, smokeErrorCode: result.errorCode, smokeMs: now, verifiedMs: verified ? now : null, updatedMs: now },
-      body: { provider: result.provider, change: verified ? "verified" : "smoke_failed", smokeOperationId: result.operationId, status: result.status, code: result.errorCode, wasVerified: before.verifiedMs !== null },
+      after: {
+        ...before,
+        smokeStatus: result.status,
+        smokeOperationId: result.operationId,
+        smokeErrorCode: result.errorCode,
+        smokeMs: now,
+        verifiedMs: verified ? now : null,
+        updatedMs: now,
+      },
+      body: {
+        provider: result.provider,
+        change: verified ? "verified" : "smoke_failed",
+        smokeOperationId: result.operationId,
+        status: result.status,
+        code: result.errorCode,
+        wasVerified: before.verifiedMs !== null,
+      },
     };
   });
 }

@@ -16,7 +16,14 @@ import type {
 } from "../../../AccessStore.js";
 import type { ApiTokenRow, ClientRow, CodeRow, LockoutRow } from "../../../rows/accessRows.js";
 import { authenticToken, joinScopes, toApiToken, toClient, toCode, toLockout, toToken, tokenWithFamilySql } from "../../../rows/accessRows.js";
-import { API_TOKENS_TABLE, OAUTH_CLIENTS_TABLE, OAUTH_CODES_TABLE, OAUTH_FAMILIES_TABLE, OAUTH_TOKENS_TABLE, OWNER_SECRET_TABLE } from "../../../rows/authenticRows.js";
+import {
+  API_TOKENS_TABLE,
+  OAUTH_CLIENTS_TABLE,
+  OAUTH_CODES_TABLE,
+  OAUTH_FAMILIES_TABLE,
+  OAUTH_TOKENS_TABLE,
+  OWNER_SECRET_TABLE,
+} from "../../../rows/authenticRows.js";
 import { RowTamperedError } from "../../../storeErrors.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
 import { isRetriedRefresh } from "../../../refreshRetry.js";
@@ -50,7 +57,10 @@ export async function selectOwnerSecret(tx: PgTx): Promise<string | undefined> {
 }
 
 export async function upsertOwnerSecret(tx: PgTx, encoded: string): Promise<void> {
-  await tx.run("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms", [encoded, tx.now]);
+  await tx.run(
+    "INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms",
+    [encoded, tx.now],
+  );
   await sealRow(tx, OWNER_SECRET_TABLE, [1]);
   await journalAuthChange(tx, "owner_password_set", {});
 }
@@ -103,7 +113,9 @@ export async function registerClient(tx: PgTx, client: NewOAuthClient, maxClient
   let evicted: string | null = null;
   const count = (await tx.one<{ n: number }>("SELECT count(*) AS n FROM oauth_clients"))?.n ?? 0;
   if (count >= maxClients) {
-    const victim = await tx.one<{ client_id: string }>("SELECT client_id FROM oauth_clients WHERE last_grant_ms IS NULL ORDER BY created_ms, client_id LIMIT 1");
+    const victim = await tx.one<{ client_id: string }>(
+      "SELECT client_id FROM oauth_clients WHERE last_grant_ms IS NULL ORDER BY created_ms, client_id LIMIT 1",
+    );
     if (victim === undefined) return { kind: "full" };
     await tx.run("DELETE FROM oauth_clients WHERE client_id = $1", [victim.client_id]);
     evicted = victim.client_id;
@@ -115,7 +127,13 @@ export async function registerClient(tx: PgTx, client: NewOAuthClient, maxClient
   );
   await sealRow(tx, OAUTH_CLIENTS_TABLE, [client.clientId]);
   const redirectHosts = [...new Set(client.redirectUris.map(hostOf))];
-  await journalAuthChange(tx, "client_registered", { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted });
+  await journalAuthChange(tx, "client_registered", {
+    clientId: client.clientId,
+    clientName: client.clientName.slice(0, 100),
+    authMethod: client.authMethod,
+    redirectHosts,
+    evicted,
+  });
   return { kind: "registered", evicted };
 }
 
@@ -160,7 +178,8 @@ export async function redeemCode(tx: PgTx, codeHash: string, tokens: NewTokenFam
   if (row === undefined) return { kind: "missing" };
   if (row.used_ms !== null) {
     const family = row.family_id;
-    if (family !== null && (await revokeFamily(tx, family, "code_reuse"))) await journalAuthChange(tx, "family_revoked", { familyId: family, reason: "code_reuse" });
+    if (family !== null && (await revokeFamily(tx, family, "code_reuse")))
+      await journalAuthChange(tx, "family_revoked", { familyId: family, reason: "code_reuse" });
     return { kind: "reused", revokedFamily: family };
   }
   if (row.expires_ms <= tx.now) return { kind: "expired" };
@@ -186,22 +205,19 @@ export async function selectToken(tx: PgTx, tokenHash: string): Promise<OAuthTok
 }
 
 async function insertTokenPair(tx: PgTx, familyId: string, generation: number, pair: NewTokenPair): Promise<void> {
-  await tx.run("INSERT INTO oauth_tokens (token_hash, family_id, kind, generation, expires_ms, used_ms, created_ms) VALUES ($1, $2, 'access', $3, $4, NULL, $5), ($6, $2, 'refresh', $3, $7, NULL, $5)", [
-    pair.accessHash,
-    familyId,
-    generation,
-    pair.accessExpiresMs,
-    tx.now,
-    pair.refreshHash,
-    pair.refreshExpiresMs,
-  ]);
+  await tx.run(
+    "INSERT INTO oauth_tokens (token_hash, family_id, kind, generation, expires_ms, used_ms, created_ms) VALUES ($1, $2, 'access', $3, $4, NULL, $5), ($6, $2, 'refresh', $3, $7, NULL, $5)",
+    [pair.accessHash, familyId, generation, pair.accessExpiresMs, tx.now, pair.refreshHash, pair.refreshExpiresMs],
+  );
   await sealRow(tx, OAUTH_TOKENS_TABLE, [pair.accessHash]);
   await sealRow(tx, OAUTH_TOKENS_TABLE, [pair.refreshHash]);
 }
 
 /** Revokes a live family. Revoking only takes authority away, so the row is sealed as revoked whatever it held. */
 async function revokeFamily(tx: PgTx, familyId: string, reason: string): Promise<boolean> {
-  const changed = (await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_ms IS NULL", [tx.now, reason, familyId])) > 0;
+  const changed =
+    (await tx.run("UPDATE oauth_families SET revoked_ms = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_ms IS NULL", [tx.now, reason, familyId])) >
+    0;
   if (changed) await sealRow(tx, OAUTH_FAMILIES_TABLE, [familyId]);
   return changed;
 }
@@ -254,7 +270,10 @@ export async function revokeAllFamilies(tx: PgTx, reason: string): Promise<numbe
 export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> {
   const tokens = await tx.run("DELETE FROM oauth_tokens WHERE expires_ms < $1", [beforeMs]);
   const codes = await tx.run("DELETE FROM oauth_codes WHERE expires_ms < $1", [beforeMs]);
-  const families = await tx.run("DELETE FROM oauth_families f WHERE f.expires_ms < $1 AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = f.family_id)", [beforeMs]);
+  const families = await tx.run(
+    "DELETE FROM oauth_families f WHERE f.expires_ms < $1 AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = f.family_id)",
+    [beforeMs],
+  );
   return tokens + codes + families;
 }
 
@@ -263,7 +282,14 @@ export async function purgeExpired(tx: PgTx, beforeMs: number): Promise<number> 
 export async function insertApiToken(tx: PgTx, token: NewApiToken): Promise<void> {
   const scope = token.scope ?? "own";
   const expiresMs = token.expiresMs ?? null;
-  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, NULL, $6)", [token.tokenId, token.name, token.tokenHash, scope, tx.now, expiresMs]);
+  await tx.run("INSERT INTO api_tokens (token_id, name, token_hash, scope, created_ms, revoked_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, NULL, $6)", [
+    token.tokenId,
+    token.name,
+    token.tokenHash,
+    scope,
+    tx.now,
+    expiresMs,
+  ]);
   await sealRow(tx, API_TOKENS_TABLE, [token.tokenId]);
   await journalAuthChange(tx, "api_token_created", { tokenId: token.tokenId, name: token.name, scope, expiresMs });
 }
@@ -275,7 +301,9 @@ export async function recordApiTokenUse(tx: PgTx, tokenId: string, atMs: number)
 
 /** Every token, each with whether its row passes its MAC (one that fails is listed, and grants nothing). */
 export async function listApiTokens(tx: PgTx): Promise<ApiTokenRecord[]> {
-  return (await tx.rows<ApiTokenRow>("SELECT * FROM api_tokens ORDER BY created_ms, token_id")).map((row) => toApiToken(row, authenticRow(tx, API_TOKENS_TABLE, row) !== undefined));
+  return (await tx.rows<ApiTokenRow>("SELECT * FROM api_tokens ORDER BY created_ms, token_id")).map((row) =>
+    toApiToken(row, authenticRow(tx, API_TOKENS_TABLE, row) !== undefined),
+  );
 }
 
 /** The token with this hash when its row passes its MAC (its revocation included); undefined otherwise. */
@@ -289,7 +317,10 @@ export async function selectApiTokenByHash(tx: PgTx, tokenHash: string): Promise
  * authority away, so a row that failed its MAC is revoked (and MAC'd as revoked) too.
  */
 export async function revokeApiToken(tx: PgTx, idOrName: string): Promise<ApiTokenRecord | undefined> {
-  const row = await tx.one<ApiTokenRow>("SELECT * FROM api_tokens WHERE (token_id = $1 OR name = $1) AND revoked_ms IS NULL ORDER BY (token_id = $1) DESC, created_ms LIMIT 1", [idOrName]);
+  const row = await tx.one<ApiTokenRow>(
+    "SELECT * FROM api_tokens WHERE (token_id = $1 OR name = $1) AND revoked_ms IS NULL ORDER BY (token_id = $1) DESC, created_ms LIMIT 1",
+    [idOrName],
+  );
   if (row === undefined) return undefined;
   const token = toApiToken(row, true);
   await tx.run("UPDATE api_tokens SET revoked_ms = $1 WHERE token_id = $2", [tx.now, token.tokenId]);

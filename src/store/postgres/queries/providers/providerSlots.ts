@@ -32,12 +32,19 @@ export async function selectLiveSlots(tx: PgTx, provider: string): Promise<{ liv
 
 /** What slots whose lease ran out still reserve until the next acquire books them as usage. */
 export async function selectExpiredReserved(tx: PgTx, provider: string): Promise<number> {
-  const row = await tx.one<{ reserved: number }>("SELECT coalesce(sum(reserved), 0)::double precision AS reserved FROM provider_slots WHERE provider = $1 AND expires_ms <= $2", [provider, tx.now]);
+  const row = await tx.one<{ reserved: number }>(
+    "SELECT coalesce(sum(reserved), 0)::double precision AS reserved FROM provider_slots WHERE provider = $1 AND expires_ms <= $2",
+    [provider, tx.now],
+  );
   return row?.reserved ?? 0;
 }
 
 /** Usage booked for a provider since a time: entries, session time, amount and dollars. */
-export async function sumUsageSince(tx: PgTx, provider: string, sinceMs: number): Promise<{ sessions: number; sessionMs: number; amount: number; usd: number | null }> {
+export async function sumUsageSince(
+  tx: PgTx,
+  provider: string,
+  sinceMs: number,
+): Promise<{ sessions: number; sessionMs: number; amount: number; usd: number | null }> {
   const row = await tx.one<{ sessions: number; session_ms: number; amount: number; usd: number | null }>(
     `SELECT count(*) AS sessions, coalesce(sum(session_ms), 0)::bigint AS session_ms, coalesce(sum(amount), 0)::double precision AS amount, sum(usd)::double precision AS usd
      FROM provider_usage WHERE provider = $1 AND recorded_ms >= $2`,
@@ -62,7 +69,10 @@ export async function insertUsage(tx: PgTx, entry: UsageEntry): Promise<void> {
  */
 export async function acquireSlot(tx: PgTx, request: SlotRequest): Promise<SlotGrant> {
   await lockProvider(tx, request.provider);
-  const expired = await tx.rows<SlotRow>("DELETE FROM provider_slots WHERE provider = $1 AND expires_ms <= $2 RETURNING slot_id, provider, unit, reserved, acquired_ms, expires_ms", [request.provider, tx.now]);
+  const expired = await tx.rows<SlotRow>(
+    "DELETE FROM provider_slots WHERE provider = $1 AND expires_ms <= $2 RETURNING slot_id, provider, unit, reserved, acquired_ms, expires_ms",
+    [request.provider, tx.now],
+  );
   for (const slot of expired) {
     await tx.run(
       `INSERT INTO provider_usage (provider, operation_id, attempt, session_ms, unit, amount, usd, estimate, source, recorded_ms)
@@ -74,19 +84,14 @@ export async function acquireSlot(tx: PgTx, request: SlotRequest): Promise<SlotG
   if (live.live >= request.cap) return { kind: "at_cap", live: live.live, freeAtMs: live.firstExpiryMs };
   if (request.budget !== null) {
     const used = (await sumUsageSince(tx, request.provider, request.budget.sinceMs)).amount;
-    if (used + live.reserved + request.reserve > request.budget.limit) return { kind: "over_budget", used, reserved: live.reserved, limit: request.budget.limit };
+    if (used + live.reserved + request.reserve > request.budget.limit)
+      return { kind: "over_budget", used, reserved: live.reserved, limit: request.budget.limit };
   }
   const slotId = randomUUID();
-  await tx.run("INSERT INTO provider_slots (slot_id, provider, holder, operation_id, unit, reserved, acquired_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
-    slotId,
-    request.provider,
-    request.holder,
-    request.operationId,
-    request.unit,
-    request.reserve,
-    tx.now,
-    request.expiresMs,
-  ]);
+  await tx.run(
+    "INSERT INTO provider_slots (slot_id, provider, holder, operation_id, unit, reserved, acquired_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    [slotId, request.provider, request.holder, request.operationId, request.unit, request.reserve, tx.now, request.expiresMs],
+  );
   return { kind: "acquired", slotId };
 }
 

@@ -36,7 +36,19 @@ function toState(row: ProviderStateRow): ProviderStateRecord {
 export async function selectProviderState(tx: PgTx, provider: string): Promise<ProviderStateRecord> {
   const row = await tx.one<ProviderStateRow>("SELECT * FROM provider_states WHERE provider = $1", [provider]);
   if (row !== undefined) return toState(row);
-  return { provider, smokeStatus: null, smokeOperationId: null, smokeErrorCode: null, smokeMs: null, verifiedMs: null, authFailedMs: null, authReason: null, backoffUntilMs: null, backoffReason: null, updatedMs: null };
+  return {
+    provider,
+    smokeStatus: null,
+    smokeOperationId: null,
+    smokeErrorCode: null,
+    smokeMs: null,
+    verifiedMs: null,
+    authFailedMs: null,
+    authReason: null,
+    backoffUntilMs: null,
+    backoffReason: null,
+    updatedMs: null,
+  };
 }
 
 export async function listProviderStates(tx: PgTx): Promise<ProviderStateRecord[]> {
@@ -54,7 +66,14 @@ export async function recordSmoke(tx: PgTx, result: SmokeResult): Promise<Provid
        smoke_error_code = excluded.smoke_error_code, smoke_ms = excluded.smoke_ms, verified_ms = excluded.verified_ms, updated_ms = excluded.updated_ms`,
     [result.provider, result.status, result.operationId, result.errorCode, tx.now, verified ? tx.now : null],
   );
-  const body = { provider: result.provider, change: verified ? "verified" : "smoke_failed", smokeOperationId: result.operationId, status: result.status, code: result.errorCode, wasVerified: before.verifiedMs !== null };
+  const body = {
+    provider: result.provider,
+    change: verified ? "verified" : "smoke_failed",
+    smokeOperationId: result.operationId,
+    status: result.status,
+    code: result.errorCode,
+    wasVerified: before.verifiedMs !== null,
+  };
   await appendJournalEvent(tx, { type: "provider_changed", operationId: null, body }, tx.now);
   return selectProviderState(tx, result.provider);
 }

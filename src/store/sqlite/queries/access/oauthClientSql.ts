@@ -22,7 +22,8 @@ function countClients(ctx: SqliteContext): number {
 
 /** The oldest client the owner never approved: the one to forget when the table is full. */
 function selectEvictableClient(ctx: SqliteContext): string | undefined {
-  const row = ctx.sql("SELECT client_id FROM oauth_clients WHERE last_grant_ms IS NULL ORDER BY created_ms, client_id LIMIT 1").get() as { client_id: string } | undefined;
+  const row = ctx.sql("SELECT client_id FROM oauth_clients WHERE last_grant_ms IS NULL ORDER BY created_ms, client_id LIMIT 1").get() as
+    { client_id: string } | undefined;
   return row?.client_id;
 }
 
@@ -66,7 +67,12 @@ export function registerClient(ctx: SqliteContext, client: NewOAuthClient, maxCl
   }
   insertClient(ctx, client, now);
   const redirectHosts = [...new Set(client.redirectUris.map(hostOf))];
-  journalAuthChange(ctx, "client_registered", { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted }, now);
+  journalAuthChange(
+    ctx,
+    "client_registered",
+    { clientId: client.clientId, clientName: client.clientName.slice(0, 100), authMethod: client.authMethod, redirectHosts, evicted },
+    now,
+  );
   return { kind: "registered", evicted };
 }
 

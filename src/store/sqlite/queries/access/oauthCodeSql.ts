@@ -44,7 +44,8 @@ export function redeemCode(ctx: SqliteContext, codeHash: string, tokens: NewToke
   if (row === undefined) return { kind: "missing" };
   if (row.used_ms !== null) {
     const family = row.family_id;
-    if (family !== null && revokeFamily(ctx, family, "code_reuse", now)) journalAuthChange(ctx, "family_revoked", { familyId: family, reason: "code_reuse" }, now);
+    if (family !== null && revokeFamily(ctx, family, "code_reuse", now))
+      journalAuthChange(ctx, "family_revoked", { familyId: family, reason: "code_reuse" }, now);
     return { kind: "reused", revokedFamily: family };
   }
   if (row.expires_ms <= now) return { kind: "expired" };

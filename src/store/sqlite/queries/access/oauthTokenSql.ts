@@ -22,7 +22,15 @@ export function insertFamily(ctx: SqliteContext, family: NewTokenFamily, now: nu
   sealRow(ctx, OAUTH_FAMILIES_TABLE, [family.familyId]);
 }
 
-function insertToken(ctx: SqliteContext, tokenHash: string, familyId: string, kind: "access" | "refresh", generation: number, expiresMs: number, now: number): void {
+function insertToken(
+  ctx: SqliteContext,
+  tokenHash: string,
+  familyId: string,
+  kind: "access" | "refresh",
+  generation: number,
+  expiresMs: number,
+  now: number,
+): void {
   ctx
     .sql("INSERT INTO oauth_tokens (token_hash, family_id, kind, generation, expires_ms, used_ms, created_ms) VALUES (?, ?, ?, ?, ?, NULL, ?)")
     .run(tokenHash, familyId, kind, generation, expiresMs, now);
@@ -51,7 +59,8 @@ function advanceFamily(ctx: SqliteContext, familyId: string, generation: number,
  * authority away, so the row is sealed as revoked whatever it held.
  */
 export function revokeFamily(ctx: SqliteContext, familyId: string, reason: string, now: number): boolean {
-  const changed = ctx.sql("UPDATE oauth_families SET revoked_ms = ?, revoked_reason = ? WHERE family_id = ? AND revoked_ms IS NULL").run(now, reason, familyId).changes > 0;
+  const changed =
+    ctx.sql("UPDATE oauth_families SET revoked_ms = ?, revoked_reason = ? WHERE family_id = ? AND revoked_ms IS NULL").run(now, reason, familyId).changes > 0;
   if (changed) sealRow(ctx, OAUTH_FAMILIES_TABLE, [familyId]);
   return changed;
 }
@@ -110,7 +119,9 @@ function deleteExpiredCodes(ctx: SqliteContext, beforeMs: number): number {
 }
 
 function deleteExpiredFamilies(ctx: SqliteContext, beforeMs: number): number {
-  return ctx.sql("DELETE FROM oauth_families WHERE expires_ms < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = oauth_families.family_id)").run(beforeMs).changes;
+  return ctx
+    .sql("DELETE FROM oauth_families WHERE expires_ms < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = oauth_families.family_id)")
+    .run(beforeMs).changes;
 }
 
 /** Forgets codes, tokens and families that can no longer be used. */

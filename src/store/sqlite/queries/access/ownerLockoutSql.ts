@@ -8,7 +8,8 @@ const FRESH: LockoutRecord = { failures: 0, lockouts: 0, lockedUntilMs: null, la
 
 /** The lockout record of one client address; an address never seen has a fresh one. */
 export function selectOwnerLockout(ctx: SqliteContext, address: string): LockoutRecord {
-  const row = ctx.sql("SELECT failures, lockouts, locked_until_ms, last_failure_ms FROM owner_lockouts WHERE address = ?").get(address) as LockoutRow | undefined;
+  const row = ctx.sql("SELECT failures, lockouts, locked_until_ms, last_failure_ms FROM owner_lockouts WHERE address = ?").get(address) as
+    LockoutRow | undefined;
   return row === undefined ? FRESH : toLockout(row);
 }
 
@@ -33,7 +34,8 @@ export function updateOwnerLockout<T>(ctx: SqliteContext, address: string, trans
 
 /** errand owner unlock: forgets one address's lockout, or every one. */
 export function clearOwnerLockouts(ctx: SqliteContext, address: string | undefined): number {
-  const removed = (address === undefined ? ctx.sql("DELETE FROM owner_lockouts").run() : ctx.sql("DELETE FROM owner_lockouts WHERE address = ?").run(address)).changes;
+  const removed = (address === undefined ? ctx.sql("DELETE FROM owner_lockouts").run() : ctx.sql("DELETE FROM owner_lockouts WHERE address = ?").run(address))
+    .changes;
   journalAuthChange(ctx, "owner_unlocked", { address: address ?? "all", removed }, ctx.clock());
   return removed;
 }

@@ -16,7 +16,9 @@ export function selectOwnerSecret(ctx: SqliteContext): string | undefined {
 export function upsertOwnerSecret(ctx: SqliteContext, encoded: string): void {
   const now = ctx.clock();
   ctx
-    .sql("INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms")
+    .sql(
+      "INSERT INTO owner_secret (id, encoded, updated_ms) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET encoded = excluded.encoded, updated_ms = excluded.updated_ms",
+    )
     .run(encoded, now);
   sealRow(ctx, OWNER_SECRET_TABLE, [1]);
   journalAuthChange(ctx, "owner_password_set", {}, now);

@@ -18,21 +18,42 @@ interface ArtifactRow {
 /** Replaces the operation's artifacts with the batch; refuses an unknown operation or a batch over the caps. */
 export function putArtifacts(ctx: SqliteContext, batch: ArtifactBatch): void {
   const total = batch.artifacts.reduce((sum, artifact) => sum + artifact.bytes, 0);
-  if (batch.artifacts.length > ARTIFACT_LIMITS.operationCount) throw new ArtifactRefusedError(`${batch.artifacts.length} artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationCount} are kept per operation.`);
-  if (total > ARTIFACT_LIMITS.operationBytes) throw new ArtifactRefusedError(`${total} bytes of artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation.`);
+  if (batch.artifacts.length > ARTIFACT_LIMITS.operationCount)
+    throw new ArtifactRefusedError(
+      `${batch.artifacts.length} artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationCount} are kept per operation.`,
+    );
+  if (total > ARTIFACT_LIMITS.operationBytes)
+    throw new ArtifactRefusedError(
+      `${total} bytes of artifacts for operation ${batch.operationId}; at most ${ARTIFACT_LIMITS.operationBytes} are kept per operation.`,
+    );
   const known = ctx.sql("SELECT 1 FROM operations WHERE operation_id = ?").get(batch.operationId);
   if (known === undefined) throw new ArtifactRefusedError(`There is no operation ${batch.operationId} to keep artifacts for.`);
   ctx.sql("DELETE FROM artifacts WHERE operation_id = ?").run(batch.operationId);
-  const insert = ctx.sql("INSERT INTO artifacts (operation_id, idx, attempt, media_type, bytes, sha256, sealed, expires_ms, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const insert = ctx.sql(
+    "INSERT INTO artifacts (operation_id, idx, attempt, media_type, bytes, sha256, sealed, expires_ms, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
   const now = ctx.clock();
-  for (const artifact of batch.artifacts) insert.run(batch.operationId, artifact.index, batch.attempt, artifact.mediaType, artifact.bytes, artifact.sha256, artifact.sealed, batch.expiresMs, now);
+  for (const artifact of batch.artifacts)
+    insert.run(batch.operationId, artifact.index, batch.attempt, artifact.mediaType, artifact.bytes, artifact.sha256, artifact.sealed, batch.expiresMs, now);
 }
 
 /** One artifact, unless absent or expired on the store's clock. */
 export function readArtifact(ctx: SqliteContext, operationId: string, index: number): StoredArtifact | undefined {
-  const row = ctx.sql("SELECT * FROM artifacts WHERE operation_id = ? AND idx = ? AND (expires_ms IS NULL OR expires_ms > ?)").get(operationId, index, ctx.clock()) as ArtifactRow | undefined;
+  const row = ctx
+    .sql("SELECT * FROM artifacts WHERE operation_id = ? AND idx = ? AND (expires_ms IS NULL OR expires_ms > ?)")
+    .get(operationId, index, ctx.clock()) as ArtifactRow | undefined;
   if (row === undefined) return undefined;
-  return { operationId: row.operation_id, index: row.idx, attempt: row.attempt, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, sealed: row.sealed, expiresMs: row.expires_ms, createdMs: row.created_ms };
+  return {
+    operationId: row.operation_id,
+    index: row.idx,
+    attempt: row.attempt,
+    mediaType: row.media_type,
+    bytes: row.bytes,
+    sha256: row.sha256,
+    sealed: row.sealed,
+    expiresMs: row.expires_ms,
+    createdMs: row.created_ms,
+  };
 }
 
 /** Deletes expired artifacts and those of operations no longer in the store (compacted); returns how many. */

@@ -12,7 +12,11 @@ interface OwnerFileRow {
 /** Adds or replaces one file; answers whether it was new. */
 export function putOwnerFile(ctx: SqliteContext, file: NewOwnerFile): { created: boolean } {
   const existed = ctx.sql("SELECT 1 FROM owner_files WHERE name = ?").get(file.name) !== undefined;
-  ctx.sql("INSERT INTO owner_files (name, bytes, sha256, sealed, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, sealed = excluded.sealed, created_ms = excluded.created_ms").run(file.name, file.bytes, file.sha256, file.sealed, ctx.clock());
+  ctx
+    .sql(
+      "INSERT INTO owner_files (name, bytes, sha256, sealed, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, sealed = excluded.sealed, created_ms = excluded.created_ms",
+    )
+    .run(file.name, file.bytes, file.sha256, file.sealed, ctx.clock());
   return { created: !existed };
 }
 

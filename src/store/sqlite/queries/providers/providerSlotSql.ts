@@ -14,7 +14,9 @@ interface SlotRow {
 
 /** Slots of a provider whose lease ran out (their holder crashed or never released them). */
 function selectExpiredSlots(ctx: SqliteContext, provider: string, now: number): SlotRow[] {
-  return ctx.sql("SELECT slot_id, provider, unit, reserved, acquired_ms, expires_ms FROM provider_slots WHERE provider = ? AND expires_ms <= ?").all(provider, now) as SlotRow[];
+  return ctx
+    .sql("SELECT slot_id, provider, unit, reserved, acquired_ms, expires_ms FROM provider_slots WHERE provider = ? AND expires_ms <= ?")
+    .all(provider, now) as SlotRow[];
 }
 
 function deleteSlot(ctx: SqliteContext, slotId: string): boolean {
@@ -23,7 +25,9 @@ function deleteSlot(ctx: SqliteContext, slotId: string): boolean {
 
 /** Live slots of a provider: how many, what they reserve, and when the first expires. */
 export function selectLiveSlots(ctx: SqliteContext, provider: string, now: number): { live: number; reserved: number; firstExpiryMs: number | null } {
-  const row = ctx.sql("SELECT count(*) AS live, coalesce(sum(reserved), 0) AS reserved, min(expires_ms) AS first FROM provider_slots WHERE provider = ? AND expires_ms > ?").get(provider, now) as {
+  const row = ctx
+    .sql("SELECT count(*) AS live, coalesce(sum(reserved), 0) AS reserved, min(expires_ms) AS first FROM provider_slots WHERE provider = ? AND expires_ms > ?")
+    .get(provider, now) as {
     live: number;
     reserved: number;
     first: number | null;
@@ -52,7 +56,8 @@ export function acquireSlot(ctx: SqliteContext, request: SlotRequest): SlotGrant
   if (live.live >= request.cap) return { kind: "at_cap", live: live.live, freeAtMs: live.firstExpiryMs };
   if (request.budget !== null) {
     const used = sumUsageSince(ctx, request.provider, request.budget.sinceMs).amount;
-    if (used + live.reserved + request.reserve > request.budget.limit) return { kind: "over_budget", used, reserved: live.reserved, limit: request.budget.limit };
+    if (used + live.reserved + request.reserve > request.budget.limit)
+      return { kind: "over_budget", used, reserved: live.reserved, limit: request.budget.limit };
   }
   const slotId = randomUUID();
   insertSlot(ctx, slotId, request, now);
@@ -66,6 +71,8 @@ export function releaseSlot(ctx: SqliteContext, slotId: string): boolean {
 
 /** What slots whose lease ran out still reserve until the next acquire books them as usage. */
 export function selectExpiredReserved(ctx: SqliteContext, provider: string, now: number): number {
-  const row = ctx.sql("SELECT coalesce(sum(reserved), 0) AS reserved FROM provider_slots WHERE provider = ? AND expires_ms <= ?").get(provider, now) as { reserved: number };
+  const row = ctx.sql("SELECT coalesce(sum(reserved), 0) AS reserved FROM provider_slots WHERE provider = ? AND expires_ms <= ?").get(provider, now) as {
+    reserved: number;
+  };
   return row.reserved;
 }

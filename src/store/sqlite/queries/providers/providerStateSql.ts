@@ -36,7 +36,19 @@ function toState(row: ProviderStateRow): ProviderStateRecord {
 export function selectProviderState(ctx: SqliteContext, provider: string): ProviderStateRecord {
   const row = ctx.sql("SELECT * FROM provider_states WHERE provider = ?").get(provider) as ProviderStateRow | undefined;
   if (row !== undefined) return toState(row);
-  return { provider, smokeStatus: null, smokeOperationId: null, smokeErrorCode: null, smokeMs: null, verifiedMs: null, authFailedMs: null, authReason: null, backoffUntilMs: null, backoffReason: null, updatedMs: null };
+  return {
+    provider,
+    smokeStatus: null,
+    smokeOperationId: null,
+    smokeErrorCode: null,
+    smokeMs: null,
+    verifiedMs: null,
+    authFailedMs: null,
+    authReason: null,
+    backoffUntilMs: null,
+    backoffReason: null,
+    updatedMs: null,
+  };
 }
 
 export function listProviderStates(ctx: SqliteContext): ProviderStateRecord[] {
@@ -55,8 +67,22 @@ export function recordSmoke(ctx: SqliteContext, result: SmokeResult): ProviderSt
        ON CONFLICT (provider) DO UPDATE SET smoke_status = excluded.smoke_status, smoke_operation_id = excluded.smoke_operation_id,
          smoke_error_code = excluded.smoke_error_code, smoke_ms = excluded.smoke_ms, verified_ms = excluded.verified_ms, updated_ms = excluded.updated_ms`,
     )
-    .run({ provider: result.provider, status: result.status, operationId: result.operationId, errorCode: result.errorCode, now, verifiedMs: verified ? now : null });
-  const body = { provider: result.provider, change: verified ? "verified" : "smoke_failed", smokeOperationId: result.operationId, status: result.status, code: result.errorCode, wasVerified: before.verifiedMs !== null };
+    .run({
+      provider: result.provider,
+      status: result.status,
+      operationId: result.operationId,
+      errorCode: result.errorCode,
+      now,
+      verifiedMs: verified ? now : null,
+    });
+  const body = {
+    provider: result.provider,
+    change: verified ? "verified" : "smoke_failed",
+    smokeOperationId: result.operationId,
+    status: result.status,
+    code: result.errorCode,
+    wasVerified: before.verifiedMs !== null,
+  };
   appendJournalEvent(ctx, { type: "provider_changed", operationId: null, body }, now);
   return selectProviderState(ctx, result.provider);
 }

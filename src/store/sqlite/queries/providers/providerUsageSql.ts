@@ -22,9 +22,15 @@ export function bookExpiredSlot(ctx: SqliteContext, provider: string, unit: stri
 }
 
 /** Usage booked for a provider since a time: entries, session time, amount and dollars. */
-export function sumUsageSince(ctx: SqliteContext, provider: string, sinceMs: number): { sessions: number; sessionMs: number; amount: number; usd: number | null } {
+export function sumUsageSince(
+  ctx: SqliteContext,
+  provider: string,
+  sinceMs: number,
+): { sessions: number; sessionMs: number; amount: number; usd: number | null } {
   const row = ctx
-    .sql("SELECT count(*) AS sessions, coalesce(sum(session_ms), 0) AS session_ms, coalesce(sum(amount), 0) AS amount, sum(usd) AS usd FROM provider_usage WHERE provider = ? AND recorded_ms >= ?")
+    .sql(
+      "SELECT count(*) AS sessions, coalesce(sum(session_ms), 0) AS session_ms, coalesce(sum(amount), 0) AS amount, sum(usd) AS usd FROM provider_usage WHERE provider = ? AND recorded_ms >= ?",
+    )
     .get(provider, sinceMs) as { sessions: number; session_ms: number; amount: number; usd: number | null };
   return { sessions: row.sessions, sessionMs: row.session_ms, amount: row.amount, usd: row.usd };
 }

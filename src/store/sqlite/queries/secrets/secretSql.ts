@@ -59,6 +59,10 @@ export function deleteSecret(ctx: SqliteContext, name: string): boolean {
   const before = selectSecret(ctx, name);
   if (before === null) return false;
   ctx.sql("DELETE FROM secrets WHERE name = ?").run(name);
-  appendJournalEvent(ctx, { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites: before.sites, sourceKind: before.sourceKind } }, ctx.clock());
+  appendJournalEvent(
+    ctx,
+    { type: "secret_changed", operationId: null, body: { name, change: "deleted", sites: before.sites, sourceKind: before.sourceKind } },
+    ctx.clock(),
+  );
   return true;
 }

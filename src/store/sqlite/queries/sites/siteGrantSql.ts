@@ -30,14 +30,20 @@ export function insertSiteGrant(ctx: SqliteContext, grant: NewSiteGrant): SiteGr
 }
 
 export function listSiteGrants(ctx: SqliteContext, site: string | null): SiteGrantRecord[] {
-  const rows = (site === null ? ctx.sql("SELECT * FROM site_grants ORDER BY site, created_ms").all() : ctx.sql("SELECT * FROM site_grants WHERE site = ? ORDER BY created_ms").all(site)) as SiteGrantRow[];
+  const rows = (
+    site === null
+      ? ctx.sql("SELECT * FROM site_grants ORDER BY site, created_ms").all()
+      : ctx.sql("SELECT * FROM site_grants WHERE site = ? ORDER BY created_ms").all(site)
+  ) as SiteGrantRow[];
   return rows.map((row) => recordOf(ctx, row));
 }
 
 /** Ends every unrevoked grant of the site. Revoking only takes authority away, so each row is sealed as found. */
 export function revokeSiteGrants(ctx: SqliteContext, site: string): string[] {
   const now = ctx.clock();
-  const ids = (ctx.sql("SELECT grant_id FROM site_grants WHERE site = ? AND revoked_ms IS NULL ORDER BY created_ms").all(site) as { grant_id: string }[]).map((row) => row.grant_id);
+  const ids = (ctx.sql("SELECT grant_id FROM site_grants WHERE site = ? AND revoked_ms IS NULL ORDER BY created_ms").all(site) as { grant_id: string }[]).map(
+    (row) => row.grant_id,
+  );
   for (const id of ids) {
     ctx.sql("UPDATE site_grants SET revoked_ms = ? WHERE grant_id = ?").run(now, id);
     sealRow(ctx, SITE_GRANTS_TABLE, [id]);

@@ -32,7 +32,14 @@ export function upsertSite(ctx: SqliteContext, record: NewSiteRecord): { created
          sealed_session = NULL, session_state = 'none', session_saved_ms = NULL,
          defined_ms = max(excluded.defined_ms, sites.defined_ms + 1)`,
     )
-    .run({ name: record.name, origins: JSON.stringify(record.origins), loginUrl: record.loginUrl, selector: record.loggedInSelector, loginHosts: JSON.stringify(record.loginHosts), now });
+    .run({
+      name: record.name,
+      origins: JSON.stringify(record.origins),
+      loginUrl: record.loginUrl,
+      selector: record.loggedInSelector,
+      loginHosts: JSON.stringify(record.loginHosts),
+      now,
+    });
   // The owner's command writes every MAC'd column, so the row is sealed whatever it held before.
   sealRow(ctx, SITES_TABLE, [record.name]);
   appendJournalEvent(ctx, { type: "site_changed", operationId: null, body: siteChangeBody(record, before === null ? "created" : "replaced") }, now);
