@@ -93,6 +93,9 @@ export async function firstWithinCap(
   };
 }
 
+/** How long a capture waits for the page's load event before it masks and captures (milliseconds). */
+const LOAD_WAIT_MS = 2_000;
+
 /**
  * One masked viewport image within `maxBytes` (at most SCREENSHOT_LIMITS.maxBytes), or why there is
  * none, within `timeoutMs` (default SCREENSHOT_LIMITS.timeoutMs; callers that must hold to the 5 s
@@ -101,6 +104,11 @@ export async function firstWithinCap(
 export async function takeScreenshot(page: Page, options: { mask: ScreenshotMask; maxBytes?: number; timeoutMs?: number }): Promise<ScreenshotResult> {
   const maxBytes = Math.min(options.maxBytes ?? SCREENSHOT_LIMITS.maxBytes, SCREENSHOT_LIMITS.maxBytes);
   const deadline = Date.now() + (options.timeoutMs ?? SCREENSHOT_LIMITS.timeoutMs);
+  // Masks are taken from the frames the page has when the capture starts: a frame still loading
+  // (a cross-site one comes late, in its own process) would be painted without its fields masked.
+  // So wait for the page's load event, which waits for its frames, within a share of the budget;
+  // a page that never finishes loading is captured as it is.
+  await page.waitForLoadState("load", { timeout: Math.max(1, Math.min(LOAD_WAIT_MS, (deadline - Date.now()) / 2)) }).catch(() => undefined);
   const capture = (encoding: ScreenshotEncoding): Promise<Buffer> =>
     page.screenshot({
       mask: masks(page, options.mask),
