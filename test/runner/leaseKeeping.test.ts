@@ -16,7 +16,9 @@ import type { Harness } from "../operations/support/harness.js";
 import { REVERSIBLE_WRITES_UNATTENDED, manualClock, openHarness } from "../operations/support/harness.js";
 import { readTask, writeTask } from "../operations/support/tasks.js";
 
-const LEASE_MS = 600;
+// Long enough that a loaded machine's event-loop stall (a CI beside Chromium) is not taken for a
+// runner that stopped renewing; every wait below is a multiple of it.
+const LEASE_MS = 1500;
 
 /** The runner's dependencies over `store` (the harness's own, or a wrapper of it). */
 function runnerDeps(h: Harness, store: Store, execute: ExecuteTask, events: RunnerEvent[], extra: Partial<RunnerDeps> = {}): RunnerDeps {
