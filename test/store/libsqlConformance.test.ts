@@ -1,10 +1,12 @@
 // The libSQL backend, on @libsql/client over a local file: database, passes the Store conformance
-// suite (test/store/conformance/storeConformance.ts).
+// suite (test/store/conformance/storeConformance.ts); the same suite runs through Val Town's
+// std/sqlite adapter when test/store/libsqlThroughValTown.test.ts selects it (test/fixtures/libsqlTestClient.ts).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { openLibsqlClient } from "../../src/store/libsql/openLibsqlClient.js";
+import { libsqlTestClientLabel, openLibsqlTestClient } from "../fixtures/libsqlTestClient.js";
 import { openLibsqlStore } from "../../src/store/libsql/openLibsqlStore.js";
 import { statement } from "../../src/store/libsql/LibsqlClientLike.js";
 import { storeConformance } from "./conformance/storeConformance.js";
@@ -13,10 +15,10 @@ import type { Store } from "../../src/store/Store.js";
 
 const COLUMNS = new Set(["phase", "attempts", "mutation_boundary", "risk", "submitted_by"]);
 
-storeConformance("libsql", async ({ sealer, clock }) => {
+storeConformance(libsqlTestClientLabel(), async ({ sealer, clock }) => {
   const home = mkdtempSync(join(tmpdir(), "errand-libsql-conformance-"));
   const url = pathToFileURL(join(home, "errand.db")).href;
-  const open = async (key: JournalSealer): Promise<Store> => openLibsqlStore({ client: await openLibsqlClient({ url }), where: url, sealer: key, clock });
+  const open = async (key: JournalSealer): Promise<Store> => openLibsqlStore({ client: await openLibsqlTestClient({ url }), where: url, sealer: key, clock });
   const store = await open(sealer);
   const others: Promise<Store>[] = [];
   return {

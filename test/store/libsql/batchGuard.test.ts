@@ -12,12 +12,12 @@ import { statement } from "../../../src/store/libsql/LibsqlClientLike.js";
 import type { LibsqlClientLike } from "../../../src/store/libsql/LibsqlClientLike.js";
 import { LIBSQL_SCHEMA_VERSION } from "../../../src/store/libsql/libsqlSchema.js";
 import { queryRow } from "../../../src/store/libsql/libsqlRows.js";
-import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 
 async function withClient(body: (client: LibsqlClientLike, url: string) => Promise<void>): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "errand-libsql-guard-"));
   const url = pathToFileURL(join(home, "errand.db")).href;
-  const client = await openLibsqlClient({ url });
+  const client = await openLibsqlTestClient({ url });
   try {
     assert.equal(await createLibsqlSchema(client, url, 0), LIBSQL_SCHEMA_VERSION);
     await body(client, url);

@@ -14,6 +14,7 @@ import type { AccessStore, LockoutRecord, NewTokenPair } from "../../../src/stor
 import { queryRow } from "../../../src/store/libsql/libsqlRows.js";
 import { openLibsqlAccessStore } from "../../../src/store/libsql/openLibsqlAccessStore.js";
 import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 import { openLibsqlStore } from "../../../src/store/libsql/openLibsqlStore.js";
 import type { Store } from "../../../src/store/Store.js";
 import { RowTamperedError } from "../../../src/store/storeErrors.js";
@@ -52,10 +53,10 @@ async function withAccess(body: (h: Harness) => Promise<void>): Promise<void> {
   const sealer = createJournalSealer(randomBytes(32));
   const clock = { now: T0 };
   const options = { where: url, sealer, clock: () => clock.now };
-  const store = await openLibsqlStore({ client: await openLibsqlClient({ url }), ...options });
+  const store = await openLibsqlStore({ client: await openLibsqlTestClient({ url }), ...options });
   const opened: AccessStore[] = [];
   const another = async () => {
-    const access = await openLibsqlAccessStore({ client: await openLibsqlClient({ url }), ...options });
+    const access = await openLibsqlAccessStore({ client: await openLibsqlTestClient({ url }), ...options });
     opened.push(access);
     return access;
   };

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
-import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 import { openLibsqlStore } from "../../../src/store/libsql/openLibsqlStore.js";
 import type { AttemptResolution, ClaimedOperation, OperationRecord, Store } from "../../../src/store/Store.js";
 import { sampleReceipt } from "../../support/sampleReceipt.js";
@@ -35,7 +35,7 @@ test("libsql store under contention: four connections run sixty operations, each
   const url = pathToFileURL(join(home, "errand.db")).href;
   const sealer = createJournalSealer(randomBytes(32));
   const stores: Store[] = [];
-  for (let i = 0; i < RUNNERS; i += 1) stores.push(await openLibsqlStore({ client: await openLibsqlClient({ url }), where: url, sealer }));
+  for (let i = 0; i < RUNNERS; i += 1) stores.push(await openLibsqlStore({ client: await openLibsqlTestClient({ url }), where: url, sealer }));
   try {
     const ids = Array.from({ length: OPERATIONS }, () => randomUUID());
     const holding = new Set<string>();

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { openLibsqlArtifactStore } from "../../../src/store/libsql/openLibsqlArtifactStore.js";
-import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 import { openLibsqlFileStore } from "../../../src/store/libsql/openLibsqlFileStore.js";
 import { openLibsqlStore } from "../../../src/store/libsql/openLibsqlStore.js";
 import type { NewArtifact } from "../../../src/store/ArtifactStore.js";
@@ -24,9 +24,9 @@ test("libsql file and artifact stores keep what they are given, replace it whole
   const sealer = createJournalSealer(randomBytes(32));
   const clock = { now: T0 };
   const options = { where: url, sealer, clock: () => clock.now };
-  const store = await openLibsqlStore({ client: await openLibsqlClient({ url }), ...options });
-  const files = await openLibsqlFileStore({ client: await openLibsqlClient({ url }), ...options });
-  const artifacts = await openLibsqlArtifactStore({ client: await openLibsqlClient({ url }), ...options });
+  const store = await openLibsqlStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const files = await openLibsqlFileStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const artifacts = await openLibsqlArtifactStore({ client: await openLibsqlTestClient({ url }), ...options });
   try {
     assert.deepEqual(await files.putFile({ name: "cv.pdf", bytes: 3, sha256: "s1", sealed: "sealed-1" }), { created: true });
     clock.now += 5;

@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { MINUTE, SECOND } from "../../../src/config/units.js";
 import { createJournalSealer } from "../../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
-import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 import { openLibsqlProviderStore } from "../../../src/store/libsql/openLibsqlProviderStore.js";
 import { openLibsqlStore } from "../../../src/store/libsql/openLibsqlStore.js";
 import type { ProviderStore, SlotRequest, UsageEntry } from "../../../src/store/ProviderStore.js";
@@ -47,9 +47,9 @@ async function withProviders(body: (s: { store: Store; a: ProviderStore; b: Prov
   const sealer = createJournalSealer(randomBytes(32));
   const clock = { now: T0 };
   const options = { where: url, sealer, clock: () => clock.now };
-  const store = await openLibsqlStore({ client: await openLibsqlClient({ url }), ...options });
-  const a = await openLibsqlProviderStore({ client: await openLibsqlClient({ url }), ...options });
-  const b = await openLibsqlProviderStore({ client: await openLibsqlClient({ url }), ...options });
+  const store = await openLibsqlStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const a = await openLibsqlProviderStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const b = await openLibsqlProviderStore({ client: await openLibsqlTestClient({ url }), ...options });
   try {
     await body({ store, a, b, clock });
     const verdict = await verifyJournal(store, sealer);

@@ -13,6 +13,7 @@ import { createJournalSealer } from "../../../src/journal/createJournalSealer.js
 import { verifyJournal } from "../../../src/journal/verifyJournal.js";
 import { statement } from "../../../src/store/libsql/LibsqlClientLike.js";
 import { openLibsqlClient } from "../../../src/store/libsql/openLibsqlClient.js";
+import { openLibsqlTestClient } from "../../fixtures/libsqlTestClient.js";
 import { openLibsqlSecretStore } from "../../../src/store/libsql/openLibsqlSecretStore.js";
 import { openLibsqlSiteStore } from "../../../src/store/libsql/openLibsqlSiteStore.js";
 import { openLibsqlStore } from "../../../src/store/libsql/openLibsqlStore.js";
@@ -31,9 +32,9 @@ async function withStores(
   const clock = { now: T0 };
   const options = { where: url, sealer, clock: () => clock.now };
   // The secret store opens first on a new database: it creates the schema and the journal head itself.
-  const secrets = await openLibsqlSecretStore({ client: await openLibsqlClient({ url }), ...options });
-  const store = await openLibsqlStore({ client: await openLibsqlClient({ url }), ...options });
-  const sites = await openLibsqlSiteStore({ client: await openLibsqlClient({ url }), ...options });
+  const secrets = await openLibsqlSecretStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const store = await openLibsqlStore({ client: await openLibsqlTestClient({ url }), ...options });
+  const sites = await openLibsqlSiteStore({ client: await openLibsqlTestClient({ url }), ...options });
   const raw = await openLibsqlClient({ url });
   try {
     await body({ store, secrets, sites, sql: async (text) => void (await raw.execute(statement(text))), clock });
