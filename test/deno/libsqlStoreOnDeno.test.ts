@@ -1,8 +1,10 @@
 // The libSQL store runs on Deno as it does on Node: Deno (the npm registry's `deno` package) runs the
 // libSQL store's own tests (the Store conformance suite and the access, secret and site stores) on a
 // local file: database through @libsql/client, with no network permission at all (--deny-net) and no
-// module fetched (--cached-only). What a Deno host (a Deno server, Val Town) needs of the store is
-// then shown by the same tests, not by a second copy of them.
+// module fetched (--cached-only); then the same tests again with every store on the Val Town
+// std/sqlite adapter over its stand-in (test/store/libsqlThroughValTown.test.ts), in a deno process
+// of its own. What a Deno host (a Deno server, Val Town) needs of the store is then shown by the same
+// tests, not by a second copy of them.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -22,6 +24,23 @@ const LIBSQL_TESTS = [
 
 /** The deno launcher of the npm package (it finds the platform's binary, also when npm ran no install script). */
 const DENO_LAUNCHER = createRequire(import.meta.url).resolve("deno/bin.cjs");
+
+/** `deno test` as the store's tests need it. */
+const DENO_TEST_FLAGS = [
+  // What the store needs: its database file and temporary folders, the environment, the native libsql binding (ffi) and os facts; never the network.
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-ffi",
+  "--allow-sys",
+  "--deny-net",
+  // errand is type-checked by tsc; modules come from node_modules only, never fetched.
+  "--no-check",
+  "--cached-only",
+  "--node-modules-dir=manual",
+  // errand's sources import "./x.js" for ./x.ts, as Node's TypeScript resolution does.
+  "--sloppy-imports",
+];
 
 const denoDir = mkdtempSync(join(tmpdir(), "errand-deno-dir-"));
 after(() => rmSync(denoDir, { recursive: true, force: true }));
@@ -47,24 +66,17 @@ describe("the libSQL store on Deno", { timeout: 180_000 }, () => {
     const version = await deno(["--version"]);
     assert.equal(version.code, 0, version.output);
     assert.match(version.output, /^deno \d+\.\d+\.\d+/);
-    const run = await deno([
-      "test",
-      // What the store needs: its database file and temporary folders, the environment, the native libsql binding (ffi) and os facts; never the network.
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-ffi",
-      "--allow-sys",
-      "--deny-net",
-      // errand is type-checked by tsc; modules come from node_modules only, never fetched.
-      "--no-check",
-      "--cached-only",
-      "--node-modules-dir=manual",
-      // errand's sources import "./x.js" for ./x.ts, as Node's TypeScript resolution does.
-      "--sloppy-imports",
-      ...LIBSQL_TESTS,
-    ]);
+    const run = await deno(["test", ...DENO_TEST_FLAGS, ...LIBSQL_TESTS]);
     assert.equal(run.code, 0, run.output.slice(-4000));
+    const summary = /ok \| (\d+) passed \((\d+) steps\) \| 0 failed/.exec(run.output);
+    assert.ok(summary !== null, `no passing summary in:\n${run.output.slice(-2000)}`);
+    assert.ok(Number(summary[2]) >= 18, `the conformance suite's 18 steps ran: ${summary[0]}`);
+  });
+
+  test("deno test runs the same tests with every store on the Val Town std/sqlite adapter over its stand-in, and every one passes", async () => {
+    const run = await deno(["test", ...DENO_TEST_FLAGS, "test/store/libsqlThroughValTown.test.ts"]);
+    assert.equal(run.code, 0, run.output.slice(-4000));
+    assert.match(run.output, /libsql through Val Town: the tests above opened their stores through the std\/sqlite adapter \.\.\. ok/);
     const summary = /ok \| (\d+) passed \((\d+) steps\) \| 0 failed/.exec(run.output);
     assert.ok(summary !== null, `no passing summary in:\n${run.output.slice(-2000)}`);
     assert.ok(Number(summary[2]) >= 18, `the conformance suite's 18 steps ran: ${summary[0]}`);
