@@ -14,14 +14,7 @@ import { readStoredTask } from "./readStoredTask.js";
 import type { AttemptReport, RunnerDeps } from "./runnerTypes.js";
 import { synthesizeReceipt } from "./synthesizeReceipt.js";
 import { errorMessage } from "../errors/errorMessage.js";
-
-/**
- * Time the executor gets past the task's own budget to notice it and return a receipt, and again
- * after its signal is aborted before the runner abandons it (ms): a fifth of the budget, 0.2–5 s.
- */
-function graceMs(budgetMs: number): number {
-  return Math.min(5_000, Math.max(200, Math.floor(budgetMs / 5)));
-}
+import { attemptBudgetMs, attemptGraceMs } from "../core/attemptTime.js";
 
 /**
  * Asked just before an attempt is resolved: whether the runner wants another operation, which is
@@ -82,8 +75,9 @@ export async function runAttempt(deps: RunnerDeps, claimed: ClaimedOperation, wa
     controller,
     onStoreError: (message) => deps.onEvent?.({ kind: "store_error", operationId: operation.operationId, message }),
   });
-  const budgetMs = task.timeouts?.taskMs ?? config.browserTimeoutMs;
-  const grace = graceMs(budgetMs);
+  // The bounds decideRequestFit counts on (core/attemptTime): abort one grace past the budget, abandon one grace later.
+  const budgetMs = attemptBudgetMs(task.timeouts?.taskMs, config.browserTimeoutMs);
+  const grace = attemptGraceMs(budgetMs);
   const overrun = setTimeout(() => controller.abort(new AttemptStop("timeout", `The attempt ran past its ${budgetMs} ms budget.`)), budgetMs + grace);
   let abandonTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<"abandoned">((resolve) => {

@@ -1,7 +1,11 @@
 import { decideExpiredLease } from "./decideExpiredLease.js";
 import { runAttempt } from "./runAttempt.js";
-import type { AttemptReport, RunnerDeps, RunQueueOptions, RunQueueReport } from "./runnerTypes.js";
+import { claimFitting } from "./claimFitting.js";
+import type { AttemptReport, RunnerDeps, RunQueueOptions, RunQueueReport, UnfitOperation } from "./runnerTypes.js";
 import type { ClaimedOperation, IntegrityRefusal, RecoveredLease } from "../store/Store.js";
+
+/** A run with a deadline claims each operation on its own (claimFitting), never fused with a resolution. */
+const noFusedClaim = (): Promise<boolean> => Promise.resolve(false);
 
 /** Expired leases resolved per recovery transaction. */
 const RECOVERY_BATCH = 100;
@@ -37,6 +41,9 @@ export async function recoverExpiredLeases(deps: RunnerDeps): Promise<RecoveredL
  * other runners are re-checked every heartbeat period along the way. Operations waiting for a retry
  * delay are not eligible yet; they wait for the next run. An operation whose row does not match
  * its journal is never claimed, resumed or recovered; it is listed in `refused` (journal_tampered).
+ * With `deadlineMs`, each claim takes only an operation whose longest possible attempt ends by then
+ * (claimFitting), so the claim is not fused with the previous attempt's resolution; the others stay
+ * queued and are listed in `unfit`.
  */
 export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {}): Promise<RunQueueReport> {
   const deps = options.onlyOperationId === undefined ? allDeps : { ...allDeps, onlyOperationId: options.onlyOperationId };
@@ -54,6 +61,7 @@ export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {
     if (options.signal?.aborted === true) stoppedBecause = "aborted";
     else if (options.max !== undefined && done >= options.max) stoppedBecause = "max";
     else if (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs) stoppedBecause = "budget";
+    else if (options.deadlineMs !== undefined && Date.now() >= options.deadlineMs) stoppedBecause = "budget";
     else {
       if (Date.now() - lastRecovery >= deps.config.heartbeatMs) {
         recovered.push(...(await recoverExpiredLeases(deps)));
@@ -64,17 +72,28 @@ export async function runQueue(allDeps: RunnerDeps, options: RunQueueOptions = {
     return false;
   };
 
+  const deadlineMs = options.deadlineMs;
+  const unfit: UnfitOperation[] = [];
+  const claimAnother = async (): Promise<ClaimedOperation | undefined> => {
+    if (!(await wantsNext())) return undefined;
+    return deadlineMs === undefined ? deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : claimFitting(deps, deadlineMs, unfit);
+  };
   let claimed: ClaimedOperation | undefined;
-  claimed = (await wantsNext()) ? await deps.store.claimNext(deps.runnerId, deps.config.leaseMs, deps.onlyOperationId) : undefined;
+  claimed = await claimAnother();
   while (claimed !== undefined) {
     deps.onEvent?.({ kind: "claimed", operationId: claimed.operation.operationId, attempt: claimed.attempt });
     collectRefusals(deps, refused);
-    const run = await runAttempt(deps, claimed, wantsNext);
+    const run = await runAttempt(deps, claimed, deadlineMs === undefined ? wantsNext : noFusedClaim);
     attempts.push(run.report);
     collectRefusals(deps, refused);
-    claimed = run.next;
+    if (deadlineMs === undefined) claimed = run.next;
+    else {
+      // The finished attempt is in `attempts` now; wantsNext would count a claim still in hand twice.
+      claimed = undefined;
+      claimed = await claimAnother();
+    }
     if (claimed === undefined && stoppedBecause === "drained" && options.signal?.aborted === true) stoppedBecause = "aborted";
   }
   collectRefusals(deps, refused);
-  return { recovered, attempts, refused, stoppedBecause };
+  return { recovered, attempts, refused, stoppedBecause, ...(deadlineMs === undefined ? {} : { unfit }) };
 }

@@ -81,6 +81,19 @@ export interface RunQueueOptions {
   signal?: AbortSignal;
   /** Claim only this operation; others stay queued for their own runner. */
   onlyOperationId?: string;
+  /**
+   * Every attempt this run claims must be able to end by then (ms since the epoch, the process
+   * clock): an operation whose longest possible attempt does not fit what is left is not claimed and
+   * is listed in `unfit` (core/decideRequestFit). For a run inside a request the platform cuts
+   * (ERRAND_REQUEST_LIMIT) and for a pass with a budget (runDueWork). Default: no deadline.
+   */
+  deadlineMs?: number;
+}
+
+/** A due operation a run with a deadline left queued: its longest possible attempt (ms) did not fit what was left. */
+export interface UnfitOperation {
+  operationId: string;
+  worstCaseMs: number;
 }
 
 export interface RunQueueReport {
@@ -89,4 +102,6 @@ export interface RunQueueReport {
   /** Operations left alone because their row does not match their journal (journal_tampered). */
   refused: IntegrityRefusal[];
   stoppedBecause: "drained" | "max" | "budget" | "aborted";
+  /** With deadlineMs: the due operations left queued because they could not end in time (each once). */
+  unfit?: UnfitOperation[];
 }

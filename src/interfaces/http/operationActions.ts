@@ -4,7 +4,9 @@ import type { LookNetwork, LookScreenshot } from "../../executor/lookAtPage.js";
 import type { Handle } from "../../operations/handle.js";
 import type { PageOutline } from "../../receipt/outlineTypes.js";
 import type { ApprovalRequest, OperationStatus, ServiceFailure } from "../../operations/serviceTypes.js";
-import type { AttemptReport } from "../../runner/runnerTypes.js";
+import type { AttemptReport, UnfitOperation } from "../../runner/runnerTypes.js";
+import { TASK_LIMITS } from "../../task/limits.js";
+import { largestFittingTaskMs, requestDeadlineMs } from "../../core/decideRequestFit.js";
 import { ApiError } from "./apiError.js";
 import type { AppDeps, Principal } from "./httpDeps.js";
 import type { PageContent } from "./presentResult.js";
@@ -160,14 +162,62 @@ export async function collectWithScreenshots(
 
 /**
  * Submits and waits up to `waitMs` for the receipt. The submit wakes this server's worker pool; an
- * app built without one (tests, embedders) drains the queue in this process instead.
+ * app built without one (tests, embedders, a fetch-handler runtime) runs it in this process instead.
+ * Where the platform cuts every request (the queue driver's request limit, ERRAND_REQUEST_LIMIT),
+ * only this operation is run, and only when its longest attempt can end within what is left of the
+ * request (core/decideRequestFit); the wait ends by the request's deadline too. One that cannot is
+ * left queued, not started, and the answer says what will run it.
  */
 export async function runTask(deps: AppDeps, caller: Caller, task: unknown, waitMs: number): Promise<OperationResult & { created: boolean }> {
+  const arrivedMs = Date.now();
   const submitted = await submitTask(deps, caller, task);
-  if (submitted.status === "pending" && deps.workers === undefined) void deps.queue.kick();
-  const collected = await collectOperation(deps, caller, submitted.handle.operationId, submitted.status === "pending" ? waitMs : 0);
-  await record(deps, caller, "run", collected.status, submitted.handle.operationId);
-  return { ...collected, created: submitted.created };
+  const id = submitted.handle.operationId;
+  const limitMs = deps.workers === undefined ? deps.queue.requestLimitMs : null;
+  let waitFor = submitted.status === "pending" ? waitMs : 0;
+  let unfit: UnfitOperation | undefined;
+  if (submitted.status === "pending" && deps.workers === undefined && limitMs === null) void deps.queue.kick();
+  if (submitted.status === "pending" && limitMs !== null) {
+    const bound = Math.max(0, Math.min(waitMs, requestDeadlineMs(arrivedMs, limitMs) - Date.now()));
+    const waitStarted = Date.now();
+    const report = await settledWithin(deps.queue.runWithin(id, arrivedMs), bound);
+    unfit = report?.unfit?.find((entry) => entry.operationId === id);
+    // Ran here, left queued, or the wait is over: the store has the answer now. Otherwise (not due,
+    // or another runner holds it) collect waits out what is left of the bound.
+    const settled = report === undefined || unfit !== undefined || report.attempts.some((attempt) => attempt.operationId === id);
+    waitFor = settled ? 0 : Math.max(0, bound - (Date.now() - waitStarted));
+  }
+  const collected = await collectOperation(deps, caller, id, waitFor);
+  await record(deps, caller, "run", collected.status, id);
+  const next = unfit !== undefined && limitMs !== null && collected.status === "pending" ? unfitNext(caller, id, unfit, limitMs) : collected.next;
+  return { ...collected, next, created: submitted.created };
+}
+
+/** What `promise` resolved to within `ms`, or undefined when it had not. */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The next step for an operation left queued because its longest attempt does not fit a request here. */
+function unfitNext(caller: Caller, operationId: string, unfit: UnfitOperation, limitMs: number): string {
+  const largest = largestFittingTaskMs(requestDeadlineMs(0, limitMs));
+  const smaller =
+    largest === null || largest < TASK_LIMITS.taskTimeoutMs.min
+      ? ""
+      : ` To run it within a request instead, submit it again under a new operationId with timeouts.taskMs of at most ${largest} (it is then cut off at that time).`;
+  return (
+    `Queued, not started: its longest possible attempt (${Math.ceil(unfit.worstCaseMs / 1000)} s: its browser time, errand's grace and the receipt's writing) does not fit this server's request limit (${Math.floor(limitMs / 1000)} s), ` +
+    `and a task cut off with its request could leave a write uncertain. No request to this server starts it (${callName(caller.via, "runQueue")} neither); ` +
+    "a runner with the time does: the scheduled queue pass (`deno task runner`, or the interval val) when the owner has turned it on, or `errand runner` on a host sharing this database. " +
+    `Until one runs it stays queued. Call ${callName(caller.via, "collect", operationId)}${caller.via === "mcp" ? ` with operationId ${operationId}` : ""} later for the receipt.${smaller}`
+  );
 }
 
 export interface QueueRunResult {
@@ -211,13 +261,11 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
           next: `This server's workers are still running tasks. Call ${callName(caller.via, "collect")} for each operation (with waitSeconds) or ${callName(caller.via, "status")} to see progress.`,
         };
   }
-  const drain = deps.queue.kick();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), waitMs);
-  });
-  const report = await Promise.race([drain, timeout]);
-  clearTimeout(timer);
+  const arrivedMs = Date.now();
+  const limitMs = deps.queue.requestLimitMs;
+  // With a request limit the drain claims only what can end within this request, and the wait ends by its deadline.
+  const bound = limitMs === null ? waitMs : Math.max(0, Math.min(waitMs, requestDeadlineMs(arrivedMs, limitMs) - Date.now()));
+  const report = await settledWithin(deps.queue.kick(arrivedMs), bound);
   if (report === undefined) {
     return {
       finished: false,
@@ -235,10 +283,16 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
     stoppedBecause: report.stoppedBecause,
     lastError: deps.queue.lastError,
     next:
-      report.attempts.length === 0
+      (report.attempts.length === 0
         ? `Nothing was eligible to run. ${callName(caller.via, "status")} shows queued operations and delayed retries.`
-        : `Call ${callName(caller.via, "collect")} for each operation to read its receipt.`,
+        : `Call ${callName(caller.via, "collect")} for each operation to read its receipt.`) + unfitNote(report.unfit, limitMs),
   };
+}
+
+/** What a queue run within a request left queued for not fitting it (counted, not named: they may be others' operations). */
+function unfitNote(unfit: readonly UnfitOperation[] | undefined, limitMs: number | null): string {
+  if (unfit === undefined || unfit.length === 0 || limitMs === null) return "";
+  return ` ${unfit.length} due operation(s) were left queued: their longest possible attempt does not fit this server's request limit (${Math.floor(limitMs / 1000)} s), so no request here runs them; the scheduled queue pass (\`deno task runner\`, or the interval val) runs them when the owner has turned it on, or \`errand runner\` on a host sharing this database.`;
 }
 
 export async function inspectOperation(deps: AppDeps, caller: Caller, operationId: string): Promise<Record<string, unknown>> {

@@ -222,7 +222,7 @@ export function openApiDocument(settings: ServeSettings, version: string): Recor
                   limits: {
                     type: "object",
                     description:
-                      "task (the task schema's bounds), waitSeconds (mcp per tool, rest per route: default and max), collectTimeoutMs, bodyBytes, pageText.",
+                      "task (the task schema's bounds), waitSeconds (mcp per tool, rest per route: default and max), collectTimeoutMs, bodyBytes, pageText, request (the platform's request limit a run keeps within: limitSeconds, largestTaskMs, note; null seconds when none).",
                   },
                   providers: { type: "array" },
                 },

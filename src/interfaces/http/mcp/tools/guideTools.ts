@@ -51,7 +51,9 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
         .describe("Every step action, whether it can change the site, and its fields with their bounds (maxChars, pattern, oneOf, min/max)."),
       limits: z
         .record(z.string(), z.unknown())
-        .describe("Task limits, wait bounds (s) per MCP tool and REST route, body limits (bytes), page text caps (characters)."),
+        .describe(
+          "Task limits, wait bounds (s) per MCP tool and REST route, body limits (bytes), page text caps (characters), the request limit (request.limitSeconds) a run keeps within.",
+        ),
       providers: z
         .array(
           z.object({
@@ -75,11 +77,17 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
         WAIT_SECONDS.mcp,
       )
         .map(([tool, wait]) => `${wait.max} s (${tool})`)
-        .join(", ")}; ${
+        .join(", ")}${requestLimitClause(output.limits["request"])}; ${
         output.providers
           .filter((p) => p.usable)
           .map((p) => p.name)
           .join(", ") || "no"
       } provider(s) usable.`,
   });
+}
+
+/** ", and never past the request limit of N s" when the capabilities answer names one. */
+function requestLimitClause(request: unknown): string {
+  const seconds = typeof request === "object" && request !== null ? (request as { limitSeconds?: unknown }).limitSeconds : undefined;
+  return typeof seconds === "number" ? `, and never past the platform's request limit of ${seconds} s (limits.request)` : "";
 }
