@@ -11,7 +11,7 @@ export const runTaskTool = defineTool({
   name: "errand_run",
   title: "Run a browser task now",
   description:
-    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds, then answers pending (it keeps running): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
+    "Use this to run a browser task and get its verified receipt. Waits up to waitSeconds (less under a request limit), then answers pending (see next): call errand_collect. awaiting_approval: show approval.url and approval.summary to the person. An operationId never runs twice.",
   input: z.object({
     task: taskArgument,
     waitSeconds: waitSecondsArgument("errand_run"),
