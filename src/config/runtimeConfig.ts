@@ -76,20 +76,10 @@ export interface RuntimeConfig {
    * --database-url on any command. The master key stays in ERRAND_HOME/keys either way.
    */
   databaseUrl: string | null;
-  /**
-   * How long the platform lets the work one HTTP request started run, counted from its arrival (ms),
-   * or null when nothing cuts it (errand serve, the default). Set it on a fetch-handler runtime
-   * (Deno Deploy, Val Town) with no worker pool: errand_run then starts a task within the request only
-   * when its longest possible attempt fits what is left of this limit, and queues it otherwise, and an
-   * in-process queue run claims only what fits (core/decideRequestFit). Env ERRAND_REQUEST_LIMIT (a
-   * duration: 60s, 15m; 1s-1d). Default unset.
-   */
-  requestLimitMs: number | null;
 }
 
 export const DEFAULT_RUNTIME_CONFIG: Readonly<Omit<RuntimeConfig, "errandHome">> = Object.freeze({
   databaseUrl: null,
-  requestLimitMs: null,
   leaseMs: 90 * SECOND,
   heartbeatMs: 30 * SECOND,
   retryDelayMs: 10 * SECOND,
@@ -125,9 +115,6 @@ export const LOGIN_TTL_BOUNDS = { min: 30 * SECOND, max: 1 * HOUR } as const;
  */
 export const COMPACT_AFTER_MIN_MS = 1 * DAY;
 
-/** Bounds of ERRAND_REQUEST_LIMIT. */
-export const REQUEST_LIMIT_BOUNDS = { min: 1 * SECOND, max: 1 * DAY } as const;
-
 /** Bounds of ERRAND_APPROVAL_TTL. */
 export const APPROVAL_TTL_BOUNDS = { min: 1 * SECOND, max: 7 * DAY } as const;
 
@@ -137,7 +124,7 @@ interface IntegerSetting {
   env: string;
   field: keyof Omit<
     RuntimeConfig,
-    "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "compactAfterMs" | "databaseUrl" | "requestLimitMs"
+    "errandHome" | "heartbeatMs" | "ownerApproval" | "approvalTtlMs" | "resultTtlMs" | "loginTtlMs" | "compactAfterMs" | "databaseUrl"
   >;
   min: number;
   max: number;
@@ -198,8 +185,6 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   if (resultTtl !== undefined && resultTtl !== "") config.resultTtlMs = parseResultTtl(resultTtl);
   const compactAfter = env["ERRAND_COMPACT_AFTER"];
   if (compactAfter !== undefined && compactAfter !== "") config.compactAfterMs = parseCompactAfter(compactAfter);
-  const requestLimit = env["ERRAND_REQUEST_LIMIT"];
-  if (requestLimit !== undefined && requestLimit !== "") config.requestLimitMs = parseRequestLimit(requestLimit);
   const explicitHeartbeat = overrides.heartbeatMs !== undefined;
   Object.assign(config, withoutUndefined(overrides));
   if (!explicitHeartbeat) config.heartbeatMs = Math.max(100, Math.floor(config.leaseMs / 3));
@@ -242,16 +227,6 @@ function parseResultTtl(raw: string): number {
   if (ms === undefined || ms < RESULT_TTL_BOUNDS.min || ms > RESULT_TTL_BOUNDS.max) {
     throw new ConfigError(
       `ERRAND_RESULT_TTL="${raw.slice(0, 40)}" is not usable: give a duration from 1s to 1d written as a number and one unit (90s, 10m, 1h).`,
-    );
-  }
-  return ms;
-}
-
-function parseRequestLimit(raw: string): number {
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms < REQUEST_LIMIT_BOUNDS.min || ms > REQUEST_LIMIT_BOUNDS.max) {
-    throw new ConfigError(
-      `ERRAND_REQUEST_LIMIT="${raw.slice(0, 40)}" is not usable: give how long the platform lets one request run, from 1s to 1d, as a number and one unit (60s, 15m); unset it where nothing cuts a request.`,
     );
   }
   return ms;

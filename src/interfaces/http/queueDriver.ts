@@ -40,6 +40,10 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
+/**
+ * `requestLimitMs`: the platform's request limit (config/requestLimit: ERRAND_REQUEST_LIMIT), for an
+ * app with no worker pool on a runtime that cuts requests; absent or null, nothing is cut.
+ */
 export function createQueueDriver(options: { service: OperationsService; logger: HttpLogger; requestLimitMs?: number | null }): QueueDriver {
   const limitMs = options.requestLimitMs ?? null;
   const stop = new AbortController();
