@@ -28,6 +28,13 @@ export interface QueueDriver {
    * rejects; the report lists it in `unfit` when it was left queued for not fitting.
    */
   runWithin(operationId: string, arrivedMs: number): Promise<RunQueueReport>;
+  /**
+   * Resolves when no drain and no run of runWithin is in progress here (never rejects). A request's
+   * answer may leave before the attempt it started has ended (its wait is shorter than the attempt);
+   * a fetch-handler entry hands this to the platform's waitUntil, where there is one, so the attempt
+   * is not cut with the answer.
+   */
+  settled(): Promise<void>;
   /** The platform's request limit (ms) each run here keeps within, or null when nothing cuts a request. */
   readonly requestLimitMs: number | null;
   readonly draining: boolean;
@@ -107,6 +114,9 @@ export function createQueueDriver(options: { service: OperationsService; logger:
       alongside.add(run);
       void run.finally(() => alongside.delete(run));
       return run;
+    },
+    async settled() {
+      while (current !== undefined || alongside.size > 0) await Promise.all([current, ...alongside]);
     },
     requestLimitMs: limitMs,
     get draining() {

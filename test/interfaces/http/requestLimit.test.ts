@@ -95,6 +95,42 @@ test("with a request limit, errand_run runs a task that fits within the request 
   }
 });
 
+test("an attempt started within a request outlives a shorter wait, and settled() resolves once it has ended", async () => {
+  const fake = createFakeExecutor();
+  const h = await openAppHarness({ execute: fake.execute });
+  const limited = createQueueDriver({ service: h.ops.service, logger: h.deps.logger, requestLimitMs: LIMIT_MS });
+  h.deps.queue = limited;
+  try {
+    const token = await h.apiToken("owner-ish", "all");
+    const grant = await obtainGrant(inProcess(h.request), "http://127.0.0.1:8787", OWNER_PASSWORD, CALLBACK);
+    const id = randomUUID();
+    // "hang" holds the browser until the runner aborts it, one grace past its 1 s: longer than a 0 s wait.
+    const response = await h.request("/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${grant.accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "errand_run", arguments: { task: readTask(id, "hang", { timeouts: { taskMs: 1_000 } }), waitSeconds: 0 } },
+      }),
+    });
+    assert.match(await response.text(), /"status":"pending"/);
+    await limited.settled();
+    assert.ok(
+      fake.calls.some((c) => c.operationId === id),
+      "the run the request started went on after its answer",
+    );
+    const inspected = (await (await h.request(`/v1/operations/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      operation: { leaseOwner: string | null };
+    };
+    assert.equal(inspected.operation.leaseOwner, null, "no attempt holds it once settled() has resolved");
+  } finally {
+    await limited.close();
+    await h.close();
+  }
+});
+
 test("without a request limit, errand_capabilities says errand_run waits up to waitSeconds", async () => {
   const h = await openAppHarness();
   try {
