@@ -85,7 +85,7 @@ export interface RunQueueOptions {
    * Every attempt this run claims must be able to end by then (ms since the epoch, the process
    * clock): an operation whose longest possible attempt does not fit what is left is not claimed and
    * is listed in `unfit` (core/decideRequestFit). For a run inside a request the platform cuts
-   * (ERRAND_REQUEST_LIMIT) and for a pass with a budget (runDueWork). Default: no deadline.
+   * (ERRAND_REQUEST_LIMIT) and for a pass with a budget (runDuePass). Default: no deadline.
    */
   deadlineMs?: number;
 }

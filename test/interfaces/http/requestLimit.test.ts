@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import { largestFittingTaskMs, requestDeadlineMs } from "../../../src/core/decideRequestFit.js";
 import { createQueueDriver } from "../../../src/interfaces/http/queueDriver.js";
-import { runDueWork } from "../../../src/operations/runDueWork.js";
+import { runDuePass } from "../../../src/operations/runDuePass.js";
 import { createFakeExecutor } from "../../operations/support/fakeExecutor.js";
 import { readTask } from "../../operations/support/tasks.js";
 import { CALLBACK, OWNER_PASSWORD, openAppHarness } from "./support/appHarness.js";
@@ -81,7 +81,7 @@ test("with a request limit, errand_run runs a task that fits within the request 
     assert.match(capabilities.content[0]?.text ?? "", /never past the platform's request limit of 10 s/);
 
     // The interval entry's pass, with the time, runs it; collect then has the receipt.
-    const pass = await runDueWork(h.ops.service, { budgetMs: 60_000 });
+    const pass = await runDuePass(h.ops.service, { budgetMs: 60_000 });
     assert.deepEqual(
       pass.attempts.map((a) => [a.operationId, a.status]),
       [[long, "PASS"]],

@@ -4,7 +4,7 @@ import type { IntegrityRefusal } from "../store/Store.js";
 import type { OperationsService } from "./serviceTypes.js";
 
 /** What one pass of due work did and what it left for the next. */
-export interface DueWorkReport {
+export interface DuePassReport {
   recovered: RecoveredLease[];
   attempts: AttemptReport[];
   refused: IntegrityRefusal[];
@@ -24,7 +24,7 @@ export interface DueWorkReport {
  * from the call and covers everything the pass does; give the platform's limit for the entry less
  * what the entry needs after it.
  */
-export async function runDueWork(service: OperationsService, options: { budgetMs: number; signal?: AbortSignal }): Promise<DueWorkReport> {
+export async function runDuePass(service: OperationsService, options: { budgetMs: number; signal?: AbortSignal }): Promise<DuePassReport> {
   const deadlineMs = Date.now() + options.budgetMs;
   const report = await service.runQueue({ deadlineMs, ...(options.signal === undefined ? {} : { signal: options.signal }) });
   const { store } = await service.status();

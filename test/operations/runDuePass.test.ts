@@ -1,10 +1,10 @@
-// The interval entry's one pass (runDueWork): approvals expired, expired leases recovered, due work
+// The interval entry's one pass (runDuePass): approvals expired, expired leases recovered, due work
 // run, and each claim only when its longest attempt ends within the pass's budget.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import { attemptWorstCaseMs } from "../../src/core/attemptTime.js";
-import { runDueWork } from "../../src/operations/runDueWork.js";
+import { runDuePass } from "../../src/operations/runDuePass.js";
 import { SECOND } from "../../src/config/units.js";
 import { createFakeExecutor } from "./support/fakeExecutor.js";
 import { manualClock, openHarness, REVERSIBLE_WRITES_UNATTENDED } from "./support/harness.js";
@@ -15,7 +15,7 @@ const SHORT = { timeouts: { taskMs: 1_000 } };
 /** The harness, whether openHarness answers at once or with a promise. */
 const open = (options: Parameters<typeof openHarness>[0]) => Promise.resolve(openHarness(options));
 
-test("runDueWork recovers an expired lease and runs a due retry, and says what remains", async () => {
+test("runDuePass recovers an expired lease and runs a due retry, and says what remains", async () => {
   const clock = manualClock();
   const fake = createFakeExecutor();
   const h = await open({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, retryDelayMs: 10 * SECOND } });
@@ -33,7 +33,7 @@ test("runDueWork recovers an expired lease and runs a due retry, and says what r
     await h.service.submit(readTask(later, undefined, SHORT));
     clock.advance(h.config.leaseMs + 1);
 
-    const pass = await runDueWork(h.service, { budgetMs: 60 * SECOND });
+    const pass = await runDuePass(h.service, { budgetMs: 60 * SECOND });
     assert.deepEqual(
       pass.recovered.map((r) => [r.operationId, r.resolution]),
       [[crashed, "requeue"]],
@@ -54,7 +54,7 @@ test("runDueWork recovers an expired lease and runs a due retry, and says what r
   }
 });
 
-test("runDueWork claims only what can end within its budget: a longer task is left queued and untouched", async () => {
+test("runDuePass claims only what can end within its budget: a longer task is left queued and untouched", async () => {
   const fake = createFakeExecutor();
   const h = await open({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
   try {
@@ -63,7 +63,7 @@ test("runDueWork claims only what can end within its budget: a longer task is le
     await h.service.submit(readTask(long, undefined, { timeouts: { taskMs: 60_000 } }));
     await h.service.submit(readTask(short, undefined, SHORT));
 
-    const pass = await runDueWork(h.service, { budgetMs: 10 * SECOND });
+    const pass = await runDuePass(h.service, { budgetMs: 10 * SECOND });
     assert.deepEqual(
       pass.attempts.map((a) => a.operationId),
       [short],
@@ -80,12 +80,12 @@ test("runDueWork claims only what can end within its budget: a longer task is le
     assert.equal(waiting.operation.attempts, 0, "left queued without an attempt counted");
 
     // No budget: nothing is claimed at all.
-    const none = await runDueWork(h.service, { budgetMs: 0 });
+    const none = await runDuePass(h.service, { budgetMs: 0 });
     assert.deepEqual(none.attempts, []);
     assert.equal(none.stoppedBecause, "budget");
 
     // A pass with the time runs it.
-    const enough = await runDueWork(h.service, { budgetMs: attemptWorstCaseMs(60_000) + SECOND });
+    const enough = await runDuePass(h.service, { budgetMs: attemptWorstCaseMs(60_000) + SECOND });
     assert.deepEqual(
       enough.attempts.map((a) => [a.operationId, a.status]),
       [[long, "PASS"]],
@@ -95,7 +95,7 @@ test("runDueWork claims only what can end within its budget: a longer task is le
   }
 });
 
-test("runDueWork stops claiming before its budget runs out: attempts that take their whole time end within it", async () => {
+test("runDuePass stops claiming before its budget runs out: attempts that take their whole time end within it", async () => {
   const fake = createFakeExecutor();
   // "hang" waits until the runner aborts it, one grace past its 1 s budget; a failed read is retried only after a minute.
   const h = await open({ execute: fake.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, retryDelayMs: 60 * SECOND } });
@@ -104,7 +104,7 @@ test("runDueWork stops claiming before its budget runs out: attempts that take t
     for (const id of ids) await h.service.submit(readTask(id, "hang", SHORT));
     const budgetMs = 8 * SECOND;
     const started = Date.now();
-    const pass = await runDueWork(h.service, { budgetMs });
+    const pass = await runDuePass(h.service, { budgetMs });
     const elapsed = Date.now() - started;
     // Each needs attemptWorstCaseMs(1000) = 6.4 s left when it is claimed, and takes about 1.2 s: the
     // first always fits, the third never does (two attempts have taken 2.4 s of the 8 by then); the
