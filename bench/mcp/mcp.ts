@@ -43,7 +43,7 @@ function p90(values: number[]): number {
 
 async function errandServer(home: string): Promise<{ listener: NodeListener; accessToken: string; apiToken: string; close(): Promise<void> }> {
   // errand put together as every entry does; the app is built by hand so the bench needs no owner password.
-  const errand = createErrand({ env: { ERRAND_HOME: home } });
+  const errand = await createErrand({ env: { ERRAND_HOME: home } });
   const { service } = errand;
   const { access, hasher } = errand.accessTables();
   const listener = await listenNode({ host: "127.0.0.1", port: 0 });

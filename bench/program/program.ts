@@ -7,7 +7,8 @@
 // With a delay, the proxy holds each chunk that long each way (a stand-in for the network to a cloud provider).
 // Usage: npx tsx bench/program/program.ts [runs=10] [oneWayDelayMs=0]
 import { randomUUID } from "node:crypto";
-import { operatorNetworkPolicy, startSessionProxy } from "../../src/app/buildExecutor.js";
+import { startSessionProxy } from "../../src/app/buildExecutor.js";
+import { operatorNetworkPolicy } from "../../src/app/operatorNetworkPolicy.js";
 import { createExecutor } from "../../src/executor/createExecutor.js";
 import { createProgramExecutor } from "../../src/executor/createProgramExecutor.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";

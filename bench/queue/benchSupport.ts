@@ -80,8 +80,8 @@ export function openErrand(home: string) {
 }
 
 /** createErrand with the instant executor; `store` is what the bench waits on and closes. */
-export function benchErrand(env: NodeJS.ProcessEnv, access: "write" | "setup") {
-  const errand = createErrand({
+export async function benchErrand(env: NodeJS.ProcessEnv, access: "write" | "setup") {
+  const errand = await createErrand({
     env,
     access,
     executor: () => ({ execute: instantExecutor, shutdown: () => Promise.resolve() }),

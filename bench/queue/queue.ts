@@ -35,7 +35,7 @@ const scratch = (name: string) => mkdtempSync(join(tmpdir(), `errand-bench-${nam
 /** Submits and drains `operations` on errand and on both bare loops, chunk by chunk, in one process. */
 async function interleaved(): Promise<{ submit: [number, number]; cycle: [number, number, number]; cpuPerCycle: [number, number] }> {
   const dirs = { errand: scratch("errand"), bare: scratch("bare"), fused: scratch("fused") };
-  const errand = openErrand(dirs.errand);
+  const errand = await openErrand(dirs.errand);
   const bare = openBare(dirs.bare);
   const fused = openBare(dirs.fused);
   const ms = { errandSubmit: 0, bareSubmit: 0, errand: 0, bare: 0, fused: 0 };
@@ -120,7 +120,7 @@ async function drain(mode: "errand" | "bare" | "fused", processes: number): Prom
   const dir = scratch(mode);
   try {
     if (mode === "errand") {
-      const { service, store } = openErrand(dir);
+      const { service, store } = await openErrand(dir);
       for (let i = 0; i < operations; i += 1) await service.submit(benchTask());
       await store.close();
     } else {
@@ -145,7 +145,7 @@ async function drainPg(mode: PgMode, processes: number): Promise<number> {
   const home = scratch("pg-home");
   try {
     if (mode === "pg-errand") {
-      const { service, store } = openErrandPg(home, db.url);
+      const { service, store } = await openErrandPg(home, db.url);
       for (let i = 0; i < operations; i += 1) {
         const result = await service.submit(benchTask());
         if (!result.ok) throw new Error(result.message);
@@ -172,7 +172,7 @@ async function drainPg(mode: PgMode, processes: number): Promise<number> {
 async function verifyRate(): Promise<{ rate: number; events: number }> {
   const dir = scratch("verify");
   try {
-    const { service, store } = openErrand(dir);
+    const { service, store } = await openErrand(dir);
     for (let i = 0; i < operations; i += 1) await service.submit(benchTask());
     await service.runQueue();
     const started = performance.now();

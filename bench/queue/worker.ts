@@ -12,7 +12,7 @@ const send = (message: unknown) => process.send?.(message);
 const owner = `bench:${process.pid}`;
 
 if (mode === "errand" || mode === "pg-errand") {
-  const { service, store } = mode === "errand" ? openErrand(dir) : openErrandPg(dir, url ?? "");
+  const { service, store } = mode === "errand" ? await openErrand(dir) : await openErrandPg(dir, url ?? "");
   // The first call waits for the connection (and, on PostgreSQL, the migration check) before "go".
   await store.status();
   process.once("message", () => {

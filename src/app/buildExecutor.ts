@@ -1,21 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { createExecutor } from "../executor/createExecutor.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
-import type { NetworkGuard } from "../executor/networkGuard.js";
-import { createPolicyNetworkGuard } from "../executor/policyNetworkGuard.js";
-import { createDohResolver } from "../policy/dohResolver.js";
-import { parseAllowPrivate } from "../policy/parseAllowPrivate.js";
-import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
-import type { Resolver } from "../policy/resolver.js";
 import { scopeAllowances } from "../policy/scopeAllowances.js";
-import { createSystemResolver } from "../policy/systemResolver.js";
 import { hostMatchesPattern } from "../task/normalizeHostPattern.js";
 import { startEgressProxy } from "../providers/local/egressProxy.js";
 import { createLocalProvider } from "../providers/local/localProvider.js";
 import type { SessionProxy } from "../providers/local/localProvider.js";
 import type { BrowserProvider, SessionScope } from "../providers/providerTypes.js";
 import type { SecretVault } from "../secrets/secretTypes.js";
-import { ErrandError } from "../errors/errandError.js";
+import { operatorNetworkPolicy } from "./operatorNetworkPolicy.js";
+import type { OperatorNetworkPolicy } from "./operatorNetworkPolicy.js";
 
 /** Per-step time when neither the step nor the task sets one. */
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
@@ -42,24 +36,6 @@ export function buildExecutor(env: NodeJS.ProcessEnv, allowPrivateFlags: readonl
     defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
   });
   return { execute, provider, shutdown: () => provider.shutdown() };
-}
-
-/** The operator's network policy: private allowances (flags plus ERRAND_ALLOW_PRIVATE), the resolver and the guard built from them. */
-export interface OperatorNetworkPolicy {
-  resolver: Resolver;
-  allowPrivate: PrivateAllowance[];
-  guard: NetworkGuard;
-}
-
-export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
-  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
-  if (!allowances.ok) throw new ErrandError("usage", allowances.errors.map((e) => e.message).join("; "));
-  const resolver = chooseResolver(env);
-  return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
 }
 
 export interface GuardedLocalOptions {
@@ -117,13 +93,4 @@ export async function startUnscopedSessionProxy(policy: OperatorNetworkPolicy): 
     seal: () => proxy.seal(),
     close: () => proxy.close(),
   };
-}
-
-/** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */
-function chooseResolver(env: NodeJS.ProcessEnv): Resolver {
-  const kind = env["ERRAND_RESOLVER"] ?? "doh";
-  if (kind === "system") return createSystemResolver();
-  if (kind !== "doh") throw new ErrandError("usage", `ERRAND_RESOLVER must be "doh" or "system", not "${kind}"`);
-  const endpoint = env["ERRAND_DOH_URL"];
-  return createDohResolver(endpoint === undefined || endpoint === "" ? {} : { endpoint });
 }

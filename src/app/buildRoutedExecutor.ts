@@ -1,4 +1,7 @@
 import { hostname } from "node:os";
+import type { OwnerFileRegistry } from "../files/createOwnerFiles.js";
+import type { SecretRegistry } from "../secrets/createSecretRegistry.js";
+import type { SiteRegistry } from "../sites/createSiteRegistry.js";
 import { randomBytes } from "node:crypto";
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import { admitTask } from "../executor/admitTask.js";
@@ -17,7 +20,8 @@ import { resolveRoutingConfig } from "../router/routingConfig.js";
 import type { RoutableProvider, RoutingConfig } from "../router/routingConfig.js";
 import { breakerPolicy } from "../router/circuitBreaker.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
-import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, operatorNetworkPolicy, startSessionProxy } from "./buildExecutor.js";
+import { createGuardedLocalProvider, DEFAULT_STEP_TIMEOUT_MS, startSessionProxy } from "./buildExecutor.js";
+import { operatorNetworkPolicy } from "./operatorNetworkPolicy.js";
 import { openProviderStore } from "./openProviderStore.js";
 import { openSecrets } from "./openSecrets.js";
 import { openFiles } from "./openFiles.js";
@@ -56,6 +60,33 @@ export interface RoutedExecutorOptions {
   keepSpare?: boolean;
   /** Each secret or session value an attempt reveals, so the process can scrub it from everything it prints. */
   onRevealed?: (value: string) => void;
+  /** errand's own stores and registries (the composition root's); absent, they are opened from `config` and closed at shutdown. */
+  stores?: ExecutorStores;
+}
+
+/** What the executor reads and writes besides the browser: the router's provider tables and the owner's registries. */
+export interface ExecutorStores {
+  provider: ProviderStore;
+  secrets: SecretRegistry;
+  sites: SiteRegistry;
+  files: OwnerFileRegistry;
+}
+
+/** The stores opened from the configuration, for a caller that holds none (a test, `errand provider smoke`); closed at shutdown. */
+function openExecutorStores(config: RuntimeConfig, env: NodeJS.ProcessEnv): { stores: ExecutorStores; close(): Promise<void> } {
+  const provider = openProviderStore(config);
+  const secrets = openSecrets(config, env);
+  const files = openFiles(config);
+  const sites = openSites(config, env);
+  return {
+    stores: { provider, secrets: secrets.registry, sites: sites.registry, files: files.registry },
+    async close() {
+      await provider.close();
+      await secrets.close();
+      await sites.close();
+      await files.close();
+    },
+  };
 }
 
 /**
@@ -81,34 +112,33 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     Object.entries(createCloudProviders(env, options.onProviderEvent)).map(([name, provider]) => [name, withCappedDocuments(provider, capped)]),
   ) as Record<Exclude<RoutableProvider, "local">, BrowserProvider>;
   const providers: Record<RoutableProvider, BrowserProvider> = { local, ...cloud };
-  const store = openProviderStore(config);
-  const secrets = openSecrets(config, env);
+  const own = options.stores === undefined ? openExecutorStores(config, env) : undefined;
+  const stores = options.stores ?? (own as { stores: ExecutorStores }).stores;
+  const store = stores.provider;
   const revealed = options.onRevealed ?? (() => undefined);
   // Every value an attempt reveals is also scrubbed from everything this process prints (progress, logs, errors).
   const vault = {
-    lookup: (name: string) => secrets.registry.lookup(name),
+    lookup: (name: string) => stores.secrets.lookup(name),
     reveal: async (name: string) => {
-      const secret = await secrets.registry.reveal(name);
+      const secret = await stores.secrets.reveal(name);
       // A TOTP code is scrubbed by its attempt's redactor; a short code valid for seconds is not added to this process-wide filter for good.
       if (secret.value !== undefined) revealed(secret.value);
       return secret;
     },
   };
-  const files = openFiles(config);
-  const opened = openSites(config, env);
   // A site's session values, loaded or saved back, are scrubbed from everything this process prints too.
   const sites: SiteSessions = {
-    lookup: (name) => opened.registry.lookup(name),
+    lookup: (name) => stores.sites.lookup(name),
     openSession: async (site) => {
-      const session = await opened.registry.openSession(site);
+      const session = await stores.sites.openSession(site);
       for (const value of session === null ? [] : sessionValues(session)) revealed(value);
       return session;
     },
     saveSession: (site, session, state) => {
       for (const value of session === null ? [] : sessionValues(session)) revealed(value);
-      return opened.registry.saveSession(site, session, state);
+      return stores.sites.saveSession(site, session, state);
     },
-    loginPageUrl: (name) => opened.registry.loginPageUrl(name),
+    loginPageUrl: (name) => stores.sites.loginPageUrl(name),
   };
   const execute = createRouter({
     store,
@@ -127,7 +157,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
           defaultTaskTimeoutMs: config.browserTimeoutMs,
           defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
           downloadMaxBytes: config.downloadMaxBytes,
-          files: files.registry,
+          files: stores.files,
         }),
         program:
           provider.runProgram === undefined
@@ -158,10 +188,7 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
       try {
         await local.shutdown();
       } finally {
-        await store.close();
-        await secrets.close();
-        await opened.close();
-        await files.close();
+        await own?.close();
       }
     },
   };

@@ -5,7 +5,10 @@ import type { OwnerFileRegistry } from "../files/createOwnerFiles.js";
 import { resolveRuntimeConfig } from "../config/runtimeConfig.js";
 import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import { createJournalSealer } from "../journal/createJournalSealer.js";
-import { deriveSubkey } from "../keys/loadKey.js";
+import { deriveSubkey, masterKeyPath } from "../keys/loadKey.js";
+import { usageAgainstCaps } from "../router/gatherFacts.js";
+import type { UsageAgainstCap } from "../router/gatherFacts.js";
+import { resolveRoutingConfig } from "../router/routingConfig.js";
 import { createOperationsService } from "../operations/createOperationsService.js";
 import type { OperationsService } from "../operations/serviceTypes.js";
 import type { RunnerEvent } from "../runner/runnerTypes.js";
@@ -14,20 +17,17 @@ import type { SiteRefusal } from "../sites/siteRefusal.js";
 import type { SiteRegistry } from "../sites/createSiteRegistry.js";
 import type { LiveSiteGrant } from "../sites/siteTypes.js";
 import type { Store } from "../store/Store.js";
+import type { ProviderStore } from "../store/ProviderStore.js";
 import { requestDigest } from "../task/requestDigest.js";
 import type { Task } from "../task/taskTypes.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess } from "./masterKey.js";
-import { openAccessAt } from "./openAccess.js";
-import type { OpenedAccess } from "./openAccess.js";
-import { openFilesAt } from "./openFiles.js";
-import type { OpenedFiles } from "./openFiles.js";
-import { openSecretsAt } from "./openSecrets.js";
-import type { OpenedSecrets } from "./openSecrets.js";
-import { openSitesAt } from "./openSites.js";
-import type { OpenedSites } from "./openSites.js";
-import { openArtifactStoreAt, openOperationStore, storeLocationFor } from "./openStores.js";
-import type { StoreLocation } from "./openStores.js";
+import { accessOn, filesOn, secretsOn, sitesOn } from "./ownerRegistries.js";
+import type { OpenedAccess, OpenedFiles, OpenedSecrets, OpenedSites } from "./ownerRegistries.js";
+import { storeLocationFor } from "./storeLocation.js";
+import type { StoreLocation } from "./storeLocation.js";
+import { openStorePorts } from "./storePorts.js";
+import type { StorePorts } from "./storePorts.js";
 import type { HttpOptions, ServedHttp } from "./serveHttp.js";
 import type { ExecutorSettings, ExecutorSource, WiredExecutor } from "./wiredExecutor.js";
 import { wiredExecutor } from "./wiredExecutor.js";
@@ -82,6 +82,10 @@ export interface Errand {
   secretRegistry(): SecretRegistry;
   /** The owner's upload files, opened on the first call; the one admission checks a named file in. */
   fileRegistry(): OwnerFileRegistry;
+  /** The master key's file, or null when the entry gave the key (ERRAND_MASTER_KEY) and no file is read. */
+  keyFile: string | null;
+  /** Each cloud provider's usage against its budget cap, from this errand's provider store. */
+  providerUsage(): Promise<UsageAgainstCap[]>;
   /** A task's request digest under this home's key (the key itself never leaves errand). */
   requestDigest(task: Task): string;
   /**
@@ -104,43 +108,36 @@ export interface Errand {
  * sites, a site task's admission), and the executor only when an attempt runs, so a command that
  * only reads stays fast.
  */
-export function createErrand(options: ErrandOptions): Errand {
+export async function createErrand(options: ErrandOptions): Promise<Errand> {
   const { env } = options;
   const config = resolveRuntimeConfig(env, options.config);
   // Read commands never create a key, and no command creates one next to an existing database (masterKeyFor).
-  const where = options.location ?? storeLocationFor(config);
+  const where = options.location ?? storeLocationFor(config, env);
   const home =
     options.masterKey === undefined
       ? homeForAccess(config.errandHome, options.access ?? "write", where)
       : { location: where, key: options.masterKey, dispose: () => undefined };
   const { key, location } = home;
   const sealer = createJournalSealer(deriveSubkey(key, "journal"));
-  const clock = options.clock === undefined ? {} : { clock: options.clock };
-  let store: Store;
+  let ports: StorePorts;
   try {
-    store = openOperationStore(location, { sealer, ...clock });
+    ports = await openStorePorts(location, { sealer, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   } catch (error) {
     home.dispose();
     throw error;
   }
-  let artifactStore;
-  try {
-    artifactStore = openArtifactStoreAt(location, { sealer, ...clock });
-  } catch (error) {
-    void store.close();
-    home.dispose();
-    throw error;
-  }
+  const store = ports.operations;
+  const artifactStore = ports.artifacts;
 
   let secrets: OpenedSecrets | undefined;
   let sites: OpenedSites | undefined;
   let files: OpenedFiles | undefined;
   let access: OpenedAccess | undefined;
   // The registries live in the stores just opened, under the key just read: never another location or key.
-  const secretRegistry = (): SecretRegistry => (secrets ??= openSecretsAt(location, key, env, config.errandHome)).registry;
+  const secretRegistry = (): SecretRegistry => (secrets ??= secretsOn(ports.secrets(), key, env, config.errandHome)).registry;
   const secretSites = async (name: string): Promise<string[] | null> => (await secretRegistry().lookup(name))?.sites ?? null;
-  const siteRegistry = (): SiteRegistry => (sites ??= openSitesAt(location, key, env)).registry;
-  const fileRegistry = (): OwnerFileRegistry => (files ??= openFilesAt(location, key)).registry;
+  const siteRegistry = (): SiteRegistry => (sites ??= sitesOn(ports.sites(), key, env)).registry;
+  const fileRegistry = (): OwnerFileRegistry => (files ??= filesOn(ports.files(), key)).registry;
   const siteRefusalFor = async (task: Task): Promise<SiteRefusal | null> => {
     if (task.site === undefined) return null;
     const registry = siteRegistry();
@@ -157,11 +154,19 @@ export function createErrand(options: ErrandOptions): Errand {
   const siteGrants = (site: string): Promise<LiveSiteGrant[]> => siteRegistry().liveGrants(site);
   const fileKnown = (name: string): Promise<boolean> => fileRegistry().has(name);
 
+  let providerStore: ProviderStore | undefined;
   let built: WiredExecutor | undefined;
   let building: Promise<WiredExecutor> | undefined;
   const executor = async (): Promise<WiredExecutor> => {
     building ??= Promise.resolve(
-      (options.executor ?? wiredExecutor)({ allowPrivate: [], ...options.executorSettings, env, browserTimeoutMs: config.browserTimeoutMs }),
+      (options.executor ?? wiredExecutor)({
+        allowPrivate: [],
+        ...options.executorSettings,
+        env,
+        browserTimeoutMs: config.browserTimeoutMs,
+        // The executor works on errand's own stores, at this location under this key: never ones it would locate again.
+        stores: { provider: (providerStore ??= ports.provider()), secrets: secretRegistry(), sites: siteRegistry(), files: fileRegistry() },
+      }),
     );
     built = await building;
     return built;
@@ -189,10 +194,12 @@ export function createErrand(options: ErrandOptions): Errand {
     store,
     artifactStore,
     executor,
-    accessTables: () => (access ??= openAccessAt(location, key, options.clock)),
+    accessTables: () => (access ??= accessOn(ports.access(), key)),
     siteRegistry,
     secretRegistry,
     fileRegistry,
+    keyFile: options.masterKey === undefined ? masterKeyPath(config.errandHome) : null,
+    providerUsage: () => usageAgainstCaps((providerStore ??= ports.provider()), resolveRoutingConfig(env)),
     requestDigest: (task) => requestDigest(key, task),
     async http(httpOptions) {
       const { serveHttp } = await import("./serveHttp.js");
@@ -206,8 +213,10 @@ export function createErrand(options: ErrandOptions): Errand {
         await secrets?.close();
         await sites?.close();
         await files?.close();
+        await providerStore?.close();
         await artifactStore?.close();
         await store.close();
+        await ports.close();
         home.dispose();
       }
     },

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoreLocation } from "./openStores.js";
-import { describeStoreLocation } from "./openStores.js";
+import type { StoreLocation } from "./storeLocation.js";
+import { describeStoreLocation } from "./storeLocation.js";
 import { loadMasterKey, masterKeyPath } from "../keys/loadKey.js";
-import { sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
+import { sqliteStorePath } from "../store/sqlite/sqliteStorePath.js";
 import { exposedMode } from "../keys/privateFiles.js";
 
 /**

@@ -2,8 +2,9 @@ import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import { createJournalSealer } from "../journal/createJournalSealer.js";
 import { deriveSubkey } from "../keys/loadKey.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
-import { openProviderStoreAt, storeLocationFor } from "./openStores.js";
-import type { StoreLocation } from "./openStores.js";
+import { openProviderStoreAt } from "./openStores.js";
+import { storeLocationFor } from "./storeLocation.js";
+import type { StoreLocation } from "./storeLocation.js";
 import type { HomeAccess } from "./masterKey.js";
 import { homeForAccess, masterKeyFor } from "./masterKey.js";
 

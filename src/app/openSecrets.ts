@@ -1,18 +1,12 @@
 import type { RuntimeConfig } from "../config/runtimeConfig.js";
 import { createJournalSealer } from "../journal/createJournalSealer.js";
 import { deriveSubkey } from "../keys/loadKey.js";
-import { createSealedBox } from "../keys/sealedBox.js";
-import { createSecretRegistry } from "../secrets/createSecretRegistry.js";
-import type { SecretRegistry } from "../secrets/createSecretRegistry.js";
-import { openSecretStoreAt, storeLocationFor } from "./openStores.js";
-import type { StoreLocation } from "./openStores.js";
+import { openSecretStoreAt } from "./openStores.js";
+import { storeLocationFor } from "./storeLocation.js";
 import type { HomeAccess } from "./masterKey.js";
 import { masterKeyFor } from "./masterKey.js";
-
-export interface OpenedSecrets {
-  registry: SecretRegistry;
-  close(): Promise<void>;
-}
+import { secretsOn } from "./ownerRegistries.js";
+import type { OpenedSecrets } from "./ownerRegistries.js";
 
 /**
  * Opens the owner's secret registry in ERRAND_HOME/errand.db: values sealed under the master key's
@@ -22,12 +16,6 @@ export interface OpenedSecrets {
  */
 export function openSecrets(config: RuntimeConfig, env: NodeJS.ProcessEnv, access: HomeAccess = "write"): OpenedSecrets {
   const location = storeLocationFor(config);
-  return openSecretsAt(location, masterKeyFor(config.errandHome, access, location), env, config.errandHome);
-}
-
-/** The same registry in a store already located, under a key already read (the composition root holds both). */
-export function openSecretsAt(location: StoreLocation, key: Buffer, env: NodeJS.ProcessEnv, errandHome: string): OpenedSecrets {
-  const store = openSecretStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) });
-  const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(key, "secrets")), env, errandHome });
-  return { registry, close: () => store.close() };
+  const key = masterKeyFor(config.errandHome, access, location);
+  return secretsOn(openSecretStoreAt(location, { sealer: createJournalSealer(deriveSubkey(key, "journal")) }), key, env, config.errandHome);
 }

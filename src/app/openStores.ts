@@ -1,4 +1,4 @@
-import type { RuntimeConfig } from "../config/runtimeConfig.js";
+import { ConfigError } from "../config/configError.js";
 import type { JournalSealer } from "../journal/createJournalSealer.js";
 import type { AccessStore } from "../store/AccessStore.js";
 import type { ArtifactStore } from "../store/ArtifactStore.js";
@@ -20,36 +20,13 @@ import { openPostgresProviderStore } from "../store/postgres/openPostgresProvide
 import { openPostgresSecretStore } from "../store/postgres/openPostgresSecretStore.js";
 import { openPostgresSiteStore } from "../store/postgres/openPostgresSiteStore.js";
 import { openPostgresStore } from "../store/postgres/openPostgresStore.js";
-import { describeDatabaseUrl } from "../store/postgres/postgresConnection.js";
 import { openSqliteAccessStore } from "../store/sqlite/openSqliteAccessStore.js";
 import { openSqliteArtifactStore } from "../store/sqlite/openSqliteArtifactStore.js";
 import { openSqliteProviderStore } from "../store/sqlite/openSqliteProviderStore.js";
 import { openSqliteSecretStore } from "../store/sqlite/openSqliteSecretStore.js";
 import { openSqliteSiteStore } from "../store/sqlite/openSqliteSiteStore.js";
-import { openSqliteStore, sqliteStorePath } from "../store/sqlite/openSqliteStore.js";
-
-/**
- * Where errand keeps its state: the embedded SQLite file in ERRAND_HOME (the default), or the
- * PostgreSQL database ERRAND_DATABASE_URL / --database-url names (many runners on many machines).
- * Every command, `errand serve` and the tests open their stores through this module and nowhere
- * else, so the choice is made once.
- */
-export type StoreLocation =
-  | { backend: "sqlite"; path: string; busyTimeoutMs: number; /** ERRAND_KEEP_MIGRATION_BACKUPS (default 3). */ keepMigrationBackups?: number }
-  | { backend: "postgres"; url: string; schema?: string };
-
-export function storeLocationFor(config: RuntimeConfig): StoreLocation {
-  return config.databaseUrl === null
-    ? { backend: "sqlite", path: sqliteStorePath(config.errandHome), busyTimeoutMs: config.busyTimeoutMs, keepMigrationBackups: config.keepMigrationBackups }
-    : { backend: "postgres", url: config.databaseUrl };
-}
-
-/** The location for people: the file path, or the database URL without its password. */
-export function describeStoreLocation(location: StoreLocation): string {
-  return location.backend === "sqlite"
-    ? location.path
-    : describeDatabaseUrl(location.url) + (location.schema === undefined ? "" : ` (schema ${location.schema})`);
-}
+import { openSqliteStore } from "../store/sqlite/openSqliteStore.js";
+import type { StoreLocation } from "./storeLocation.js";
 
 export interface StoreOpenOptions {
   /** Seals and checks the journal (the master key's "journal" subkey). */
@@ -58,7 +35,23 @@ export interface StoreOpenOptions {
   clock?: () => number;
 }
 
-function postgresOptions(location: Extract<StoreLocation, { backend: "postgres" }>, options: StoreOpenOptions) {
+/**
+ * The openers here are synchronous and load SQLite's native binding and PostgreSQL's driver. A
+ * libSQL database is opened asynchronously, by createErrand (app/storePorts.ts); a command that
+ * reaches these openers with one (key rotation, migrate, the provider commands) is refused here,
+ * naming what works instead.
+ */
+function serverLocation(location: StoreLocation): Extract<StoreLocation, { backend: "postgres" }> {
+  if (location.backend !== "postgres") {
+    throw new ConfigError(
+      `This command works on the embedded SQLite database or PostgreSQL, not on the libSQL database ERRAND_DATABASE_URL names (${location.backend === "libsql" ? location.url.split(":")[0] : location.backend}:). Tasks, operations, sites, secrets, files, tokens and serving work on libSQL; key rotation, migrate, backup and the provider commands do not yet.`,
+    );
+  }
+  return location;
+}
+
+function postgresOptions(given: StoreLocation, options: StoreOpenOptions) {
+  const location = serverLocation(given);
   return {
     connectionString: location.url,
     sealer: options.sealer,
@@ -133,5 +126,7 @@ export function openKeyRotationStoreAt(location: StoreLocation, options: StoreOp
 
 /** The key id the stored journal's head names, read without creating or migrating anything; undefined when there is no journal yet. */
 export function readJournalKeyIdAt(location: StoreLocation): Promise<string | undefined> {
-  return location.backend === "sqlite" ? Promise.resolve(readJournalKeyId(location.path)) : readJournalKeyIdPg(location.url, location.schema);
+  if (location.backend === "sqlite") return Promise.resolve(readJournalKeyId(location.path));
+  const postgres = serverLocation(location);
+  return readJournalKeyIdPg(postgres.url, postgres.schema);
 }

@@ -1,5 +1,5 @@
-import { join } from "node:path";
 import { formatDuration } from "../config/formatDuration.js";
+import { resolveRequestLimit } from "../config/requestLimit.js";
 import { lookAtPage } from "../executor/lookAtPage.js";
 import { createApp } from "../interfaces/http/createApp.js";
 import type { TrustedProxies } from "../interfaces/http/clientAddress.js";
@@ -15,17 +15,17 @@ import { checkReadiness } from "../interfaces/http/observability/readiness.js";
 import { LoginHandoffs } from "../interfaces/http/owner/loginHandoffs.js";
 import { createQueueDriver } from "../interfaces/http/queueDriver.js";
 import { nodeClientAddressReader, nodePeerAddress } from "../interfaces/http/serveNode.js";
+import { handlerClientAddressReader } from "../interfaces/http/handlerClientAddress.js";
 import type { ServeSettings } from "../interfaces/http/serveSettings.js";
 import { readHexKeyFile } from "../keys/loadKey.js";
 import { JOURNAL_COMPACTION_INTERVAL_MS, startCompactionSchedule } from "../operations/compactionSchedule.js";
 import type { CompactionSchedule } from "../operations/compactionSchedule.js";
 import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../providers/createCloudProvider.js";
 import { findChromium } from "../providers/local/findChromium.js";
-import { operatorNetworkPolicy } from "./buildExecutor.js";
+import { operatorNetworkPolicy } from "./operatorNetworkPolicy.js";
 import { compactionReporter } from "./compactionReporter.js";
 import type { Errand } from "./createErrand.js";
 import { clearForwardedStatus, writeForwardedStatus } from "./forwardedHeaderStatus.js";
-import { readProviderUsage } from "./providerUsage.js";
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -44,6 +44,15 @@ export interface HttpOptions {
   commit: string;
   /** errand_provider_smoke: the operator's smoke task through this server's executor (the entry knows where its task file is). */
   smokeProvider?: AppDeps["smokeProvider"];
+  /**
+   * What outlives a request where errand is served. "process" (errand serve, the default): a
+   * long-lived process with a worker pool, the hourly token purge, the compaction schedule and the
+   * forwarded-header record in ERRAND_HOME. "request" (a fetch handler: Deno, Val Town): nothing
+   * does, so attempts run within the request that asks for them, nothing is scheduled, nothing is
+   * written outside the database, and the client's address comes from the handler's `env`
+   * (`remoteAddress`); the interval entry purges and compacts.
+   */
+  hosting?: "process" | "request";
 }
 
 /** errand's HTTP side, running: the request handler, its metrics, and one stop for everything it started. */
@@ -64,12 +73,14 @@ export interface ServedHttp {
 export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options: HttpOptions): Promise<ServedHttp> {
   const { service, config } = errand;
   const { logger } = options;
+  const longLived = (options.hosting ?? "process") === "process";
   const { access, hasher } = errand.accessTables();
   // No bearer-token route changes a site; only the owner console (behind the owner session) gives or revokes a grant.
   const siteRegistry = errand.siteRegistry();
   // The owner console's live login browsers: local Chromium under the site's network scope (ERRAND_LOGIN_TTL).
   const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await errand.executor()).openLogin?.(name, budgetMs)) ?? null, config.loginTtlMs);
-  const queue = createQueueDriver({ service, logger });
+  // Where nothing outlives a request, the queue runs only what fits the platform's request limit (ERRAND_REQUEST_LIMIT).
+  const queue = createQueueDriver({ service, logger, requestLimitMs: longLived ? null : resolveRequestLimit(env) });
   const chromium = findChromium(env);
   // Read once, at start: a mode errand cannot use stops serve here, naming the variable, not at the first task.
   const modes = resolveProviderModes(env);
@@ -99,14 +110,15 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
     }),
   ];
   const metrics = createErrandMetrics(
-    { status: () => service.status(), usage: () => readProviderUsage(config, env) },
+    { status: () => service.status(), usage: () => errand.providerUsage() },
     { version: options.version, commit: options.commit },
   );
-  const keyFile = join(config.errandHome, "keys", "master.key");
+  const { keyFile } = errand;
   const readiness = () =>
     checkReadiness([
       { name: "store", check: async () => (await service.status(), null) },
-      { name: "key", check: () => Promise.resolve((readHexKeyFile(keyFile), null)) },
+      // A key given by the environment was checked when errand was put together; a key file can go missing later.
+      ...(keyFile === null ? [] : [{ name: "key", check: () => Promise.resolve((readHexKeyFile(keyFile), null)) }]),
       {
         name: "browser",
         check: () =>
@@ -117,7 +129,7 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
           ),
       },
     ]);
-  const workers = await service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) });
+  const workers = longLived ? await service.startWorkers({ onError: (error) => logger.error("The worker pool could not reach the store", error) }) : undefined;
   // Clients named by a metadata document URL: fetched under the operator's network policy, the one a task's URLs get.
   const network = operatorNetworkPolicy(env, options.allowPrivate);
   const clientMetadata = createClientMetadataClients({
@@ -132,9 +144,9 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
     hasher,
     ownerSecret: options.ownerSecret,
     queue,
-    workers,
+    ...(workers === undefined ? {} : { workers }),
     providers,
-    clientAddress: nodeClientAddressReader(options.trustedProxies),
+    clientAddress: longLived ? nodeClientAddressReader(options.trustedProxies) : handlerClientAddressReader(options.trustedProxies),
     logger,
     version: options.version,
     commit: options.commit,
@@ -144,7 +156,7 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
       allow: (site, grant) => siteRegistry.allow(site, { ...grant, via: "console" }),
       revoke: (site) => siteRegistry.revoke(site),
     },
-    budgets: () => readProviderUsage(config, env),
+    budgets: () => errand.providerUsage(),
     sites: async () =>
       (await siteRegistry.list())
         .filter((site) => site.authentic)
@@ -158,39 +170,44 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
     loginHandoffs,
     ...(options.smokeProvider === undefined ? {} : { smokeProvider: options.smokeProvider }),
   });
-  clearForwardedStatus(config.errandHome);
-  const forwarded = createForwardedHeaderWatch({ trusted: options.trustedProxies, logger, record: (seen) => writeForwardedStatus(config.errandHome, seen) });
+  if (longLived) clearForwardedStatus(config.errandHome);
+  const forwarded = longLived
+    ? createForwardedHeaderWatch({ trusted: options.trustedProxies, logger, record: (seen) => writeForwardedStatus(config.errandHome, seen) })
+    : undefined;
 
   let purge: NodeJS.Timeout | undefined;
   let compaction: CompactionSchedule | undefined;
-  try {
-    await access.purgeExpired(Date.now());
-    purge = setInterval(
-      () => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)),
-      PURGE_EVERY_MS,
-    );
-    purge.unref();
-    const compactAfterMs = config.compactAfterMs;
-    if (compactAfterMs === null) {
-      logger.info('journal compaction is off (ERRAND_COMPACT_AFTER=off): finished operations stay until "errand journal compact"');
-    } else {
-      logger.info("journal compaction scheduled", { compactAfter: formatDuration(compactAfterMs), every: formatDuration(JOURNAL_COMPACTION_INTERVAL_MS) });
-      compaction = startCompactionSchedule({
-        compact: (compactOptions) => service.compactJournal(compactOptions),
-        afterMs: compactAfterMs,
-        report: compactionReporter(logger, metrics, compactAfterMs),
-      });
+  // Where nothing outlives a request, the interval entry purges and compacts instead.
+  if (longLived) {
+    try {
+      await access.purgeExpired(Date.now());
+      purge = setInterval(
+        () => void access.purgeExpired(Date.now()).catch((error: unknown) => logger.error("Purging expired tokens failed", error)),
+        PURGE_EVERY_MS,
+      );
+      purge.unref();
+      const compactAfterMs = config.compactAfterMs;
+      if (compactAfterMs === null) {
+        logger.info('journal compaction is off (ERRAND_COMPACT_AFTER=off): finished operations stay until "errand journal compact"');
+      } else {
+        logger.info("journal compaction scheduled", { compactAfter: formatDuration(compactAfterMs), every: formatDuration(JOURNAL_COMPACTION_INTERVAL_MS) });
+        compaction = startCompactionSchedule({
+          compact: (compactOptions) => service.compactJournal(compactOptions),
+          afterMs: compactAfterMs,
+          report: compactionReporter(logger, metrics, compactAfterMs),
+        });
+      }
+    } catch (error) {
+      await stopAll(0);
+      throw error;
     }
-  } catch (error) {
-    await stopAll(0);
-    throw error;
   }
 
   async function stopAll(graceMs: number): Promise<{ unfinished: number }> {
     if (purge !== undefined) clearInterval(purge);
     try {
       await compaction?.stop();
-      return await workers.close(graceMs);
+      return (await workers?.close(graceMs)) ?? { unfinished: 0 };
     } finally {
       await queue.close();
       await loginHandoffs.closeAll();
@@ -198,9 +215,9 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   }
 
   return {
-    fetch(request, nodeEnv) {
-      forwarded.observe(nodePeerAddress(nodeEnv), request.headers);
-      return app.fetch(request, nodeEnv);
+    fetch(request, handlerEnv) {
+      forwarded?.observe(nodePeerAddress(handlerEnv), request.headers);
+      return app.fetch(request, handlerEnv);
     },
     metrics,
     close: stopAll,

@@ -3,6 +3,7 @@ import type { ExecuteTask } from "../executor/executeTaskTypes.js";
 import type { LoginHandoff } from "../executor/loginHandoff.js";
 import type { ProviderEvent } from "../providers/cloudProviderOptions.js";
 import type { ProviderStore } from "../store/ProviderStore.js";
+import type { ExecutorStores } from "./buildRoutedExecutor.js";
 
 /** What errand needs to know to build the executor attempts run on. */
 export interface ExecutorSettings {
@@ -22,6 +23,8 @@ export interface ExecutorSettings {
   onNotice?: (message: string) => void;
   /** Each secret or session value an attempt reveals, so the process can scrub it from everything it prints. */
   onRevealed?: (value: string) => void;
+  /** errand's own provider store and registries (createErrand's), so the executor reads the same database under the same key. */
+  stores?: ExecutorStores;
 }
 
 /** An executor and the way to release what it holds (a warm browser, the provider store). */
@@ -54,6 +57,7 @@ export const wiredExecutor: ExecutorSource = async (settings) => {
     ...(settings.onNotice === undefined ? {} : { onNotice: settings.onNotice }),
     ...(settings.onRevealed === undefined ? {} : { onRevealed: settings.onRevealed }),
     keepSpare: settings.longLived === true,
+    ...(settings.stores === undefined ? {} : { stores: settings.stores }),
   });
   return {
     execute: built.execute,

@@ -1,3 +1,4 @@
+import { DATABASE_URL_RULE, databaseBackendOf } from "./databaseUrl.js";
 import { ConfigError } from "./configError.js";
 import { parseDuration } from "./parseDuration.js";
 import type { OwnerApprovalRule } from "./parseOwnerApproval.js";
@@ -71,8 +72,8 @@ export interface RuntimeConfig {
    */
   keepMigrationBackups: number;
   /**
-   * The PostgreSQL database every command uses instead of ERRAND_HOME/errand.db (postgres://…), or
-   * null for the embedded SQLite default. Env ERRAND_DATABASE_URL (or ERRAND_DATABASE_URL_FILE), or
+   * The database every command uses instead of ERRAND_HOME/errand.db: PostgreSQL (postgres://…) or
+   * libSQL (file:…, libsql://…; config/databaseUrl.ts decides which), or null for the embedded SQLite default. Env ERRAND_DATABASE_URL (or ERRAND_DATABASE_URL_FILE), or
    * --database-url on any command. The master key stays in ERRAND_HOME/keys either way.
    */
   databaseUrl: string | null;
@@ -191,14 +192,10 @@ export function resolveRuntimeConfig(env: NodeJS.ProcessEnv, overrides: Partial<
   return config;
 }
 
-/** Only the scheme is checked here (the store checks the rest when it opens): a typo must not silently fall back to SQLite. */
+/** Only the scheme is checked here (config/databaseUrl.ts) (the store checks the rest when it opens): a typo must not silently fall back to SQLite. */
 function parseDatabaseUrl(raw: string): string {
   const text = raw.trim();
-  if (!/^postgres(?:ql)?:\/\//i.test(text)) {
-    throw new ConfigError(
-      `ERRAND_DATABASE_URL must be a postgres:// or postgresql:// URL (for example postgres://errand@db.internal:5432/errand); unset it to use the embedded SQLite database.`,
-    );
-  }
+  if (databaseBackendOf(text) === null) throw new ConfigError(DATABASE_URL_RULE);
   return text;
 }
 

@@ -1,4 +1,3 @@
-import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { CLEANUP_BOUND_MS, withinBound } from "./cleanupBound.js";
 import { DEFAULT_START_TIMEOUT_MS } from "./cloudProviderOptions.js";
@@ -154,7 +153,9 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
   };
 }
 
-function defaultConnect(cdpUrl: string, timeoutMs: number): Promise<Browser> {
+async function defaultConnect(cdpUrl: string, timeoutMs: number): Promise<Browser> {
+  // Loaded at the first CDP connection: program mode and hosts that never open one never load the library.
+  const { chromium } = await import("playwright-core");
   return chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
 }
 

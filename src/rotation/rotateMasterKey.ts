@@ -1,4 +1,4 @@
-import type { StoreLocation } from "../app/openStores.js";
+import type { StoreLocation } from "../app/storeLocation.js";
 import { openKeyRotationStoreAt, readJournalKeyIdAt } from "../app/openStores.js";
 import { errorMessage } from "../errors/errorMessage.js";
 import { KeyError, masterKeyPath } from "../keys/loadKey.js";

@@ -1,4 +1,4 @@
-import type { StoreLocation } from "../app/openStores.js";
+import type { StoreLocation } from "../app/storeLocation.js";
 import { readJournalKeyIdAt } from "../app/openStores.js";
 import { masterKeyPath, MissingKeyError, readHexKeyFile } from "../keys/loadKey.js";
 import type { RotationLockOwner } from "../keys/rotationKeyFiles.js";

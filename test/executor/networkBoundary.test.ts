@@ -4,7 +4,7 @@ import { createExecutor } from "../../src/executor/createExecutor.js";
 import type { NetworkGuard } from "../../src/executor/networkGuard.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
 import { startSessionProxy } from "../../src/app/buildExecutor.js";
-import type { OperatorNetworkPolicy } from "../../src/app/buildExecutor.js";
+import type { OperatorNetworkPolicy } from "../../src/app/operatorNetworkPolicy.js";
 import { parseAllowPrivate } from "../../src/policy/parseAllowPrivate.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";

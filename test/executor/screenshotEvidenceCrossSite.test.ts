@@ -11,7 +11,7 @@ import { createExecutor } from "../../src/executor/createExecutor.js";
 import type { ExecuteTask } from "../../src/executor/executeTaskTypes.js";
 import { createPolicyNetworkGuard } from "../../src/executor/policyNetworkGuard.js";
 import { startSessionProxy } from "../../src/app/buildExecutor.js";
-import type { OperatorNetworkPolicy } from "../../src/app/buildExecutor.js";
+import type { OperatorNetworkPolicy } from "../../src/app/operatorNetworkPolicy.js";
 import { createStaticResolver } from "../../src/policy/staticResolver.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import type { BrowserProvider } from "../../src/providers/providerTypes.js";

@@ -18,7 +18,7 @@ import { readTask, writeTask } from "../operations/support/tasks.js";
 /** A journal with a few finished operations and a queued one: 11 events. */
 async function populated(): Promise<Harness> {
   const fake = createFakeExecutor();
-  const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+  const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
   await h.service.submit(readTask(randomUUID()));
   await h.service.submit(writeTask(randomUUID()));
   await h.service.submit(readTask(randomUUID(), "fail-once"));
@@ -86,7 +86,7 @@ describe("journal verify", () => {
   test("tombstones: an edited one fails its MAC, a deleted one is missed by the head's count", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       for (let i = 0; i < 3; i += 1) await h.service.submit(readTask());
       await h.service.runQueue();

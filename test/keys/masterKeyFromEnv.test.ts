@@ -89,7 +89,7 @@ describe("ERRAND_MASTER_KEY", () => {
   test("createErrand given the key writes no key file, and what it journals verifies under that key only", async () => {
     const home = join(scratch, "home");
     const key = randomBytes(32);
-    const errand = createErrand({ env: { ERRAND_HOME: home }, masterKey: key });
+    const errand = await createErrand({ env: { ERRAND_HOME: home }, masterKey: key });
     try {
       const submitted = await errand.service.submit(readTask(randomUUID()));
       assert.ok(submitted.ok, JSON.stringify(submitted));
@@ -99,7 +99,7 @@ describe("ERRAND_MASTER_KEY", () => {
     }
     assert.equal(existsSync(join(home, "keys")), false, "no keys/ folder: the key lives only in the environment");
 
-    const other = createErrand({ env: { ERRAND_HOME: home }, masterKey: randomBytes(32) });
+    const other = await createErrand({ env: { ERRAND_HOME: home }, masterKey: randomBytes(32) });
     try {
       assert.equal((await other.service.verifyJournal()).ok, false, "a journal written under one key does not verify under another");
     } finally {

@@ -38,7 +38,7 @@ describe("private files", () => {
     mkdirSync(home, { mode: 0o755 });
     writeFileSync(join(home, "errand.db-wal"), "");
     chmodSync(join(home, "errand.db-wal"), 0o644);
-    const h = openHarness({ home });
+    const h = await openHarness({ home });
     try {
       await h.store.now();
       const files = readdirSync(home).filter((f) => f.startsWith("errand.db"));

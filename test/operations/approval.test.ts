@@ -40,7 +40,7 @@ const DECIDER = { decidedBy: "owner (test)", via: "cli" as const };
 describe("owner approval", () => {
   test("an approval-class task waits in awaiting_approval and never reaches the site; approve runs it exactly once", async () => {
     const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
@@ -94,7 +94,7 @@ describe("owner approval", () => {
 
   test("a denied task ends BLOCKED approval_denied and is never run", async () => {
     const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
@@ -120,7 +120,7 @@ describe("owner approval", () => {
   test("an approval that comes after ERRAND_APPROVAL_TTL no longer runs the task: BLOCKED approval_expired", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { approvalTtlMs: 60_000 } });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: { approvalTtlMs: 60_000 } });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
@@ -154,7 +154,7 @@ describe("owner approval", () => {
 
   test("a changed task under the same id is identity_mismatch, and an approval for another digest approves nothing", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
@@ -182,7 +182,7 @@ describe("owner approval", () => {
   });
 
   test("a task edited in the store behind errand's back cannot be shown or approved", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(consequentialTask(id));
@@ -201,7 +201,7 @@ describe("owner approval", () => {
 
   test("an operation awaiting approval can be cancelled and then never runs", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       assert.ok((await h.service.submit(consequentialTask(id))).ok);
@@ -217,7 +217,7 @@ describe("owner approval", () => {
 
   test("a Send money POST the assistant labels reversible_write with approved:true waits for the owner: 0 POSTs reach the site until the owner approves", async () => {
     const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const sendMoney = writeTask(id, "Send money", {

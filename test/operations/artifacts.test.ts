@@ -82,7 +82,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
   const where = () => (backend === "postgres" && database.url !== undefined ? { location: freshPostgresLocation(database.url, schemas) } : {});
   describe(`artifacts (${backend})`, skip === undefined ? {} : { skip }, () => {
     test("a screenshot is kept sealed and read back with the receipt's hash and size; bad indexes and ids are clear", async () => {
-      const h = openHarness({ execute: screenshotExecutor(), ...where() });
+      const h = await openHarness({ execute: screenshotExecutor(), ...where() });
       try {
         const id = randomUUID();
         await h.service.submit(withScreenshot(id));
@@ -122,7 +122,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     });
 
     test("bytes moved to another operation's row do not open (artifact_mismatch)", async () => {
-      const h = openHarness({ execute: screenshotExecutor(), ...where() });
+      const h = await openHarness({ execute: screenshotExecutor(), ...where() });
       try {
         const [a, b] = [randomUUID(), randomUUID()];
         for (const id of [a, b]) await h.service.submit(withScreenshot(id));
@@ -138,7 +138,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("evidenceRetention minimal: gone after ERRAND_RESULT_TTL, and housekeeping deletes the row", async () => {
       const clock = manualClock();
-      const h = openHarness({ execute: screenshotExecutor(), clock: clock.now, ...where() });
+      const h = await openHarness({ execute: screenshotExecutor(), clock: clock.now, ...where() });
       try {
         const id = randomUUID();
         await h.service.submit(withScreenshot(id));
@@ -156,7 +156,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("evidenceRetention full: kept past the TTL until journal compaction deletes it with the operation", async () => {
       const clock = manualClock();
-      const h = openHarness({ execute: screenshotExecutor(), clock: clock.now, ...where() });
+      const h = await openHarness({ execute: screenshotExecutor(), clock: clock.now, ...where() });
       try {
         const id = randomUUID();
         await h.service.submit(withScreenshot(id, { evidenceRetention: "full" }));
@@ -175,7 +175,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     });
 
     test("the store refuses an unknown operation and batches over the per-operation caps; the runner notes it in the receipt", async () => {
-      const h = openHarness({ execute: screenshotExecutor(), ...where() });
+      const h = await openHarness({ execute: screenshotExecutor(), ...where() });
       try {
         const sealed = "aead1.x";
         await assert.rejects(

@@ -10,7 +10,7 @@ import { readTask } from "./support/tasks.js";
 describe("collect and inspect", () => {
   test("collect says pending without a receipt, then completed with the durable receipt", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(readTask(id));
@@ -34,8 +34,8 @@ describe("collect and inspect", () => {
 
   test("collect --wait returns as soon as another process finishes the operation, and gives up at its timeout", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness();
-    const runner = h.reopen(fake.execute);
+    const h = await openHarness();
+    const runner = await h.reopen(fake.execute);
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -53,7 +53,7 @@ describe("collect and inspect", () => {
   });
 
   test("pollIntervalMs outside 0..60000 and a negative timeout are refused", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -72,7 +72,7 @@ describe("collect and inspect", () => {
   test("extracted values are held sealed for ERRAND_RESULT_TTL: every collect from any process gets them, then they are dropped; never in the journal or in the clear", async () => {
     let now = Date.parse("2026-12-01T10:00:00Z");
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: () => now, config: { resultTtlMs: 10 * 60_000 } });
+    const h = await openHarness({ execute: fake.execute, clock: () => now, config: { resultTtlMs: 10 * 60_000 } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "extract"));
@@ -84,7 +84,7 @@ describe("collect and inspect", () => {
       const second = await h.service.collect(id);
       assert.ok(second.ok);
       assert.deepEqual(second.ephemeral, first.ephemeral, "served again, not once");
-      const elsewhere = await h.reopen().service.collect(id);
+      const elsewhere = await (await h.reopen()).service.collect(id);
       assert.ok(elsewhere.ok);
       assert.deepEqual(elsewhere.ephemeral, first.ephemeral, "another process on the same store serves them too");
 
@@ -124,12 +124,12 @@ describe("collect and inspect", () => {
 
   test("with evidenceRetention full the extracted values are part of the durable receipt", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "extract", { evidenceRetention: "full" }));
       await h.service.runQueue();
-      const collected = await h.reopen().service.collect(id);
+      const collected = await (await h.reopen()).service.collect(id);
       assert.ok(collected.ok);
       assert.deepEqual(collected.receipt?.outputs, { title: { untrusted: true, text: "Example Domain" } });
     } finally {
@@ -139,7 +139,7 @@ describe("collect and inspect", () => {
 
   test("inspect reports attempts as a number and the attempt list; an unknown id is operation_not_found", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail-once"));
@@ -162,7 +162,7 @@ describe("collect and inspect", () => {
 
   test("an operation row edited behind errand's back is refused as journal_tampered by inspect and collect", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const queued = randomUUID();
       const done = randomUUID();

@@ -11,7 +11,7 @@ describe("journal compaction", () => {
   test("compacted operations are reported as compacted (not 'not found'), the journal still verifies, and space is freed", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now });
     try {
       const old = [randomUUID(), randomUUID(), randomUUID()];
       for (const id of old) await h.service.submit(readTask(id));
@@ -64,7 +64,7 @@ describe("journal compaction", () => {
   test("a compacted id keeps its identity: resubmitting the same task is answered, a different one is identity_mismatch", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -88,7 +88,7 @@ describe("journal compaction", () => {
   test("uncertain operations are not compacted; compaction frees quota for new submits", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, journalQuotaBytes: 16_384 } });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, journalQuotaBytes: 16_384 } });
     try {
       const uncertain = randomUUID();
       await h.service.submit(writeTask(uncertain, "write-fail-after"));
@@ -127,7 +127,7 @@ describe("journal compaction", () => {
   test("compaction refuses to run on a journal that does not verify", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now });
     try {
       await h.service.submit(readTask());
       await h.service.runQueue();

@@ -39,7 +39,7 @@ function steppedExecutor(plan: { crossFirst: boolean }) {
 describe("control: cancel", () => {
   test("a queued operation is cancelled at once with a CANCELLED receipt and is never run", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -64,7 +64,7 @@ describe("control: cancel", () => {
 
   test("a running write before its boundary is stopped, and the boundary can no longer be crossed", async () => {
     const stepped = steppedExecutor({ crossFirst: false });
-    const h = openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
+    const h = await openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id));
@@ -89,7 +89,7 @@ describe("control: cancel", () => {
 
   test("a running read is stopped through its abort signal and is not retried", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: { cancelPollMs: 50 } });
+    const h = await openHarness({ execute: fake.execute, config: { cancelPollMs: 50 } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "hang"));
@@ -109,7 +109,7 @@ describe("control: cancel", () => {
 
   test("a running write past its boundary is reported uncertain and left to finish", async () => {
     const stepped = steppedExecutor({ crossFirst: true });
-    const h = openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
+    const h = await openHarness({ execute: stepped.execute, config: { ...REVERSIBLE_WRITES_UNATTENDED, cancelPollMs: 50 } });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id));
@@ -134,7 +134,7 @@ describe("control: cancel", () => {
 
   test("a finished operation is left as it is", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute: fake.execute });
+    const h = await openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -149,7 +149,7 @@ describe("control: cancel", () => {
   });
 
   test("a repeated controlActionId returns the first outcome and acts no more; reusing it elsewhere is identity_mismatch", async () => {
-    const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       const controlActionId = randomUUID();

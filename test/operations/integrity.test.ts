@@ -69,7 +69,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
   describe(`integrity (${backend}): the runner authenticates an operation before it acts on it`, skip === undefined ? {} : { skip }, () => {
     test("a finished consequential write set back to queued is refused as journal_tampered: never executed, nothing reaches the site", async () => {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-      const h = openHarness({ execute: fake.execute, ...where() });
+      const h = await openHarness({ execute: fake.execute, ...where() });
       try {
         const phaseOnly = await finishedWrite(h);
         const rewound = await finishedWrite(h);
@@ -121,7 +121,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("a queued operation whose attempts, risk or boundary were edited is not claimed; an intact one behind it still runs", async () => {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-      const h = openHarness({ execute: fake.execute, ...where() });
+      const h = await openHarness({ execute: fake.execute, ...where() });
       try {
         const edits = [
           "attempts = 5",
@@ -191,7 +191,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
           ephemeral: { ephemeral: true, outputs: {} },
         };
       };
-      const h = openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute, clock: clock.now, ...where() });
+      const h = await openHarness({ config: REVERSIBLE_WRITES_UNATTENDED, execute, clock: clock.now, ...where() });
       harness.current = h;
       try {
         const id = randomUUID();
@@ -223,7 +223,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("an approval forged in the database is not honoured: a waiting write set to queued, or given an approved one's chain end, never reaches the site", async () => {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-      const h = openHarness({ execute: fake.execute, ...where() });
+      const h = await openHarness({ execute: fake.execute, ...where() });
       try {
         const [forged, copied, approved] = [randomUUID(), randomUUID(), randomUUID()];
         const digests = new Map<string, string>();
@@ -268,7 +268,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("cancel and approve refuse an operation whose row was edited, and change nothing", async () => {
       const fake = createFakeExecutor({ fixtureOrigin: site.origin });
-      const h = openHarness({ execute: fake.execute, ...where() });
+      const h = await openHarness({ execute: fake.execute, ...where() });
       try {
         const id = await finishedWrite(h);
         const before = await h.store.readJournalHead();
@@ -296,7 +296,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 describe("integrity: the attempt history comes from the journal", () => {
   test("forged attempts rows change nothing inspect shows; an altered or removed attempt event is refused", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail-once"));
@@ -345,14 +345,14 @@ describe("integrity: the attempt history comes from the journal", () => {
 
   test("an attempt lost to an expired lease is shown as lost, from its journal event", async () => {
     const clock = manualClock();
-    const h = openHarness({ clock: clock.now });
+    const h = await openHarness({ clock: clock.now });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
       const claimed = await h.store.claimNext("crashed-runner", h.config.leaseMs);
       assert.equal(claimed?.operation.operationId, id);
       clock.advance(h.config.leaseMs + 1);
-      const runner = h.reopen(createFakeExecutor().execute);
+      const runner = await h.reopen(createFakeExecutor().execute);
       await runner.service.runQueue();
       const inspected = await h.service.inspect(id);
       assert.ok(inspected.ok && "attempts" in inspected);

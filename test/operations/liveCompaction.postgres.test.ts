@@ -12,10 +12,10 @@ after(() => (database.skip === undefined ? dropSchemas(url, schemas) : Promise.r
 
 liveCompactionSuite(
   "PostgreSQL",
-  (options) => {
+  async (options) => {
     const location = freshPostgresLocation(url, schemas);
-    const h = openHarness({ ...options, location });
-    return Promise.resolve({ h, exec: async (sql) => void (await withSchemaClient(url, location.schema, (client) => client.query(sql))) });
+    const h = await openHarness({ ...options, location });
+    return { h, exec: async (sql) => void (await withSchemaClient(url, location.schema, (client) => client.query(sql))) };
   },
   database.skip === undefined ? {} : { skip: database.skip },
 );

@@ -3,9 +3,9 @@ import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { liveCompactionSuite } from "./support/liveCompactionSuite.js";
 import { openHarness } from "./support/harness.js";
 
-liveCompactionSuite("SQLite", (options) => {
-  const h = openHarness(options);
-  return Promise.resolve({
+liveCompactionSuite("SQLite", async (options) => {
+  const h = await openHarness(options);
+  return {
     h,
     exec(sql) {
       const db = openSqliteDatabase(h.dbPath);
@@ -16,5 +16,5 @@ liveCompactionSuite("SQLite", (options) => {
       }
       return Promise.resolve();
     },
-  });
+  };
 });

@@ -30,7 +30,7 @@ const database = await testDatabase();
 
 /** A harness on a fresh store of `backend`; `close` drops a PostgreSQL database too. */
 async function openStore(backend: "sqlite" | "postgres"): Promise<Harness & { databaseUrl?: string }> {
-  if (backend === "sqlite" || database.url === undefined) return openHarness();
+  if (backend === "sqlite" || database.url === undefined) return await openHarness();
   return openPostgresHarness(database.url, "errand_test_mp");
 }
 

@@ -43,7 +43,7 @@ after(async () => {
 const database = await testDatabase();
 
 async function openStore(backend: "sqlite" | "postgres"): Promise<Harness & { databaseUrl?: string }> {
-  if (backend === "sqlite" || database.url === undefined) return openHarness();
+  if (backend === "sqlite" || database.url === undefined) return await openHarness();
   return openPostgresHarness(database.url, "errand_test_starved");
 }
 

@@ -11,7 +11,7 @@ describe("resubmitting after an environment refusal", () => {
   test("BLOCKED configuration_error before any browser opened runs again when the same request is submitted again, and PASSes once the environment is fixed", async () => {
     let fixed = false;
     const fake = createFakeExecutor({ configFixed: () => fixed });
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const task = readTask(id, "config-once");
@@ -46,7 +46,7 @@ describe("resubmitting after an environment refusal", () => {
 
   test("a refusal caused by the task, a FAIL and a changed request stay as they are", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const taskRefused = readTask(randomUUID(), "task-refused");
       const failed = readTask(randomUUID(), "fail");

@@ -36,7 +36,7 @@ describe("standing grants decide which writes run unattended", () => {
   let fake: ReturnType<typeof createFakeExecutor>;
   before(async () => {
     fake = createFakeExecutor({ fixtureOrigin: counting.origin });
-    h = openHarness({ execute: fake.execute });
+    h = await openHarness({ execute: fake.execute });
     // The registry admission reads, as errand serve's owner console writes it: both sites logged in,
     // so what decides below is the grant alone.
     registry = h.errand.siteRegistry();

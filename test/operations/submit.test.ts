@@ -9,7 +9,7 @@ import { readTask, writeTask } from "./support/tasks.js";
 describe("submit", () => {
   test("same operationId and same task returns the same operation and it executes only once", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const id = randomUUID();
       const first = await h.service.submit(readTask(id));
@@ -38,7 +38,7 @@ describe("submit", () => {
   });
 
   test("equivalent spellings of a task are the same request (digest of the normalized task)", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       const first = await h.service.submit(readTask(id, undefined, { allowedHosts: ["b.example.com", "a.example.com"] }));
@@ -55,7 +55,7 @@ describe("submit", () => {
   });
 
   test("same operationId with a different task is identity_mismatch and creates nothing", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       const first = await h.service.submit(readTask(id));
@@ -73,7 +73,7 @@ describe("submit", () => {
   });
 
   test("an invalid task is refused with every problem and nothing is stored", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       const refused = await h.service.submit({ ...readTask(id), steps: [], risk: "sometimes" });
@@ -90,7 +90,7 @@ describe("submit", () => {
   });
 
   test("an unapproved write is refused before it becomes an operation, so it can be approved under the same id", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       const unapproved = await h.service.submit({ ...writeTask(id), approved: false });
@@ -105,7 +105,7 @@ describe("submit", () => {
   });
 
   test("submit answers journal_quota_exceeded at the quota without deleting anything; a resubmit of an existing id still works", async () => {
-    const h = openHarness({ config: { journalQuotaBytes: 4096 } });
+    const h = await openHarness({ config: { journalQuotaBytes: 4096 } });
     try {
       const accepted: string[] = [];
       let refusal: Awaited<ReturnType<typeof h.service.submit>> | undefined;

@@ -31,7 +31,7 @@ function loginTask(target: string, extra: Record<string, unknown> = {}): Record<
 describe("submit refuses what is known to fail, before asking the owner", () => {
   test("an undeclared secret and a secret bound elsewhere (a look-alike) are refused at submit, naming the secret and the target's origin; nothing is queued", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const undeclared = loginTask("https://portal.example.com/login");
       const unknown = await h.service.submit(undeclared);
@@ -71,7 +71,7 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   });
 
   test("a secret is accepted wherever the task may reach one of its sites: a wildcard site, a goto, an allowedHosts entry", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       await h.secrets().set("portal", ["https://*.example.com", "https://sso.example.org"], { kind: "stored", value: VALUE });
       const accepted = [
@@ -105,7 +105,7 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   });
 
   test("a goto to a host the task does not name is refused at submit, naming the host", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const task = {
         ...readTask(),
@@ -130,7 +130,7 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   });
 
   test("a wait_for on an address off the task's hosts is refused at submit like a goto", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const task = {
         ...readTask(),
@@ -151,7 +151,7 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
 
   test("an upload naming a file the owner never added is refused at submit (file_unknown at the step's file); nothing is queued, the owner is not asked, nothing runs", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute });
+    const h = await openHarness({ execute: fake.execute });
     try {
       const task = writeTask(randomUUID(), undefined, {
         steps: [
@@ -188,7 +188,7 @@ describe("submit refuses what is known to fail, before asking the owner", () => 
   });
 
   test("a retry of an operation that already exists is answered from it, even after its secret was deleted", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       await h.secrets().set("portal", ["https://portal.example.com"], { kind: "stored", value: VALUE });
       const task = loginTask("https://portal.example.com/login");

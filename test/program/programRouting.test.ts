@@ -151,7 +151,7 @@ describe("the router sends a task to program mode only when the operator chose i
   before(async () => {
     sites = await startFixtureSites();
     server = await startBrowserlessServer({ token: TOKEN, concurrent: 1, queued: 2, timeoutMs: 30_000 });
-    const h = openHarness();
+    const h = await openHarness();
     closeHarness = () => h.close();
     store = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1_000 });
     await store.recordSmoke({ provider: "browserless", operationId: "smoke", status: "PASS", errorCode: null });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import type { ScopableSessionProxy } from "../../src/providers/local/localProvider.js";
 import type { BrowserProvider, ProviderSession, SessionScope } from "../../src/providers/providerTypes.js";
-import { operatorNetworkPolicy, startSessionProxy, startUnscopedSessionProxy } from "../../src/app/buildExecutor.js";
+import { startSessionProxy, startUnscopedSessionProxy } from "../../src/app/buildExecutor.js";
+import { operatorNetworkPolicy } from "../../src/app/operatorNetworkPolicy.js";
 import { startRecordingServer } from "../fixtures/fixtureSite.js";
 import type { FixtureServer } from "../fixtures/fixtureSite.js";
 

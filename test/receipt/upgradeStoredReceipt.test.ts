@@ -101,7 +101,7 @@ describe("upgradeStoredReceipt", () => {
         receipt: { ...legacyReceipt(task.operationId, context.requestDigest), evidenceRetention: "full", outputs: { title: "Example Domain" } as never },
         ephemeral: { ephemeral: true, outputs: {} },
       });
-    const h = openHarness({ execute: legacyExecutor });
+    const h = await openHarness({ execute: legacyExecutor });
     try {
       const id = randomUUID();
       const submitted = await h.service.submit(readTask(id, undefined, { evidenceRetention: "full" }));
@@ -110,7 +110,7 @@ describe("upgradeStoredReceipt", () => {
       const collected = await h.service.collect(id);
       assert.ok(collected.ok && collected.receipt !== undefined, JSON.stringify(collected));
       // Another process on the same store reads the same authenticated event.
-      const other = h.reopen().service;
+      const other = (await h.reopen()).service;
       const again = await other.collect(id);
       assert.ok(again.ok && again.receipt !== undefined);
       for (const receipt of [collected.receipt, again.receipt]) {

@@ -95,15 +95,15 @@ describe("circuit breaker state machine", () => {
  * the router's refusal path (no provider could take the task) is told that nothing may run.
  * `sessions` counts the attempts that really ran.
  */
-function routedHarness(options: { clock?: () => number; config?: Partial<RuntimeConfig> } = {}): {
+async function routedHarness(options: { clock?: () => number; config?: Partial<RuntimeConfig> } = {}): Promise<{
   h: Harness;
   sessions: () => number;
   providers: ProviderStore;
-} {
+}> {
   const fake = createFakeExecutor();
   let sessions = 0;
   const late: { route?: ExecuteTask } = {};
-  const h = openHarness({ execute: (task, context) => (late.route as ExecuteTask)(task, context), ...options });
+  const h = await openHarness({ execute: (task, context) => (late.route as ExecuteTask)(task, context), ...options });
   const providers = openSqliteProviderStore({
     path: h.dbPath,
     sealer: h.sealer,
@@ -150,7 +150,7 @@ function routedHarness(options: { clock?: () => number; config?: Partial<Runtime
 describe("circuit breaker in the router, through the queue", () => {
   test("three provider failures open the circuit; later operations are BLOCKED circuit_open without running; after 15 min one probe closes it", async () => {
     const clock = manualClock();
-    const { h, sessions, providers } = routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
+    const { h, sessions, providers } = await routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
     try {
       for (let i = 0; i < 3; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
@@ -193,7 +193,7 @@ describe("circuit breaker in the router, through the queue", () => {
 
   test("a failed probe reopens the circuit for another cooldown", async () => {
     const clock = manualClock();
-    const { h, providers } = routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
+    const { h, providers } = await routedHarness({ clock: clock.now, config: { maxAttempts: 1 } });
     try {
       for (let i = 0; i < 3; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
@@ -210,7 +210,7 @@ describe("circuit breaker in the router, through the queue", () => {
   });
 
   test("configuration errors (BLOCKED) never open the circuit", async () => {
-    const { h, sessions, providers } = routedHarness();
+    const { h, sessions, providers } = await routedHarness();
     try {
       for (let i = 0; i < 5; i += 1) await h.service.submit(readTask(randomUUID(), "config"));
       await h.service.runQueue();
@@ -224,7 +224,7 @@ describe("circuit breaker in the router, through the queue", () => {
 
   test("the runner alone keeps no breaker: provider failures through a plain executor leave every breaker row untouched", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: { maxAttempts: 1 } });
+    const h = await openHarness({ execute: fake.execute, config: { maxAttempts: 1 } });
     try {
       for (let i = 0; i < 4; i += 1) await h.service.submit(readTask(randomUUID(), "provider-down"));
       await h.service.runQueue();
@@ -238,8 +238,8 @@ describe("circuit breaker in the router, through the queue", () => {
 
 describe("breaker rows", () => {
   test("the breaker row is compare-and-set: of two runners racing for the half-open probe, one wins", async () => {
-    const h = openHarness();
-    const other = h.reopen();
+    const h = await openHarness();
+    const other = await h.reopen();
     try {
       const open: BreakerRecord = { ...closed, state: "OPEN", failures: 3, openUntilMs: 0 };
       assert.equal(await h.store.writeBreaker(open, 0), true);

@@ -62,7 +62,7 @@ interface Bench {
 
 /** A router over the emulators of `configured` (the others have no credential), with `verified` already smoked. */
 async function bench(options: { configured: Cloud[]; verified?: Cloud[]; env?: Record<string, string>; localEnv?: Record<string, string> }): Promise<Bench> {
-  const h = openHarness();
+  const h = await openHarness();
   const env: Record<string, string> = { ...options.env };
   for (const name of options.configured) Object.assign(env, emulators[name].env);
   const store = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1000 });

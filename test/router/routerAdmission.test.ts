@@ -57,7 +57,7 @@ interface Bench {
 async function bench(
   options: { configured?: RoutableProvider[]; verified?: RoutableProvider[]; noChromium?: boolean; failOn?: RoutableProvider } = {},
 ): Promise<Bench> {
-  const h = openHarness();
+  const h = await openHarness();
   const store = openSqliteProviderStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1_000 });
   for (const name of options.verified ?? []) await store.recordSmoke({ provider: name, operationId: "smoke", status: "PASS", errorCode: null });
   const provider = (name: RoutableProvider): BrowserProvider => ({

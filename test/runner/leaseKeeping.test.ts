@@ -65,7 +65,7 @@ async function watchForExpiredLeases(h: Harness, done: Promise<unknown>): Promis
 
 describe("leases under load", () => {
   test("a renewal that falls due while a slow cancel poll is in flight goes when the poll returns, never a heartbeat later: a long attempt keeps its lease", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const fake = createFakeExecutor();
     const events: RunnerEvent[] = [];
     try {
@@ -97,7 +97,7 @@ describe("leases under load", () => {
   });
 
   test("the lease is still renewed while a finished attempt's outcome is being kept: it is resolved once, by its runner", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const fake = createFakeExecutor();
     const events: RunnerEvent[] = [];
     try {
@@ -120,7 +120,7 @@ describe("leases under load", () => {
 
   test("a write whose lease ran out before its runner renewed it (nobody recovered it yet) is refused at the boundary: nothing sent, BLOCKED, and the reason says the runner was alive", async () => {
     const clock = manualClock();
-    const h = openHarness({ clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     const events: RunnerEvent[] = [];
     let sent = 0;
     try {
@@ -165,7 +165,7 @@ describe("leases under load", () => {
 
   test("a read whose lease ran out while its runner was stalled: the renewal is refused, the runner stops it and requeues it itself, and the next attempt completes it once", async () => {
     const clock = manualClock();
-    const h = openHarness({ clock: clock.now });
+    const h = await openHarness({ clock: clock.now });
     const events: RunnerEvent[] = [];
     const fake = createFakeExecutor();
     try {

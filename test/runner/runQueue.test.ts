@@ -10,7 +10,7 @@ import { createFakeExecutor } from "../operations/support/fakeExecutor.js";
 import { manualClock, openHarness, REVERSIBLE_WRITES_UNATTENDED } from "../operations/support/harness.js";
 import { readTask, writeTask } from "../operations/support/tasks.js";
 
-async function receiptOf(h: ReturnType<typeof openHarness>, id: string) {
+async function receiptOf(h: Awaited<ReturnType<typeof openHarness>>, id: string) {
   const collected = await h.service.collect(id);
   assert.ok(collected.ok, JSON.stringify(collected));
   return collected;
@@ -20,7 +20,7 @@ describe("runQueue: retry and write rules", () => {
   test("a read_only failure is retried once after the retry delay, and the receipt counts both attempts", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, retryDelayMs: 10 * SECOND } });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, retryDelayMs: 10 * SECOND } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail-once"));
@@ -52,7 +52,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("a read_only task that keeps failing for a reason a retry can fix stops after max attempts with FAIL, and says why it stopped", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "provider-down"));
@@ -71,7 +71,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("a read_only expectation that failed on a loaded page is final at once: one attempt, retry.decision final", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id, "fail"));
@@ -92,7 +92,7 @@ describe("runQueue: retry and write rules", () => {
   });
   test("a write that fails before its boundary ends BLOCKED and is never retried", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id, "write-fail-before"));
@@ -109,7 +109,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("a write that fails after its boundary ends UNCERTAIN and is never retried", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id, "write-fail-after"));
@@ -126,7 +126,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("a write whose expectation fails after it ran to the end is a FAIL, not retried", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id, "fail"));
@@ -141,7 +141,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("an executor that throws instead of returning yields a receipt (internal_error), never a stuck operation", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const readId = randomUUID();
       const writeId = randomUUID();
@@ -160,7 +160,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("runQueue stops at max and at the budget, and leaves the rest queued", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       for (let i = 0; i < 5; i += 1) await h.service.submit(readTask());
       const limited = await h.service.runQueue({ max: 2 });
@@ -179,7 +179,7 @@ describe("runQueue: retry and write rules", () => {
 
   test("a stored task edited behind errand's back is not run: BLOCKED journal_tampered", async () => {
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -201,7 +201,7 @@ describe("runQueue: retry and write rules", () => {
 describe("leases: fencing and recovery", () => {
   test("a runner that lost its lease can neither cross the boundary, renew, nor finish; the new owner can", async () => {
     const clock = manualClock();
-    const h = openHarness({ clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(writeTask(id));
@@ -241,7 +241,7 @@ describe("leases: fencing and recovery", () => {
   test("an expired read_only lease goes back to the queue, counts as an attempt, and the operation completes once", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -274,7 +274,7 @@ describe("leases: fencing and recovery", () => {
   test("an expired lease on a read_only operation with no attempts left ends FAIL lease_expired", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, maxAttempts: 1 } });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: { ...REVERSIBLE_WRITES_UNATTENDED, maxAttempts: 1 } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -293,7 +293,7 @@ describe("leases: fencing and recovery", () => {
   test("an expired lease on a write past its boundary ends UNCERTAIN; before it, BLOCKED; neither is retried", async () => {
     const clock = manualClock();
     const fake = createFakeExecutor();
-    const h = openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
+    const h = await openHarness({ execute: fake.execute, clock: clock.now, config: REVERSIBLE_WRITES_UNATTENDED });
     try {
       const crossed = randomUUID();
       const notCrossed = randomUUID();
@@ -324,7 +324,7 @@ describe("leases: fencing and recovery", () => {
       await gate;
       return fake.execute(task, context);
     };
-    const h = openHarness({ execute: slow, config: { ...REVERSIBLE_WRITES_UNATTENDED, leaseMs: 600, cancelPollMs: 100 } });
+    const h = await openHarness({ execute: slow, config: { ...REVERSIBLE_WRITES_UNATTENDED, leaseMs: 600, cancelPollMs: 100 } });
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
@@ -363,7 +363,7 @@ describe("leases: fencing and recovery", () => {
       await context.beforeMutationBoundary();
       return new Promise(() => undefined);
     };
-    const h = openHarness({ execute: stubborn, config: { ...REVERSIBLE_WRITES_UNATTENDED, browserTimeoutMs: 300, leaseMs: 600 } });
+    const h = await openHarness({ execute: stubborn, config: { ...REVERSIBLE_WRITES_UNATTENDED, browserTimeoutMs: 300, leaseMs: 600 } });
     try {
       const overrun = randomUUID();
       const stuck = randomUUID();
@@ -389,7 +389,7 @@ describe("leases: fencing and recovery", () => {
         ["abandoned"],
       );
       await sleep(700);
-      const rescue = await h.reopen(fake.execute).service.runQueue();
+      const rescue = await (await h.reopen(fake.execute)).service.runQueue();
       assert.deepEqual(
         rescue.recovered.map((r) => [r.operationId, r.phase]),
         [[stuck, "uncertain"]],

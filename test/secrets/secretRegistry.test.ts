@@ -16,8 +16,8 @@ import { openHarness } from "../operations/support/harness.js";
 
 const CANARY = "Canary-Registry-7731";
 
-function openRegistry(env: NodeJS.ProcessEnv = {}) {
-  const h = openHarness();
+async function openRegistry(env: NodeJS.ProcessEnv = {}) {
+  const h = await openHarness();
   const store = openSqliteSecretStore({ path: h.dbPath, sealer: h.sealer, busyTimeoutMs: 1000 });
   const registry = createSecretRegistry({ store, box: createSealedBox(deriveSubkey(h.key, "secrets")), env, errandHome: h.home });
   return {
@@ -43,7 +43,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 
 describe("secret registry", () => {
   test("secretRegistry stores a value encrypted: no plaintext in any file under ERRAND_HOME; reveal gives it back with its sites", async () => {
-    const r = openRegistry();
+    const r = await openRegistry();
     try {
       const set = await r.registry.set("portal", ["https://Portal.example.com/", "http://127.0.0.1:8080"], { kind: "stored", value: CANARY });
       assert.equal(set.created, true);
@@ -66,7 +66,7 @@ describe("secret registry", () => {
   });
 
   test("secretRegistry journals secret_changed with name, sites and source kind only", async () => {
-    const r = openRegistry();
+    const r = await openRegistry();
     try {
       await r.registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: CANARY });
       await r.registry.set("portal", ["https://portal.example.com", "https://*.example.org"], { kind: "stored", value: `${CANARY}-2` });
@@ -89,7 +89,7 @@ describe("secret registry", () => {
   });
 
   test("secretRegistry: widening a secret's sites in the database makes it unreadable, not re-bound", async () => {
-    const r = openRegistry();
+    const r = await openRegistry();
     try {
       await r.registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: CANARY });
       await r.registry.set("other", ["https://other.example.com"], { kind: "stored", value: `${CANARY}-other` });
@@ -111,7 +111,7 @@ describe("secret registry", () => {
   });
 
   test("secretRegistry under another master key cannot open what was stored", async () => {
-    const r = openRegistry();
+    const r = await openRegistry();
     try {
       await r.registry.set("portal", ["https://portal.example.com"], { kind: "stored", value: CANARY });
       const store = openSqliteSecretStore({ path: r.h.dbPath, sealer: r.h.sealer, busyTimeoutMs: 1000 });
@@ -125,7 +125,7 @@ describe("secret registry", () => {
 
   test("secretRegistry refuses errand's own and provider variables, files under ERRAND_HOME, and short values", async () => {
     const env = { ERRAND_OWNER_PASSWORD: CANARY, KERNEL_API_KEY: CANARY, PORTAL_PW: CANARY, SHORT: "1234", PIN_SPACED: "12 34 56 7" };
-    const r = openRegistry(env);
+    const r = await openRegistry(env);
     try {
       const sites = ["https://portal.example.com"];
       for (const variable of [
@@ -161,7 +161,7 @@ describe("secret registry", () => {
 
   test("secretRegistry reads --from-env and --from-file sources at use: unset is secret_missing, one trailing newline dropped", async () => {
     const env: NodeJS.ProcessEnv = {};
-    const r = openRegistry(env);
+    const r = await openRegistry(env);
     try {
       const sites = ["https://portal.example.com"];
       const set = await r.registry.set("fromEnv", sites, { kind: "env", variable: "LATER_VAR" });

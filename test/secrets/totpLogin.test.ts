@@ -16,7 +16,7 @@ import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
 import { createLocalProvider } from "../../src/providers/local/localProvider.js";
 import { createSecretRegistry } from "../../src/secrets/createSecretRegistry.js";
-import { sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
+import { sqliteStorePath } from "../../src/store/sqlite/sqliteStorePath.js";
 import { makeContext, makeTask } from "../executor/attemptSupport.js";
 import { loopbackGuard } from "../executor/loopbackGuard.js";
 import { startRecordingServer } from "../fixtures/fixtureSite.js";

@@ -7,14 +7,14 @@ import { randomBytes } from "node:crypto";
 import { after, describe, test } from "node:test";
 import { openSqliteDatabase } from "../../src/store/sqlite/sqliteBinding.js";
 import { openOperationStore, openSiteStoreAt } from "../../src/app/openStores.js";
-import type { StoreLocation } from "../../src/app/openStores.js";
+import type { StoreLocation } from "../../src/app/storeLocation.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import { verifyJournal } from "../../src/journal/verifyJournal.js";
 import { deriveSubkey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
 import { createSiteRegistry } from "../../src/sites/createSiteRegistry.js";
 import { SiteError } from "../../src/sites/siteTypes.js";
-import { sqliteStorePath } from "../../src/store/sqlite/openSqliteStore.js";
+import { sqliteStorePath } from "../../src/store/sqlite/sqliteStorePath.js";
 import { dropSchemas, freshPostgresLocation, testDatabase, withSchemaClient } from "../fixtures/testPostgres.js";
 import { makeTempHome } from "../operations/support/harness.js";
 

@@ -26,7 +26,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
   describe(`access store (${backend})`, skip === undefined ? {} : { skip }, () => {
     test("codes and refresh tokens work once; a replay revokes the family; the journal verifies before and after compaction", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const access = openAccessStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       try {
         await access.registerClient(
@@ -77,7 +77,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("a refresh retried within the grace window with the pair its exchange created changes nothing; after the window, or once that pair was used, it revokes; racing retries make one rotation", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const access = openAccessStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       const later = () => clock.now() + 3_600_000;
       const start = async (familyId: string, first: number) => {

@@ -13,7 +13,7 @@ import { deriveSubkey } from "../../src/keys/loadKey.js";
 import { createSealedBox } from "../../src/keys/sealedBox.js";
 import { createSecretRegistry } from "../../src/secrets/createSecretRegistry.js";
 import { SecretError } from "../../src/secrets/secretTypes.js";
-import type { StoreLocation } from "../../src/app/openStores.js";
+import type { StoreLocation } from "../../src/app/storeLocation.js";
 import { hashOwnerPassword, verifyOwnerPassword } from "../../src/interfaces/http/oauth/ownerPassword.js";
 import { RowTamperedError } from "../../src/store/storeErrors.js";
 import { migrate } from "../../src/store/sqlite/migrate.js";
@@ -48,18 +48,22 @@ function sqlFor(location: StoreLocation): Sql {
       }
     };
   }
-  return async (text) => (await withSchemaClient(location.url, location.schema, (client) => client.query(text))).rows as Record<string, unknown>[];
+  return async (text) =>
+    (await withSchemaClient(location.url, location.backend === "postgres" ? location.schema : undefined, (client) => client.query(text))).rows as Record<
+      string,
+      unknown
+    >[];
 }
 
 /** A fresh store: a SQLite file, or a fresh PostgreSQL database (so the CLI can reach it by URL alone). */
 async function openBackend(backend: "sqlite" | "postgres"): Promise<{ h: Harness; env: Record<string, string> }> {
   if (backend === "sqlite") {
-    const h = openHarness();
+    const h = await openHarness();
     return { h, env: baseEnv({ ERRAND_HOME: h.home }) };
   }
   const fresh = await freshTestDatabase(database.url ?? "", "errand_rows");
   dropped.push(() => fresh.drop());
-  const h = openHarness({ location: { backend: "postgres", url: fresh.url } });
+  const h = await openHarness({ location: { backend: "postgres", url: fresh.url } });
   return { h, env: baseEnv({ ERRAND_HOME: h.home, ERRAND_DATABASE_URL: fresh.url }) };
 }
 
@@ -315,7 +319,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
 describe("rows that exist when the MAC column is added", () => {
   test("are given their MACs by the migration, with the key, and keep working", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     // Every migration before the first that adds a MAC column (later ones may assume those columns).
     const firstAuthenticating = Math.min(...MIGRATIONS.filter((m) => (m.authenticates ?? []).length > 0).map((m) => m.version));
     const before = MIGRATIONS.filter((m) => m.version < firstAuthenticating);
@@ -345,7 +349,7 @@ describe("rows that exist when the MAC column is added", () => {
 
 describe("doctor under another key", () => {
   test("says the rows were not checked because the key is not the journal's, instead of listing every row as tampered", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const access = openAccessStoreAt(h.location, { sealer: h.sealer });
     try {
       await access.createApiToken({ tokenId: "tok_a", name: "a", tokenHash: "h-a" });

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { StoreLocation } from "../../src/app/openStores.js";
+import type { StoreLocation } from "../../src/app/storeLocation.js";
 import {
   openAccessStoreAt,
   openFileStoreAt,
@@ -220,12 +220,12 @@ async function populate(h: Harness, clock: { advance(ms: number): void }): Promi
   return { heldId, artifactId };
 }
 
-function openHome(backend: Backend) {
+async function openHome(backend: Backend) {
   const clock = manualClock(Date.now());
   const fake = createFakeExecutor();
   const home = makeHome();
   const location = backend.location(home);
-  const h = openHarness({
+  const h = await openHarness({
     home,
     clock: clock.now,
     execute: fake.execute,
@@ -257,7 +257,7 @@ async function rotate(h: Harness, next: Buffer, reseal: Resealers = createReseal
 for (const backend of backends) {
   describe(`key rotation in the store (${backend.name})`, backend.skip === undefined ? {} : { skip: backend.skip }, () => {
     test("everything sealed or MAC'd moves to the new key in one transaction; the old key opens and verifies nothing; the journal records the handover", async () => {
-      const { h, clock } = openHome(backend);
+      const { h, clock } = await openHome(backend);
       try {
         const { heldId, artifactId } = await populate(h, clock);
         const before = await verifyJournal(h.store, h.sealer);
@@ -359,7 +359,7 @@ for (const backend of backends) {
     });
 
     test("refused, nothing changed: an unfinished operation, a row that fails its MAC, a journal that does not verify", async () => {
-      const { h, clock } = openHome(backend);
+      const { h, clock } = await openHome(backend);
       try {
         await populate(h, clock);
         const unchanged = async () => {
@@ -400,7 +400,7 @@ for (const backend of backends) {
     });
 
     test("a failure part-way (a secret that does not open after others were re-sealed) rolls everything back: the old key stays fully in force", async () => {
-      const { h, clock } = openHome(backend);
+      const { h, clock } = await openHome(backend);
       try {
         await populate(h, clock);
         const next = randomBytes(32);
@@ -431,7 +431,7 @@ for (const backend of backends) {
     });
 
     test("submits racing the rotation from a process holding the old key are either in it (re-signed) or refused: the journal verifies under the new key", async () => {
-      const { h, clock } = openHome(backend);
+      const { h, clock } = await openHome(backend);
       try {
         await populate(h, clock);
         const next = randomBytes(32);
@@ -487,7 +487,7 @@ for (const backend of backends) {
     });
 
     test("evidence that could never be served is dropped, not carried: a held result that does not open under the old key", async () => {
-      const { h, clock } = openHome(backend);
+      const { h, clock } = await openHome(backend);
       try {
         const { heldId } = await populate(h, clock);
         const held = await h.store.readOperation(heldId);

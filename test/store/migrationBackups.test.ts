@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { openOperationStore, storeLocationFor } from "../../src/app/openStores.js";
+import { openOperationStore } from "../../src/app/openStores.js";
+import { storeLocationFor } from "../../src/app/storeLocation.js";
 import { resolveRuntimeConfig } from "../../src/config/runtimeConfig.js";
 import { createJournalSealer } from "../../src/journal/createJournalSealer.js";
 import { deriveSubkey, loadOrCreateMasterKey } from "../../src/keys/loadKey.js";

@@ -22,7 +22,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
   const where = () => (backend === "postgres" && database.url !== undefined ? { location: freshPostgresLocation(database.url, schemas) } : {});
   describe(`owner files (${backend})`, skip === undefined ? {} : { skip }, () => {
     test("add, replace, list without bytes, read back byte for byte, remove; the row holds only sealed bytes", async () => {
-      const h = openHarness(where());
+      const h = await openHarness(where());
       const store = openFileStoreAt(h.location, { sealer: h.sealer });
       const other = openFileStoreAt(h.location, { sealer: h.sealer });
       try {
@@ -80,7 +80,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     });
 
     test("a bad name or a file over the limit is refused with its code and nothing is stored", async () => {
-      const h = openHarness(where());
+      const h = await openHarness(where());
       const store = openFileStoreAt(h.location, { sealer: h.sealer });
       try {
         const files = createOwnerFiles(store, createSealedBox(deriveSubkey(h.key, "owner-files")));

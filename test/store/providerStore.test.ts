@@ -34,7 +34,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
   describe(`ProviderStore (${backend})`, skip === undefined ? {} : { skip }, () => {
     test("slots are capped across connections, and a released slot is taken again", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const a = openProviderStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       const b = openProviderStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       try {
@@ -69,7 +69,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("the budget counts booked usage and live reservations; a slot that would pass the cap is refused", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const store = openProviderStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       try {
         const budget = { limit: 3, sinceMs: 0 };
@@ -90,7 +90,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("a slot whose holder crashed frees itself at its expiry and its reservation is booked as usage", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const store = openProviderStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       try {
         const expiresMs = clock.now() + 40 * SECOND;
@@ -110,7 +110,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     test("smoke results and credential refusals are journaled and the journal still verifies; a back-off never shortens", async () => {
       const clock = manualClock();
-      const h = openHarness({ clock: clock.now, ...where() });
+      const h = await openHarness({ clock: clock.now, ...where() });
       const store = openProviderStoreAt(h.location, { sealer: h.sealer, clock: clock.now });
       try {
         const passed = await store.recordSmoke({ provider: "kernel", operationId: "op-1", status: "PASS", errorCode: null });

@@ -36,11 +36,11 @@ describe("SQLite store", () => {
   });
 
   test("reopening applies nothing twice and keeps the data", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     try {
       const id = randomUUID();
       await h.service.submit(readTask(id));
-      const again = h.reopen();
+      const again = await h.reopen();
       const inspected = await again.service.inspect(id);
       assert.ok(inspected.ok);
       assert.equal(await again.store.schemaVersion(), LATEST_SCHEMA_VERSION);
@@ -82,8 +82,8 @@ describe("SQLite store", () => {
   });
 
   test("two connections claiming the same queue never get the same operation", async () => {
-    const h = openHarness();
-    const other = h.reopen();
+    const h = await openHarness();
+    const other = await h.reopen();
     try {
       for (let i = 0; i < 40; i += 1) await h.service.submit(readTask());
       const claimed: string[] = [];

@@ -1,5 +1,5 @@
 import type { HomeAccess } from "../../app/masterKey.js";
-import type { OpenedAccess } from "../../app/openAccess.js";
+import type { OpenedAccess } from "../../app/ownerRegistries.js";
 import type { CommandContext } from "./commandContext.js";
 import type { OpenedOperations } from "./openOperations.js";
 import { openOperations } from "./openOperations.js";

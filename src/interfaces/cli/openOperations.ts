@@ -15,7 +15,7 @@ export type OpenedOperations = Errand;
  * (notices on stderr, revealed values scrubbed from output) and, for commands that run attempts,
  * how each attempt is wrapped and how runner events are shown.
  */
-export function openOperations(
+export async function openOperations(
   ctx: CommandContext,
   options: {
     executor?: ExecutorSource;
@@ -25,7 +25,7 @@ export function openOperations(
     allowPrivate?: readonly string[];
     longLived?: boolean;
   } = {},
-): OpenedOperations {
+): Promise<OpenedOperations> {
   return createErrand({
     env: ctx.env,
     executor: options.executor ?? createExecutor,

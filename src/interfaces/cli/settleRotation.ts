@@ -15,7 +15,7 @@ export async function settleRotationBeforeCommand(errandHome: string, env: NodeJ
   const [{ settleInterruptedRotation }, { resolveRuntimeConfig }, { storeLocationFor }] = await Promise.all([
     import("../../rotation/settleInterruptedRotation.js"),
     import("../../config/runtimeConfig.js"),
-    import("../../app/openStores.js"),
+    import("../../app/storeLocation.js"),
   ]);
   const config = resolveRuntimeConfig(env);
   const settled = await settleInterruptedRotation(config.errandHome, storeLocationFor(config));

@@ -13,12 +13,12 @@ import { printFailure } from "./operationOutput.js";
 export async function withOperations(
   ctx: CommandContext,
   body: (opened: OpenedOperations) => Promise<number>,
-  open: (ctx: CommandContext) => OpenedOperations = openOperations,
+  open: (ctx: CommandContext) => Promise<OpenedOperations> = openOperations,
 ): Promise<number> {
   const json = flagOption(ctx, "json");
   let opened: OpenedOperations;
   try {
-    opened = open(ctx);
+    opened = await open(ctx);
   } catch (error) {
     return printSetupError(error, json);
   }

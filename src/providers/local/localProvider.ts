@@ -1,4 +1,3 @@
-import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { clearProxyWeakeningEnv, LOCKED_DOWN_CHROMIUM_ARGS, PROXIED_CHROMIUM_ARGS, sandboxNotice } from "./chromiumLaunch.js";
 import { CHROMIUM_INSTALL_HINT, findChromium } from "./findChromium.js";
@@ -153,6 +152,8 @@ export function createLocalProvider(options: LocalProviderOptions): BrowserProvi
     const refusing = proxied ? await backgroundProxy : null;
     let browser: Browser;
     try {
+      // Loaded at the first launch: a host that never runs a local browser (Deno, Val Town) never loads the library.
+      const { chromium } = await import("playwright-core");
       browser = await chromium.launch({
         executablePath,
         headless: true,

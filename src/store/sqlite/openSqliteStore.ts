@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
@@ -79,11 +78,6 @@ export interface SqliteStoreOptions {
 
 /** Compaction works in batches of this many operations, one short transaction each. */
 const COMPACTION_BATCH = 200;
-
-/** The database file inside ERRAND_HOME. */
-export function sqliteStorePath(errandHome: string): string {
-  return join(errandHome, "errand.db");
-}
 
 /**
  * Opens (creating and migrating when needed) the SQLite store: WAL so readers never block the

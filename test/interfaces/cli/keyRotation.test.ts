@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { openFileStoreAt, openKeyRotationStoreAt, openSecretStoreAt } from "../../../src/app/openStores.js";
 import { createResealers } from "../../../src/rotation/createResealers.js";
-import type { StoreLocation } from "../../../src/app/openStores.js";
+import type { StoreLocation } from "../../../src/app/storeLocation.js";
 import { createOwnerFiles } from "../../../src/files/createOwnerFiles.js";
 import { deriveSubkey, readHexKeyFile } from "../../../src/keys/loadKey.js";
 import { createSealedBox } from "../../../src/keys/sealedBox.js";

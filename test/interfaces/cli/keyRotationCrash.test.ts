@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { openFileStoreAt, openKeyRotationStoreAt, openSecretStoreAt, readJournalKeyIdAt } from "../../../src/app/openStores.js";
-import type { StoreLocation } from "../../../src/app/openStores.js";
+import type { StoreLocation } from "../../../src/app/storeLocation.js";
 import { createOwnerFiles } from "../../../src/files/createOwnerFiles.js";
 import { deriveSubkey, readHexKeyFile } from "../../../src/keys/loadKey.js";
 import { formerKeyPath, pendingKeyPath, rotationLockPath, writePendingKey } from "../../../src/keys/rotationKeyFiles.js";
@@ -40,7 +40,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 const template = join(scratch, "template");
 
 before(async () => {
-  const h = openHarness({ home: template, execute: createFakeExecutor().execute });
+  const h = await openHarness({ home: template, execute: createFakeExecutor().execute });
   try {
     for (let i = 0; i < OPERATIONS; i += 1) await h.service.submit(readTask(randomUUID()));
     await h.service.runQueue();

@@ -97,7 +97,7 @@ describe("errand provider", () => {
     const home = freshHome();
     const env = { ERRAND_HOME: home, ...kernel.env };
     // provider list only reads: it never creates a key, so the home is started first (as any write command would).
-    await openHarness({ home }).store.close();
+    await (await openHarness({ home })).store.close();
     const before = await states(env);
     assert.deepEqual(Object.keys(before), ["kernel", "browserless", "browserbase", "steel", "local"]);
     assert.equal(before["kernel"]?.state, "UNVERIFIED");
@@ -186,7 +186,7 @@ describe("errand provider", () => {
     // BLOCKED provider_capacity behind the other three; the cap, not the wait, is what this tests.
     const env = { ERRAND_HOME: home, ...kernel.env, ERRAND_CONCURRENCY_KERNEL: "1", ERRAND_SLOT_WAIT_MS: "60000" };
     const sessionsBefore = new Set(kernel.core.sessions.keys());
-    const h = openHarness({ home });
+    const h = await openHarness({ home });
     const ids: string[] = [];
     try {
       for (let i = 0; i < 4; i += 1) {
@@ -241,7 +241,7 @@ describe("errand provider", () => {
     assert.equal(most, 1, "the cap of 1 held although two runners ran at once");
 
     // The attempt history, as inspect derives it from the journal.
-    const reader = openHarness({ home });
+    const reader = await openHarness({ home });
     const attempts: { runnerId: string; startedMs: number; endedMs: number; outcome: string | null }[] = [];
     try {
       for (const id of ids) {

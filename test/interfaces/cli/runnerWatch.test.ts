@@ -14,7 +14,7 @@ import { capturingOutput } from "../../support/errandInProcess.js";
 
 describe("errand runner --watch", () => {
   test("runs queued work with --concurrency attempts at once until --budget-ms passes, and reports every attempt", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const fake = createFakeExecutor();
     let running = 0;
     let most = 0;

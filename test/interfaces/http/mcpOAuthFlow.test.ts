@@ -5,54 +5,14 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { readTask, writeTask } from "../../operations/support/tasks.js";
 import { CALLBACK, OWNER_PASSWORD, startAppServer } from "./support/appHarness.js";
 import type { AppHarness } from "./support/appHarness.js";
 import { answerConsent, openConsent } from "./support/oauthDance.js";
-
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  get redirectUrl(): string {
-    return CALLBACK;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "sdk-e2e-client",
-      redirect_uris: [CALLBACK],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+import { TestOAuthProvider } from "./support/sdkOAuthProvider.js";
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -67,7 +27,7 @@ async function postForm(url: string, fields: Record<string, string>): Promise<{ 
 
 describe("MCP over OAuth with the SDK client", { timeout: 60_000 }, () => {
   let server: AppHarness & { origin: string };
-  const provider = new TestOAuthProvider();
+  const provider = new TestOAuthProvider(CALLBACK);
   let client: Client;
 
   before(async () => {

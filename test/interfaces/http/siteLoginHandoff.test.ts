@@ -19,7 +19,7 @@ import { resolveRuntimeConfig } from "../../../src/config/runtimeConfig.js";
 import { buildRoutedExecutor } from "../../../src/app/buildRoutedExecutor.js";
 import type { RoutedExecutor } from "../../../src/app/buildRoutedExecutor.js";
 import { openSites } from "../../../src/app/openSites.js";
-import type { OpenedSites } from "../../../src/app/openSites.js";
+import type { OpenedSites } from "../../../src/app/ownerRegistries.js";
 import { LoginHandoffs } from "../../../src/interfaces/http/owner/loginHandoffs.js";
 import { loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
 import { findChromium } from "../../../src/providers/local/findChromium.js";

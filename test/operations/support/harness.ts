@@ -14,9 +14,9 @@ import type { JournalSealer } from "../../../src/journal/createJournalSealer.js"
 import { deriveSubkey, loadOrCreateMasterKey } from "../../../src/keys/loadKey.js";
 import type { OperationsService } from "../../../src/operations/serviceTypes.js";
 import type { RunnerEvent } from "../../../src/runner/runnerTypes.js";
-import type { StoreLocation } from "../../../src/app/openStores.js";
+import type { StoreLocation } from "../../../src/app/storeLocation.js";
 import type { OwnerFileRegistry } from "../../../src/files/createOwnerFiles.js";
-import { sqliteStorePath } from "../../../src/store/sqlite/openSqliteStore.js";
+import { sqliteStorePath } from "../../../src/store/sqlite/sqliteStorePath.js";
 import type { ArtifactStore } from "../../../src/store/ArtifactStore.js";
 import type { Store } from "../../../src/store/Store.js";
 import type { SecretRegistry } from "../../../src/secrets/createSecretRegistry.js";
@@ -56,7 +56,7 @@ export interface Harness {
   /** The owner's upload files in the same store (opened on first use), as errand file add writes them; submit reads them. */
   files(): OwnerFileRegistry;
   /** Puts errand together again on the same files (another "process"), closed with the harness. */
-  reopen(execute?: ExecuteTask): { store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined };
+  reopen(execute?: ExecuteTask): Promise<{ store: Store; service: OperationsService; artifactStore: ArtifactStore | undefined }>;
   close(): Promise<void>;
 }
 
@@ -71,15 +71,15 @@ export function makeTempHome(): string {
   return mkdtempSync(join(tmpdir(), "errand-ops-"));
 }
 
-export function openHarness(
+export async function openHarness(
   options: { home?: string; clock?: () => number; execute?: ExecuteTask; config?: Partial<RuntimeConfig>; runnerId?: string; location?: StoreLocation } = {},
-): Harness {
+): Promise<Harness> {
   const home = options.home ?? makeTempHome();
   const key = loadOrCreateMasterKey(home);
   const events: RunnerEvent[] = [];
   const opened: Errand[] = [];
-  const open = (execute?: ExecuteTask): Errand => {
-    const errand = createErrand({
+  const open = async (execute?: ExecuteTask): Promise<Errand> => {
+    const errand = await createErrand({
       env: { ERRAND_HOME: home },
       config: { retryDelayMs: 0, ...options.config },
       // A harness opened without an executor must never fall back to errand's own browsers.
@@ -92,7 +92,7 @@ export function openHarness(
     opened.push(errand);
     return errand;
   };
-  const first = open(options.execute);
+  const first = await open(options.execute);
   return {
     home,
     dbPath: sqliteStorePath(home),
@@ -107,8 +107,8 @@ export function openHarness(
     events,
     secrets: () => first.secretRegistry(),
     files: () => first.fileRegistry(),
-    reopen(execute) {
-      const again = open(execute);
+    async reopen(execute) {
+      const again = await open(execute);
       return { store: again.store, service: again.service, artifactStore: again.artifactStore };
     },
     async close() {

@@ -1,6 +1,6 @@
 // A harness on a fresh PostgreSQL database, shared by the tests that start runner processes on it.
 // Not a test file.
-import type { StoreLocation } from "../../../src/app/openStores.js";
+import type { StoreLocation } from "../../../src/app/storeLocation.js";
 import { freshTestDatabase } from "../../fixtures/testPostgres.js";
 import type { Harness } from "./harness.js";
 import { openHarness } from "./harness.js";
@@ -11,7 +11,7 @@ export type PostgresHarness = Harness & { databaseUrl: string };
 export async function openPostgresHarness(url: string, prefix: string): Promise<PostgresHarness> {
   const fresh = await freshTestDatabase(url, prefix);
   const location: StoreLocation = { backend: "postgres", url: fresh.url };
-  const h = openHarness({ location });
+  const h = await openHarness({ location });
   return {
     ...h,
     databaseUrl: fresh.url,

@@ -47,7 +47,7 @@ async function runBackup(ctx: CommandContext): Promise<number> {
   }
   const [{ backupSqliteDatabase, BackupError }, { sqliteStorePath }] = await Promise.all([
     import("../../../store/sqlite/sqliteBackup.js"),
-    import("../../../store/sqlite/openSqliteStore.js"),
+    import("../../../store/sqlite/sqliteStorePath.js"),
   ]);
   try {
     const facts = await backupSqliteDatabase(sqliteStorePath(config.errandHome), out);

@@ -1,7 +1,7 @@
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { startDemoSite, DEMO_PASSWORD } from "../../../demo/demoSite.js";
 import { DEMO_SECRET_NAME, demoLookalikeTask, demoReadTask, demoWriteTask } from "../../../demo/demoTasks.js";
-import { storeLocationFor } from "../../../app/openStores.js";
+import { storeLocationFor } from "../../../app/storeLocation.js";
 import { masterKeyFor } from "../../../app/masterKey.js";
 import type { Receipt } from "../../../receipt/receiptTypes.js";
 import type { BuiltExecutor } from "../../../app/buildExecutor.js";

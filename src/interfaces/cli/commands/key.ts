@@ -1,4 +1,5 @@
-import { storeLocationFor } from "../../../app/openStores.js";
+import { storeLocationFor } from "../../../app/storeLocation.js";
+import type { StoreLocation } from "../../../app/storeLocation.js";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { KeyRotationRecord } from "../../../journal/verifyKeyHandovers.js";
 import { masterKeyPath } from "../../../keys/loadKey.js";
@@ -159,7 +160,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function printRotation(done: RotationDone, json: boolean, backend: "sqlite" | "postgres"): void {
+function printRotation(done: RotationDone, json: boolean, backend: StoreLocation["backend"]): void {
   const reclaimed = typeof done.reclaimed === "string" ? done.reclaimed : "failed";
   const next = [
     ...(backend === "postgres" ? [`copy ${done.keyFile} to every machine that shares this database (mode 0600), then start errand there again`] : []),

@@ -1,4 +1,5 @@
-import { describeStoreLocation, openOperationStore, storeLocationFor } from "../../../app/openStores.js";
+import { openOperationStore } from "../../../app/openStores.js";
+import { describeStoreLocation, storeLocationFor } from "../../../app/storeLocation.js";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import { createJournalSealer } from "../../../journal/createJournalSealer.js";
 import { deriveSubkey } from "../../../keys/loadKey.js";

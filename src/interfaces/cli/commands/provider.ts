@@ -1,5 +1,5 @@
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
-import { storeLocationFor } from "../../../app/openStores.js";
+import { storeLocationFor } from "../../../app/storeLocation.js";
 import { masterKeyFor } from "../../../app/masterKey.js";
 import { CLOUD_PROVIDER_NAMES, isCloudProviderName } from "../../../providers/providerNames.js";
 import type { ProviderStatus } from "../../../router/describeProvider.js";

@@ -45,7 +45,7 @@ async function runRestore(ctx: CommandContext): Promise<number> {
   const home = config.errandHome;
   const [{ restoreSqliteDatabase, inspectSqliteCopy, BackupError }, { sqliteStorePath }] = await Promise.all([
     import("../../../store/sqlite/sqliteBackup.js"),
-    import("../../../store/sqlite/openSqliteStore.js"),
+    import("../../../store/sqlite/sqliteStorePath.js"),
   ]);
   const database = sqliteStorePath(home);
   const refuse = (message: string) => printFailure({ code: "configuration_error", message }, json);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { resolveRuntimeConfig } from "../../../config/runtimeConfig.js";
 import type { ExecuteTask } from "../../../executor/executeTaskTypes.js";
-import { storeLocationFor } from "../../../app/openStores.js";
+import { storeLocationFor } from "../../../app/storeLocation.js";
 import { masterKeyFor } from "../../../app/masterKey.js";
 import type { EphemeralEvidence, Receipt } from "../../../receipt/receiptTypes.js";
 import { parseTaskText } from "../../../task/parseTaskText.js";
@@ -88,7 +88,7 @@ async function runRun(ctx: CommandContext): Promise<number> {
   }
 }
 
-type Service = ReturnType<typeof openOperations>["service"];
+type Service = Awaited<ReturnType<typeof openOperations>>["service"];
 
 /** More rounds than any operation needs (at most ERRAND_MAX_ATTEMPTS attempts, plus waits). */
 const MAX_ROUNDS = 20;

@@ -98,7 +98,7 @@ async function runRunner(ctx: CommandContext, source: ExecutorSource): Promise<n
   }
 }
 
-type Service = ReturnType<typeof openOperations>["service"];
+type Service = Awaited<ReturnType<typeof openOperations>>["service"];
 
 /** One pass: claim and run, one attempt at a time, until nothing is eligible, --max or --budget-ms. */
 async function runOnce(service: Service, max: number | undefined, budgetMs: number | undefined, signal: AbortSignal): Promise<RunQueueReport> {

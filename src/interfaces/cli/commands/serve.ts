@@ -1,4 +1,3 @@
-import { parseAllowPrivate } from "../../../policy/parseAllowPrivate.js";
 import type { HttpLogger } from "../../http/httpLogger.js";
 import { listOption, stringOption } from "../commandContext.js";
 import type { Command, CommandContext } from "../commandContext.js";
@@ -120,44 +119,15 @@ async function serveWith(
 ): Promise<number> {
   const { host, port, publicUrl, allowPrivate, logger } = options;
   // Loaded on demand: the HTTP stack is only needed by this command.
-  const [
-    { resolveServeSettings, parseExtraRedirects, parseMcpAllowedOrigins, ServeSettingsError },
-    { listenNode },
-    { hashOwnerPassword, ownerPasswordProblem },
-    { parseTrustedProxies, TrustedProxiesError },
-  ] = await Promise.all([
+  const [{ resolveServeSettings }, { listenNode }, { readServingEnvironment, ownerSecretReader }, { observeServedAttempts }] = await Promise.all([
     import("../../http/serveSettings.js"),
     import("../../http/serveNode.js"),
-    import("../../http/oauth/ownerPassword.js"),
-    import("../../http/clientAddress.js"),
+    import("../../../app/servingEnvironment.js"),
+    import("../../../app/observeServedAttempts.js"),
   ]);
-
-  let extraRedirects: string[];
-  let mcpAllowedOrigins: string[];
-  let trustedProxies: ReturnType<typeof parseTrustedProxies>;
-  try {
-    extraRedirects = parseExtraRedirects(ctx.env["ERRAND_OAUTH_EXTRA_REDIRECTS"]);
-    mcpAllowedOrigins = parseMcpAllowedOrigins(ctx.env["ERRAND_MCP_ALLOWED_ORIGINS"]);
-    trustedProxies = parseTrustedProxies(ctx.env["ERRAND_TRUSTED_PROXIES"]);
-    resolveServeSettings({ host, port: port === 0 ? 1 : port, ...(publicUrl === undefined ? {} : { publicUrl }) });
-  } catch (error) {
-    if (error instanceof ServeSettingsError || error instanceof TrustedProxiesError)
-      return printFailure({ code: "configuration_error", message: error.message }, false);
-    throw error;
-  }
-  const allowances = parseAllowPrivate([
-    ...allowPrivate,
-    ...(ctx.env["ERRAND_ALLOW_PRIVATE"] ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== ""),
-  ]);
-  if (!allowances.ok) return printFailure({ code: "usage", message: allowances.errors.map((e) => e.message).join("; ") }, false);
-  const envPassword = ctx.env["ERRAND_OWNER_PASSWORD"];
-  if (envPassword !== undefined && envPassword !== "") {
-    const problem = ownerPasswordProblem(envPassword);
-    if (problem !== null) return printFailure({ code: "configuration_error", message: `ERRAND_OWNER_PASSWORD: ${problem}` }, false);
-  }
+  const serving = readServingEnvironment(ctx.env, { host, port, publicUrl }, allowPrivate);
+  if (!serving.ok) return printFailure({ code: serving.code, message: serving.message }, false);
+  const { extraRedirects, mcpAllowedOrigins, trustedProxies } = serving.value;
 
   // The login page a login_required receipt names is on this server's public URL, flag or variable.
   const env = publicUrl === undefined ? ctx.env : { ...ctx.env, ERRAND_PUBLIC_URL: publicUrl };
@@ -172,10 +142,7 @@ async function serveWith(
       process.once("SIGTERM", onSignal);
       let listener: Awaited<ReturnType<typeof listenNode>> | undefined;
       try {
-        // Read at every attempt, so "errand owner set-password" takes effect without a restart
-        // (ERRAND_OWNER_PASSWORD, when set, wins, as documented).
-        const envSecret = envPassword !== undefined && envPassword !== "" ? await hashOwnerPassword(envPassword) : undefined;
-        const ownerSecret = async (): Promise<string | undefined> => envSecret ?? (await access.readOwnerSecret());
+        const ownerSecret = await ownerSecretReader(serving.value.ownerPassword, access);
         if ((await ownerSecret()) === undefined) {
           return printFailure(
             {
@@ -251,31 +218,7 @@ async function serveWith(
         {
           allowPrivate,
           longLived: true,
-          aroundAttempt: (execute) => async (task, context) => {
-            const started = Date.now();
-            const outcome = await execute(task, context);
-            const ms = Date.now() - started;
-            served?.metrics.recordAttempt(outcome.receipt, ms);
-            // One line per attempt: ids, provider, status, duration; never the task's content or page text.
-            logger.info("attempt", {
-              operationId: task.operationId,
-              attempt: context.attempt,
-              provider: outcome.receipt.provider,
-              status: outcome.receipt.status,
-              error: outcome.receipt.error?.code ?? null,
-              ms,
-            });
-            return outcome;
-          },
-          onRunnerEvent: (event) => {
-            if (event.kind === "finished") served?.metrics.recordFinished(event.status, event.provider);
-            else if (event.kind === "recovered") {
-              served?.metrics.recordLeaseRecovery(event.resolution);
-              logger.warn("lease recovered", { operationId: event.operationId, resolution: event.resolution, phase: event.phase });
-            } else if (event.kind === "lease_lost") {
-              logger.warn("lease lost", { operationId: event.operationId, attempt: event.attempt, loss: event.loss, phase: event.phase });
-            }
-          },
+          ...observeServedAttempts(logger, () => served?.metrics),
         },
       ),
   );

@@ -8,7 +8,7 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { openSites } from "../../../app/openSites.js";
-import type { OpenedSites } from "../../../app/openSites.js";
+import type { OpenedSites } from "../../../app/ownerRegistries.js";
 import { printFailure } from "../operationOutput.js";
 import { printErr, printOut } from "../output.js";
 import { UsageError } from "../usageError.js";

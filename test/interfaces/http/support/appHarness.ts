@@ -85,7 +85,7 @@ export const TEST_PROVIDERS: ProviderCapability[] = [{ name: "local", kind: "loc
 
 export async function openAppHarness(options: HarnessOptions = {}): Promise<AppHarness> {
   const fake = createFakeExecutor(options.fixtureOrigin === undefined ? {} : { fixtureOrigin: options.fixtureOrigin });
-  const ops = openHarness({
+  const ops = await openHarness({
     execute: options.execute ?? fake.execute,
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -1,0 +1,35 @@
+import { createPolicyNetworkGuard } from "../executor/policyNetworkGuard.js";
+import type { NetworkGuard } from "../executor/networkGuard.js";
+import { ErrandError } from "../errors/errandError.js";
+import { createDohResolver } from "../policy/dohResolver.js";
+import { parseAllowPrivate } from "../policy/parseAllowPrivate.js";
+import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
+import type { Resolver } from "../policy/resolver.js";
+import { createSystemResolver } from "../policy/systemResolver.js";
+
+/** The operator's network policy: private allowances (flags plus ERRAND_ALLOW_PRIVATE), the resolver and the guard built from them. */
+export interface OperatorNetworkPolicy {
+  resolver: Resolver;
+  allowPrivate: PrivateAllowance[];
+  guard: NetworkGuard;
+}
+
+export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
+  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
+  if (!allowances.ok) throw new ErrandError("usage", allowances.errors.map((e) => e.message).join("; "));
+  const resolver = chooseResolver(env);
+  return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };
+}
+
+/** ERRAND_RESOLVER=doh (default) | system; ERRAND_DOH_URL picks the DNS-over-HTTPS endpoint. */
+function chooseResolver(env: NodeJS.ProcessEnv): Resolver {
+  const kind = env["ERRAND_RESOLVER"] ?? "doh";
+  if (kind === "system") return createSystemResolver();
+  if (kind !== "doh") throw new ErrandError("usage", `ERRAND_RESOLVER must be "doh" or "system", not "${kind}"`);
+  const endpoint = env["ERRAND_DOH_URL"];
+  return createDohResolver(endpoint === undefined || endpoint === "" ? {} : { endpoint });
+}

@@ -1,0 +1,208 @@
+// errand served by Deno (the `deno:serve` script in package.json, run as written there): the real
+// MCP SDK client goes through OAuth (registration, consent with the owner password, tokens) and
+// lists and calls tools over HTTP; one task runs in program mode through the real open-source
+// Browserless server within the request that asked; the interval entry (`deno:runner`) passes over
+// the same libSQL database. The master key and owner password come from the environment and never
+// appear in what the server prints; no key file is written.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { browserlessUnavailable, startBrowserlessServer } from "../fixtures/browserlessServer.js";
+import type { BrowserlessServer } from "../fixtures/browserlessServer.js";
+import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { answerConsent, openConsent } from "../interfaces/http/support/oauthDance.js";
+import { TestOAuthProvider } from "../interfaces/http/support/sdkOAuthProvider.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const DENO_LAUNCHER = createRequire(import.meta.url).resolve("deno/bin.cjs");
+const CALLBACK = "http://127.0.0.1:47998/callback";
+const OWNER_PASSWORD = "deno-owner-password-canary-7f3a";
+const BROWSERLESS_TOKEN = "errand-deno-browserless-token-51c0";
+
+/** The arguments of a package.json script that runs `deno …`, so the test runs exactly what the README tells people to run. */
+function denoScriptArgs(name: string): string[] {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const script = scripts[name];
+  assert.ok(script !== undefined && script.startsWith("deno "), `package.json has a "${name}" script that runs deno`);
+  return script.split(/\s+/).slice(1);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
+
+const unavailable = browserlessUnavailable();
+if (unavailable !== null) process.stderr.write(`notice: skipping the Deno program-mode task: ${unavailable}\n`);
+
+describe("errand on Deno", { timeout: 300_000 }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "errand-deno-server-"));
+  const denoDir = join(scratch, "deno-dir");
+  const key = randomBytes(32).toString("base64");
+  let sites: Awaited<ReturnType<typeof startFixtureSites>>;
+  let browserless: BrowserlessServer | undefined;
+  let server: ChildProcess | undefined;
+  let output = "";
+  let origin = "";
+  let env: NodeJS.ProcessEnv = {};
+  const provider = new TestOAuthProvider(CALLBACK);
+  let client: Client | undefined;
+
+  before(async () => {
+    sites = await startFixtureSites();
+    if (unavailable === null) browserless = await startBrowserlessServer({ token: BROWSERLESS_TOKEN, concurrent: 1, queued: 2, timeoutMs: 30_000 });
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    env = {
+      PATH: process.env["PATH"] ?? "",
+      HOME: denoDir,
+      DENO_DIR: denoDir,
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ERRAND_HOME: join(scratch, "home"),
+      ERRAND_MASTER_KEY: key,
+      ERRAND_OWNER_PASSWORD: OWNER_PASSWORD,
+      ERRAND_DATABASE_URL: `file:${join(scratch, "errand.db")}`,
+      ERRAND_PORT: String(port),
+      ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
+      ERRAND_REQUEST_LIMIT: "2m",
+      ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length),
+      ...(browserless === undefined
+        ? {}
+        : { BROWSERLESS_TOKEN, BROWSERLESS_BASE_URL: browserless.wsBase, ERRAND_MODE_BROWSERLESS: "program", ERRAND_PROVIDER_ORDER: "browserless" }),
+    };
+    // Its own process group: the npm package's launcher starts the deno binary as its child, and a stop must reach both.
+    const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoScriptArgs("deno:serve")], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    server = child;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    const started = Date.now();
+    while (!output.includes("listening on")) {
+      if (child.exitCode !== null) assert.fail(`deno:serve exited ${child.exitCode}:\n${output.slice(-3000)}`);
+      if (Date.now() - started > 120_000) assert.fail(`deno:serve did not listen within 120 s:\n${output.slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  after(async () => {
+    if (process.env["ERRAND_DEBUG_DENO"] === "1") process.stderr.write(output);
+    await client?.close().catch(() => undefined);
+    if (server?.pid !== undefined) {
+      const group = -server.pid;
+      const closed = new Promise((resolve) => server?.once("close", resolve));
+      process.kill(group, "SIGTERM");
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      try {
+        process.kill(group, "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+    }
+    await browserless?.stop();
+    await sites?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("the MCP SDK client gets through OAuth (401, discovery, registration, consent with the owner password, tokens) and lists errand's tools", async () => {
+    assert.match(output, new RegExp(`MCP URL: ${origin}/mcp`));
+    const first = new Client({ name: "deno-e2e", version: "1.0.0" });
+    await assert.rejects(first.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider })), UnauthorizedError);
+    const url = provider.authorizationUrl;
+    assert.ok(url !== undefined && url.toString().startsWith(`${origin}/authorize`));
+    const form = await openConsent(fetch, url.toString());
+    assert.equal(form.status, 200);
+    const wrong = await answerConsent(fetch, origin, form, { decision: "approve", password: "not-the-owner-password" });
+    assert.notEqual(wrong.status, 303, "a wrong owner password grants nothing");
+    const again = await openConsent(fetch, url.toString());
+    const answer = await answerConsent(fetch, origin, again, { decision: "approve", password: OWNER_PASSWORD });
+    assert.equal(answer.status, 303);
+    const code = new URL(answer.headers.get("location") ?? "").searchParams.get("code");
+    assert.ok(code !== null);
+    await new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }).finishAuth(code);
+    assert.ok(provider.saved?.access_token.startsWith("errand_at_"));
+
+    client = new Client({ name: "deno-e2e", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }));
+    assert.equal(client.getServerVersion()?.name, "errand");
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    for (const name of ["errand_run", "errand_collect", "errand_capabilities", "errand_status"]) assert.ok(names.includes(name), name);
+    const caps = (await client.callTool({ name: "errand_capabilities", arguments: {} })) as ToolResult;
+    const limits = caps.structuredContent?.["limits"] as { request?: { limitSeconds: number | null } } | undefined;
+    assert.equal(limits?.request?.limitSeconds, 120, "the request limit this host was given");
+  });
+
+  test(
+    "errand_run: a read task runs in program mode through the real Browserless server within the request, and the receipt PASSes",
+    { skip: unavailable ?? false },
+    async () => {
+      assert.ok(client !== undefined, "the OAuth test ran first");
+      const operationId = randomUUID();
+      const result = (await client.callTool({
+        name: "errand_run",
+        arguments: {
+          task: {
+            schemaVersion: "errand.task.v1",
+            operationId,
+            provider: "browserless",
+            risk: "read_only",
+            target: { url: `${sites.site.origin}/` },
+            steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
+            timeouts: { taskMs: 20_000 },
+          },
+          waitSeconds: 40,
+        },
+      })) as ToolResult;
+      assert.ok(result.structuredContent !== undefined, JSON.stringify(result.content).slice(0, 2000));
+      const receipt = result.structuredContent["receipt"] as { status: string; provider: string; checks?: unknown[] } | undefined;
+      assert.equal(result.structuredContent?.["status"], "completed", JSON.stringify(result.structuredContent).slice(0, 2000));
+      assert.equal(receipt?.status, "PASS", JSON.stringify(receipt).slice(0, 2000));
+      assert.equal(receipt?.provider, "browserless");
+      assert.ok(sites.site.count("/") >= 1, "the page was fetched by Browserless's browser");
+    },
+  );
+
+  test("the interval entry (deno:runner) passes over the same database and reports in counts; no key file anywhere, no secret in the server's output", async () => {
+    const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoScriptArgs("deno:runner")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, out }));
+    });
+    assert.equal(run.code, 0, run.out.slice(-2000));
+    const report = JSON.parse(run.out.trim().split("\n").at(-1) ?? "{}") as { attempts: number; stoppedBecause: string };
+    assert.equal(report.stoppedBecause, "drained");
+    assert.equal(report.attempts, 0, "nothing was left queued for it");
+    assert.equal(existsSync(join(scratch, "home")), false, "ERRAND_HOME was never written: no key file, no errand.db");
+    assert.ok(readdirSync(scratch).includes("errand.db"));
+    for (const canary of [key, OWNER_PASSWORD, BROWSERLESS_TOKEN]) {
+      assert.equal(output.toLowerCase().includes(canary.toLowerCase()), false, "the server's output holds no secret");
+      assert.equal(run.out.toLowerCase().includes(canary.toLowerCase()), false, "the runner's output holds no secret");
+    }
+  });
+});
