@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
 import { BUILD_COMMIT, VERSION, readBuildCommit, versionLine } from "../../src/interfaces/cli/version.js";
 
@@ -70,11 +70,17 @@ describe("release", () => {
     ]) {
       assert.ok(files.includes(needed), `${needed} is packed`);
     }
-    for (const deployFile of readdirSync(new URL("deploy/", root)).filter((name) => !name.startsWith("."))) {
-      assert.ok(files.includes(`deploy/${deployFile}`), `deploy/${deployFile} is packed`);
-    }
+    const deployFiles = readdirSync(new URL("deploy/", root), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
+      .map((entry) => relative(fileURLToPath(root), join(entry.parentPath, entry.name)));
+    for (const deployFile of deployFiles) assert.ok(files.includes(deployFile), `${deployFile} is packed`);
+    // The vals in deploy/valtown are TypeScript a person pastes into Val Town: deploy files, not errand's sources.
     const stray = files.filter(
-      (f) => /^(src|test|bench|scripts|\.ci)\//.test(f) || f.endsWith(".map") || f.endsWith(".d.ts") || (f.endsWith(".ts") && !f.startsWith("dist/")),
+      (f) =>
+        /^(src|test|bench|scripts|\.ci)\//.test(f) ||
+        f.endsWith(".map") ||
+        f.endsWith(".d.ts") ||
+        (f.endsWith(".ts") && !f.startsWith("dist/") && !f.startsWith("deploy/valtown/")),
     );
     assert.deepEqual(stray, []);
     // dist/ is listed only when a build exists (prepack makes one); when it does, it holds the CLI and its build record.
@@ -84,10 +90,15 @@ describe("release", () => {
     }
   });
 
-  test("the package exports createErrand and nothing else: a deep import of an internal module is refused", async () => {
+  test("the package exports createErrand and, for Deno and Val Town, errand/fetch; a deep import of an internal module is refused", async () => {
     const exportsMap = (JSON.parse(readText("package.json")) as { exports: Record<string, string> }).exports;
-    assert.deepEqual(Object.keys(exportsMap).sort(), [".", "./package.json"]);
+    assert.deepEqual(Object.keys(exportsMap).sort(), [".", "./fetch", "./package.json"]);
     assert.equal(exportsMap["."], "./dist/src/index.js");
+    assert.equal(exportsMap["./fetch"], "./dist/src/interfaces/fetch/index.js");
+    assert.equal(import.meta.resolve("errand/fetch"), new URL("dist/src/interfaces/fetch/index.js", root).href);
+    // What the vals in deploy/valtown import from errand/fetch.
+    const fetchSurface = (await import("../../src/interfaces/fetch/index.js")) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(fetchSurface).sort(), ["DEFAULT_DUE_WORK_BUDGET_MS", "openFetchErrand", "runDueWork", "valTownSqliteClient"]);
     // The self-reference resolves through the map, as it would for a program that installed errand.
     assert.equal(import.meta.resolve("errand"), new URL("dist/src/index.js", root).href);
     for (const deep of ["errand/dist/src/app/createErrand.js", "errand/src/app/createErrand.ts", "errand/dist/src/store/sqlite/openSqliteStore.js"]) {
