@@ -32,6 +32,8 @@ function generalHelp(): string {
     "State lives in ERRAND_HOME (default $XDG_STATE_HOME/errand, else ~/.local/state/errand; 'errand doctor' shows it).",
     "With ERRAND_DATABASE_URL=postgres://... (or --database-url on any command) every command uses that PostgreSQL",
     "database instead of ERRAND_HOME/errand.db (the master key stays in ERRAND_HOME/keys); 'errand migrate' sets it up.",
+    "A libSQL URL there (file:PATH, libsql://HOST, https://HOST) keeps tasks, operations and serving in libSQL;",
+    "key rotation, migrate, backup and the provider and owner registry commands refuse it.",
   ].join("\n");
 }
 
@@ -62,7 +64,8 @@ function takeDatabaseUrl(rest: readonly string[]): { args: string[]; databaseUrl
     const arg = rest[i] ?? "";
     if (arg === "--database-url") {
       const value = rest[i + 1];
-      if (value === undefined || value.startsWith("--")) throw new UsageError("--database-url needs a value: postgres://USER@HOST:PORT/DATABASE");
+      if (value === undefined || value.startsWith("--"))
+        throw new UsageError("--database-url needs a value: postgres://USER@HOST:PORT/DATABASE or file:PATH (libSQL)");
       databaseUrl = value;
       i += 1;
     } else if (arg.startsWith("--database-url=")) {
