@@ -99,10 +99,12 @@ export interface Errand {
 }
 
 /**
- * errand's composition root: configuration from the environment, the master key under ERRAND_HOME,
- * the stores (app/openStores picks SQLite or PostgreSQL), the owner's secret, site and file
- * registries, the operations service and the executor. Every entry (each CLI command, `serve`, the
- * benches and the test harnesses) puts errand together here and nowhere else.
+ * errand's composition root: configuration from the environment, the master key (under ERRAND_HOME,
+ * or the one the entry gives), the stores (storeLocation says where: SQLite, PostgreSQL or libSQL;
+ * storePorts opens them), the owner's secret, site and file registries, the operations service and
+ * the executor. Every entry (each CLI command, `serve`, the Deno and Val Town fetch handler, the
+ * benches and the test harnesses) puts errand together here and nowhere else. Async: opening a
+ * store may load its backend's code and, on libSQL, create the schema.
  *
  * The registries are opened only when something needs them (an approval summary naming a secret's
  * sites, a site task's admission), and the executor only when an attempt runs, so a command that

@@ -155,6 +155,32 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     assert.equal(limits?.request?.limitSeconds, 120, "the request limit this host was given");
   });
 
+  test("the owner console: the login page, the owner password, then the dashboard with its sites; REST asks for a token", async () => {
+    const page = await fetch(`${origin}/owner`);
+    assert.equal(page.status, 200);
+    const csrf = /name="csrf" value="([^"]*)"/.exec(await page.text())?.[1] ?? "";
+    const loginCookie = (page.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+    const login = await fetch(`${origin}/owner/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie: loginCookie },
+      body: new URLSearchParams({ csrf, password: OWNER_PASSWORD, next: "/owner" }).toString(),
+      redirect: "manual",
+    });
+    assert.equal(login.status, 303);
+    const session =
+      login.headers
+        .getSetCookie()
+        .find((c) => !c.includes("Max-Age=0"))
+        ?.split(";")[0] ?? "";
+    const dashboard = await fetch(`${origin}/owner`, { headers: { cookie: session } });
+    assert.equal(dashboard.status, 200);
+    assert.match(await dashboard.text(), /Sites/);
+    // REST is there, behind API tokens.
+    const rest = await fetch(`${origin}/v1/status`);
+    assert.equal(rest.status, 401);
+    assert.match(rest.headers.get("www-authenticate") ?? "", /^Bearer/);
+  });
+
   test(
     "errand_run: a read task runs in program mode through the real Browserless server within the request, and the receipt PASSes",
     { skip: unavailable ?? false },
