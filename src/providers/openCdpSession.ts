@@ -62,6 +62,8 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
     });
 
   if (open.signal.aborted) throw new ProviderError("provider_unavailable", `The attempt was cancelled before a ${spec.displayName} session was created.`);
+  // Before anything is created (and billed) at the provider: a host that cannot drive a browser over CDP says so, as its own configuration.
+  const connect = options.connect ?? (await cdpConnector(spec.displayName));
 
   let created: CreatedSession;
   const createTimeoutMs = remaining();
@@ -118,7 +120,7 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
   try {
     if (open.signal.aborted)
       throw new ProviderError("provider_unavailable", `The attempt was cancelled before errand connected to the ${spec.displayName} browser.`);
-    browser = await (options.connect ?? defaultConnect)(created.cdpUrl, connectTimeoutMs);
+    browser = await connect(created.cdpUrl, connectTimeoutMs);
   } catch (error) {
     await endAtProvider(null);
     throw failure(error, "connecting to the browser over CDP", secrets, connectTimeoutMs);
@@ -153,10 +155,22 @@ export async function openCdpSession(spec: CdpSessionSpec, open: OpenSessionOpti
   };
 }
 
-async function defaultConnect(cdpUrl: string, timeoutMs: number): Promise<Browser> {
-  // Loaded at the first CDP connection: program mode and hosts that never open one never load the library.
-  const { chromium } = await import("playwright-core");
-  return chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
+/**
+ * Playwright's CDP connection, its library loaded at the first CDP session, so program mode and
+ * hosts that never open one never load it. A host that cannot load it (Deno without --allow-all,
+ * Val Town) is refused as a configuration error, which leaves the provider's health alone.
+ */
+async function cdpConnector(displayName: string): Promise<(cdpUrl: string, timeoutMs: number) => Promise<Browser>> {
+  let chromium;
+  try {
+    ({ chromium } = await import("playwright-core"));
+  } catch (error) {
+    throw new ProviderError(
+      "configuration_error",
+      `This host cannot load playwright-core, which driving a ${displayName} browser over CDP needs (${(error instanceof Error ? error.message : String(error)).slice(0, 200)}). On Deno or Val Town, run the provider in program mode (ERRAND_MODE_<PROVIDER>=program, Kernel and Browserless).`,
+    );
+  }
+  return (cdpUrl, timeoutMs) => chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
 }
 
 /** Waits for a promise to settle, but no longer than ms; never rejects. */

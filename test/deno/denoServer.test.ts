@@ -20,6 +20,8 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { browserlessUnavailable, startBrowserlessServer } from "../fixtures/browserlessServer.js";
 import type { BrowserlessServer } from "../fixtures/browserlessServer.js";
+import { startCountingListener } from "../fixtures/countingListeners.js";
+import type { CountingListener } from "../fixtures/countingListeners.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { answerConsent, openConsent } from "../interfaces/http/support/oauthDance.js";
 import { TestOAuthProvider } from "../interfaces/http/support/sdkOAuthProvider.js";
@@ -60,6 +62,8 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   const key = randomBytes(32).toString("base64");
   let sites: Awaited<ReturnType<typeof startFixtureSites>>;
   let browserless: BrowserlessServer | undefined;
+  // Where a Steel session would be created: a provider in CDP mode, which this host cannot drive.
+  let steel: CountingListener;
   let server: ChildProcess | undefined;
   let output = "";
   let origin = "";
@@ -69,6 +73,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
 
   before(async () => {
     sites = await startFixtureSites();
+    steel = await startCountingListener("127.0.0.1");
     if (unavailable === null) browserless = await startBrowserlessServer({ token: BROWSERLESS_TOKEN, concurrent: 1, queued: 2, timeoutMs: 30_000 });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
@@ -86,6 +91,8 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
       ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
       ERRAND_REQUEST_LIMIT: "2m",
       ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length),
+      STEEL_API_KEY: "steel-key-canary-9d2e",
+      STEEL_BASE_URL: `http://127.0.0.1:${steel.port}`,
       ...(browserless === undefined
         ? {}
         : { BROWSERLESS_TOKEN, BROWSERLESS_BASE_URL: browserless.wsBase, ERRAND_MODE_BROWSERLESS: "program", ERRAND_PROVIDER_ORDER: "browserless" }),
@@ -123,6 +130,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
       }
     }
     await browserless?.stop();
+    await steel?.close();
     await sites?.close();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -211,6 +219,30 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     },
   );
 
+  test("a provider in CDP mode is refused on Deno as the host's configuration (BLOCKED), before any session is created: nothing reaches it", async () => {
+    assert.ok(client !== undefined, "the OAuth test ran first");
+    const result = (await client.callTool({
+      name: "errand_run",
+      arguments: {
+        task: {
+          schemaVersion: "errand.task.v1",
+          operationId: randomUUID(),
+          provider: "steel",
+          risk: "read_only",
+          target: { url: `${sites.site.origin}/` },
+          steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
+          timeouts: { taskMs: 20_000 },
+        },
+        waitSeconds: 40,
+      },
+    })) as ToolResult;
+    const receipt = result.structuredContent?.["receipt"] as { status: string; error?: { code: string; message: string } } | undefined;
+    assert.equal(receipt?.status, "BLOCKED", JSON.stringify(result.structuredContent).slice(0, 2000));
+    assert.equal(receipt?.error?.code, "configuration_error");
+    assert.match(receipt?.error?.message ?? "", /program mode/);
+    assert.equal(steel.tcpConnections(), 0, "no Steel session was created");
+  });
+
   test("the interval entry (deno:runner) passes over the same database and reports in counts; no key file anywhere, no secret in the server's output", async () => {
     const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoScriptArgs("deno:runner")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -226,7 +258,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     assert.equal(report.attempts, 0, "nothing was left queued for it");
     assert.equal(existsSync(join(scratch, "home")), false, "ERRAND_HOME was never written: no key file, no errand.db");
     assert.ok(readdirSync(scratch).includes("errand.db"));
-    for (const canary of [key, OWNER_PASSWORD, BROWSERLESS_TOKEN]) {
+    for (const canary of [key, OWNER_PASSWORD, BROWSERLESS_TOKEN, "steel-key-canary-9d2e"]) {
       assert.equal(output.toLowerCase().includes(canary.toLowerCase()), false, "the server's output holds no secret");
       assert.equal(run.out.toLowerCase().includes(canary.toLowerCase()), false, "the runner's output holds no secret");
     }

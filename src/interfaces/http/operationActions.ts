@@ -97,7 +97,10 @@ export async function collectOperation(deps: AppDeps, caller: Caller, operationI
     handle: result.handle,
     ...presentResult(result.receipt, result.ephemeral),
     ...approvalView(deps, result.handle.operationId, result.approval),
-    next: nextStep(caller.via, result.compacted === undefined ? result.status : "compacted", result.handle.operationId, result.receipt?.error?.code),
+    next: nextStep(caller.via, result.compacted === undefined ? result.status : "compacted", result.handle.operationId, {
+      errorCode: result.receipt?.error?.code,
+      hasWorkers: deps.workers !== undefined,
+    }),
   };
 }
 
@@ -303,7 +306,7 @@ export async function inspectOperation(deps: AppDeps, caller: Caller, operationI
   return {
     ...rest,
     ...approvalView(deps, result.handle.operationId, "approval" in result ? result.approval : undefined),
-    next: nextStep(caller.via, result.status, result.handle.operationId),
+    next: nextStep(caller.via, result.status, result.handle.operationId, { hasWorkers: deps.workers !== undefined }),
   };
 }
 

@@ -17,6 +17,11 @@ test("every next step by status names routes for REST and tools for MCP", () => 
   }
   assert.match(nextStep("rest", "pending", id), new RegExp(`POST /v1/operations/${id}/collect`));
   assert.match(nextStep("mcp", "pending", id), /errand_collect with operationId/);
+  // A server with workers says they run it; one without (a fetch handler) says what does, never that workers will.
+  assert.match(nextStep("mcp", "pending", id), /workers run it on their own/);
+  const noWorkers = nextStep("mcp", "pending", id, { hasWorkers: false });
+  assert.doesNotMatch(noWorkers, /workers run it/);
+  assert.match(noWorkers, /no workers of its own.*errand_run_queue.*interval entry/);
   assert.equal(callName("rest", "collect", id), `POST /v1/operations/${id}/collect`);
   assert.equal(callName("mcp", "runQueue"), "errand_run_queue");
 });
