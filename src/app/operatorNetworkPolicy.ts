@@ -1,6 +1,7 @@
 import { createPolicyNetworkGuard } from "../executor/policyNetworkGuard.js";
 import type { NetworkGuard } from "../executor/networkGuard.js";
 import { ErrandError } from "../errors/errandError.js";
+import type { Result } from "../errors/result.js";
 import { createDohResolver } from "../policy/dohResolver.js";
 import { parseAllowPrivate } from "../policy/parseAllowPrivate.js";
 import type { PrivateAllowance } from "../policy/parseAllowPrivate.js";
@@ -14,12 +15,16 @@ export interface OperatorNetworkPolicy {
   guard: NetworkGuard;
 }
 
+/**
+ * The operator's private allowances: the --allow-private flags plus ERRAND_ALLOW_PRIVATE, read in
+ * one place for the executor's policy and for a serving entry's check before anything listens.
+ */
+export function operatorAllowances(env: Readonly<Record<string, string | undefined>>, allowPrivateFlags: readonly string[]): Result<PrivateAllowance[]> {
+  return parseAllowPrivate([...allowPrivateFlags, env["ERRAND_ALLOW_PRIVATE"] ?? ""]);
+}
+
 export function operatorNetworkPolicy(env: NodeJS.ProcessEnv, allowPrivateFlags: readonly string[]): OperatorNetworkPolicy {
-  const fromEnv = (env["ERRAND_ALLOW_PRIVATE"] ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-  const allowances = parseAllowPrivate([...allowPrivateFlags, ...fromEnv]);
+  const allowances = operatorAllowances(env, allowPrivateFlags);
   if (!allowances.ok) throw new ErrandError("usage", allowances.errors.map((e) => e.message).join("; "));
   const resolver = chooseResolver(env);
   return { resolver, allowPrivate: allowances.value, guard: createPolicyNetworkGuard({ resolver, allowPrivate: allowances.value }) };

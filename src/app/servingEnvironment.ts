@@ -2,8 +2,8 @@ import type { TrustedProxies } from "../interfaces/http/clientAddress.js";
 import { parseTrustedProxies, TrustedProxiesError } from "../interfaces/http/clientAddress.js";
 import { hashOwnerPassword, ownerPasswordProblem } from "../interfaces/http/oauth/ownerPassword.js";
 import { parseExtraRedirects, parseMcpAllowedOrigins, resolveServeSettings, ServeSettingsError } from "../interfaces/http/serveSettings.js";
-import { parseAllowPrivate } from "../policy/parseAllowPrivate.js";
 import type { AccessStore } from "../store/AccessStore.js";
+import { operatorAllowances } from "./operatorNetworkPolicy.js";
 
 /** What a serving entry (errand serve, the Deno and Val Town entries) reads from the environment before errand's HTTP side starts. */
 export interface ServingEnvironment {
@@ -46,14 +46,7 @@ export function readServingEnvironment(
     throw error;
   }
   // The executor's network policy reads ERRAND_ALLOW_PRIVATE itself; here both are checked before anything listens.
-  const allowPrivate = [
-    ...allowPrivateFlags,
-    ...(env["ERRAND_ALLOW_PRIVATE"] ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== ""),
-  ];
-  const allowances = parseAllowPrivate(allowPrivate);
+  const allowances = operatorAllowances(env, allowPrivateFlags);
   if (!allowances.ok) return { ok: false, code: "usage", message: allowances.errors.map((e) => e.message).join("; ") };
   const envPassword = env["ERRAND_OWNER_PASSWORD"];
   const ownerPassword = envPassword === undefined || envPassword === "" ? undefined : envPassword;
