@@ -180,7 +180,7 @@ export async function runTask(deps: AppDeps, caller: Caller, task: unknown, wait
   let unfit: UnfitOperation | undefined;
   if (submitted.status === "pending" && deps.workers === undefined && limitMs === null) void deps.queue.kick();
   if (submitted.status === "pending" && limitMs !== null) {
-    const bound = Math.max(0, Math.min(waitMs, requestDeadlineMs(arrivedMs, limitMs) - Date.now()));
+    const bound = waitWithin(waitMs, arrivedMs, limitMs);
     const waitStarted = Date.now();
     const report = await settledWithin(deps.queue.runWithin(id, arrivedMs), bound);
     unfit = report?.unfit?.find((entry) => entry.operationId === id);
@@ -194,6 +194,15 @@ export async function runTask(deps: AppDeps, caller: Caller, task: unknown, wait
   const next = unfit !== undefined && limitMs !== null && collected.status === "pending" ? unfitNext(caller, id, unfit, limitMs) : collected.next;
   return { ...collected, next, created: submitted.created };
 }
+
+/** A wait of up to `waitMs` cut to end by the deadline of a request that arrived at `arrivedMs` under `limitMs`. */
+function waitWithin(waitMs: number, arrivedMs: number, limitMs: number): number {
+  return Math.max(0, Math.min(waitMs, requestDeadlineMs(arrivedMs, limitMs) - Date.now()));
+}
+
+/** What runs a task left queued for not fitting a request here. */
+const UNFIT_RUNNERS =
+  "the scheduled queue pass (`deno task runner`, or the interval val) when the owner has turned it on, or `errand runner` on a host sharing this database";
 
 /** What `promise` resolved to within `ms`, or undefined when it had not. */
 async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -218,7 +227,7 @@ function unfitNext(caller: Caller, operationId: string, unfit: UnfitOperation, l
   return (
     `Queued, not started: its longest possible attempt (${Math.ceil(unfit.worstCaseMs / 1000)} s: its browser time, errand's grace and the receipt's writing) does not fit this server's request limit (${Math.floor(limitMs / 1000)} s), ` +
     `and a task cut off with its request could leave a write uncertain. No request to this server starts it (${callName(caller.via, "runQueue")} neither); ` +
-    "a runner with the time does: the scheduled queue pass (`deno task runner`, or the interval val) when the owner has turned it on, or `errand runner` on a host sharing this database. " +
+    `a runner with the time does: ${UNFIT_RUNNERS}. ` +
     `Until one runs it stays queued. Call ${callName(caller.via, "collect", operationId)}${caller.via === "mcp" ? ` with operationId ${operationId}` : ""} later for the receipt.${smaller}`
   );
 }
@@ -267,7 +276,7 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
   const arrivedMs = Date.now();
   const limitMs = deps.queue.requestLimitMs;
   // With a request limit the drain claims only what can end within this request, and the wait ends by its deadline.
-  const bound = limitMs === null ? waitMs : Math.max(0, Math.min(waitMs, requestDeadlineMs(arrivedMs, limitMs) - Date.now()));
+  const bound = limitMs === null ? waitMs : waitWithin(waitMs, arrivedMs, limitMs);
   const report = await settledWithin(deps.queue.kick(arrivedMs), bound);
   if (report === undefined) {
     return {
@@ -295,7 +304,7 @@ export async function runQueueNow(deps: AppDeps, caller: Caller, waitMs: number)
 /** What a queue run within a request left queued for not fitting it (counted, not named: they may be others' operations). */
 function unfitNote(unfit: readonly UnfitOperation[] | undefined, limitMs: number | null): string {
   if (unfit === undefined || unfit.length === 0 || limitMs === null) return "";
-  return ` ${unfit.length} due operation(s) were left queued: their longest possible attempt does not fit this server's request limit (${Math.floor(limitMs / 1000)} s), so no request here runs them; the scheduled queue pass (\`deno task runner\`, or the interval val) runs them when the owner has turned it on, or \`errand runner\` on a host sharing this database.`;
+  return ` ${unfit.length} due operation(s) were left queued: their longest possible attempt does not fit this server's request limit (${Math.floor(limitMs / 1000)} s), so no request here runs them; what does: ${UNFIT_RUNNERS}.`;
 }
 
 export async function inspectOperation(deps: AppDeps, caller: Caller, operationId: string): Promise<Record<string, unknown>> {
