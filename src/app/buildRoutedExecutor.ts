@@ -27,6 +27,7 @@ import { openSecrets } from "./openSecrets.js";
 import { openFiles } from "./openFiles.js";
 import { openSites } from "./openSites.js";
 import { sessionValues } from "../sites/sessionScope.js";
+import { noLocalBrowser } from "../providers/local/noLocalBrowser.js";
 import type { SiteDefinition, SiteSessions } from "../sites/siteTypes.js";
 
 /** The cloud adapters by name, reading credentials and base URLs from env; none talks to a provider until a session opens. */
@@ -62,6 +63,8 @@ export interface RoutedExecutorOptions {
   onRevealed?: (value: string) => void;
   /** errand's own stores and registries (the composition root's); absent, they are opened from `config` and closed at shutdown. */
   stores?: ExecutorStores;
+  /** False on a host with no local browser (a fetch handler): only cloud providers run. Default true. */
+  localBrowser?: boolean;
 }
 
 /** What the executor reads and writes besides the browser: the router's provider tables and the owner's registries. */
@@ -100,12 +103,15 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
   const { env, config } = options;
   const routing = resolveRoutingConfig(env);
   const policy = operatorNetworkPolicy(env, options.allowPrivate);
-  const local = createGuardedLocalProvider(env, policy, {
-    maxDocumentBytes: config.maxDocumentBytes,
-    maxDownloadBytes: config.downloadMaxBytes,
-    keepSpare: options.keepSpare === true,
-    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
-  });
+  const local =
+    options.localBrowser === false
+      ? noLocalBrowser()
+      : createGuardedLocalProvider(env, policy, {
+          maxDocumentBytes: config.maxDocumentBytes,
+          maxDownloadBytes: config.downloadMaxBytes,
+          keepSpare: options.keepSpare === true,
+          ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+        });
   // Cloud sessions get errand's capped document fetcher behind an egress proxy for the task, like local ones.
   const capped = { proxyForSession: (scope: SessionScope) => startSessionProxy(policy, scope), maxDocumentBytes: config.maxDocumentBytes };
   const cloud = Object.fromEntries(

@@ -22,6 +22,7 @@ import { JOURNAL_COMPACTION_INTERVAL_MS, startCompactionSchedule } from "../oper
 import type { CompactionSchedule } from "../operations/compactionSchedule.js";
 import { CLOUD_PROVIDER_NAMES, createCloudProvider } from "../providers/createCloudProvider.js";
 import { findChromium } from "../providers/local/findChromium.js";
+import { NO_LOCAL_BROWSER } from "../providers/local/noLocalBrowser.js";
 import { operatorNetworkPolicy } from "./operatorNetworkPolicy.js";
 import { compactionReporter } from "./compactionReporter.js";
 import type { Errand } from "./createErrand.js";
@@ -81,7 +82,8 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
   const loginHandoffs = new LoginHandoffs(async (name, budgetMs) => (await (await errand.executor()).openLogin?.(name, budgetMs)) ?? null, config.loginTtlMs);
   // Where nothing outlives a request, the queue runs only what fits the platform's request limit (ERRAND_REQUEST_LIMIT).
   const queue = createQueueDriver({ service, logger, requestLimitMs: longLived ? null : resolveRequestLimit(env) });
-  const chromium = findChromium(env);
+  // A fetch handler starts no local browser, whatever Chromium the machine may have.
+  const chromium = longLived ? findChromium(env) : null;
   // Read once, at start: a mode errand cannot use stops serve here, naming the variable, not at the first task.
   const modes = resolveProviderModes(env);
   const providers = (): ProviderCapability[] => [
@@ -89,7 +91,11 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
       name: "local",
       kind: "local",
       usable: chromium !== null,
-      note: chromium === null ? "No Chromium found: install Debian's chromium or set CHROME_PATH." : "Chromium on the errand host, behind the egress filter.",
+      note: !longLived
+        ? NO_LOCAL_BROWSER
+        : chromium === null
+          ? "No Chromium found: install Debian's chromium or set CHROME_PATH."
+          : "Chromium on the errand host, behind the egress filter.",
     },
     ...CLOUD_PROVIDER_NAMES.map((name) => {
       const missing = createCloudProvider(name, { env }).missingConfiguration();
@@ -123,9 +129,11 @@ export async function serveHttp(errand: Errand, env: NodeJS.ProcessEnv, options:
         name: "browser",
         check: () =>
           Promise.resolve(
-            findChromium(env) !== null || providers().some((p) => p.kind === "cloud" && p.usable)
+            (longLived && findChromium(env) !== null) || providers().some((p) => p.kind === "cloud" && p.usable)
               ? null
-              : "No Chromium found and no cloud provider configured: install Debian's chromium (or set CHROME_PATH), or set a provider credential.",
+              : longLived
+                ? "No Chromium found and no cloud provider configured: install Debian's chromium (or set CHROME_PATH), or set a provider credential."
+                : `No cloud provider configured. ${NO_LOCAL_BROWSER}`,
           ),
       },
     ]);

@@ -25,6 +25,8 @@ export interface ExecutorSettings {
   onRevealed?: (value: string) => void;
   /** errand's own provider store and registries (createErrand's), so the executor reads the same database under the same key. */
   stores?: ExecutorStores;
+  /** False where errand is served as a fetch handler: no local Chromium, cloud providers only. Default true. */
+  localBrowser?: boolean;
 }
 
 /** An executor and the way to release what it holds (a warm browser, the provider store). */
@@ -58,6 +60,7 @@ export const wiredExecutor: ExecutorSource = async (settings) => {
     ...(settings.onRevealed === undefined ? {} : { onRevealed: settings.onRevealed }),
     keepSpare: settings.longLived === true,
     ...(settings.stores === undefined ? {} : { stores: settings.stores }),
+    ...(settings.localBrowser === undefined ? {} : { localBrowser: settings.localBrowser }),
   });
   return {
     execute: built.execute,

@@ -219,7 +219,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     },
   );
 
-  test("a provider in CDP mode is refused on Deno as the host's configuration (BLOCKED), before any session is created: nothing reaches it", async () => {
+  test("a provider in CDP mode, and the local browser, are refused on Deno as the host's configuration (BLOCKED), before any session is created: nothing reaches it", async () => {
     assert.ok(client !== undefined, "the OAuth test ran first");
     const result = (await client.callTool({
       name: "errand_run",
@@ -241,6 +241,30 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     assert.equal(receipt?.error?.code, "configuration_error");
     assert.match(receipt?.error?.message ?? "", /program mode/);
     assert.equal(steel.tcpConnections(), 0, "no Steel session was created");
+
+    // No local browser on such a host, whatever Chromium the machine has: capabilities say so, and a task pinned to it is refused.
+    const caps = (await client.callTool({ name: "errand_capabilities", arguments: {} })) as ToolResult;
+    const local = (caps.structuredContent?.["providers"] as { name: string; usable: boolean; note: string }[] | undefined)?.find((p) => p.name === "local");
+    assert.equal(local?.usable, false);
+    assert.match(local?.note ?? "", /cloud browsers only/);
+    const pinned = (await client.callTool({
+      name: "errand_run",
+      arguments: {
+        task: {
+          schemaVersion: "errand.task.v1",
+          operationId: randomUUID(),
+          provider: "local",
+          risk: "read_only",
+          target: { url: `${sites.site.origin}/` },
+          steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
+        },
+        waitSeconds: 20,
+      },
+    })) as ToolResult;
+    const refused = pinned.structuredContent?.["receipt"] as { status: string; error?: { code: string; message: string } } | undefined;
+    assert.equal(refused?.status, "BLOCKED", JSON.stringify(pinned.structuredContent).slice(0, 2000));
+    assert.equal(refused?.error?.code, "configuration_error");
+    assert.match(refused?.error?.message ?? "", /cloud browsers only/);
   });
 
   test("the interval entry (deno:runner) passes over the same database and reports in counts; no key file anywhere, no secret in the server's output", async () => {

@@ -46,7 +46,7 @@ export async function openFetchErrand(options: FetchErrandOptions): Promise<Fetc
   let served: ServedHttp | undefined;
   const observed = observeServedAttempts(logger, () => served?.metrics);
   const errand = await openHostedErrand(options, {
-    executorSettings: { allowPrivate: [], onNotice: (message) => logger.warn(message) },
+    executorSettings: { allowPrivate: [], localBrowser: false, onNotice: (message) => logger.warn(message) },
     ...observed,
   });
   try {
