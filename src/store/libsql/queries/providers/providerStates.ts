@@ -8,56 +8,15 @@ import type { LibsqlResult, LibsqlStatement } from "../../LibsqlClientLike.js";
 import { statement } from "../../LibsqlClientLike.js";
 import { firstRowIn, queryRows } from "../../libsqlRows.js";
 import { optimisticWrite } from "../../optimisticWrite.js";
-
-interface ProviderStateRow {
-  provider: string;
-  smoke_status: string | null;
-  smoke_operation_id: string | null;
-  smoke_error_code: string | null;
-  smoke_ms: number | null;
-  verified_ms: number | null;
-  auth_failed_ms: number | null;
-  auth_reason: string | null;
-  backoff_until_ms: number | null;
-  backoff_reason: string | null;
-  updated_ms: number;
-}
+import type { ProviderStateRow } from "../../../rows/providerStateRows.js";
+import { providerStateOf, unrecordedProviderState } from "../../../rows/providerStateRows.js";
 
 const SELECT_STATE = "SELECT * FROM provider_states WHERE provider = ?";
-
-function toState(row: ProviderStateRow): ProviderStateRecord {
-  return {
-    provider: row.provider,
-    smokeStatus: row.smoke_status,
-    smokeOperationId: row.smoke_operation_id,
-    smokeErrorCode: row.smoke_error_code,
-    smokeMs: row.smoke_ms,
-    verifiedMs: row.verified_ms,
-    authFailedMs: row.auth_failed_ms,
-    authReason: row.auth_reason,
-    backoffUntilMs: row.backoff_until_ms,
-    backoffReason: row.backoff_reason,
-    updatedMs: row.updated_ms,
-  };
-}
 
 /** A provider's state from a SELECT_STATE result; one never recorded has every field null. */
 function stateIn(result: LibsqlResult | undefined, provider: string): ProviderStateRecord {
   const row = firstRowIn<ProviderStateRow>(result);
-  if (row !== undefined) return toState(row);
-  return {
-    provider,
-    smokeStatus: null,
-    smokeOperationId: null,
-    smokeErrorCode: null,
-    smokeMs: null,
-    verifiedMs: null,
-    authFailedMs: null,
-    authReason: null,
-    backoffUntilMs: null,
-    backoffReason: null,
-    updatedMs: null,
-  };
+  return row === undefined ? unrecordedProviderState(provider) : providerStateOf(row);
 }
 
 export async function readProviderState(ctx: LibsqlContext, provider: string): Promise<ProviderStateRecord> {
@@ -65,7 +24,7 @@ export async function readProviderState(ctx: LibsqlContext, provider: string): P
 }
 
 export async function listProviderStates(ctx: LibsqlContext): Promise<ProviderStateRecord[]> {
-  return (await queryRows<ProviderStateRow>(ctx.client, "SELECT * FROM provider_states ORDER BY provider")).map(toState);
+  return (await queryRows<ProviderStateRow>(ctx.client, "SELECT * FROM provider_states ORDER BY provider")).map(providerStateOf);
 }
 
 /** A guard that holds while the provider's state row is as read (absent, or changed at the same time). */

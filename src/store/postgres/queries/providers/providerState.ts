@@ -1,58 +1,17 @@
 import type { ProviderStateRecord, SmokeResult } from "../../../ProviderStore.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
 import type { PgTx } from "../../pgContext.js";
-
-interface ProviderStateRow {
-  provider: string;
-  smoke_status: string | null;
-  smoke_operation_id: string | null;
-  smoke_error_code: string | null;
-  smoke_ms: number | null;
-  verified_ms: number | null;
-  auth_failed_ms: number | null;
-  auth_reason: string | null;
-  backoff_until_ms: number | null;
-  backoff_reason: string | null;
-  updated_ms: number;
-}
-
-function toState(row: ProviderStateRow): ProviderStateRecord {
-  return {
-    provider: row.provider,
-    smokeStatus: row.smoke_status,
-    smokeOperationId: row.smoke_operation_id,
-    smokeErrorCode: row.smoke_error_code,
-    smokeMs: row.smoke_ms,
-    verifiedMs: row.verified_ms,
-    authFailedMs: row.auth_failed_ms,
-    authReason: row.auth_reason,
-    backoffUntilMs: row.backoff_until_ms,
-    backoffReason: row.backoff_reason,
-    updatedMs: row.updated_ms,
-  };
-}
+import type { ProviderStateRow } from "../../../rows/providerStateRows.js";
+import { providerStateOf, unrecordedProviderState } from "../../../rows/providerStateRows.js";
 
 /** A provider's state; one never recorded has every field null. */
 export async function selectProviderState(tx: PgTx, provider: string): Promise<ProviderStateRecord> {
   const row = await tx.one<ProviderStateRow>("SELECT * FROM provider_states WHERE provider = $1", [provider]);
-  if (row !== undefined) return toState(row);
-  return {
-    provider,
-    smokeStatus: null,
-    smokeOperationId: null,
-    smokeErrorCode: null,
-    smokeMs: null,
-    verifiedMs: null,
-    authFailedMs: null,
-    authReason: null,
-    backoffUntilMs: null,
-    backoffReason: null,
-    updatedMs: null,
-  };
+  return row === undefined ? unrecordedProviderState(provider) : providerStateOf(row);
 }
 
 export async function listProviderStates(tx: PgTx): Promise<ProviderStateRecord[]> {
-  return (await tx.rows<ProviderStateRow>("SELECT * FROM provider_states ORDER BY provider")).map(toState);
+  return (await tx.rows<ProviderStateRow>("SELECT * FROM provider_states ORDER BY provider")).map(providerStateOf);
 }
 
 /** Records a smoke: PASS sets verified_ms, anything else clears it; journals provider_changed. */

@@ -1,58 +1,17 @@
 import type { ProviderStateRecord, SmokeResult } from "../../../ProviderStore.js";
 import { appendJournalEvent } from "../../appendJournalEvent.js";
 import type { SqliteContext } from "../../sqliteContext.js";
-
-interface ProviderStateRow {
-  provider: string;
-  smoke_status: string | null;
-  smoke_operation_id: string | null;
-  smoke_error_code: string | null;
-  smoke_ms: number | null;
-  verified_ms: number | null;
-  auth_failed_ms: number | null;
-  auth_reason: string | null;
-  backoff_until_ms: number | null;
-  backoff_reason: string | null;
-  updated_ms: number;
-}
-
-function toState(row: ProviderStateRow): ProviderStateRecord {
-  return {
-    provider: row.provider,
-    smokeStatus: row.smoke_status,
-    smokeOperationId: row.smoke_operation_id,
-    smokeErrorCode: row.smoke_error_code,
-    smokeMs: row.smoke_ms,
-    verifiedMs: row.verified_ms,
-    authFailedMs: row.auth_failed_ms,
-    authReason: row.auth_reason,
-    backoffUntilMs: row.backoff_until_ms,
-    backoffReason: row.backoff_reason,
-    updatedMs: row.updated_ms,
-  };
-}
+import type { ProviderStateRow } from "../../../rows/providerStateRows.js";
+import { providerStateOf, unrecordedProviderState } from "../../../rows/providerStateRows.js";
 
 /** A provider's state; one never recorded has every field null. */
 export function selectProviderState(ctx: SqliteContext, provider: string): ProviderStateRecord {
   const row = ctx.sql("SELECT * FROM provider_states WHERE provider = ?").get(provider) as ProviderStateRow | undefined;
-  if (row !== undefined) return toState(row);
-  return {
-    provider,
-    smokeStatus: null,
-    smokeOperationId: null,
-    smokeErrorCode: null,
-    smokeMs: null,
-    verifiedMs: null,
-    authFailedMs: null,
-    authReason: null,
-    backoffUntilMs: null,
-    backoffReason: null,
-    updatedMs: null,
-  };
+  return row === undefined ? unrecordedProviderState(provider) : providerStateOf(row);
 }
 
 export function listProviderStates(ctx: SqliteContext): ProviderStateRecord[] {
-  return (ctx.sql("SELECT * FROM provider_states ORDER BY provider").all() as ProviderStateRow[]).map(toState);
+  return (ctx.sql("SELECT * FROM provider_states ORDER BY provider").all() as ProviderStateRow[]).map(providerStateOf);
 }
 
 /** Records a smoke: PASS sets verified_ms, anything else clears it; journals provider_changed. */
