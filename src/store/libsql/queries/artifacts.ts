@@ -5,18 +5,8 @@ import { applyGuarded, BatchConflict, guard } from "../batchGuard.js";
 import type { LibsqlContext } from "../libsqlContext.js";
 import { statement } from "../LibsqlClientLike.js";
 import { queryRow } from "../libsqlRows.js";
-
-interface ArtifactRow {
-  operation_id: string;
-  idx: number;
-  attempt: number;
-  media_type: StoredArtifact["mediaType"];
-  bytes: number;
-  sha256: string;
-  sealed: string;
-  expires_ms: number | null;
-  created_ms: number;
-}
+import type { ArtifactRow } from "../../rows/artifactRows.js";
+import { storedArtifactOf } from "../../rows/artifactRows.js";
 
 /**
  * Replaces the operation's artifacts with the batch, in one write batch guarded on the operation
@@ -70,17 +60,7 @@ export async function readArtifact(ctx: LibsqlContext, operationId: string, inde
     ctx.clock(),
   );
   if (row === undefined) return undefined;
-  return {
-    operationId: row.operation_id,
-    index: row.idx,
-    attempt: row.attempt,
-    mediaType: row.media_type,
-    bytes: row.bytes,
-    sha256: row.sha256,
-    sealed: row.sealed,
-    expiresMs: row.expires_ms,
-    createdMs: row.created_ms,
-  };
+  return storedArtifactOf(row);
 }
 
 /** Deletes expired artifacts and those of operations no longer in the store (compacted), in one batch; returns how many. */

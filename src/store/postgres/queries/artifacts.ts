@@ -2,18 +2,8 @@ import { ARTIFACT_LIMITS } from "../../../receipt/artifactTypes.js";
 import type { ArtifactBatch, StoredArtifact } from "../../ArtifactStore.js";
 import { ArtifactRefusedError } from "../../storeErrors.js";
 import type { PgTx } from "../pgContext.js";
-
-interface ArtifactRow {
-  operation_id: string;
-  idx: number;
-  attempt: number;
-  media_type: StoredArtifact["mediaType"];
-  bytes: number;
-  sha256: string;
-  sealed: string;
-  expires_ms: number | null;
-  created_ms: number;
-}
+import type { ArtifactRow } from "../../rows/artifactRows.js";
+import { storedArtifactOf } from "../../rows/artifactRows.js";
 
 /** Replaces the operation's artifacts with the batch (the operation row locked meanwhile); refuses an unknown operation or a batch over the caps. */
 export async function putArtifacts(tx: PgTx, batch: ArtifactBatch): Promise<void> {
@@ -45,17 +35,7 @@ export async function readArtifact(tx: PgTx, operationId: string, index: number)
     tx.now,
   ]);
   if (row === undefined) return undefined;
-  return {
-    operationId: row.operation_id,
-    index: row.idx,
-    attempt: row.attempt,
-    mediaType: row.media_type,
-    bytes: row.bytes,
-    sha256: row.sha256,
-    sealed: row.sealed,
-    expiresMs: row.expires_ms,
-    createdMs: row.created_ms,
-  };
+  return storedArtifactOf(row);
 }
 
 /** Deletes expired artifacts and those of operations no longer in the store (compacted); returns how many. */

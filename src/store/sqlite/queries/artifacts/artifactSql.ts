@@ -2,18 +2,8 @@ import { ARTIFACT_LIMITS } from "../../../../receipt/artifactTypes.js";
 import type { ArtifactBatch, StoredArtifact } from "../../../ArtifactStore.js";
 import { ArtifactRefusedError } from "../../../storeErrors.js";
 import type { SqliteContext } from "../../sqliteContext.js";
-
-interface ArtifactRow {
-  operation_id: string;
-  idx: number;
-  attempt: number;
-  media_type: StoredArtifact["mediaType"];
-  bytes: number;
-  sha256: string;
-  sealed: string;
-  expires_ms: number | null;
-  created_ms: number;
-}
+import type { ArtifactRow } from "../../../rows/artifactRows.js";
+import { storedArtifactOf } from "../../../rows/artifactRows.js";
 
 /** Replaces the operation's artifacts with the batch; refuses an unknown operation or a batch over the caps. */
 export function putArtifacts(ctx: SqliteContext, batch: ArtifactBatch): void {
@@ -43,17 +33,7 @@ export function readArtifact(ctx: SqliteContext, operationId: string, index: num
     .sql("SELECT * FROM artifacts WHERE operation_id = ? AND idx = ? AND (expires_ms IS NULL OR expires_ms > ?)")
     .get(operationId, index, ctx.clock()) as ArtifactRow | undefined;
   if (row === undefined) return undefined;
-  return {
-    operationId: row.operation_id,
-    index: row.idx,
-    attempt: row.attempt,
-    mediaType: row.media_type,
-    bytes: row.bytes,
-    sha256: row.sha256,
-    sealed: row.sealed,
-    expiresMs: row.expires_ms,
-    createdMs: row.created_ms,
-  };
+  return storedArtifactOf(row);
 }
 
 /** Deletes expired artifacts and those of operations no longer in the store (compacted); returns how many. */
