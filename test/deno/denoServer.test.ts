@@ -23,6 +23,9 @@ import type { BrowserlessServer } from "../fixtures/browserlessServer.js";
 import { startCountingListener } from "../fixtures/countingListeners.js";
 import type { CountingListener } from "../fixtures/countingListeners.js";
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
+import { startKernelEmulator } from "../fixtures/providerEmulators/kernelEmulator.js";
+import { findChromium } from "../../src/providers/local/findChromium.js";
+import type { ProviderEmulator } from "../fixtures/providerEmulators/providerEmulator.js";
 import { answerConsent, openConsent } from "../interfaces/http/support/oauthDance.js";
 import { TestOAuthProvider } from "../interfaces/http/support/sdkOAuthProvider.js";
 
@@ -54,6 +57,8 @@ function freePort(): Promise<number> {
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
 const unavailable = browserlessUnavailable();
+/** The Kernel emulator runs each program on a real Chromium page. */
+const noChromium = findChromium(process.env) === null ? "no Chromium (apt-get install -y chromium)" : null;
 if (unavailable !== null) process.stderr.write(`notice: skipping the Deno program-mode task: ${unavailable}\n`);
 
 describe("errand on Deno", { timeout: 300_000 }, () => {
@@ -62,6 +67,8 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   const key = randomBytes(32).toString("base64");
   let sites: Awaited<ReturnType<typeof startFixtureSites>>;
   let browserless: BrowserlessServer | undefined;
+  // Kernel's API as documented (browsers, playwright/execute), running the program on a real Chromium page.
+  let kernel: ProviderEmulator;
   // Where a Steel session would be created: a provider in CDP mode, which this host cannot drive.
   let steel: CountingListener;
   let server: ChildProcess | undefined;
@@ -74,6 +81,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   before(async () => {
     sites = await startFixtureSites();
     steel = await startCountingListener("127.0.0.1");
+    kernel = await startKernelEmulator({ reachLoopback: true });
     if (unavailable === null) browserless = await startBrowserlessServer({ token: BROWSERLESS_TOKEN, concurrent: 1, queued: 2, timeoutMs: 30_000 });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
@@ -91,6 +99,8 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
       ERRAND_OAUTH_EXTRA_REDIRECTS: CALLBACK,
       ERRAND_REQUEST_LIMIT: "2m",
       ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length),
+      ...kernel.env,
+      ERRAND_MODE_KERNEL: "program",
       STEEL_API_KEY: "steel-key-canary-9d2e",
       STEEL_BASE_URL: `http://127.0.0.1:${steel.port}`,
       ...(browserless === undefined
@@ -131,6 +141,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     }
     await browserless?.stop();
     await steel?.close();
+    await kernel?.close();
     await sites?.close();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -219,6 +230,37 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     },
   );
 
+  test(
+    "errand_run: a read task runs in program mode on Kernel (its emulator: one playwright/execute call in a browser it creates and deletes) within the request, and PASSes",
+    { skip: noChromium ?? false },
+    async () => {
+      assert.ok(client !== undefined, "the OAuth test ran first");
+      const executes = () => kernel.core.count("POST", /^\/browsers\/[^/]+\/playwright\/execute$/);
+      const before = { executes: executes(), creates: kernel.createRequests(), releases: kernel.releaseRequests() };
+      const result = (await client.callTool({
+        name: "errand_run",
+        arguments: {
+          task: {
+            schemaVersion: "errand.task.v1",
+            operationId: randomUUID(),
+            provider: "kernel",
+            risk: "read_only",
+            target: { url: `${sites.site.origin}/` },
+            steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
+            timeouts: { taskMs: 20_000 },
+          },
+          waitSeconds: 40,
+        },
+      })) as ToolResult;
+      const receipt = result.structuredContent?.["receipt"] as { status: string; provider: string } | undefined;
+      assert.equal(receipt?.status, "PASS", JSON.stringify(result.structuredContent).slice(0, 2000));
+      assert.equal(receipt?.provider, "kernel");
+      assert.equal(executes() - before.executes, 1, "the whole task went as one execute call");
+      assert.equal(kernel.createRequests() - before.creates, 1);
+      assert.equal(kernel.releaseRequests() - before.releases, 1, "the browser it created was deleted");
+    },
+  );
+
   test("a provider in CDP mode, and the local browser, are refused on Deno as the host's configuration (BLOCKED), before any session is created: nothing reaches it", async () => {
     assert.ok(client !== undefined, "the OAuth test ran first");
     const result = (await client.callTool({
@@ -282,7 +324,15 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     assert.equal(report.attempts, 0, "nothing was left queued for it");
     assert.equal(existsSync(join(scratch, "home")), false, "ERRAND_HOME was never written: no key file, no errand.db");
     assert.ok(readdirSync(scratch).includes("errand.db"));
-    for (const canary of [key, OWNER_PASSWORD, BROWSERLESS_TOKEN, "steel-key-canary-9d2e"]) {
+    for (const canary of [
+      key,
+      OWNER_PASSWORD,
+      BROWSERLESS_TOKEN,
+      "steel-key-canary-9d2e",
+      ...Object.entries(kernel.env)
+        .filter(([name]) => name.endsWith("API_KEY"))
+        .map(([, value]) => value),
+    ]) {
       assert.equal(output.toLowerCase().includes(canary.toLowerCase()), false, "the server's output holds no secret");
       assert.equal(run.out.toLowerCase().includes(canary.toLowerCase()), false, "the runner's output holds no secret");
     }
