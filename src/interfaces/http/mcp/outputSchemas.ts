@@ -50,6 +50,18 @@ export const pageContentSchema = z
 
 export const nextSchema = z.string().describe("What to do next.");
 
+/** One browser provider as errand_capabilities and errand_status list it. */
+export const providerCapabilitySchema = z.object({
+  name: z.string(),
+  kind: z.string(),
+  usable: z.boolean(),
+  mode: z
+    .enum(["cdp", "program"])
+    .optional()
+    .describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."),
+  note: z.string(),
+});
+
 /**
  * The field a result's next step is in. Over MCP it leaves the structured content and ends the
  * text instead (dispatchTool), so the model reads it once and a client that reads only text still

@@ -2,6 +2,7 @@ import * as z from "zod/v4";
 import { taskGuide } from "../../../../task/taskGuide.js";
 import type { AnyTool } from "../toolDefinition.js";
 import { defineTool } from "../toolDefinition.js";
+import { providerCapabilitySchema } from "../outputSchemas.js";
 import { WAIT_SECONDS } from "../../waitBounds.js";
 import { capabilitiesReport } from "../../capabilitiesReport.js";
 
@@ -54,20 +55,7 @@ export function createCapabilitiesTool(listTools: () => readonly AnyTool[]): Any
         .describe(
           "Task limits, wait bounds (s) per MCP tool and REST route, body limits (bytes), page text caps (characters), the request limit (request.limitSeconds) a run keeps within.",
         ),
-      providers: z
-        .array(
-          z.object({
-            name: z.string(),
-            kind: z.string(),
-            usable: z.boolean(),
-            mode: z
-              .enum(["cdp", "program"])
-              .optional()
-              .describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."),
-            note: z.string(),
-          }),
-        )
-        .describe("Browser providers and whether tasks can run on them here."),
+      providers: z.array(providerCapabilitySchema).describe("Browser providers and whether tasks can run on them here."),
     }),
     listOutputFields: false,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },

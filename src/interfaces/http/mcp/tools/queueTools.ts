@@ -1,6 +1,6 @@
 import * as z from "zod/v4";
 import { cancelOperation, inspectOperation, runQueueNow, statusReport } from "../../operationActions.js";
-import { handleSchema, nextSchema, statusSchema } from "../outputSchemas.js";
+import { handleSchema, nextSchema, providerCapabilitySchema, statusSchema } from "../outputSchemas.js";
 import { defineTool } from "../toolDefinition.js";
 import { waitSecondsArgument } from "../toolWaits.js";
 
@@ -93,20 +93,7 @@ export const statusTool = defineTool({
     breakers: z
       .array(z.object({ provider: z.string(), state: z.string(), failures: z.number().int(), openUntil: z.string().nullable() }))
       .describe("Provider circuit breakers (CLOSED, OPEN, HALF_OPEN)."),
-    providers: z
-      .array(
-        z.object({
-          name: z.string(),
-          kind: z.string(),
-          usable: z.boolean(),
-          mode: z
-            .enum(["cdp", "program"])
-            .optional()
-            .describe("Cloud providers: cdp, or program (each task program mode can hold goes to the provider's runner as one program)."),
-          note: z.string(),
-        }),
-      )
-      .describe("Browser providers and whether this server can use them."),
+    providers: z.array(providerCapabilitySchema).describe("Browser providers and whether this server can use them."),
     budgets: z
       .object({ enforced: z.boolean(), note: z.string(), caps: z.array(z.record(z.string(), z.unknown())) })
       .describe("Cloud provider budget caps the router enforces, with their use."),
