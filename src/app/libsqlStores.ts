@@ -27,8 +27,8 @@ export interface LibsqlStoreSet {
 
 /**
  * Every libSQL store over one client, opened one after another: the operations store first (it
- * creates the schema and the journal head), then the rest, each checking the schema it finds. A
- * failure closes nothing: the client is its caller's.
+ * creates or checks the schema and the journal head), then the rest on what it found, without a
+ * round trip of their own. A failure closes nothing: the client is its caller's.
  */
 export async function openLibsqlStores(options: {
   client: LibsqlClientLike;
@@ -37,13 +37,15 @@ export async function openLibsqlStores(options: {
   clock?: () => number;
 }): Promise<LibsqlStoreSet> {
   const operations = await openLibsqlStore(options);
+  // The operations store has just made or checked the schema and the journal head on this client: the rest skip both.
+  const prepared = { ...options, prepared: true };
   return {
     operations,
-    artifacts: await openLibsqlArtifactStore(options),
-    provider: await openLibsqlProviderStore(options),
-    access: await openLibsqlAccessStore(options),
-    secrets: await openLibsqlSecretStore(options),
-    sites: await openLibsqlSiteStore(options),
-    files: await openLibsqlFileStore(options),
+    artifacts: await openLibsqlArtifactStore(prepared),
+    provider: await openLibsqlProviderStore(prepared),
+    access: await openLibsqlAccessStore(prepared),
+    secrets: await openLibsqlSecretStore(prepared),
+    sites: await openLibsqlSiteStore(prepared),
+    files: await openLibsqlFileStore(prepared),
   };
 }

@@ -39,6 +39,8 @@ export interface LibsqlAccessStoreOptions {
   clock?: () => number;
   /** How long a write keeps retrying while the database is locked or contended before it reports store_busy (ms). Default 30 s. */
   busyPatienceMs?: number;
+  /** The schema and journal head are known to be in place (openLibsqlStores opened the operations store on this client just before), so they are not checked again. */
+  prepared?: boolean;
 }
 
 /**
@@ -51,9 +53,10 @@ export interface LibsqlAccessStoreOptions {
 export async function openLibsqlAccessStore(options: LibsqlAccessStoreOptions): Promise<AccessStore> {
   try {
     const clock = options.clock ?? Date.now;
-    await createLibsqlSchema(options.client, options.where, clock());
+    if (options.prepared !== true) await createLibsqlSchema(options.client, options.where, clock());
     const ctx = createLibsqlContext(options.client, options.sealer, clock, options.busyPatienceMs ?? 30_000);
-    if ((await selectHead(ctx)) === undefined) throw new Error(`the journal of ${options.where} is not initialized: open the operations store first`);
+    if (options.prepared !== true && (await selectHead(ctx)) === undefined)
+      throw new Error(`the journal of ${options.where} is not initialized: open the operations store first`);
     return new LibsqlAccessStore(ctx);
   } catch (error) {
     options.client.close?.();

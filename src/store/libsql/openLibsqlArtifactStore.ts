@@ -13,13 +13,15 @@ export interface LibsqlArtifactStoreOptions {
   where: string;
   sealer: JournalSealer;
   clock?: () => number;
+  /** The schema and journal head are known to be in place (openLibsqlStores opened the operations store on this client just before), so they are not checked again. */
+  prepared?: boolean;
 }
 
 /** Opens an operation's sealed evidence files (bounded per operation, replaced per attempt) on a libSQL client. */
 export async function openLibsqlArtifactStore(options: LibsqlArtifactStoreOptions): Promise<ArtifactStore> {
   try {
     const clock = options.clock ?? Date.now;
-    await createLibsqlSchema(options.client, options.where, clock());
+    if (options.prepared !== true) await createLibsqlSchema(options.client, options.where, clock());
     return new LibsqlArtifactStore(createLibsqlContext(options.client, options.sealer, clock, 30_000));
   } catch (error) {
     options.client.close?.();

@@ -13,13 +13,15 @@ export interface LibsqlFileStoreOptions {
   where: string;
   sealer: JournalSealer;
   clock?: () => number;
+  /** The schema and journal head are known to be in place (openLibsqlStores opened the operations store on this client just before), so they are not checked again. */
+  prepared?: boolean;
 }
 
 /** Opens the files the owner put in errand for upload steps (sealed by the caller) on a libSQL client. */
 export async function openLibsqlFileStore(options: LibsqlFileStoreOptions): Promise<FileStore> {
   try {
     const clock = options.clock ?? Date.now;
-    await createLibsqlSchema(options.client, options.where, clock());
+    if (options.prepared !== true) await createLibsqlSchema(options.client, options.where, clock());
     return new LibsqlFileStore(createLibsqlContext(options.client, options.sealer, clock, 30_000));
   } catch (error) {
     options.client.close?.();

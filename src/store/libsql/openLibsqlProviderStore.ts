@@ -18,6 +18,8 @@ export interface LibsqlProviderStoreOptions {
   sealer: JournalSealer;
   clock?: () => number;
   busyPatienceMs?: number;
+  /** The schema and journal head are known to be in place (openLibsqlStores opened the operations store on this client just before), so they are not checked again. */
+  prepared?: boolean;
 }
 
 /**
@@ -28,9 +30,9 @@ export interface LibsqlProviderStoreOptions {
 export async function openLibsqlProviderStore(options: LibsqlProviderStoreOptions): Promise<ProviderStore> {
   try {
     const clock = options.clock ?? Date.now;
-    await createLibsqlSchema(options.client, options.where, clock());
+    if (options.prepared !== true) await createLibsqlSchema(options.client, options.where, clock());
     const ctx = createLibsqlContext(options.client, options.sealer, clock, options.busyPatienceMs ?? 30_000);
-    await ensureJournalHead(ctx);
+    if (options.prepared !== true) await ensureJournalHead(ctx);
     return new LibsqlProviderStore(ctx);
   } catch (error) {
     options.client.close?.();

@@ -15,6 +15,8 @@ export interface LibsqlSecretStoreOptions {
   sealer: JournalSealer;
   clock?: () => number;
   busyPatienceMs?: number;
+  /** The schema and journal head are known to be in place (openLibsqlStores opened the operations store on this client just before), so they are not checked again. */
+  prepared?: boolean;
 }
 
 /**
@@ -25,9 +27,9 @@ export interface LibsqlSecretStoreOptions {
 export async function openLibsqlSecretStore(options: LibsqlSecretStoreOptions): Promise<SecretStore> {
   try {
     const clock = options.clock ?? Date.now;
-    await createLibsqlSchema(options.client, options.where, clock());
+    if (options.prepared !== true) await createLibsqlSchema(options.client, options.where, clock());
     const ctx = createLibsqlContext(options.client, options.sealer, clock, options.busyPatienceMs ?? 30_000);
-    await ensureJournalHead(ctx);
+    if (options.prepared !== true) await ensureJournalHead(ctx);
     return new LibsqlSecretStore(ctx);
   } catch (error) {
     options.client.close?.();
