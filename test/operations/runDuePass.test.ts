@@ -118,3 +118,28 @@ test("runDuePass stops claiming before its budget runs out: attempts that take t
     await h.close();
   }
 });
+
+test("runDuePass: a long task whose stored document was edited to look short is claimed, then refused as tampered, never run", async () => {
+  const fake = createFakeExecutor();
+  const h = await open({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+  try {
+    if (h.location.backend !== "sqlite") return;
+    const long = randomUUID();
+    await h.service.submit(readTask(long, undefined, { timeouts: { taskMs: 60_000 } }));
+    const { openSqliteDatabase } = await import("../../src/store/sqlite/sqliteBinding.js");
+    const db = openSqliteDatabase(h.dbPath);
+    const edited = db.prepare("UPDATE operations SET task_json = replace(task_json, '60000', '1000') WHERE operation_id = ?").run(long);
+    db.close();
+    assert.equal(edited.changes, 1, "the stored document now asks for 1 s");
+
+    const pass = await runDuePass(h.service, { budgetMs: 10 * SECOND });
+    assert.deepEqual(pass.unfit, [], "the edited budget fits, so the pass claims it");
+    assert.equal(fake.calls.length, 0, "the executor never saw it");
+    const collected = await h.service.collect(long);
+    assert.ok(collected.ok);
+    assert.equal(collected.receipt?.status, "BLOCKED");
+    assert.equal(collected.receipt?.error?.code, "journal_tampered");
+  } finally {
+    await h.close();
+  }
+});
