@@ -1,4 +1,12 @@
-import type { ChainHead, CheckpointEntry, JournalEventRow, JournalEventType, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
+import type {
+  ChainHead,
+  CheckpointEntry,
+  JournalEventRow,
+  JournalEventType,
+  JournalHead,
+  OperationTombstone,
+  TombstoneFields,
+} from "../../journal/journalTypes.js";
 import type { MutationBoundary, ReceiptStatus } from "../../receipt/receiptTypes.js";
 import type { Risk } from "../../task/taskTypes.js";
 import type { OperationStateFields } from "../../journal/operationEvent.js";
@@ -187,6 +195,36 @@ export function toHead(row: HeadRow): JournalHead {
     checkpointOperations: row.checkpoint_operations,
     checkpointDigest: row.checkpoint_digest,
     checkpointMac: row.checkpoint_mac,
+  };
+}
+
+/** The columns of an operation row a compaction reads to write its tombstone. */
+export interface CompactedOperationRow {
+  operation_id: string;
+  request_digest: string;
+  phase: string;
+  receipt_status: string | null;
+  attempts: number;
+  revision: number;
+  mutation_boundary: string;
+  created_ms: number;
+  finished_ms: number;
+}
+
+/** The fields a compacted operation's tombstone MAC covers: its row as read, its chain's last event (0 for none), and when it was compacted. */
+export function tombstoneFieldsOf(row: CompactedOperationRow, lastSeq: number | null | undefined, compactedMs: number): TombstoneFields {
+  return {
+    operationId: row.operation_id,
+    requestDigest: row.request_digest,
+    phase: row.phase,
+    receiptStatus: row.receipt_status,
+    attempts: row.attempts,
+    revision: row.revision,
+    mutationBoundary: row.mutation_boundary,
+    lastSeq: lastSeq ?? 0,
+    createdMs: row.created_ms,
+    finishedMs: row.finished_ms,
+    compactedMs,
   };
 }
 

@@ -1,4 +1,3 @@
-import type { TombstoneFields } from "../../../journal/journalTypes.js";
 import { eventStoredBytes, resealHead, TOMBSTONE_BYTES } from "../../../journal/sealEvent.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
 import type { LibsqlStatement } from "../LibsqlClientLike.js";
@@ -8,6 +7,7 @@ import { headIn, headUnchanged, requireHead, SELECT_HEAD, selectHead, writeHead 
 import type { LibsqlContext } from "../libsqlContext.js";
 import { firstRowIn, rowsIn } from "../libsqlRows.js";
 import { optimisticWrite } from "../optimisticWrite.js";
+import { tombstoneFieldsOf } from "../../rows/operationRows.js";
 
 export interface CompactBatchResult {
   operations: number;
@@ -66,19 +66,7 @@ export function compactBatch(ctx: LibsqlContext, cutoffMs: number, limit: number
     const writes: LibsqlStatement[] = [];
     const result: CompactBatchResult = { operations: rows.length, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0 };
     for (const row of rows) {
-      const fields: TombstoneFields = {
-        operationId: row.operation_id,
-        requestDigest: row.request_digest,
-        phase: row.phase,
-        receiptStatus: row.receipt_status,
-        attempts: row.attempts,
-        revision: row.revision,
-        mutationBoundary: row.mutation_boundary,
-        lastSeq: row.last_seq ?? 0,
-        createdMs: row.created_ms,
-        finishedMs: row.finished_ms,
-        compactedMs: now,
-      };
+      const fields = tombstoneFieldsOf(row, row.last_seq, now);
       const mac = ctx.sealer.tombstoneMac(head.journalId, fields);
       guards.push(
         guard("EXISTS (SELECT 1 FROM operations WHERE operation_id = ? AND revision = ? AND chain_seq = ?)", row.operation_id, row.revision, row.chain_seq),

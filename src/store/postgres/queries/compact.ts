@@ -1,8 +1,8 @@
-import type { TombstoneFields } from "../../../journal/journalTypes.js";
 import { eventStoredBytes, resealHead, TOMBSTONE_BYTES } from "../../../journal/sealEvent.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
 import { lockHead, writeHead } from "../journalHeadPg.js";
 import type { PgTx } from "../pgContext.js";
+import { tombstoneFieldsOf } from "../../rows/operationRows.js";
 
 interface CompactBatchResult {
   operations: number;
@@ -46,19 +46,7 @@ export async function compactBatch(tx: PgTx, cutoffMs: number, limit: number): P
       "SELECT max(seq) AS last_seq, count(body) AS bodies, count(*) AS n FROM journal_events WHERE operation_id = $1",
       [row.operation_id],
     );
-    const fields: TombstoneFields = {
-      operationId: row.operation_id,
-      requestDigest: row.request_digest,
-      phase: row.phase,
-      receiptStatus: row.receipt_status,
-      attempts: row.attempts,
-      revision: row.revision,
-      mutationBoundary: row.mutation_boundary,
-      lastSeq: events?.last_seq ?? 0,
-      createdMs: row.created_ms,
-      finishedMs: row.finished_ms,
-      compactedMs: tx.now,
-    };
+    const fields = tombstoneFieldsOf(row, events?.last_seq, tx.now);
     const mac = tx.ctx.sealer.tombstoneMac(head.journalId, fields);
     await tx.run(
       `INSERT INTO operation_tombstones (operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, last_seq, created_ms, finished_ms, compacted_ms, mac)

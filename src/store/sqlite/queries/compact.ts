@@ -1,8 +1,8 @@
 import { eventStoredBytes, resealHead, TOMBSTONE_BYTES } from "../../../journal/sealEvent.js";
-import type { TombstoneFields } from "../../../journal/journalTypes.js";
 import { appendJournalEvent } from "../appendJournalEvent.js";
 import { requireHead, writeHead } from "../journalHeadSql.js";
 import type { SqliteContext } from "../sqliteContext.js";
+import { tombstoneFieldsOf } from "../../rows/operationRows.js";
 
 /** Terminal phases that may be compacted. Uncertain operations keep their evidence until someone reconciles them. */
 const COMPACTABLE = "('completed', 'blocked', 'cancelled')";
@@ -53,19 +53,7 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
       bodies: number;
       n: number;
     };
-    const fields: TombstoneFields = {
-      operationId: row.operation_id,
-      requestDigest: row.request_digest,
-      phase: row.phase,
-      receiptStatus: row.receipt_status,
-      attempts: row.attempts,
-      revision: row.revision,
-      mutationBoundary: row.mutation_boundary,
-      lastSeq: events.last_seq ?? 0,
-      createdMs: row.created_ms,
-      finishedMs: row.finished_ms,
-      compactedMs: now,
-    };
+    const fields = tombstoneFieldsOf(row, events.last_seq, now);
     const tombstone = { ...fields, mac: ctx.sealer.tombstoneMac(head.journalId, fields) };
     ctx
       .sql(
