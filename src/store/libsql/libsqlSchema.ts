@@ -2,7 +2,8 @@
  * The libSQL store's schema, created whole in one batch on a new database (createLibsqlSchema.ts).
  * The tables are the SQLite store's as its migrations leave them (same dialect, same columns, same
  * row mapping in store/rows), written out final instead of replayed migration by migration, plus
- * batch_guard (batchGuard.ts). The version lives in libsql_schema, numbered on its own: a change
+ * batch_guard (batchGuard.ts), less the attempts table no store writes; test/store/libsql/
+ * libsqlSchemaMatchesSqlite.test.ts fails when the two drift apart. The version lives in libsql_schema, numbered on its own: a change
  * goes into a new, higher version applied by a migration, never into this text.
  */
 export const LIBSQL_SCHEMA_VERSION = 1;
