@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { StoreLocation } from "./storeLocation.js";
 import { describeStoreLocation } from "./storeLocation.js";
 import { loadMasterKey, masterKeyPath } from "../keys/loadKey.js";
@@ -30,11 +31,16 @@ export interface HomeView {
  * of a key error, and nothing is written to ERRAND_HOME. Everything else: masterKeyFor's rules.
  */
 export function homeForAccess(errandHome: string, access: HomeAccess, location: StoreLocation): HomeView {
-  const unused = access === "report" && location.backend === "sqlite" && !existsSync(location.path) && !existsSync(masterKeyPath(errandHome));
+  const file = localDatabaseFile(location);
+  const unused = access === "report" && file !== null && !existsSync(file) && !existsSync(masterKeyPath(errandHome));
   if (!unused) return { location, key: masterKeyFor(errandHome, access, location), dispose: () => undefined };
   const scratch = mkdtempSync(join(tmpdir(), "errand-unused-home-"));
+  const empty = join(scratch, "errand.db");
   return {
-    location: { ...location, path: join(scratch, "errand.db") },
+    location:
+      location.backend === "libsql"
+        ? { backend: "libsql", url: `file:${empty}` }
+        : { backend: "sqlite", path: empty, busyTimeoutMs: location.backend === "sqlite" ? location.busyTimeoutMs : 1000 },
     key: randomBytes(32),
     dispose: () => rmSync(scratch, { recursive: true, force: true }),
   };
@@ -58,8 +64,15 @@ export function masterKeyFor(errandHome: string, access: HomeAccess, location?: 
       missing: `The master key ${file} is missing. The PostgreSQL database ${where} (ERRAND_DATABASE_URL) is shared, and its journal is signed with the key of the machine that set it up: copy that machine's keys/master.key into ${errandHome}/keys/ (mode 0600). For a new, empty database, run "errand migrate" once to create the key and the schema.`,
     });
   }
-  const database = location?.backend === "sqlite" ? location.path : sqliteStorePath(errandHome);
-  const hasDatabase = existsSync(database);
+  const database = location === undefined ? sqliteStorePath(errandHome) : localDatabaseFile(location);
+  if (database === null && location !== undefined) {
+    // A libSQL server, like PostgreSQL, may well hold a journal signed with another key: never a new key for it.
+    return loadMasterKey(errandHome, {
+      create: false,
+      missing: `The master key ${file} is missing. The libSQL database ${describeStoreLocation(location)} (ERRAND_DATABASE_URL) is a server, and its journal is signed with the key it was started with: copy that key into ${errandHome}/keys/master.key (mode 0600), or run errand where ERRAND_MASTER_KEY holds it (the Deno and Val Town entries).`,
+    });
+  }
+  const hasDatabase = database !== null && existsSync(database);
   if (access !== "read" && !hasDatabase) return loadMasterKey(errandHome, { create: true });
   const missing = hasDatabase
     ? `The master key ${file} is missing, but ${database} was written with one: errand will not create a new key, which could verify nothing stored there. Put the original key back (from where you keep it apart from backups; errand restore --key-file FILE takes one), or point ERRAND_HOME at the home it belongs to.`
@@ -78,4 +91,14 @@ export function exposedKeyWarning(errandHome: string): string | null {
   return mode === null
     ? null
     : `warning: the master key ${file} was mode ${mode.toString(8)} (readable by group or others); errand makes it 600, but consider it exposed ("errand doctor" checks every file mode).`;
+}
+
+/** The file a location's database lives in on this machine: SQLite's, or a `file:` libSQL database's; null for a server. */
+function localDatabaseFile(location: StoreLocation): string | null {
+  if (location.backend === "sqlite") return location.path;
+  if (location.backend !== "libsql" || location.client !== undefined || !location.url.startsWith("file:")) return null;
+  const path = location.url.startsWith("file://")
+    ? fileURLToPath(location.url.split("?")[0] ?? location.url)
+    : (location.url.slice("file:".length).split("?")[0] ?? "");
+  return path;
 }

@@ -19,6 +19,7 @@ import { valTownSqliteClient } from "../../src/store/libsql/valTownSqliteClient.
 import { openValTownSqliteStandIn } from "../fixtures/valTownSqliteStandIn.js";
 import { createFakeExecutor } from "../operations/support/fakeExecutor.js";
 import { readTask } from "../operations/support/tasks.js";
+import { errandInProcess } from "../support/errandInProcess.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "errand-libsql-app-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -143,5 +144,28 @@ describe("createErrand on libSQL", () => {
       () => openProviderStore(config),
       (error: unknown) => error instanceof ConfigError && /libSQL/.test(error.message) && /key rotation/.test(error.message),
     );
+  });
+
+  test("the CLI on a file: libSQL database: status of a never-used one reads zeros and writes nothing; submit starts it with a key; status and inspect read it; key rotate refuses it", async () => {
+    const dir = freshDir();
+    const home = join(dir, "home");
+    const env = { ERRAND_HOME: home, ERRAND_DATABASE_URL: `file:${join(dir, "errand.db")}` };
+    const first = await errandInProcess(["status", "--json"], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(existsSync(home), false, "a report on an unused home writes nothing");
+    assert.equal(existsSync(join(dir, "errand.db")), false);
+    const id = randomUUID();
+    const submitted = await errandInProcess(["submit", "-", "--json"], env, JSON.stringify(readTask(id)));
+    assert.equal(submitted.code, 0, submitted.stderr);
+    assert.ok(existsSync(join(home, "keys", "master.key")), "a write starts the home's key");
+    const status = await errandInProcess(["status", "--json"], env);
+    assert.equal(status.code, 0, status.stderr);
+    const data = (JSON.parse(status.stdout) as { data: { store: { backend: string; phases: { queued: number } } } }).data;
+    assert.equal(data.store.backend, "libsql");
+    assert.equal(data.store.phases.queued, 1);
+    assert.equal((await errandInProcess(["inspect", id], env)).code, 0);
+    const rotate = await errandInProcess(["key", "rotate"], env);
+    assert.notEqual(rotate.code, 0);
+    assert.match(rotate.stdout + rotate.stderr, /libSQL/);
   });
 });

@@ -3,7 +3,6 @@ import type { Command, CommandContext } from "../commandContext.js";
 import { EXIT } from "../exitCodes.js";
 import { printEnvelope } from "../jsonEnvelope.js";
 import { printOut } from "../output.js";
-import { readProviderUsage } from "../../../app/providerUsage.js";
 import { withStoredOperations } from "../withOperations.js";
 
 export const statusCommand: Command = {
@@ -22,9 +21,9 @@ async function runStatus(ctx: CommandContext): Promise<number> {
   // An ERRAND_HOME never used reports zeros (no key is created, nothing is written there).
   return withStoredOperations(
     ctx,
-    async ({ service, config }) => {
-      const report = await service.status();
-      const usage = await readProviderUsage(config, ctx.env);
+    async (errand) => {
+      const report = await errand.service.status();
+      const usage = await errand.providerUsage();
       if (flagOption(ctx, "json")) {
         printEnvelope({ ok: true, status: "ok", data: { ...report, usage } });
         return EXIT.pass;
