@@ -151,32 +151,23 @@ export function buildRoutedExecutor(options: RoutedExecutorOptions): RoutedExecu
     config: routing,
     providers,
     admit: (task) => admitTask(task, { guard: policy.guard, secrets: vault, sites }),
-    executorFor: (provider) =>
-      withProgramMode({
+    executorFor: (provider) => {
+      // What both modes' executors share: the provider, the admission's ports and the default timeouts.
+      const common = {
+        provider,
+        guard: policy.guard,
+        secrets: vault,
+        sites,
+        defaultTaskTimeoutMs: config.browserTimeoutMs,
+        defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
+      };
+      return withProgramMode({
         mode: isCloudProviderName(provider.name) ? routing.modes[provider.name] : "cdp",
         provider,
-        cdp: createExecutor({
-          provider,
-          guard: policy.guard,
-          secrets: vault,
-          sites,
-          defaultTaskTimeoutMs: config.browserTimeoutMs,
-          defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
-          downloadMaxBytes: config.downloadMaxBytes,
-          files: stores.files,
-        }),
-        program:
-          provider.runProgram === undefined
-            ? null
-            : createProgramExecutor({
-                provider,
-                guard: policy.guard,
-                secrets: vault,
-                sites,
-                defaultTaskTimeoutMs: config.browserTimeoutMs,
-                defaultStepTimeoutMs: DEFAULT_STEP_TIMEOUT_MS,
-              }),
-      }),
+        cdp: createExecutor({ ...common, downloadMaxBytes: config.downloadMaxBytes, files: stores.files }),
+        program: provider.runProgram === undefined ? null : createProgramExecutor(common),
+      });
+    },
     defaultTaskTimeoutMs: config.browserTimeoutMs,
     breaker: breakerPolicy(config),
     holder: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
