@@ -1,3 +1,4 @@
+import type { OperationListOrder } from "./rows/listOrder.js";
 import type { ChainHead, CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../journal/journalTypes.js";
 import type { ApprovalDecision, BlockedReceiptFactory, DecideApprovalResult } from "../core/approvalTypes.js";
 import type { AttemptResolution } from "../core/attemptResolution.js";
@@ -127,7 +128,7 @@ export interface Store {
   /** Ends every operation whose approval expired before now BLOCKED approval_expired; returns their ids. */
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]>;
   /** Operations by last change, newest first; only one phase, and only one submitter's, when given. */
-  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]>;
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder }): Promise<OperationRecord[]>;
   /** The operation with its stored task document (what an approval summary is made from). */
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined>;
 

@@ -12,8 +12,8 @@ import { readTask } from "./support/tasks.js";
 
 const SHORT = { timeouts: { taskMs: 1_000 } };
 
-/** The harness, whether openHarness answers at once or with a promise. */
-const open = (options: Parameters<typeof openHarness>[0]) => Promise.resolve(openHarness(options));
+/** The harness. */
+const open = (options: Parameters<typeof openHarness>[0]) => openHarness(options);
 
 test("runDuePass recovers an expired lease and runs a due retry, and says what remains", async () => {
   const clock = manualClock();
@@ -139,6 +139,27 @@ test("runDuePass: a long task whose stored document was edited to look short is 
     assert.ok(collected.ok);
     assert.equal(collected.receipt?.status, "BLOCKED");
     assert.equal(collected.receipt?.error?.code, "journal_tampered");
+  } finally {
+    await h.close();
+  }
+});
+
+test("a run of tasks too long for the budget at the front of the queue hides no short one behind them (an assistant cannot starve the pass)", async () => {
+  const fake = createFakeExecutor();
+  const h = await open({ execute: fake.execute, config: REVERSIBLE_WRITES_UNATTENDED });
+  try {
+    // More long tasks than the pass looks at in one list, all older than the short one.
+    const long = { timeouts: { taskMs: 120_000 } };
+    for (let i = 0; i < 230; i += 1) assert.ok((await h.service.submit(readTask(randomUUID(), undefined, long))).ok);
+    const short = randomUUID();
+    await h.service.submit(readTask(short, undefined, SHORT));
+    const pass = await runDuePass(h.service, { budgetMs: 30 * SECOND });
+    assert.deepEqual(
+      pass.attempts.map((a) => [a.operationId, a.status]),
+      [[short, "PASS"]],
+    );
+    assert.equal(pass.unfit.length, 230);
+    assert.equal(pass.remaining.queued, 230);
   } finally {
     await h.close();
   }

@@ -1,3 +1,4 @@
+import type { OperationListOrder } from "../rows/listOrder.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
@@ -190,7 +191,7 @@ class LibsqlStore implements Store {
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
     return expireApprovals(this.ctx, blockedReceipt, limit);
   }
-  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder }): Promise<OperationRecord[]> {
     return listOperations(this.ctx, query);
   }
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {

@@ -1,3 +1,4 @@
+import type { OperationListOrder } from "../rows/listOrder.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
 import type { Receipt } from "../../receipt/receiptTypes.js";
@@ -174,7 +175,7 @@ class PostgresStore extends PgTransactions implements Store {
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
     return this.write((tx) => expireApprovals(tx, blockedReceipt, limit));
   }
-  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder }): Promise<OperationRecord[]> {
     return this.read((tx) => listOperations(tx, query));
   }
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {

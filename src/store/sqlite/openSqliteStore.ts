@@ -1,3 +1,4 @@
+import type { OperationListOrder } from "../rows/listOrder.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { JournalSealer } from "../../journal/createJournalSealer.js";
 import type { CheckpointEntry, JournalEventRow, JournalHead, OperationTombstone } from "../../journal/journalTypes.js";
@@ -184,7 +185,7 @@ class SqliteStore extends SqliteTransactions implements Store {
   expireApprovals(blockedReceipt: BlockedReceiptFactory, limit: number): Promise<string[]> {
     return this.write(() => expireApprovals(this.ctx, blockedReceipt, limit));
   }
-  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+  listOperations(query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder }): Promise<OperationRecord[]> {
     return this.read(() => listOperations(this.ctx, query));
   }
   readOperationTask(operationId: string): Promise<{ operation: OperationRecord; taskJson: string } | undefined> {

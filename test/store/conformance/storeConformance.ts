@@ -461,6 +461,16 @@ export function storeConformance(backend: string, open: OpenStoreUnderTest, opti
           (await store.listOperations({ phase: "awaiting_approval", limit: 10 })).map((o) => o.operationId),
           [b.operationId],
         );
+        // A runner reads in claim order: due first, then the oldest, so a bounded list starts where claims do.
+        assert.deepEqual(
+          (await store.listOperations({ limit: 10, order: "claim" })).map((o) => o.operationId),
+          [a.operationId, b.operationId],
+          "oldest first in claim order",
+        );
+        assert.deepEqual(
+          (await store.listOperations({ limit: 1, order: "claim" })).map((o) => o.operationId),
+          [a.operationId],
+        );
         assert.equal((await store.readOperationTask(a.operationId))?.taskJson, a.taskJson);
         const states = await store.readOperationStates("", 10);
         assert.equal(states.length, 2);

@@ -1,3 +1,5 @@
+import type { OperationListOrder } from "../../rows/listOrder.js";
+import { operationOrderSql } from "../../rows/listOrder.js";
 import type { EventRow, OperationRow, TombstoneRow } from "../../rows/operationRows.js";
 import { toEvent, toOperation, toTombstone } from "../../rows/operationRows.js";
 import type { OperationPhase, OperationRecord, OperationView } from "../../Store.js";
@@ -36,13 +38,16 @@ export async function readOperation(ctx: LibsqlContext, operationId: string, onl
   };
 }
 
-/** Operations by last change, newest first, of one phase and one submitter when given. */
-export async function listOperations(ctx: LibsqlContext, query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+/** Operations in `query.order` (by last change, newest first, unless a runner asks for claim order), of one phase and one submitter when given. */
+export async function listOperations(
+  ctx: LibsqlContext,
+  query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder },
+): Promise<OperationRecord[]> {
   const phase = query.phase ?? null;
   const submittedBy = query.submittedBy ?? null;
   const rows = await queryRows<OperationRow>(
     ctx.client,
-    "SELECT * FROM operations WHERE (? IS NULL OR phase = ?) AND (? IS NULL OR submitted_by = ?) ORDER BY updated_ms DESC, operation_id LIMIT ?",
+    `SELECT * FROM operations WHERE (? IS NULL OR phase = ?) AND (? IS NULL OR submitted_by = ?) ORDER BY ${operationOrderSql(query.order)} LIMIT ?`,
     phase,
     phase,
     submittedBy,

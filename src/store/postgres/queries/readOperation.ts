@@ -1,3 +1,5 @@
+import type { OperationListOrder } from "../../rows/listOrder.js";
+import { operationOrderSql } from "../../rows/listOrder.js";
 import type { JournalEventRow, OperationTombstone } from "../../../journal/journalTypes.js";
 import type { OperationPhase, OperationRecord, OperationStateRow, OperationView } from "../../Store.js";
 import type { EventRow, OperationRow, TombstoneRow } from "../../rows/operationRows.js";
@@ -42,11 +44,14 @@ export async function readOperationStates(tx: PgTx, afterOperationId: string, li
   return states;
 }
 
-/** Operations by last change, newest first, of one phase and one submitter when given (lists). */
-export async function listOperations(tx: PgTx, query: { phase?: OperationPhase; submittedBy?: string; limit: number }): Promise<OperationRecord[]> {
+/** Operations in `query.order` (by last change, newest first, unless a runner asks for claim order), of one phase and one submitter when given. */
+export async function listOperations(
+  tx: PgTx,
+  query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder },
+): Promise<OperationRecord[]> {
   const rows = await tx.rows<OperationRow>(
     `SELECT * FROM operations WHERE ($1::text IS NULL OR phase = $1) AND ($2::text IS NULL OR submitted_by = $2)
-     ORDER BY updated_ms DESC, operation_id LIMIT $3`,
+     ORDER BY ${operationOrderSql(query.order)} LIMIT $3`,
     [query.phase ?? null, query.submittedBy ?? null, query.limit],
   );
   return rows.map(toOperation);

@@ -1,14 +1,19 @@
+import type { OperationListOrder } from "../../rows/listOrder.js";
+import { operationOrderSql } from "../../rows/listOrder.js";
 import type { OperationPhase, OperationRecord } from "../../Store.js";
 import type { OperationRow } from "../../rows/operationRows.js";
 import { toOperation } from "../../rows/operationRows.js";
 import type { SqliteContext } from "../sqliteContext.js";
 
-/** Operations by last change, newest first, of one phase and one submitter when given (lists). */
-export function listOperations(ctx: SqliteContext, query: { phase?: OperationPhase; submittedBy?: string; limit: number }): OperationRecord[] {
+/** Operations in `query.order` (by last change, newest first, unless a runner asks for claim order), of one phase and one submitter when given (lists). */
+export function listOperations(
+  ctx: SqliteContext,
+  query: { phase?: OperationPhase; submittedBy?: string; limit: number; order?: OperationListOrder },
+): OperationRecord[] {
   const rows = ctx
     .sql(
       `SELECT * FROM operations WHERE (@phase IS NULL OR phase = @phase) AND (@submittedBy IS NULL OR submitted_by = @submittedBy)
-       ORDER BY updated_ms DESC, operation_id LIMIT @limit`,
+       ORDER BY ${operationOrderSql(query.order)} LIMIT @limit`,
     )
     .all({ phase: query.phase ?? null, submittedBy: query.submittedBy ?? null, limit: query.limit }) as OperationRow[];
   return rows.map(toOperation);
