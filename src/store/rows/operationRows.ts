@@ -228,17 +228,9 @@ export function tombstoneFieldsOf(row: CompactedOperationRow, lastSeq: number | 
   };
 }
 
-export interface TombstoneRow {
-  operation_id: string;
-  request_digest: string;
-  phase: string;
-  receipt_status: string | null;
-  attempts: number;
-  revision: number;
-  mutation_boundary: string;
+/** A tombstone row: the operation's row as compacted, its chain's last event, when, and the MAC over them. */
+export interface TombstoneRow extends CompactedOperationRow {
   last_seq: number;
-  created_ms: number;
-  finished_ms: number;
   compacted_ms: number;
   mac: string;
 }

@@ -8,6 +8,7 @@ import type { LibsqlContext } from "../libsqlContext.js";
 import { firstRowIn, rowsIn } from "../libsqlRows.js";
 import { optimisticWrite } from "../optimisticWrite.js";
 import { tombstoneFieldsOf } from "../../rows/operationRows.js";
+import type { CompactedOperationRow } from "../../rows/operationRows.js";
 
 export interface CompactBatchResult {
   operations: number;
@@ -16,16 +17,8 @@ export interface CompactBatchResult {
   bytesFreed: number;
 }
 
-interface CompactableRow {
-  operation_id: string;
-  request_digest: string;
-  phase: string;
-  receipt_status: string | null;
-  attempts: number;
-  revision: number;
-  mutation_boundary: string;
-  created_ms: number;
-  finished_ms: number;
+/** A finished operation as compaction reads it: what its tombstone covers, and what it frees. */
+interface CompactableRow extends CompactedOperationRow {
   stored_bytes: number;
   chain_seq: number;
   last_seq: number | null;

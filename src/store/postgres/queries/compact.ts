@@ -3,6 +3,7 @@ import { appendJournalEvent } from "../appendJournalEvent.js";
 import { lockHead, writeHead } from "../journalHeadPg.js";
 import type { PgTx } from "../pgContext.js";
 import { tombstoneFieldsOf } from "../../rows/operationRows.js";
+import type { CompactedOperationRow } from "../../rows/operationRows.js";
 
 interface CompactBatchResult {
   operations: number;
@@ -11,16 +12,8 @@ interface CompactBatchResult {
   bytesFreed: number;
 }
 
-interface CompactableRow {
-  operation_id: string;
-  request_digest: string;
-  phase: string;
-  receipt_status: string | null;
-  attempts: number;
-  revision: number;
-  mutation_boundary: string;
-  created_ms: number;
-  finished_ms: number;
+/** A finished operation as compaction reads it: what its tombstone covers, and what it frees. */
+interface CompactableRow extends CompactedOperationRow {
   stored_bytes: number;
 }
 

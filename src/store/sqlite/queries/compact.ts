@@ -3,6 +3,7 @@ import { appendJournalEvent } from "../appendJournalEvent.js";
 import { requireHead, writeHead } from "../journalHeadSql.js";
 import type { SqliteContext } from "../sqliteContext.js";
 import { tombstoneFieldsOf } from "../../rows/operationRows.js";
+import type { CompactedOperationRow } from "../../rows/operationRows.js";
 
 /** Terminal phases that may be compacted. Uncertain operations keep their evidence until someone reconciles them. */
 const COMPACTABLE = "('completed', 'blocked', 'cancelled')";
@@ -26,18 +27,7 @@ export function compactBatch(ctx: SqliteContext, cutoffMs: number, limit: number
       `SELECT operation_id, request_digest, phase, receipt_status, attempts, revision, mutation_boundary, created_ms, finished_ms, stored_bytes
           FROM operations WHERE finished_ms < ? AND phase IN ${COMPACTABLE} ORDER BY finished_ms, operation_id LIMIT ?`,
     )
-    .all(cutoffMs, limit) as {
-    operation_id: string;
-    request_digest: string;
-    phase: string;
-    receipt_status: string | null;
-    attempts: number;
-    revision: number;
-    mutation_boundary: string;
-    created_ms: number;
-    finished_ms: number;
-    stored_bytes: number;
-  }[];
+    .all(cutoffMs, limit) as (CompactedOperationRow & { stored_bytes: number })[];
   if (rows.length === 0) return { operations: 0, eventBodies: 0, eventsRemoved: 0, bytesFreed: 0 };
 
   const now = ctx.clock();
