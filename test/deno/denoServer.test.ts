@@ -5,12 +5,8 @@
 // the same libSQL database. The master key and owner password come from the environment and never
 // appear in what the server prints; no key file is written.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,9 +24,10 @@ import { findChromium } from "../../src/providers/local/findChromium.js";
 import type { ProviderEmulator } from "../fixtures/providerEmulators/providerEmulator.js";
 import { answerConsent, openConsent } from "../interfaces/http/support/oauthDance.js";
 import { TestOAuthProvider } from "../interfaces/http/support/sdkOAuthProvider.js";
+import { freePort, runDenoOnce, startDenoServer } from "./support/denoProcess.js";
+import type { DenoServer } from "./support/denoProcess.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const DENO_LAUNCHER = createRequire(import.meta.url).resolve("deno/bin.cjs");
 const CALLBACK = "http://127.0.0.1:47998/callback";
 const OWNER_PASSWORD = "deno-owner-password-canary-7f3a";
 const BROWSERLESS_TOKEN = "errand-deno-browserless-token-51c0";
@@ -41,17 +38,6 @@ function denoScriptArgs(name: string): string[] {
   const script = scripts[name];
   assert.ok(script !== undefined && script.startsWith("deno "), `package.json has a "${name}" script that runs deno`);
   return script.split(/\s+/).slice(1);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
@@ -71,8 +57,8 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   let kernel: ProviderEmulator;
   // Where a Steel session would be created: a provider in CDP mode, which this host cannot drive.
   let steel: CountingListener;
-  let server: ChildProcess | undefined;
-  let output = "";
+  let server: DenoServer | undefined;
+  const output = () => server?.output() ?? "";
   let origin = "";
   let env: NodeJS.ProcessEnv = {};
   const provider = new TestOAuthProvider(CALLBACK);
@@ -107,38 +93,13 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
         ? {}
         : { BROWSERLESS_TOKEN, BROWSERLESS_BASE_URL: browserless.wsBase, ERRAND_MODE_BROWSERLESS: "program", ERRAND_PROVIDER_ORDER: "browserless" }),
     };
-    // Its own process group: the npm package's launcher starts the deno binary as its child, and a stop must reach both.
-    const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoScriptArgs("deno:serve")], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    server = child;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    const started = Date.now();
-    while (!output.includes("listening on")) {
-      if (child.exitCode !== null) assert.fail(`deno:serve exited ${child.exitCode}:\n${output.slice(-3000)}`);
-      if (Date.now() - started > 120_000) assert.fail(`deno:serve did not listen within 120 s:\n${output.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    server = await startDenoServer(denoScriptArgs("deno:serve"), env, "listening on");
   });
 
   after(async () => {
-    if (process.env["ERRAND_DEBUG_DENO"] === "1") process.stderr.write(output);
+    if (process.env["ERRAND_DEBUG_DENO"] === "1") process.stderr.write(output());
     await client?.close().catch(() => undefined);
-    if (server?.pid !== undefined) {
-      const group = -server.pid;
-      const closed = new Promise((resolve) => server?.once("close", resolve));
-      process.kill(group, "SIGTERM");
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      try {
-        process.kill(group, "SIGKILL");
-      } catch {
-        // The group is gone already.
-      }
-    }
+    await server?.stop();
     await browserless?.stop();
     await steel?.close();
     await kernel?.close();
@@ -147,7 +108,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   });
 
   test("the MCP SDK client gets through OAuth (401, discovery, registration, consent with the owner password, tokens) and lists errand's tools", async () => {
-    assert.match(output, new RegExp(`MCP URL: ${origin}/mcp`));
+    assert.match(output(), new RegExp(`MCP URL: ${origin}/mcp`));
     const first = new Client({ name: "deno-e2e", version: "1.0.0" });
     await assert.rejects(first.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider })), UnauthorizedError);
     const url = provider.authorizationUrl;
@@ -310,14 +271,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
   });
 
   test("the interval entry (deno:runner) passes over the same database and reports in counts; no key file anywhere, no secret in the server's output", async () => {
-    const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoScriptArgs("deno:runner")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, out }));
-    });
+    const run = await runDenoOnce(denoScriptArgs("deno:runner"), env);
     assert.equal(run.code, 0, run.out.slice(-2000));
     const report = JSON.parse(run.out.trim().split("\n").at(-1) ?? "{}") as { attempts: number; stoppedBecause: string };
     assert.equal(report.stoppedBecause, "drained");
@@ -333,7 +287,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
         .filter(([name]) => name.endsWith("API_KEY"))
         .map(([, value]) => value),
     ]) {
-      assert.equal(output.toLowerCase().includes(canary.toLowerCase()), false, "the server's output holds no secret");
+      assert.equal(output().toLowerCase().includes(canary.toLowerCase()), false, "the server's output holds no secret");
       assert.equal(run.out.toLowerCase().includes(canary.toLowerCase()), false, "the runner's output holds no secret");
     }
   });

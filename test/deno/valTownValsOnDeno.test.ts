@@ -22,12 +22,8 @@
 // test/store/libsql/valTownSqliteClient.test.ts), errand as published to npm (its `exports`, the
 // built dist), and Val Town's run limits.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -43,9 +39,10 @@ import type { CountingHttpRelay, RelayedRequest } from "../fixtures/countingHttp
 import { startFixtureSites } from "../fixtures/fixtureSite.js";
 import { answerConsent, openConsent } from "../interfaces/http/support/oauthDance.js";
 import { TestOAuthProvider } from "../interfaces/http/support/sdkOAuthProvider.js";
+import { freePort, runDenoOnce, startDenoServer } from "./support/denoProcess.js";
+import type { DenoServer } from "./support/denoProcess.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const DENO_LAUNCHER = createRequire(import.meta.url).resolve("deno/bin.cjs");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const STD_SQLITE = "https://esm.town/v/std/sqlite/main.ts";
 const ERRAND_ENTRY = `npm:errand@${VERSION}/fetch`;
@@ -75,17 +72,6 @@ function denoRunArgs(importMap: string): string[] {
   ];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 type Receipt = { status: string; provider: string } | undefined;
 
@@ -108,8 +94,8 @@ describe("errand's Val Town vals under Deno", { timeout: 300_000 }, () => {
   let browserless: BrowserlessServer | undefined;
   /** In front of Browserless: what reaches it, and how (a program is one POST /function; CDP would be a WebSocket upgrade). */
   let relay: CountingHttpRelay | undefined;
-  let httpVal: ChildProcess | undefined;
-  let output = "";
+  let httpVal: DenoServer | undefined;
+  const output = () => httpVal?.output() ?? "";
   let origin = "";
   let env: NodeJS.ProcessEnv = {};
   const provider = new TestOAuthProvider(CALLBACK);
@@ -118,23 +104,10 @@ describe("errand's Val Town vals under Deno", { timeout: 300_000 }, () => {
   let intervalOutput = "";
 
   /** Runs the interval val once, as Val Town does on its schedule. */
-  function runIntervalVal(): Promise<{ code: number | null; out: string; ms: number }> {
-    const started = Date.now();
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoRunArgs(importMap), HOST, "interval", "deploy/valtown/interval.ts"], {
-        cwd: ROOT,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => {
-        intervalOutput += out;
-        resolve({ code, out, ms: Date.now() - started });
-      });
-    });
+  async function runIntervalVal(): Promise<{ code: number | null; out: string; ms: number }> {
+    const run = await runDenoOnce([...denoRunArgs(importMap), HOST, "interval", "deploy/valtown/interval.ts"], env);
+    intervalOutput += run.out;
+    return run;
   }
 
   async function inspect(operationId: string): Promise<Record<string, unknown>> {
@@ -181,38 +154,13 @@ describe("errand's Val Town vals under Deno", { timeout: 300_000 }, () => {
       ERRAND_ALLOW_PRIVATE: sites.site.origin.slice("http://".length),
       ...(browserless === undefined ? {} : { BROWSERLESS_TOKEN, BROWSERLESS_BASE_URL: relay?.origin, ERRAND_MODE_BROWSERLESS: "program" }),
     };
-    // Its own process group: the npm package's launcher starts the deno binary as its child, and a stop must reach both.
-    const child = spawn(process.execPath, [DENO_LAUNCHER, ...denoRunArgs(importMap), HOST, "http", "deploy/valtown/http.ts"], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    httpVal = child;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    const started = Date.now();
-    while (!output.includes("HTTP val listening on")) {
-      if (child.exitCode !== null) assert.fail(`the HTTP val's host exited ${child.exitCode}:\n${output.slice(-3000)}`);
-      if (Date.now() - started > 120_000) assert.fail(`the HTTP val did not listen within 120 s:\n${output.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    httpVal = await startDenoServer([...denoRunArgs(importMap), HOST, "http", "deploy/valtown/http.ts"], env, "HTTP val listening on");
   });
 
   after(async () => {
-    if (process.env["ERRAND_DEBUG_DENO"] === "1") process.stderr.write(output);
+    if (process.env["ERRAND_DEBUG_DENO"] === "1") process.stderr.write(output());
     await client?.close().catch(() => undefined);
-    if (httpVal?.pid !== undefined) {
-      const group = -httpVal.pid;
-      const closed = new Promise((resolve) => httpVal?.once("close", resolve));
-      process.kill(group, "SIGTERM");
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      try {
-        process.kill(group, "SIGKILL");
-      } catch {
-        // The group is gone already.
-      }
-    }
+    await httpVal?.stop();
     await relay?.close();
     await browserless?.stop();
     await sites?.close();
@@ -354,7 +302,7 @@ describe("errand's Val Town vals under Deno", { timeout: 300_000 }, () => {
       reader.close();
     }
     for (const canary of [key, OWNER_PASSWORD, BROWSERLESS_TOKEN]) {
-      assert.equal(output.toLowerCase().includes(canary.toLowerCase()), false, "the HTTP val's output holds no secret");
+      assert.equal(output().toLowerCase().includes(canary.toLowerCase()), false, "the HTTP val's output holds no secret");
       assert.equal(intervalOutput.toLowerCase().includes(canary.toLowerCase()), false, "the interval val's output holds no secret");
     }
   });
