@@ -42,6 +42,25 @@ function denoScriptArgs(name: string): string[] {
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
+/** errand_run of the read task every test here runs (the fixture site's home page must say "Fixture Home"), pinned to `provider`. */
+async function runFixtureTask(client: Client, siteOrigin: string, provider: string, options: { waitSeconds: number; taskMs?: number }): Promise<ToolResult> {
+  return (await client.callTool({
+    name: "errand_run",
+    arguments: {
+      task: {
+        schemaVersion: "errand.task.v1",
+        operationId: randomUUID(),
+        provider,
+        risk: "read_only",
+        target: { url: `${siteOrigin}/` },
+        steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
+        ...(options.taskMs === undefined ? {} : { timeouts: { taskMs: options.taskMs } }),
+      },
+      waitSeconds: options.waitSeconds,
+    },
+  })) as ToolResult;
+}
+
 const unavailable = browserlessUnavailable();
 /** The Kernel emulator runs each program on a real Chromium page. */
 const noChromium = findChromium(process.env) === null ? "no Chromium (apt-get install -y chromium)" : null;
@@ -166,22 +185,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     { skip: unavailable ?? false },
     async () => {
       assert.ok(client !== undefined, "the OAuth test ran first");
-      const operationId = randomUUID();
-      const result = (await client.callTool({
-        name: "errand_run",
-        arguments: {
-          task: {
-            schemaVersion: "errand.task.v1",
-            operationId,
-            provider: "browserless",
-            risk: "read_only",
-            target: { url: `${sites.site.origin}/` },
-            steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
-            timeouts: { taskMs: 20_000 },
-          },
-          waitSeconds: 40,
-        },
-      })) as ToolResult;
+      const result = await runFixtureTask(client, sites.site.origin, "browserless", { waitSeconds: 40, taskMs: 20_000 });
       assert.ok(result.structuredContent !== undefined, JSON.stringify(result.content).slice(0, 2000));
       const receipt = result.structuredContent["receipt"] as { status: string; provider: string; checks?: unknown[] } | undefined;
       assert.equal(result.structuredContent?.["status"], "completed", JSON.stringify(result.structuredContent).slice(0, 2000));
@@ -198,21 +202,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
       assert.ok(client !== undefined, "the OAuth test ran first");
       const executes = () => kernel.core.count("POST", /^\/browsers\/[^/]+\/playwright\/execute$/);
       const before = { executes: executes(), creates: kernel.createRequests(), releases: kernel.releaseRequests() };
-      const result = (await client.callTool({
-        name: "errand_run",
-        arguments: {
-          task: {
-            schemaVersion: "errand.task.v1",
-            operationId: randomUUID(),
-            provider: "kernel",
-            risk: "read_only",
-            target: { url: `${sites.site.origin}/` },
-            steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
-            timeouts: { taskMs: 20_000 },
-          },
-          waitSeconds: 40,
-        },
-      })) as ToolResult;
+      const result = await runFixtureTask(client, sites.site.origin, "kernel", { waitSeconds: 40, taskMs: 20_000 });
       const receipt = result.structuredContent?.["receipt"] as { status: string; provider: string } | undefined;
       assert.equal(receipt?.status, "PASS", JSON.stringify(result.structuredContent).slice(0, 2000));
       assert.equal(receipt?.provider, "kernel");
@@ -224,21 +214,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
 
   test("a provider in CDP mode, and the local browser, are refused on Deno as the host's configuration (BLOCKED), before any session is created: nothing reaches it", async () => {
     assert.ok(client !== undefined, "the OAuth test ran first");
-    const result = (await client.callTool({
-      name: "errand_run",
-      arguments: {
-        task: {
-          schemaVersion: "errand.task.v1",
-          operationId: randomUUID(),
-          provider: "steel",
-          risk: "read_only",
-          target: { url: `${sites.site.origin}/` },
-          steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
-          timeouts: { taskMs: 20_000 },
-        },
-        waitSeconds: 40,
-      },
-    })) as ToolResult;
+    const result = await runFixtureTask(client, sites.site.origin, "steel", { waitSeconds: 40, taskMs: 20_000 });
     const receipt = result.structuredContent?.["receipt"] as { status: string; error?: { code: string; message: string } } | undefined;
     assert.equal(receipt?.status, "BLOCKED", JSON.stringify(result.structuredContent).slice(0, 2000));
     assert.equal(receipt?.error?.code, "configuration_error");
@@ -250,20 +226,7 @@ describe("errand on Deno", { timeout: 300_000 }, () => {
     const local = (caps.structuredContent?.["providers"] as { name: string; usable: boolean; note: string }[] | undefined)?.find((p) => p.name === "local");
     assert.equal(local?.usable, false);
     assert.match(local?.note ?? "", /cloud browsers only/);
-    const pinned = (await client.callTool({
-      name: "errand_run",
-      arguments: {
-        task: {
-          schemaVersion: "errand.task.v1",
-          operationId: randomUUID(),
-          provider: "local",
-          risk: "read_only",
-          target: { url: `${sites.site.origin}/` },
-          steps: [{ action: "expect_text", selector: "#title", text: "Fixture Home", match: "exact" }],
-        },
-        waitSeconds: 20,
-      },
-    })) as ToolResult;
+    const pinned = await runFixtureTask(client, sites.site.origin, "local", { waitSeconds: 20 });
     const refused = pinned.structuredContent?.["receipt"] as { status: string; error?: { code: string; message: string } } | undefined;
     assert.equal(refused?.status, "BLOCKED", JSON.stringify(pinned.structuredContent).slice(0, 2000));
     assert.equal(refused?.error?.code, "configuration_error");
